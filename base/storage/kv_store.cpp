@@ -1,0 +1,161 @@
+#include <gridledger/storage/kv_store.h>
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/write_batch.h>
+
+namespace gridledger::storage {
+namespace {
+
+rocksdb::Slice slice(ByteView bytes) {
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+ByteView view(const rocksdb::Slice& s) {
+    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+Error storageError(const rocksdb::Status& status) {
+    return Error{ErrorCode::kStorage, "rocksdb: " + status.ToString()};
+}
+
+}  // namespace
+
+struct WriteBatch::Impl {
+    rocksdb::WriteBatch batch;
+    const std::vector<rocksdb::ColumnFamilyHandle*>* handles = nullptr;
+};
+
+struct Cursor::Impl {
+    std::unique_ptr<rocksdb::Iterator> it;
+};
+
+struct KvStore::Impl {
+    std::unique_ptr<rocksdb::DB> db;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+
+    ~Impl() {
+        for (auto* handle : handles) {
+            if (db) {
+                db->DestroyColumnFamilyHandle(handle);
+            }
+        }
+    }
+};
+
+WriteBatch::WriteBatch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+WriteBatch::~WriteBatch() = default;
+WriteBatch::WriteBatch(WriteBatch&&) noexcept = default;
+WriteBatch& WriteBatch::operator=(WriteBatch&&) noexcept = default;
+
+void WriteBatch::put(Column column, ByteView key, ByteView value) {
+    impl_->batch.Put(impl_->handles->at(column), slice(key), slice(value));
+}
+
+void WriteBatch::erase(Column column, ByteView key) {
+    impl_->batch.Delete(impl_->handles->at(column), slice(key));
+}
+
+std::size_t WriteBatch::count() const { return static_cast<std::size_t>(impl_->batch.Count()); }
+std::size_t WriteBatch::byteSize() const { return impl_->batch.GetDataSize(); }
+
+Cursor::Cursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Cursor::~Cursor() = default;
+Cursor::Cursor(Cursor&&) noexcept = default;
+Cursor& Cursor::operator=(Cursor&&) noexcept = default;
+
+void Cursor::seek(ByteView key) { impl_->it->Seek(slice(key)); }
+void Cursor::seekForPrev(ByteView key) { impl_->it->SeekForPrev(slice(key)); }
+void Cursor::seekToFirst() { impl_->it->SeekToFirst(); }
+void Cursor::seekToLast() { impl_->it->SeekToLast(); }
+bool Cursor::valid() const { return impl_->it->Valid(); }
+void Cursor::next() { impl_->it->Next(); }
+void Cursor::prev() { impl_->it->Prev(); }
+ByteView Cursor::key() const { return view(impl_->it->key()); }
+ByteView Cursor::value() const { return view(impl_->it->value()); }
+Status Cursor::status() const {
+    if (auto s = impl_->it->status(); !s.ok()) {
+        return std::unexpected(storageError(s));
+    }
+    return {};
+}
+
+KvStore::KvStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+KvStore::~KvStore() = default;
+
+Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path,
+                                               const std::vector<std::string>& columns,
+                                               const KvOptions& options) {
+    rocksdb::Options dbOptions;
+    dbOptions.create_if_missing = options.createIfMissing;
+    dbOptions.create_missing_column_families = true;
+    dbOptions.IncreaseParallelism(2);
+
+    rocksdb::BlockBasedTableOptions table;
+    table.block_cache = rocksdb::NewLRUCache(options.blockCacheBytes);
+    rocksdb::ColumnFamilyOptions cfOptions;
+    cfOptions.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+    descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, cfOptions);
+    for (const auto& name : columns) {
+        descriptors.emplace_back(name, cfOptions);
+    }
+    auto impl = std::make_unique<Impl>();
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    auto status = rocksdb::DB::Open(dbOptions, path.string(), descriptors, &handles, &raw);
+    if (!status.ok()) {
+        return std::unexpected(storageError(status));
+    }
+    impl->db.reset(raw);
+    // Handle 0 is RocksDB's default family, which GridLedger does not use.
+    impl->db->DestroyColumnFamilyHandle(handles.front());
+    impl->handles.assign(handles.begin() + 1, handles.end());
+    return std::unique_ptr<KvStore>(new KvStore(std::move(impl)));
+}
+
+Result<std::optional<Bytes>> KvStore::get(Column column, ByteView key) const {
+    std::string value;
+    auto status = impl_->db->Get(rocksdb::ReadOptions(), impl_->handles.at(column), slice(key),
+                                 &value);
+    if (status.IsNotFound()) {
+        return std::optional<Bytes>();
+    }
+    if (!status.ok()) {
+        return std::unexpected(storageError(status));
+    }
+    return std::optional<Bytes>(Bytes(value.begin(), value.end()));
+}
+
+Status KvStore::write(WriteBatch& batch, bool sync) {
+    rocksdb::WriteOptions writeOptions;
+    writeOptions.sync = sync;
+    auto status = impl_->db->Write(writeOptions, &batch.impl_->batch);
+    if (!status.ok()) {
+        return std::unexpected(storageError(status));
+    }
+    return {};
+}
+
+Status KvStore::put(Column column, ByteView key, ByteView value, bool sync) {
+    WriteBatch writes = batch();
+    writes.put(column, key, value);
+    return write(writes, sync);
+}
+
+WriteBatch KvStore::batch() const {
+    auto impl = std::make_unique<WriteBatch::Impl>();
+    impl->handles = &impl_->handles;
+    return WriteBatch(std::move(impl));
+}
+
+Cursor KvStore::cursor(Column column) const {
+    auto impl = std::make_unique<Cursor::Impl>();
+    impl->it.reset(impl_->db->NewIterator(rocksdb::ReadOptions(), impl_->handles.at(column)));
+    return Cursor(std::move(impl));
+}
+
+}  // namespace gridledger::storage

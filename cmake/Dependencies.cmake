@@ -1,0 +1,10 @@
+# Every dependency is a Debian 12 package; scripts/install-deps.sh installs them.
+find_package(Threads REQUIRED)
+find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS json program_options)
+find_package(OpenSSL 3 REQUIRED)
+find_package(RocksDB REQUIRED CONFIG)
+find_package(Protobuf REQUIRED)
+find_package(spdlog REQUIRED CONFIG)
+find_package(fmt REQUIRED CONFIG)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SECP256K1 REQUIRED IMPORTED_TARGET libsecp256k1)

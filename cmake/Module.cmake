@@ -1,0 +1,36 @@
+# Compiler warnings shared by every target of the project.
+add_library(gridledger_warnings INTERFACE)
+target_compile_options(gridledger_warnings INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+    -Wold-style-cast -Woverloaded-virtual)
+if(GRIDLEDGER_WERROR)
+    target_compile_options(gridledger_warnings INTERFACE -Werror)
+endif()
+
+# gridledger_module(<name> [DEPS <targets>...])
+#
+# Declares the static library gridledger::<name> built from the *.cpp files of the calling folder.
+# Its public headers live in include/gridledger/<name>/.
+function(gridledger_module name)
+    cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS" ${ARGN})
+    file(GLOB sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
+    add_library(gridledger_${name} STATIC ${sources})
+    add_library(gridledger::${name} ALIAS gridledger_${name})
+    target_include_directories(gridledger_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include")
+    target_link_libraries(gridledger_${name}
+        PUBLIC ${ARG_DEPS}
+        PRIVATE gridledger_warnings ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# gridledger_test(<name> LABEL <label> DEPS <targets>... SOURCES <files>...)
+function(gridledger_test name)
+    cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "DEPS;SOURCES" ${ARGN})
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE gridledger_warnings ${ARG_DEPS} GTest::gtest_main)
+    target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 600)
+    endif()
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABEL}" TIMEOUT ${ARG_TIMEOUT})
+endfunction()

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gridledger {
+
+/**
+ * Error codes of GridLedger. They reach receipts on disk, the RPC and peers, so each keeps its
+ * number forever: new codes are appended, none is ever renumbered or reused.
+ */
+enum class ErrorCode : std::uint16_t {
+    kOk = 0,
+    // Encoding and input shape.
+    kMalformed = 1,
+    kBadHex = 2,
+    kBadLength = 3,
+    kOverflow = 4,
+    kInvalidArgument = 5,
+    kTooLarge = 6,
+    // Transactions.
+    kBadSignature = 20,
+    kWrongChainId = 21,
+    kNonceTooLow = 22,
+    kNonceGap = 23,
+    kExpired = 24,
+    kInsufficientBalance = 25,
+    kDuplicateTx = 26,
+    kMempoolFull = 27,
+    kUnknownPayload = 28,
+    kSelfTransfer = 29,
+    kZeroAmount = 30,
+    kTxTooLarge = 31,
+    kNonceTaken = 32,
+    // Storage and state.
+    kNotFound = 40,
+    kStorage = 41,
+    kCorrupt = 42,
+    kIo = 43,
+    // Consensus.
+    kNotSafeToVote = 60,
+    kNotSafeToTimeout = 61,
+    kInvalidBlock = 62,
+    kInvalidCertificate = 63,
+    kDoubleSignRisk = 64,
+    // Configuration.
+    kConfig = 80,
+    kUnavailable = 81,
+    kInternal = 99,
+};
+
+/** The stable snake_case token of a code, e.g. "bad_signature". Never changes once published. */
+[[nodiscard]] std::string_view reasonOf(ErrorCode code);
+
+/** An expected failure: a stable code and a human-readable message for logs and clients. */
+struct Error {
+    ErrorCode code = ErrorCode::kInternal;
+    std::string message;
+
+    [[nodiscard]] std::string_view reason() const { return reasonOf(code); }
+};
+
+}  // namespace gridledger

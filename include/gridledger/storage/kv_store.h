@@ -1,0 +1,104 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+
+namespace gridledger::storage {
+
+/** Index of a column family in the list given to KvStore::open. */
+using Column = std::uint32_t;
+
+class KvStore;
+
+/** Writes that land together or not at all (one RocksDB WriteBatch). Made by KvStore::batch. */
+class WriteBatch {
+public:
+    ~WriteBatch();
+    WriteBatch(WriteBatch&&) noexcept;
+    WriteBatch& operator=(WriteBatch&&) noexcept;
+
+    void put(Column column, ByteView key, ByteView value);
+    void erase(Column column, ByteView key);
+    [[nodiscard]] std::size_t count() const;
+    [[nodiscard]] std::size_t byteSize() const;
+
+private:
+    friend class KvStore;
+    struct Impl;
+    explicit WriteBatch(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+/** An ordered cursor over one column family, positioned by seek and moved by next/prev. */
+class Cursor {
+public:
+    ~Cursor();
+    Cursor(Cursor&&) noexcept;
+    Cursor& operator=(Cursor&&) noexcept;
+
+    void seek(ByteView key);
+    /** Positions on the last key <= `key`. */
+    void seekForPrev(ByteView key);
+    void seekToFirst();
+    void seekToLast();
+    [[nodiscard]] bool valid() const;
+    void next();
+    void prev();
+    /** The current key and value; only while valid(). */
+    [[nodiscard]] ByteView key() const;
+    [[nodiscard]] ByteView value() const;
+    /** kStorage if the underlying iterator met an I/O error. */
+    [[nodiscard]] Status status() const;
+
+private:
+    friend class KvStore;
+    struct Impl;
+    explicit Cursor(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+/** Options of KvStore::open. */
+struct KvOptions {
+    /** Block cache size in bytes, shared by every column family. */
+    std::size_t blockCacheBytes = 64U << 20U;
+    bool createIfMissing = true;
+};
+
+/**
+ * A RocksDB database with named column families. Thread-safe for concurrent reads and writes.
+ * Synchronous writes fsync the write-ahead log before they return.
+ */
+class KvStore {
+public:
+    /** Opens (or creates) the database at `path` with exactly these column families. */
+    [[nodiscard]] static Result<std::unique_ptr<KvStore>> open(
+        const std::filesystem::path& path, const std::vector<std::string>& columns,
+        const KvOptions& options = {});
+
+    ~KvStore();
+    KvStore(const KvStore&) = delete;
+    KvStore& operator=(const KvStore&) = delete;
+
+    /** The value under `key`, std::nullopt if absent, kStorage on I/O failure. */
+    [[nodiscard]] Result<std::optional<Bytes>> get(Column column, ByteView key) const;
+    /** Applies the batch atomically; with `sync` the WAL is fsynced before returning. */
+    [[nodiscard]] Status write(WriteBatch& batch, bool sync);
+    [[nodiscard]] Status put(Column column, ByteView key, ByteView value, bool sync);
+    /** An empty batch for this store. */
+    [[nodiscard]] WriteBatch batch() const;
+    [[nodiscard]] Cursor cursor(Column column) const;
+
+private:
+    struct Impl;
+    explicit KvStore(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gridledger::storage

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include <gridledger/crypto/ed25519.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/crypto/sha256.h>
+
+namespace gridledger::crypto {
+namespace {
+
+TEST(Sha256, MatchesTheFipsVector) {
+    EXPECT_EQ(sha256(asBytes("abc")).hex(),
+              "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    Sha256 h;
+    h.update("a").update("bc");
+    EXPECT_EQ(h.finish(), sha256(asBytes("abc")));
+}
+
+TEST(Schnorr, MatchesBip340TestVector0) {
+    // BIP-340 test vector 0: secret key 3, zero message, zero aux randomness. Signing uses fresh
+    // aux randomness, so only the public key and the verification of the published signature apply.
+    auto secret = fromHex("0x0000000000000000000000000000000000000000000000000000000000000003");
+    auto key = SecretKey::fromBytes(*secret);
+    ASSERT_TRUE(key);
+    EXPECT_EQ(key->publicKey().hex(),
+              "0xf9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9");
+    auto sig = Signature::fromHex(
+        "0xe907831f80848d1069a5371b402410364bdf1c5f8307b0084c55f1ce2dca821525f66a4a85ea8b71e482a74f"
+        "382d2ce5ebeee8fdb2172f477df4900d310536c0");
+    ASSERT_TRUE(sig);
+    EXPECT_TRUE(verify(key->publicKey(), Hash256{}, *sig));
+}
+
+TEST(Schnorr, SignatureFailsForAnotherDigestKeyOrFlippedBit) {
+    const SecretKey key = SecretKey::generate();
+    const SecretKey other = SecretKey::generate();
+    const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
+    Signature sig = key.sign(digest);
+    EXPECT_TRUE(verify(key.publicKey(), digest, sig));
+    EXPECT_FALSE(verify(other.publicKey(), digest, sig));
+    EXPECT_FALSE(verify(key.publicKey(), signingDigest(kVoteTag, "dev", asBytes("body")), sig));
+    EXPECT_FALSE(verify(key.publicKey(), signingDigest(kTxTag, "dev2", asBytes("body")), sig));
+    sig[10] ^= 0x01;
+    EXPECT_FALSE(verify(key.publicKey(), digest, sig));
+}
+
+TEST(Schnorr, RejectsOutOfRangeSecret) {
+    Bytes zero(32, 0);
+    EXPECT_FALSE(SecretKey::fromBytes(zero));
+    Bytes max(32, 0xff);
+    EXPECT_FALSE(SecretKey::fromBytes(max));
+}
+
+TEST(SigningDigest, LengthPrefixesKeepTagAndChainApart) {
+    EXPECT_NE(signingDigest("ab", "c", {}), signingDigest("a", "bc", {}));
+    EXPECT_NE(signingDigest(kTxTag, "a", asBytes("b")), signingDigest(kTxTag, "ab", {}));
+}
+
+TEST(Ed25519, MatchesRfc8032TestVector1) {
+    auto seed =
+        fromHex("0x9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    auto key = NodeKey::fromSeed(*seed);
+    ASSERT_TRUE(key);
+    EXPECT_EQ(key->publicKey().hex(),
+              "0xd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+    const auto sig = key->sign({});
+    EXPECT_EQ(sig.hex(),
+              "0xe5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc6"
+              "1e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
+    EXPECT_TRUE(verifyEd25519(key->publicKey(), {}, sig));
+    EXPECT_FALSE(verifyEd25519(key->publicKey(), asBytes("x"), sig));
+}
+
+}  // namespace
+}  // namespace gridledger::crypto
