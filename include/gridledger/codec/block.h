@@ -1,0 +1,114 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+
+namespace gridledger::codec {
+
+/** Largest encoded block accepted from anyone. */
+inline constexpr std::size_t kMaxBlockBytes = 16 * 1024 * 1024;
+
+/** A quorum certificate: q votes of the committee of `epoch` for block `blockId` in `round`. */
+struct QuorumCert {
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    Hash256 blockId;
+    Bytes signers;  // bitmap over the committee, bit i (LSB-first in byte i/8) = member i
+    std::vector<Signature> signatures;
+
+    bool operator==(const QuorumCert&) const = default;
+};
+
+/** A timeout certificate: q timeouts for `round`, each with its signer's highest QC round. */
+struct TimeoutCert {
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    Bytes signers;
+    std::vector<std::uint64_t> hqcRounds;
+    std::vector<Signature> signatures;
+
+    /** The highest of the signers' QC rounds (0 when empty). */
+    [[nodiscard]] std::uint64_t highestHqcRound() const;
+    bool operator==(const TimeoutCert&) const = default;
+};
+
+struct BlockHeader {
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    std::uint64_t height = 0;
+    Hash256 parentId;
+    QuorumCert qc;
+    std::optional<TimeoutCert> tc;
+    PubKey author;
+    std::uint64_t timestampMs = 0;
+    Hash256 txsRoot;
+    std::uint32_t txCount = 0;
+    std::uint64_t execHeight = 0;
+    Hash256 execStateRoot;
+    Hash256 execResultsRoot;
+
+    bool operator==(const BlockHeader&) const = default;
+};
+
+/** A block with its encoded header; `id` = SHA-256(headerBytes). */
+struct Block {
+    BlockHeader header;
+    Bytes headerBytes;
+    Hash256 id;
+    std::vector<Bytes> txs;
+    Signature signature;
+};
+
+/** A validator's vote for a block. Signed bytes: voteSigningBody(). */
+struct Vote {
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    Hash256 blockId;
+    PubKey voter;
+    Signature signature;
+
+    bool operator==(const Vote&) const = default;
+};
+
+/** A validator's timeout for a round, with its highest QC. */
+struct Timeout {
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    QuorumCert highQc;
+    PubKey author;
+    Signature signature;
+
+    bool operator==(const Timeout&) const = default;
+};
+
+/** Fixed binary encodings of what votes and timeouts sign: u64 epoch ‖ u64 round ‖ … */
+[[nodiscard]] Bytes voteSigningBody(std::uint64_t epoch, std::uint64_t round, const Hash256& blockId);
+[[nodiscard]] Bytes timeoutSigningBody(std::uint64_t epoch, std::uint64_t round,
+                                       std::uint64_t hqcRound);
+
+/** Merkle root over a list of hashes (binary, SHA-256, domain-separated; empty list → zero). */
+[[nodiscard]] Hash256 merkleRoot(const std::vector<Hash256>& leaves);
+
+/** Encodes a header; the block id is SHA-256 of the result. */
+[[nodiscard]] Bytes encodeHeader(const BlockHeader& header);
+/** Builds a Block from a header and its txs (computes headerBytes and id; signature left zero). */
+[[nodiscard]] Block makeBlock(const BlockHeader& header, std::vector<Bytes> txs);
+
+[[nodiscard]] Bytes encodeBlock(const Block& block);
+/** Parses a block; checks field lengths and that txsRoot/txCount match the txs. */
+[[nodiscard]] Result<Block> decodeBlock(ByteView raw);
+
+[[nodiscard]] Bytes encodeQc(const QuorumCert& qc);
+[[nodiscard]] Result<QuorumCert> decodeQc(ByteView raw);
+[[nodiscard]] Bytes encodeTc(const TimeoutCert& tc);
+[[nodiscard]] Result<TimeoutCert> decodeTc(ByteView raw);
+[[nodiscard]] Bytes encodeVote(const Vote& vote);
+[[nodiscard]] Result<Vote> decodeVote(ByteView raw);
+[[nodiscard]] Bytes encodeTimeout(const Timeout& timeout);
+[[nodiscard]] Result<Timeout> decodeTimeout(ByteView raw);
+
+}  // namespace gridledger::codec

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include <gridledger/base/amount.h>
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+#include <gridledger/crypto/schnorr.h>
+
+namespace gridledger::codec {
+
+/** Largest encoded transaction accepted anywhere (RPC, mempool, blocks). */
+inline constexpr std::size_t kMaxTxBytes = 64 * 1024;
+
+/** Moves `amount` DPS base units from the sender to `to`. */
+struct Transfer {
+    Address to;
+    u128 amount = 0;
+};
+
+/** What a transaction does; one alternative per system-contract action. */
+using Payload = std::variant<Transfer>;
+
+/** The signed part of a transaction. */
+struct TxBody {
+    std::string chainId;
+    PubKey sender;
+    std::uint64_t nonce = 0;
+    std::uint64_t validUntilHeight = 0;
+    Payload payload;
+};
+
+/**
+ * A decoded transaction together with the exact bytes it arrived as. `hash` is SHA-256 of `raw`;
+ * the signature covers `bodyBytes`, never a re-encoding.
+ */
+struct SignedTx {
+    Bytes raw;
+    Hash256 hash;
+    Bytes bodyBytes;
+    TxBody body;
+    Signature signature;
+    Address sender;
+};
+
+/** Encodes a body deterministically (the bytes that get signed). */
+[[nodiscard]] Bytes encodeTxBody(const TxBody& body);
+
+/**
+ * Parses raw transaction bytes. Checks shape only (sizes, lengths, known payload); does not verify
+ * the signature, the chain id or the nonce. Never crashes on garbage.
+ */
+[[nodiscard]] Result<SignedTx> decodeTx(ByteView raw);
+
+/** The digest a transaction's signature covers. */
+[[nodiscard]] Hash256 txSigningDigest(const SignedTx& tx);
+
+/** True iff the signature is valid for the sender key over the received body bytes. */
+[[nodiscard]] bool verifyTxSignature(const SignedTx& tx);
+
+/** Encodes and signs a body with `key` (whose public key must equal body.sender). */
+[[nodiscard]] SignedTx signTx(const TxBody& body, const crypto::SecretKey& key);
+
+}  // namespace gridledger::codec
