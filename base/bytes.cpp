@@ -72,4 +72,12 @@ std::uint64_t readU64(ByteView in) {
     return value;
 }
 
+std::uint32_t readU32(ByteView in) {
+    std::uint32_t value = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        value = (value << 8) | in[i];
+    }
+    return value;
+}
+
 }  // namespace gridledger

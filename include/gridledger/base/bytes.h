@@ -38,6 +38,8 @@ void appendU64(Bytes& out, std::uint64_t value);
 void appendU32(Bytes& out, std::uint32_t value);
 /** Reads a big-endian u64 from the first 8 bytes of `in`; requires in.size() >= 8. */
 [[nodiscard]] std::uint64_t readU64(ByteView in);
+/** Reads a big-endian u32 from the first 4 bytes of `in`; requires in.size() >= 4. */
+[[nodiscard]] std::uint32_t readU32(ByteView in);
 
 inline void append(Bytes& out, ByteView bytes) { out.insert(out.end(), bytes.begin(), bytes.end()); }
 
