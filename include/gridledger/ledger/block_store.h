@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <gridledger/codec/block.h>
+#include <gridledger/codec/receipt.h>
+#include <gridledger/storage/kv_store.h>
+
+namespace gridledger::ledger {
+
+/** Where a committed transaction landed. */
+struct TxLocation {
+    std::uint64_t height = 0;
+    std::uint32_t index = 0;
+};
+
+/** The roots after executing the block at some height. */
+struct ExecRoots {
+    Hash256 stateRoot;
+    Hash256 resultsRoot;
+
+    bool operator==(const ExecRoots&) const = default;
+};
+
+/**
+ * Committed blocks, their certificates, receipts and the executed height. Writes go into a
+ * caller-owned batch so that one block's block, receipts, state and height land together.
+ */
+class BlockStore {
+  public:
+    explicit BlockStore(storage::KvStore& store) : store_(store) {}
+
+    /** Stages a committed, executed block with its certifying QC, receipts and roots. */
+    void stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
+                       const codec::QuorumCert& certifyingQc,
+                       const std::vector<codec::Receipt>& receipts, const ExecRoots& roots) const;
+
+    /** The highest executed height; std::nullopt before genesis was written. */
+    [[nodiscard]] Result<std::optional<std::uint64_t>> executedHeight() const;
+    [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const;
+    [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
+    [[nodiscard]] Result<std::optional<codec::QuorumCert>> certAt(std::uint64_t height) const;
+    [[nodiscard]] Result<std::optional<ExecRoots>> rootsAt(std::uint64_t height) const;
+    [[nodiscard]] Result<std::optional<TxLocation>> locateTx(const Hash256& txHash) const;
+    [[nodiscard]] Result<std::optional<codec::Receipt>> receiptAt(const TxLocation& where) const;
+
+  private:
+    storage::KvStore& store_;
+};
+
+}  // namespace gridledger::ledger

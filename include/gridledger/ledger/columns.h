@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <gridledger/storage/kv_store.h>
+
+namespace gridledger::ledger {
+
+/** The column families of a node's database, in the order given to storage::KvStore::open. */
+enum Columns : storage::Column {
+    kMetaColumn = 0,     // executed height, roots per height, chain identity
+    kBlocksColumn,       // block id → encoded committed block
+    kHeightsColumn,      // u64 height → block id
+    kCertsColumn,        // u64 height → encoded QC certifying the committed block at that height
+    kTxIndexColumn,      // tx hash → u64 height ‖ u32 index
+    kReceiptsColumn,     // u64 height ‖ u32 index → encoded receipt
+    kStateNodesColumn,   // Merkle tree nodes
+    kStateValuesColumn,  // raw state key ‖ version → value
+    kConsensusColumn,    // safety data, uncommitted blocks and certificates
+    kColumnCount,
+};
+
+/** Names of the column families, indexed by Columns. */
+[[nodiscard]] std::vector<std::string> columnNames();
+
+}  // namespace gridledger::ledger
