@@ -1,0 +1,78 @@
+// Signature and hashing ceilings of one core: the yardsticks the node's throughput is reported
+// against (DESIGN.md §8).
+#include <cstdint>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <gridledger/codec/tx.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/crypto/sha256.h>
+
+namespace gridledger {
+namespace {
+
+constexpr std::size_t kSamples = 256;
+
+/** BIP-340 verification of a 32-byte digest on the calling thread only. */
+void schnorrVerifyOneCore(benchmark::State& state) {
+    const auto key = crypto::SecretKey::generate();
+    std::vector<Hash256> digests;
+    std::vector<Signature> signatures;
+    for (std::size_t i = 0; i < kSamples; ++i) {
+        Bytes message;
+        appendU64(message, i);
+        digests.push_back(crypto::sha256(message));
+        signatures.push_back(key.sign(digests.back()));
+    }
+    std::size_t i = 0;
+    for (auto _ : state) {
+        const bool valid = crypto::verify(key.publicKey(), digests[i], signatures[i]);
+        benchmark::DoNotOptimize(valid);
+        i = (i + 1) % kSamples;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(schnorrVerifyOneCore);
+
+/** A whole transaction signature check (signing digest + verification), one core. */
+void txSignatureVerifyOneCore(benchmark::State& state) {
+    const auto key = crypto::SecretKey::generate();
+    std::vector<codec::SignedTx> txs;
+    for (std::uint64_t n = 0; n < kSamples; ++n) {
+        codec::TxBody body;
+        body.chainId = "gridledger-bench";
+        body.sender = key.publicKey();
+        body.nonce = n;
+        body.validUntilHeight = 1000;
+        Address to;
+        to[0] = 0x42;
+        body.payload = codec::Transfer{to, u128{1}};
+        txs.push_back(codec::signTx(body, key));
+    }
+    std::size_t i = 0;
+    for (auto _ : state) {
+        const bool valid = codec::verifyTxSignature(txs[i]);
+        benchmark::DoNotOptimize(valid);
+        i = (i + 1) % kSamples;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(txSignatureVerifyOneCore);
+
+/** SHA-256 throughput over messages of state.range(0) bytes. */
+void sha256Throughput(benchmark::State& state) {
+    const Bytes data(static_cast<std::size_t>(state.range(0)), 0x5a);
+    for (auto _ : state) {
+        const Hash256 digest = crypto::sha256(data);
+        benchmark::DoNotOptimize(digest);
+    }
+    state.SetBytesProcessed(state.iterations() * state.range(0));
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(sha256Throughput)->Arg(64)->Arg(1024)->Arg(64 * 1024)->Arg(1024 * 1024);
+
+}  // namespace
+}  // namespace gridledger
+
+BENCHMARK_MAIN();

@@ -1,0 +1,147 @@
+// Mempool admission rate with signature verification spread over the verify pool, reported
+// against the single-core verification rate measured in the same run (DESIGN.md §8).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <gridledger/codec/tx.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/ledger/mempool.h>
+
+namespace gridledger {
+namespace {
+
+constexpr std::string_view kChain = "gridledger-bench";
+constexpr std::uint64_t kSenders = 200;
+constexpr std::uint64_t kNoncesPerSender = 50;
+
+/** 10,000 signed transfers from 200 fresh accounts, nonces 0..49 each; built once. */
+const std::vector<codec::SignedTx>& workload() {
+    static const std::vector<codec::SignedTx> txs = [] {
+        std::vector<codec::SignedTx> out;
+        out.reserve(kSenders * kNoncesPerSender);
+        Address to;
+        to[0] = 0x42;
+        for (std::uint64_t s = 0; s < kSenders; ++s) {
+            const auto key = crypto::SecretKey::generate();
+            for (std::uint64_t n = 0; n < kNoncesPerSender; ++n) {
+                codec::TxBody body;
+                body.chainId = std::string(kChain);
+                body.sender = key.publicKey();
+                body.nonce = n;
+                body.validUntilHeight = 1000;
+                body.payload = codec::Transfer{to, u128{1}};
+                out.push_back(codec::signTx(body, key));
+            }
+        }
+        return out;
+    }();
+    return txs;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/** Transaction signatures verified per second by the calling thread alone. */
+double verifyRatePerCore(const std::vector<codec::SignedTx>& txs) {
+    const std::size_t count = std::min(txs.size(), std::size_t{4000});
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t valid = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (codec::verifyTxSignature(txs[i])) {
+            ++valid;
+        }
+    }
+    benchmark::DoNotOptimize(valid);
+    return static_cast<double>(count) / secondsSince(start);
+}
+
+/**
+ * Admits the whole workload into a fresh mempool from several submitting threads (submit is
+ * synchronous, so it takes more submitters than verifier threads to keep the pool busy).
+ * state.range(0) = verifier threads, 0 meaning one per hardware thread.
+ */
+void admit(benchmark::State& state, bool verifySignatures) {
+    const auto& txs = workload();
+    const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+    const auto verifierThreads = static_cast<std::size_t>(state.range(0));
+    const std::size_t threads = verifierThreads == 0 ? cores : verifierThreads;
+    const std::size_t submitters = threads * 4;
+    const double perCore = verifyRatePerCore(txs);
+
+    double admittingSeconds = 0;
+    std::size_t admitted = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        ledger::MempoolOptions options;
+        options.chainId = std::string(kChain);
+        options.verifierThreads = threads;
+        if (!verifySignatures) {
+            options.verifier = [](const codec::SignedTx&) { return true; };
+        }
+        ledger::Mempool pool(options, [](const Address&) { return Result<std::uint64_t>(0); });
+        state.ResumeTiming();
+
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < submitters; ++t) {
+            workers.emplace_back([&txs, &pool, t, submitters] {
+                for (std::size_t i = t; i < txs.size(); i += submitters) {
+                    const auto hash = pool.submit(txs[i].raw);
+                    benchmark::DoNotOptimize(hash);
+                }
+            });
+        }
+        for (auto& worker : workers) {
+            worker.join();
+        }
+        admittingSeconds += secondsSince(start);
+
+        state.PauseTiming();
+        admitted += pool.size();
+        if (pool.size() != txs.size()) {
+            state.SkipWithError("not every transaction was admitted");
+        }
+        state.ResumeTiming();
+    }
+    const double rate = static_cast<double>(admitted) / admittingSeconds;
+    state.SetItemsProcessed(static_cast<std::int64_t>(admitted));
+    state.counters["cores"] = static_cast<double>(cores);
+    state.counters["verifier_threads"] = static_cast<double>(threads);
+    state.counters["verify_per_core_per_s"] = perCore;
+    state.counters["admitted_per_s"] = rate;
+    if (verifySignatures) {
+        state.counters["ratio_to_one_core"] = rate / perCore;
+        state.counters["ratio_to_all_cores"] = rate / (perCore * static_cast<double>(cores));
+    }
+}
+void mempoolAdmission(benchmark::State& state) {
+    admit(state, true);
+}
+BENCHMARK(mempoolAdmission)
+    ->Arg(1)
+    ->Arg(0)
+    ->Iterations(5)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+/** The same without signature checks (a verifier that accepts all): the mempool's own cost. */
+void mempoolAdmissionBookkeepingOnly(benchmark::State& state) {
+    admit(state, false);
+}
+BENCHMARK(mempoolAdmissionBookkeepingOnly)
+    ->Arg(0)
+    ->Iterations(5)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace gridledger
+
+BENCHMARK_MAIN();

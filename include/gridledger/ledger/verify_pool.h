@@ -1,0 +1,121 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include <gridledger/base/result.h>
+#include <gridledger/codec/tx.h>
+
+namespace gridledger::ledger {
+
+/** A decoded transaction shared between the mempool, the verify pool and block building. */
+using TxPtr = std::shared_ptr<const codec::SignedTx>;
+
+/**
+ * Decides whether a transaction's signature is valid. The production verifier is
+ * codec::verifyTxSignature; tests inject counting or gated ones. Must be safe to call from
+ * several threads at once and must not throw.
+ */
+using TxVerifier = std::function<bool(const codec::SignedTx&)>;
+
+/**
+ * The verdict on one signature: success when valid, kBadSignature when not, kUnavailable when the
+ * pool shut down before the job ran, kInternal when the verifier threw.
+ */
+using VerifyCallback = std::function<void(Status)>;
+
+/** Configuration of a VerifyPool. */
+struct VerifyPoolOptions {
+    /** Worker threads; 0 means std::thread::hardware_concurrency() (at least 1). */
+    std::size_t threads = 0;
+    /** Jobs that may wait for a worker; submissions beyond it are refused with kMempoolFull. */
+    std::size_t maxQueue = 16'384;
+    /** Empty means codec::verifyTxSignature. */
+    TxVerifier verifier;
+};
+
+/**
+ * A fixed set of worker threads that verify transaction signatures.
+ *
+ * Single submissions go through a bounded queue and are answered through a callback or a future;
+ * a full queue refuses at once, so a caller never waits for room. Batches (the transactions of a
+ * block from a peer) are verified in parallel by the workers and the calling thread together and
+ * are never refused. All member functions are thread-safe.
+ */
+class VerifyPool {
+  public:
+    /** Starts the workers. */
+    explicit VerifyPool(VerifyPoolOptions options = {});
+    /** Same as shutdown(). */
+    ~VerifyPool();
+    VerifyPool(const VerifyPool&) = delete;
+    VerifyPool& operator=(const VerifyPool&) = delete;
+
+    /**
+     * Queues `tx` for verification; `done` is called exactly once with the verdict, on a worker
+     * thread, or on the thread calling shutdown() if the job is cancelled. Requires `tx` non-null
+     * and `done` callable and non-throwing. Fails with kMempoolFull when the queue is full and
+     * kUnavailable after shutdown(); `done` is then never called.
+     */
+    [[nodiscard]] Status submit(TxPtr tx, VerifyCallback done);
+
+    /** Like submit(tx, done), delivering the verdict through a future instead. */
+    [[nodiscard]] Result<std::future<Status>> submit(TxPtr tx);
+
+    /**
+     * Verifies every transaction of `txs` and returns, at the same index, whether its signature
+     * is valid. Uses idle workers and the calling thread; completes even when the queue is full
+     * or the pool is shut down (then on the calling thread alone). Blocks until all are done.
+     */
+    [[nodiscard]] std::vector<bool> verifyBatch(std::span<const codec::SignedTx> txs);
+
+    /**
+     * Refuses new submissions, cancels queued jobs (their callbacks get kUnavailable), lets the
+     * running ones finish and joins the workers. Idempotent; must not be called from a worker.
+     */
+    void shutdown();
+
+    /** Number of worker threads. */
+    [[nodiscard]] std::size_t threads() const { return threadCount_; }
+    /** Jobs waiting for a worker now. */
+    [[nodiscard]] std::size_t queued() const;
+    /** Signatures checked so far, by workers and batch callers (a metrics counter). */
+    [[nodiscard]] std::uint64_t verifiedCount() const { return verified_.load(); }
+
+  private:
+    struct Batch;
+    struct Job {
+        TxPtr tx;
+        VerifyCallback done;
+        std::shared_ptr<Batch> batch;  // set for a batch helper, then tx and done are empty
+    };
+
+    void workerLoop();
+    void run(Job& job);
+    Status verifyOne(const codec::SignedTx& tx);
+    void helpBatch(Batch& batch);
+
+    TxVerifier verifier_;
+    std::size_t maxQueue_;
+    std::size_t threadCount_;
+    std::atomic<std::uint64_t> verified_{0};
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<Job> queue_;
+    bool stopping_ = false;
+    std::vector<std::thread> workers_;
+    std::mutex joinMutex_;
+};
+
+}  // namespace gridledger::ledger

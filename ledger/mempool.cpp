@@ -1,0 +1,370 @@
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <queue>
+
+#include <gridledger/ledger/mempool.h>
+
+namespace gridledger::ledger {
+namespace {
+
+VerifyPoolOptions poolOptions(const MempoolOptions& options) {
+    VerifyPoolOptions out;
+    out.threads = options.verifierThreads;
+    out.maxQueue = options.verifyQueue;
+    out.verifier = options.verifier;
+    return out;
+}
+
+TxRules rulesOf(const MempoolOptions& options) {
+    TxRules rules;
+    rules.chainId = options.chainId;
+    rules.maxTxBytes = options.maxTxBytes;
+    rules.nextHeight =
+        checkedAdd(options.committedHeight, 1).value_or(std::numeric_limits<std::uint64_t>::max());
+    rules.maxValidityBlocks = options.maxValidityBlocks;
+    return rules;
+}
+
+}  // namespace
+
+std::size_t Mempool::HashKey::operator()(const Hash256& hash) const noexcept {
+    // Tx hashes are SHA-256 digests: any 8 of their bytes are already uniformly spread.
+    std::size_t out = 0;
+    std::memcpy(&out, hash.data(), sizeof out);
+    return out;
+}
+
+Mempool::Mempool(MempoolOptions options, NonceReader nonceReader)
+    : options_(std::move(options)),
+      nonceReader_(std::move(nonceReader)),
+      rules_(rulesOf(options_)),
+      pool_(poolOptions(options_)) {}
+
+Mempool::~Mempool() {
+    pool_.shutdown();
+}
+
+void Mempool::shutdown() {
+    pool_.shutdown();
+}
+
+Result<Hash256> Mempool::submit(ByteView raw) {
+    Result<Hash256> result = admit(raw);
+    if (result) {
+        counters_.admitted.fetch_add(1, std::memory_order_relaxed);
+    } else {
+        counters_.rejectedByCode[MempoolCounters::slotOf(result.error().code)].fetch_add(
+            1, std::memory_order_relaxed);
+    }
+    return result;
+}
+
+Result<Hash256> Mempool::admit(ByteView raw) {
+    const std::size_t maxTxBytes = std::min(options_.maxTxBytes, codec::kMaxTxBytes);
+    if (raw.size() > maxTxBytes) {
+        return fail(ErrorCode::kTxTooLarge, "transaction of " + std::to_string(raw.size()) +
+                                                " bytes exceeds " + std::to_string(maxTxBytes));
+    }
+    GL_ASSIGN_OR_RETURN(decoded, codec::decodeTx(raw));
+    const TxPtr tx = std::make_shared<const codec::SignedTx>(std::move(decoded));
+    GL_ASSIGN_OR_RETURN(accountNonce, readNonce(tx->sender));
+
+    // Cheap checks first, so that a doomed transaction costs no signature verification.
+    std::shared_ptr<std::promise<Status>> promise;  // set iff this call runs the verification
+    std::shared_future<Status> verdict;
+    {
+        const std::lock_guard lock(mutex_);
+        GL_TRY(checkAdmissibleLocked(*tx, accountNonce));
+        if (const auto cached = verdicts_.find(tx->hash); cached != verdicts_.end()) {
+            if (!cached->second) {
+                return fail(ErrorCode::kBadSignature, "signature does not match the sender key");
+            }
+            insertLocked(tx, accountNonce);
+            return tx->hash;
+        }
+        if (const auto running = verifying_.find(tx->hash); running != verifying_.end()) {
+            verdict = running->second;
+        } else {
+            promise = std::make_shared<std::promise<Status>>();
+            verdict = promise->get_future().share();
+            verifying_.emplace(tx->hash, verdict);
+        }
+    }
+    if (promise) {
+        const Status queued =
+            pool_.submit(tx, [promise](Status status) { promise->set_value(std::move(status)); });
+        if (!queued) {
+            promise->set_value(queued);
+        }
+    }
+    const Status outcome = verdict.get();
+
+    const std::lock_guard lock(mutex_);
+    if (promise) {
+        verifying_.erase(tx->hash);
+        if (outcome || outcome.error().code == ErrorCode::kBadSignature) {
+            rememberVerdictLocked(tx->hash, outcome.has_value());
+        }
+    }
+    if (!outcome) {
+        return std::unexpected(outcome.error());
+    }
+    // The mempool may have changed while the signature was checked: decide again.
+    GL_TRY(checkAdmissibleLocked(*tx, accountNonce));
+    insertLocked(tx, accountNonce);
+    return tx->hash;
+}
+
+Result<std::uint64_t> Mempool::readNonce(const Address& sender) const {
+    if (!nonceReader_) {
+        return fail(ErrorCode::kUnavailable, "mempool has no account nonce reader");
+    }
+    try {
+        return nonceReader_(sender);
+    } catch (...) {
+        return fail(ErrorCode::kInternal, "account nonce reader failed");
+    }
+}
+
+Status Mempool::checkAdmissibleLocked(const codec::SignedTx& tx, std::uint64_t accountNonce) const {
+    if (entries_.contains(tx.hash)) {
+        return fail(ErrorCode::kDuplicateTx, "transaction " + tx.hash.hex() + " is pending");
+    }
+    GL_TRY(checkShape(tx, rules_));
+    static const PendingNonces kNoneHeld;
+    const auto queue = senders_.find(tx.sender);
+    const bool held = queue != senders_.end();
+    const std::uint64_t committed =
+        held ? std::max(accountNonce, queue->second.committedNonce) : accountNonce;
+    GL_TRY(checkNonce(tx.body.nonce, committed, held ? queue->second.nonces : kNoneHeld,
+                      options_.nonceWindow));
+    if (entries_.size() >= options_.maxTxs) {
+        return fail(ErrorCode::kMempoolFull,
+                    "mempool holds its maximum of " + std::to_string(options_.maxTxs) + " txs");
+    }
+    if (tx.raw.size() > options_.maxBytes - std::min(bytes_, options_.maxBytes)) {
+        return fail(ErrorCode::kMempoolFull,
+                    "mempool byte budget of " + std::to_string(options_.maxBytes) + " is used");
+    }
+    return {};
+}
+
+void Mempool::insertLocked(const TxPtr& tx, std::uint64_t accountNonce) {
+    // Raising may drop stale transactions of the sender, and with the last one its queue.
+    raiseCommittedNonceLocked(tx->sender, accountNonce);
+    SenderQueue& queue = senders_[tx->sender];
+    queue.committedNonce = std::max(queue.committedNonce, accountNonce);
+    queue.nonces.emplace(tx->body.nonce, tx->hash);
+    entries_.emplace(tx->hash, Entry{tx, nextArrival_++, false});
+    byExpiry_.emplace(tx->body.validUntilHeight, tx->hash);
+    bytes_ += tx->raw.size();
+}
+
+void Mempool::removeLocked(const Hash256& hash) {
+    const auto entry = entries_.find(hash);
+    if (entry == entries_.end()) {
+        return;
+    }
+    const codec::SignedTx& tx = *entry->second.tx;
+    if (const auto queue = senders_.find(tx.sender); queue != senders_.end()) {
+        queue->second.nonces.erase(tx.body.nonce);
+        if (queue->second.nonces.empty()) {
+            senders_.erase(queue);
+        }
+    }
+    byExpiry_.erase({tx.body.validUntilHeight, hash});
+    bytes_ -= tx.raw.size();
+    entries_.erase(entry);
+}
+
+void Mempool::raiseCommittedNonceLocked(const Address& sender, std::uint64_t accountNonce) {
+    const auto queue = senders_.find(sender);
+    if (queue == senders_.end() || accountNonce <= queue->second.committedNonce) {
+        return;
+    }
+    queue->second.committedNonce = accountNonce;
+    std::vector<Hash256> stale;
+    const PendingNonces& nonces = queue->second.nonces;
+    for (auto it = nonces.begin(); it != nonces.end() && it->first < accountNonce; ++it) {
+        stale.push_back(it->second);
+    }
+    // Removing the last stale entry may erase the queue itself: `queue` is not used below.
+    for (const Hash256& hash : stale) {
+        removeLocked(hash);
+    }
+    counters_.stale.fetch_add(stale.size(), std::memory_order_relaxed);
+}
+
+void Mempool::evictExpiredLocked() {
+    std::vector<Hash256> expired;
+    for (auto it = byExpiry_.begin(); it != byExpiry_.end() && it->first < rules_.nextHeight;
+         ++it) {
+        expired.push_back(it->second);
+    }
+    for (const Hash256& hash : expired) {
+        removeLocked(hash);
+    }
+    counters_.expired.fetch_add(expired.size(), std::memory_order_relaxed);
+}
+
+void Mempool::rememberVerdictLocked(const Hash256& hash, bool valid) {
+    const std::size_t capacity =
+        options_.verdictCacheSize != 0 ? options_.verdictCacheSize : options_.maxTxs;
+    if (capacity == 0 || !verdicts_.emplace(hash, valid).second) {
+        return;
+    }
+    verdictOrder_.push_back(hash);
+    while (verdictOrder_.size() > capacity) {
+        verdicts_.erase(verdictOrder_.front());
+        verdictOrder_.pop_front();
+    }
+}
+
+std::vector<TxPtr> Mempool::collect(std::size_t maxTxs, std::size_t maxBytes) const {
+    struct Head {
+        std::uint64_t arrival;
+        const SenderQueue* queue;
+        std::uint64_t nonce;
+        const Entry* entry;
+        bool operator>(const Head& other) const { return arrival > other.arrival; }
+    };
+    const std::lock_guard lock(mutex_);
+    // The first transaction at or after `nonce` in the sender's contiguous run that no proposed
+    // block carries yet; proposed ones keep the run going but are not handed out again.
+    const auto nextOf = [this](const SenderQueue& queue,
+                               std::uint64_t nonce) -> std::optional<Head> {
+        for (auto it = queue.nonces.find(nonce); it != queue.nonces.end() && it->first == nonce;
+             ++it, ++nonce) {
+            const Entry& entry = entries_.at(it->second);
+            if (!entry.proposed) {
+                return Head{entry.arrival, &queue, nonce, &entry};
+            }
+        }
+        return std::nullopt;
+    };
+
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+    for (const auto& [sender, queue] : senders_) {
+        if (auto head = nextOf(queue, queue.committedNonce)) {
+            heads.push(*head);
+        }
+    }
+    std::vector<TxPtr> out;
+    std::size_t used = 0;
+    while (!heads.empty() && out.size() < maxTxs) {
+        const Head head = heads.top();
+        heads.pop();
+        const std::size_t size = head.entry->tx->raw.size();
+        if (size > maxBytes - used) {
+            continue;  // a sender's run cannot skip a nonce: this sender is done
+        }
+        out.push_back(head.entry->tx);
+        used += size;
+        if (auto next = nextOf(*head.queue, head.nonce + 1)) {
+            heads.push(*next);
+        }
+    }
+    return out;
+}
+
+void Mempool::setProposed(std::span<const Hash256> hashes, bool proposed) {
+    const std::lock_guard lock(mutex_);
+    for (const Hash256& hash : hashes) {
+        if (const auto entry = entries_.find(hash); entry != entries_.end()) {
+            entry->second.proposed = proposed;
+        }
+    }
+}
+
+void Mempool::markProposed(std::span<const Hash256> hashes) {
+    setProposed(hashes, true);
+}
+
+void Mempool::release(std::span<const Hash256> hashes) {
+    setProposed(hashes, false);
+}
+
+void Mempool::releaseAll() {
+    const std::lock_guard lock(mutex_);
+    for (auto& [hash, entry] : entries_) {
+        entry.proposed = false;
+    }
+}
+
+void Mempool::onCommitted(std::span<const Hash256> committedHashes, std::uint64_t height) {
+    std::vector<Address> touched;
+    {
+        const std::lock_guard lock(mutex_);
+        const std::uint64_t next =
+            checkedAdd(height, 1).value_or(std::numeric_limits<std::uint64_t>::max());
+        rules_.nextHeight = std::max(rules_.nextHeight, next);
+        std::uint64_t removed = 0;
+        for (const Hash256& hash : committedHashes) {
+            if (const auto entry = entries_.find(hash); entry != entries_.end()) {
+                touched.push_back(entry->second.tx->sender);
+                removeLocked(hash);
+                ++removed;
+            }
+        }
+        counters_.committed.fetch_add(removed, std::memory_order_relaxed);
+        evictExpiredLocked();
+        // Only senders that still hold transactions can have stale ones.
+        std::erase_if(touched,
+                      [this](const Address& sender) { return !senders_.contains(sender); });
+    }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    // Read the new committed nonces without the lock, then apply them.
+    std::vector<std::pair<Address, std::uint64_t>> nonces;
+    nonces.reserve(touched.size());
+    for (const Address& sender : touched) {
+        if (auto nonce = readNonce(sender)) {
+            nonces.emplace_back(sender, *nonce);
+        }
+    }
+    const std::lock_guard lock(mutex_);
+    for (const auto& [sender, nonce] : nonces) {
+        raiseCommittedNonceLocked(sender, nonce);
+    }
+}
+
+bool Mempool::contains(const Hash256& hash) const {
+    const std::lock_guard lock(mutex_);
+    return entries_.contains(hash);
+}
+
+std::optional<PendingTx> Mempool::get(const Hash256& hash) const {
+    const std::lock_guard lock(mutex_);
+    const auto entry = entries_.find(hash);
+    if (entry == entries_.end()) {
+        return std::nullopt;
+    }
+    return PendingTx{entry->second.tx, entry->second.proposed, entry->second.arrival};
+}
+
+std::size_t Mempool::size() const {
+    const std::lock_guard lock(mutex_);
+    return entries_.size();
+}
+
+std::size_t Mempool::bytes() const {
+    const std::lock_guard lock(mutex_);
+    return bytes_;
+}
+
+bool Mempool::isVerified(const Hash256& hash) const {
+    const std::lock_guard lock(mutex_);
+    if (entries_.contains(hash)) {
+        return true;
+    }
+    const auto verdict = verdicts_.find(hash);
+    return verdict != verdicts_.end() && verdict->second;
+}
+
+std::uint64_t Mempool::nextHeight() const {
+    const std::lock_guard lock(mutex_);
+    return rules_.nextHeight;
+}
+
+}  // namespace gridledger::ledger

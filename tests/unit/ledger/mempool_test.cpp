@@ -1,0 +1,623 @@
+#include <atomic>
+#include <future>
+#include <latch>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <gridledger/codec/tx.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/ledger/mempool.h>
+#include <gridledger/ledger/verify_pool.h>
+
+namespace gridledger::ledger {
+namespace {
+
+constexpr std::string_view kChain = "gridledger-test";
+
+struct TransferSpec {
+    std::uint64_t nonce = 0;
+    std::uint64_t validUntil = 100;
+    u128 amount = 1;
+    std::optional<Address> to;
+    std::string chainId{kChain};
+};
+
+codec::TxBody transferBody(const PubKey& sender, const TransferSpec& spec) {
+    codec::TxBody body;
+    body.chainId = spec.chainId;
+    body.sender = sender;
+    body.nonce = spec.nonce;
+    body.validUntilHeight = spec.validUntil;
+    Address other;
+    other[0] = 0x42;
+    body.payload = codec::Transfer{spec.to.value_or(other), spec.amount};
+    return body;
+}
+
+codec::SignedTx signedTransfer(const crypto::SecretKey& key, const TransferSpec& spec = {}) {
+    return codec::signTx(transferBody(key.publicKey(), spec), key);
+}
+
+codec::SignedTx withNonce(const crypto::SecretKey& key, std::uint64_t nonce) {
+    TransferSpec spec;
+    spec.nonce = nonce;
+    return signedTransfer(key, spec);
+}
+
+ErrorCode codeOf(const Result<Hash256>& result) {
+    return result ? ErrorCode::kOk : result.error().code;
+}
+
+std::vector<Hash256> hashesOf(const std::vector<TxPtr>& txs) {
+    std::vector<Hash256> out;
+    for (const TxPtr& tx : txs) {
+        out.push_back(tx->hash);
+    }
+    return out;
+}
+
+/**
+ * A verifier that counts its calls and can hold back one transaction until the test opens the
+ * gate, so that tests can line up concurrent admissions without sleeping.
+ */
+class CountingVerifier {
+  public:
+    TxVerifier fn() {
+        return [this](const codec::SignedTx& tx) {
+            calls_.fetch_add(1);
+            if (held_ && tx.hash == *held_) {
+                entered_.set_value();
+                open_.wait();
+            }
+            return codec::verifyTxSignature(tx);
+        };
+    }
+    /** Holds back the verification of `hash` until open(); returns when it has started. */
+    std::future<void> hold(const Hash256& hash) {
+        held_ = hash;
+        return entered_.get_future();
+    }
+    /** Lets the held verification finish; idempotent. */
+    void open() {
+        std::call_once(opened_, [this] { gate_.set_value(); });
+    }
+    int calls() const { return calls_.load(); }
+
+  private:
+    std::atomic<int> calls_{0};
+    std::optional<Hash256> held_;
+    std::promise<void> entered_;
+    std::promise<void> gate_;
+    std::once_flag opened_;
+    std::shared_future<void> open_ = gate_.get_future().share();
+};
+
+/** Opens the gate when a test leaves early, so that no worker stays held and joins hang. */
+struct OpenOnExit {
+    CountingVerifier& verifier;
+    ~OpenOnExit() { verifier.open(); }
+};
+
+class MempoolTest : public ::testing::Test {
+  protected:
+    MempoolOptions options() {
+        MempoolOptions out;
+        out.chainId = std::string(kChain);
+        out.verifierThreads = 2;
+        out.maxValidityBlocks = 1000;
+        out.verifier = verifier_.fn();
+        return out;
+    }
+    std::unique_ptr<Mempool> make(MempoolOptions opts) {
+        return std::make_unique<Mempool>(std::move(opts), [this](const Address& account) {
+            const std::lock_guard lock(noncesMutex_);
+            const auto it = nonces_.find(account);
+            return Result<std::uint64_t>(it == nonces_.end() ? 0 : it->second);
+        });
+    }
+    std::unique_ptr<Mempool> make() { return make(options()); }
+    void setCommittedNonce(const crypto::SecretKey& key, std::uint64_t nonce) {
+        const std::lock_guard lock(noncesMutex_);
+        nonces_[crypto::addressOf(key.publicKey())] = nonce;
+    }
+    /** Submits `tx`, expects refusal with `code`, counted once, and no signature verified. */
+    void expectCheapRefusal(Mempool& pool, const Bytes& raw, ErrorCode code) {
+        const int before = verifier_.calls();
+        const std::uint64_t counted = pool.counters().rejected(code);
+        EXPECT_EQ(codeOf(pool.submit(raw)), code) << reasonOf(code);
+        EXPECT_EQ(pool.counters().rejected(code), counted + 1);
+        EXPECT_EQ(verifier_.calls(), before) << "refused before any signature verification";
+    }
+
+    CountingVerifier verifier_;
+    std::mutex noncesMutex_;
+    std::map<Address, std::uint64_t> nonces_;
+    crypto::SecretKey alice_ = crypto::SecretKey::generate();
+    crypto::SecretKey bob_ = crypto::SecretKey::generate();
+};
+
+// ---- admission ----
+
+TEST_F(MempoolTest, AdmitsAValidTxOnceVerifiedAndReportsIt) {
+    auto pool = make();
+    const codec::SignedTx tx = signedTransfer(alice_);
+    auto admitted = pool->submit(tx.raw);
+    ASSERT_TRUE(admitted) << admitted.error().message;
+    EXPECT_EQ(*admitted, tx.hash);
+    EXPECT_TRUE(pool->contains(tx.hash));
+    EXPECT_TRUE(pool->isVerified(tx.hash));
+    const auto pending = pool->get(tx.hash);
+    ASSERT_TRUE(pending);
+    EXPECT_EQ(pending->tx->raw, tx.raw);
+    EXPECT_FALSE(pending->proposed);
+    EXPECT_EQ(pool->size(), 1U);
+    EXPECT_EQ(pool->bytes(), tx.raw.size());
+    EXPECT_EQ(pool->counters().admitted.load(), 1U);
+    EXPECT_EQ(verifier_.calls(), 1);
+}
+
+TEST_F(MempoolTest, RefusesAnotherChainIdWithWrongChainId) {
+    auto pool = make();
+    TransferSpec spec;
+    spec.chainId = "gridledger-other";
+    expectCheapRefusal(*pool, signedTransfer(alice_, spec).raw, ErrorCode::kWrongChainId);
+}
+
+TEST_F(MempoolTest, RefusesAFlippedSignatureByteWithBadSignature) {
+    auto pool = make();
+    Bytes raw = signedTransfer(alice_).raw;
+    raw.back() ^= 0x01;  // the 64 signature bytes end the encoding
+    EXPECT_EQ(codeOf(pool->submit(raw)), ErrorCode::kBadSignature);
+    EXPECT_EQ(pool->counters().rejected(ErrorCode::kBadSignature), 1U);
+    EXPECT_EQ(pool->size(), 0U);
+}
+
+TEST_F(MempoolTest, RefusesATxSignedByAnotherKeyThanItsSenderWithBadSignature) {
+    auto pool = make();
+    const codec::SignedTx forged = codec::signTx(transferBody(alice_.publicKey(), {}), bob_);
+    EXPECT_EQ(codeOf(pool->submit(forged.raw)), ErrorCode::kBadSignature);
+    EXPECT_FALSE(pool->isVerified(forged.hash));
+}
+
+TEST_F(MempoolTest, RefusesAnExpiredTxWithExpired) {
+    MempoolOptions opts = options();
+    opts.committedHeight = 50;  // next height 51
+    auto pool = make(opts);
+    TransferSpec spec;
+    spec.validUntil = 50;
+    expectCheapRefusal(*pool, signedTransfer(alice_, spec).raw, ErrorCode::kExpired);
+    spec.validUntil = 51;
+    EXPECT_TRUE(pool->submit(signedTransfer(alice_, spec).raw));
+}
+
+TEST_F(MempoolTest, RefusesAnExpiryTooFarAheadWithInvalidArgument) {
+    auto pool = make();  // next height 1, horizon 1000 blocks
+    TransferSpec spec;
+    spec.validUntil = 1002;
+    expectCheapRefusal(*pool, signedTransfer(alice_, spec).raw, ErrorCode::kInvalidArgument);
+}
+
+TEST_F(MempoolTest, RefusesAnUsedNonceWithNonceTooLow) {
+    auto pool = make();
+    setCommittedNonce(alice_, 5);
+    expectCheapRefusal(*pool, withNonce(alice_, 4).raw, ErrorCode::kNonceTooLow);
+    EXPECT_TRUE(pool->submit(withNonce(alice_, 5).raw));
+}
+
+TEST_F(MempoolTest, RefusesASecondTxForAPendingNonceWithNonceTaken) {
+    auto pool = make();
+    ASSERT_TRUE(pool->submit(withNonce(alice_, 0).raw));
+    TransferSpec spec;
+    spec.amount = 2;
+    expectCheapRefusal(*pool, signedTransfer(alice_, spec).raw, ErrorCode::kNonceTaken);
+}
+
+TEST_F(MempoolTest, RefusesANonceBeyondTheWindowWithNonceGap) {
+    auto pool = make();
+    setCommittedNonce(alice_, 10);
+    expectCheapRefusal(*pool, withNonce(alice_, 10 + kDefaultNonceWindow).raw,
+                       ErrorCode::kNonceGap);
+    EXPECT_TRUE(pool->submit(withNonce(alice_, 10 + kDefaultNonceWindow - 1).raw));
+}
+
+TEST_F(MempoolTest, RefusesAPendingTxWithDuplicateTx) {
+    auto pool = make();
+    const codec::SignedTx tx = signedTransfer(alice_);
+    ASSERT_TRUE(pool->submit(tx.raw));
+    expectCheapRefusal(*pool, tx.raw, ErrorCode::kDuplicateTx);
+    EXPECT_EQ(pool->size(), 1U);
+}
+
+TEST_F(MempoolTest, RefusesBeyondTheCountBoundWithMempoolFull) {
+    MempoolOptions opts = options();
+    opts.maxTxs = 2;
+    auto pool = make(opts);
+    ASSERT_TRUE(pool->submit(withNonce(alice_, 0).raw));
+    ASSERT_TRUE(pool->submit(withNonce(alice_, 1).raw));
+    expectCheapRefusal(*pool, withNonce(bob_, 0).raw, ErrorCode::kMempoolFull);
+    EXPECT_EQ(pool->size(), 2U);
+}
+
+TEST_F(MempoolTest, RefusesBeyondTheByteBoundWithMempoolFull) {
+    const codec::SignedTx first = withNonce(alice_, 0);
+    MempoolOptions opts = options();
+    opts.maxBytes = first.raw.size() * 2 + first.raw.size() / 2;
+    auto pool = make(opts);
+    ASSERT_TRUE(pool->submit(first.raw));
+    ASSERT_TRUE(pool->submit(withNonce(alice_, 1).raw));
+    expectCheapRefusal(*pool, withNonce(alice_, 2).raw, ErrorCode::kMempoolFull);
+    EXPECT_LE(pool->bytes(), opts.maxBytes);
+}
+
+TEST_F(MempoolTest, RefusesAnOversizedTxWithTxTooLarge) {
+    const codec::SignedTx tx = signedTransfer(alice_);
+    MempoolOptions opts = options();
+    opts.maxTxBytes = tx.raw.size() - 1;
+    auto pool = make(opts);
+    expectCheapRefusal(*pool, tx.raw, ErrorCode::kTxTooLarge);
+    expectCheapRefusal(*pool, Bytes(codec::kMaxTxBytes + 1, 0x0a), ErrorCode::kTxTooLarge);
+}
+
+TEST_F(MempoolTest, RefusesAZeroTransferWithZeroAmount) {
+    auto pool = make();
+    TransferSpec spec;
+    spec.amount = 0;
+    expectCheapRefusal(*pool, signedTransfer(alice_, spec).raw, ErrorCode::kZeroAmount);
+}
+
+TEST_F(MempoolTest, RefusesATransferToTheSenderWithSelfTransfer) {
+    auto pool = make();
+    TransferSpec spec;
+    spec.to = crypto::addressOf(alice_.publicKey());
+    expectCheapRefusal(*pool, signedTransfer(alice_, spec).raw, ErrorCode::kSelfTransfer);
+}
+
+TEST_F(MempoolTest, GarbageIsRefusedWithoutCrashingOrVerifying) {
+    auto pool = make();
+    std::mt19937_64 rng(7);
+    const Bytes valid = signedTransfer(alice_).raw;
+    for (int i = 0; i < 250; ++i) {
+        Bytes junk(rng() % 300);
+        for (auto& b : junk) {
+            b = static_cast<std::uint8_t>(rng());
+        }
+        EXPECT_FALSE(pool->submit(junk));
+        const Bytes truncated(valid.begin(),
+                              valid.begin() + static_cast<std::ptrdiff_t>(rng() % valid.size()));
+        EXPECT_FALSE(pool->submit(truncated));
+    }
+    EXPECT_EQ(pool->size(), 0U);
+    EXPECT_EQ(verifier_.calls(), 0);
+}
+
+// ---- ordering and block building ----
+
+TEST_F(MempoolTest, OutOfOrderNoncesAreAdmittedButCollectTakesOnlyTheContiguousRun) {
+    auto pool = make();
+    const codec::SignedTx n0 = withNonce(alice_, 0);
+    const codec::SignedTx n1 = withNonce(alice_, 1);
+    const codec::SignedTx n2 = withNonce(alice_, 2);
+    const codec::SignedTx n3 = withNonce(alice_, 3);
+    ASSERT_TRUE(pool->submit(n2.raw));
+    ASSERT_TRUE(pool->submit(n0.raw));
+    ASSERT_TRUE(pool->submit(n3.raw));
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), std::vector<Hash256>{n0.hash});
+    ASSERT_TRUE(pool->submit(n1.raw));
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)),
+              (std::vector<Hash256>{n0.hash, n1.hash, n2.hash, n3.hash}));
+}
+
+TEST_F(MempoolTest, CollectStartsAtTheCommittedNonce) {
+    setCommittedNonce(alice_, 7);
+    auto pool = make();
+    const codec::SignedTx n8 = withNonce(alice_, 8);
+    ASSERT_TRUE(pool->submit(n8.raw));
+    EXPECT_TRUE(pool->collect(100, 1 << 20).empty()) << "nonce 7 is missing";
+    const codec::SignedTx n7 = withNonce(alice_, 7);
+    ASSERT_TRUE(pool->submit(n7.raw));
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), (std::vector<Hash256>{n7.hash, n8.hash}));
+}
+
+TEST_F(MempoolTest, CollectSkipsProposedTxsUntilReleased) {
+    auto pool = make();
+    const codec::SignedTx n0 = withNonce(alice_, 0);
+    const codec::SignedTx n1 = withNonce(alice_, 1);
+    const codec::SignedTx n2 = withNonce(alice_, 2);
+    for (const auto* tx : {&n0, &n1, &n2}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    const std::vector<Hash256> proposed{n0.hash, n1.hash};
+    pool->markProposed(proposed);
+    EXPECT_TRUE(pool->get(n0.hash)->proposed);
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), std::vector<Hash256>{n2.hash});
+    pool->markProposed(std::vector<Hash256>{n2.hash});
+    EXPECT_TRUE(pool->collect(100, 1 << 20).empty());
+    pool->release(std::vector<Hash256>{n0.hash});
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), std::vector<Hash256>{n0.hash});
+    pool->releaseAll();
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)),
+              (std::vector<Hash256>{n0.hash, n1.hash, n2.hash}));
+}
+
+TEST_F(MempoolTest, CollectInterleavesSendersByArrivalWithinTheLimits) {
+    auto pool = make();
+    const codec::SignedTx a0 = withNonce(alice_, 0);
+    const codec::SignedTx b0 = withNonce(bob_, 0);
+    const codec::SignedTx a1 = withNonce(alice_, 1);
+    const codec::SignedTx b1 = withNonce(bob_, 1);
+    for (const auto* tx : {&a0, &b0, &a1, &b1}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    const std::vector<Hash256> all{a0.hash, b0.hash, a1.hash, b1.hash};
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), all);
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), all) << "collect is deterministic";
+    EXPECT_EQ(hashesOf(pool->collect(3, 1 << 20)),
+              (std::vector<Hash256>{a0.hash, b0.hash, a1.hash}));
+    const std::size_t two = a0.raw.size() + b0.raw.size();
+    EXPECT_EQ(hashesOf(pool->collect(100, two)), (std::vector<Hash256>{a0.hash, b0.hash}));
+    EXPECT_TRUE(pool->collect(0, 1 << 20).empty());
+}
+
+TEST_F(MempoolTest, OnCommittedRemovesCommittedDropsStaleAndEvictsExpired) {
+    auto pool = make();
+    const codec::SignedTx a0 = withNonce(alice_, 0);
+    const codec::SignedTx a1 = withNonce(alice_, 1);
+    const codec::SignedTx a2 = withNonce(alice_, 2);
+    TransferSpec shortLived;
+    shortLived.validUntil = 20;
+    const codec::SignedTx b0 = signedTransfer(bob_, shortLived);
+    for (const auto* tx : {&a0, &a1, &a2, &b0}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    pool->markProposed(std::vector<Hash256>{a0.hash});
+
+    // Height 25 commits a0 and another node's tx with alice's nonce 1: her next nonce is 2.
+    setCommittedNonce(alice_, 2);
+    const Hash256 foreign = withNonce(alice_, 1).hash;
+    pool->onCommitted(std::vector<Hash256>{a0.hash, foreign}, 25);
+
+    EXPECT_FALSE(pool->contains(a0.hash));
+    EXPECT_FALSE(pool->contains(a1.hash)) << "nonce 1 is used by the committed tx";
+    EXPECT_FALSE(pool->contains(b0.hash)) << "valid until 20 < next height 26";
+    EXPECT_TRUE(pool->contains(a2.hash));
+    EXPECT_EQ(pool->nextHeight(), 26U);
+    EXPECT_EQ(pool->size(), 1U);
+    EXPECT_EQ(pool->bytes(), a2.raw.size());
+    EXPECT_EQ(pool->counters().committed.load(), 1U);
+    EXPECT_EQ(pool->counters().stale.load(), 1U);
+    EXPECT_EQ(pool->counters().expired.load(), 1U);
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), std::vector<Hash256>{a2.hash});
+    expectCheapRefusal(*pool, a1.raw, ErrorCode::kNonceTooLow);
+}
+
+// ---- verification once ----
+
+TEST_F(MempoolTest, ABadSignatureIsVerifiedOnceAndItsVerdictRemembered) {
+    auto pool = make();
+    Bytes raw = signedTransfer(alice_).raw;
+    raw.back() ^= 0x01;
+    EXPECT_EQ(codeOf(pool->submit(raw)), ErrorCode::kBadSignature);
+    EXPECT_EQ(codeOf(pool->submit(raw)), ErrorCode::kBadSignature);
+    EXPECT_EQ(verifier_.calls(), 1);
+}
+
+TEST_F(MempoolTest, AVerifiedTxThatLostTheRaceIsNeverVerifiedAgain) {
+    auto pool = make();
+    TransferSpec shortLived;
+    shortLived.validUntil = 20;
+    const codec::SignedTx first = signedTransfer(alice_, shortLived);
+    TransferSpec later;
+    later.amount = 2;  // same nonce 0, another tx
+    const codec::SignedTx second = signedTransfer(alice_, later);
+
+    std::future<void> entered = verifier_.hold(second.hash);
+    auto loser = std::async(std::launch::async, [&] { return pool->submit(second.raw); });
+    const OpenOnExit guard{verifier_};
+    entered.wait();  // `second` passed the cheap checks and is being verified
+    ASSERT_TRUE(pool->submit(first.raw));
+    verifier_.open();
+    EXPECT_EQ(codeOf(loser.get()), ErrorCode::kNonceTaken);
+    EXPECT_EQ(verifier_.calls(), 2);
+    EXPECT_TRUE(pool->isVerified(second.hash)) << "its verdict is cached though it was refused";
+
+    pool->onCommitted({}, 20);  // `first` expires, nonce 0 is free again
+    ASSERT_FALSE(pool->contains(first.hash));
+    ASSERT_TRUE(pool->submit(second.raw));
+    EXPECT_EQ(verifier_.calls(), 2) << "no second verification of `second`";
+}
+
+TEST_F(MempoolTest, ConcurrentSubmissionsOfOneTxShareOneVerification) {
+    auto pool = make();
+    const codec::SignedTx tx = signedTransfer(alice_);
+    constexpr int kThreads = 8;
+    std::latch start(kThreads);
+    std::vector<std::future<Result<Hash256>>> results;
+    for (int i = 0; i < kThreads; ++i) {
+        results.push_back(std::async(std::launch::async, [&] {
+            start.arrive_and_wait();
+            return pool->submit(tx.raw);
+        }));
+    }
+    int admitted = 0;
+    for (auto& result : results) {
+        const Result<Hash256> r = result.get();
+        if (r) {
+            ++admitted;
+        } else {
+            EXPECT_EQ(r.error().code, ErrorCode::kDuplicateTx);
+        }
+    }
+    EXPECT_EQ(admitted, 1);
+    EXPECT_EQ(verifier_.calls(), 1);
+}
+
+TEST_F(MempoolTest, ConcurrentSubmittersAdmitEveryTxExactlyOnce) {
+    constexpr int kThreads = 4;
+    constexpr int kPerThread = 500;
+    constexpr int kNoncesPerSender = 50;
+    std::vector<codec::SignedTx> txs;
+    std::size_t totalBytes = 0;
+    for (int s = 0; s < kThreads * kPerThread / kNoncesPerSender; ++s) {
+        const auto key = crypto::SecretKey::generate();
+        for (int n = kNoncesPerSender - 1; n >= 0; --n) {  // highest nonce first
+            txs.push_back(withNonce(key, static_cast<std::uint64_t>(n)));
+            totalBytes += txs.back().raw.size();
+        }
+    }
+    auto pool = make();
+    // Every thread submits every tx, each starting at another quarter: 3 of 4 are duplicates.
+    std::latch start(kThreads);
+    std::vector<std::future<std::pair<int, int>>> results;
+    for (int t = 0; t < kThreads; ++t) {
+        results.push_back(std::async(std::launch::async, [&, t] {
+            start.arrive_and_wait();
+            int admitted = 0;
+            int duplicates = 0;
+            for (std::size_t i = 0; i < txs.size(); ++i) {
+                const auto& tx = txs[(i + static_cast<std::size_t>(t * kPerThread)) % txs.size()];
+                const auto r = pool->submit(tx.raw);
+                admitted += r ? 1 : 0;
+                duplicates += (!r && r.error().code == ErrorCode::kDuplicateTx) ? 1 : 0;
+            }
+            return std::pair{admitted, duplicates};
+        }));
+    }
+    int admitted = 0;
+    int duplicates = 0;
+    for (auto& result : results) {
+        const auto [a, d] = result.get();
+        admitted += a;
+        duplicates += d;
+    }
+    EXPECT_EQ(admitted, kThreads * kPerThread);
+    EXPECT_EQ(duplicates, (kThreads - 1) * kThreads * kPerThread);
+    EXPECT_EQ(pool->size(), txs.size());
+    EXPECT_EQ(pool->bytes(), totalBytes);
+    EXPECT_EQ(verifier_.calls(), kThreads * kPerThread);
+    EXPECT_EQ(pool->counters().admitted.load(), txs.size());
+
+    // Block building sees every sender's full run, each in nonce order.
+    const auto collected = pool->collect(txs.size(), 1 << 30);
+    ASSERT_EQ(collected.size(), txs.size());
+    std::map<Address, std::uint64_t> expectedNonce;
+    for (const TxPtr& tx : collected) {
+        EXPECT_EQ(tx->body.nonce, expectedNonce[tx->sender]++);
+    }
+}
+
+// ---- verify pool ----
+
+TEST(VerifyPool, DeliversVerdictsThroughFuturesAndCallbacks) {
+    const auto key = crypto::SecretKey::generate();
+    auto good = std::make_shared<const codec::SignedTx>(signedTransfer(key));
+    codec::SignedTx badTx = signedTransfer(key);
+    badTx.signature[0] ^= 0x01;
+    auto bad = std::make_shared<const codec::SignedTx>(badTx);
+
+    VerifyPool pool(VerifyPoolOptions{.threads = 2, .maxQueue = 16, .verifier = {}});
+    EXPECT_EQ(pool.threads(), 2U);
+    auto goodVerdict = pool.submit(good);
+    auto badVerdict = pool.submit(bad);
+    ASSERT_TRUE(goodVerdict && badVerdict);
+    EXPECT_TRUE(goodVerdict->get());
+    EXPECT_EQ(badVerdict->get().error().code, ErrorCode::kBadSignature);
+
+    std::promise<Status> viaCallback;
+    ASSERT_TRUE(pool.submit(good, [&viaCallback](Status s) { viaCallback.set_value(s); }));
+    EXPECT_TRUE(viaCallback.get_future().get());
+    EXPECT_EQ(pool.verifiedCount(), 3U);
+    EXPECT_EQ(pool.submit(nullptr, [](Status) {}).error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(VerifyPool, BatchReturnsPerTxResultsEvenAfterShutdown) {
+    const auto key = crypto::SecretKey::generate();
+    std::vector<codec::SignedTx> txs;
+    std::vector<bool> expected;
+    for (std::uint64_t i = 0; i < 60; ++i) {
+        txs.push_back(withNonce(key, i));
+        if (i % 3 == 0) {
+            txs.back().signature[5] ^= 0x80;
+        }
+        expected.push_back(i % 3 != 0);
+    }
+    VerifyPool pool(VerifyPoolOptions{.threads = 3, .maxQueue = 16, .verifier = {}});
+    EXPECT_EQ(pool.verifyBatch(txs), expected);
+    EXPECT_TRUE(pool.verifyBatch({}).empty());
+    pool.shutdown();
+    EXPECT_EQ(pool.verifyBatch(txs), expected) << "the caller verifies alone";
+}
+
+TEST(VerifyPool, AFullQueueRefusesAtOnceWithMempoolFull) {
+    const auto key = crypto::SecretKey::generate();
+    CountingVerifier verifier;
+    auto first = std::make_shared<const codec::SignedTx>(withNonce(key, 0));
+    std::future<void> entered = verifier.hold(first->hash);
+    VerifyPool pool(VerifyPoolOptions{.threads = 1, .maxQueue = 2, .verifier = verifier.fn()});
+    const OpenOnExit guard{verifier};
+    auto running = pool.submit(first);
+    ASSERT_TRUE(running);
+    entered.wait();  // the only worker is busy: further jobs wait in the queue
+    auto second = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, 1)));
+    auto third = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, 2)));
+    ASSERT_TRUE(second && third);
+    auto refused = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, 3)));
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::kMempoolFull);
+    EXPECT_EQ(pool.queued(), 2U);
+
+    // A block's batch is not refused by the full queue.
+    const std::vector<codec::SignedTx> block{withNonce(key, 4), withNonce(key, 5)};
+    EXPECT_EQ(pool.verifyBatch(block), (std::vector<bool>{true, true}));
+
+    verifier.open();
+    EXPECT_TRUE(running->get());
+    EXPECT_TRUE(second->get());
+    EXPECT_TRUE(third->get());
+}
+
+TEST(VerifyPool, ShutdownWithQueuedWorkCancelsItFinishesTheRunningJobAndJoins) {
+    const auto key = crypto::SecretKey::generate();
+    CountingVerifier verifier;
+    auto first = std::make_shared<const codec::SignedTx>(withNonce(key, 0));
+    std::future<void> entered = verifier.hold(first->hash);
+    VerifyPool pool(VerifyPoolOptions{.threads = 1, .maxQueue = 64, .verifier = verifier.fn()});
+    const OpenOnExit guard{verifier};
+    auto running = pool.submit(first);
+    ASSERT_TRUE(running);
+    entered.wait();
+    std::vector<std::future<Status>> queued;
+    for (std::uint64_t i = 1; i <= 10; ++i) {
+        auto verdict = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, i)));
+        ASSERT_TRUE(verdict);
+        queued.push_back(std::move(*verdict));
+    }
+    auto stopper = std::async(std::launch::async, [&pool] { pool.shutdown(); });
+    for (auto& verdict : queued) {
+        EXPECT_EQ(verdict.get().error().code, ErrorCode::kUnavailable);
+    }
+    verifier.open();  // the running job completes, then shutdown joins its worker
+    stopper.get();
+    EXPECT_TRUE(running->get());
+    EXPECT_EQ(verifier.calls(), 1);
+    EXPECT_EQ(pool.queued(), 0U);
+    EXPECT_EQ(pool.submit(first).error().code, ErrorCode::kUnavailable);
+    pool.shutdown();  // idempotent
+}
+
+TEST_F(MempoolTest, SubmissionsAfterShutdownAreRefusedWithUnavailable) {
+    auto pool = make();
+    ASSERT_TRUE(pool->submit(withNonce(alice_, 0).raw));
+    pool->shutdown();
+    EXPECT_EQ(codeOf(pool->submit(withNonce(alice_, 1).raw)), ErrorCode::kUnavailable);
+    EXPECT_EQ(pool->size(), 1U);
+}
+
+}  // namespace
+}  // namespace gridledger::ledger
