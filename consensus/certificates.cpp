@@ -1,0 +1,259 @@
+// Digests, verification and assembly of votes, timeouts and their certificates.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include <gridledger/consensus/committee.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/crypto/sha256.h>
+
+namespace gridledger::consensus {
+namespace {
+
+std::size_t bitmapBytes(std::size_t n) {
+    return (n + 7) / 8;
+}
+
+void setBit(Bytes& bitmap, std::size_t i) {
+    bitmap[i / 8] = static_cast<std::uint8_t>(bitmap[i / 8] | (1U << (i % 8)));
+}
+
+std::unexpected<Error> invalid(const std::string& message) {
+    return fail(ErrorCode::kInvalidCertificate, message);
+}
+
+/** The member indices set in `bitmap`, ascending; fails on a wrong length or a bit beyond n. */
+Result<std::vector<std::size_t>> signersOf(const Bytes& bitmap, std::size_t n) {
+    if (bitmap.size() != bitmapBytes(n)) {
+        return invalid("signer bitmap has " + std::to_string(bitmap.size()) + " bytes, expected " +
+                       std::to_string(bitmapBytes(n)));
+    }
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < bitmap.size() * 8; ++i) {
+        if (((bitmap[i / 8] >> (i % 8)) & 1U) == 0) {
+            continue;
+        }
+        if (i >= n) {
+            return invalid("signer bitmap names member " + std::to_string(i) + " of " +
+                           std::to_string(n));
+        }
+        out.push_back(i);
+    }
+    return out;
+}
+
+Status checkQuorumShape(const std::vector<std::size_t>& signers, std::size_t signatures,
+                        const Committee& committee) {
+    if (signers.size() < committee.quorum()) {
+        return invalid("certificate has " + std::to_string(signers.size()) +
+                       " signers, quorum is " + std::to_string(committee.quorum()));
+    }
+    if (signatures != signers.size()) {
+        return invalid("certificate has " + std::to_string(signatures) + " signatures for " +
+                       std::to_string(signers.size()) + " signers");
+    }
+    return {};
+}
+
+bool isGenesisQc(const codec::QuorumCert& qc, const Committee& committee) {
+    const bool noSigners =
+        std::all_of(qc.signers.begin(), qc.signers.end(), [](std::uint8_t b) { return b == 0; });
+    return noSigners && qc.signatures.empty() && qc.blockId == committee.seedBlockId();
+}
+
+}  // namespace
+
+Hash256 voteDigest(std::string_view chainId, std::uint64_t epoch, std::uint64_t round,
+                   const Hash256& blockId) {
+    return crypto::signingDigest(crypto::kVoteTag, chainId,
+                                 codec::voteSigningBody(epoch, round, blockId));
+}
+
+Hash256 timeoutDigest(std::string_view chainId, std::uint64_t epoch, std::uint64_t round,
+                      std::uint64_t hqcRound) {
+    return crypto::signingDigest(crypto::kTimeoutTag, chainId,
+                                 codec::timeoutSigningBody(epoch, round, hqcRound));
+}
+
+Hash256 proposalDigest(std::string_view chainId, const Hash256& blockId) {
+    return crypto::signingDigest(crypto::kProposalTag, chainId, blockId.view());
+}
+
+codec::QuorumCert genesisQc(std::uint64_t epoch, const Hash256& blockId) {
+    codec::QuorumCert qc;
+    qc.epoch = epoch;
+    qc.round = 0;
+    qc.blockId = blockId;
+    return qc;
+}
+
+Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
+                        std::string_view chainId) {
+    if (qc.epoch != committee.epoch()) {
+        return invalid("qc epoch " + std::to_string(qc.epoch) + " is not the committee's " +
+                       std::to_string(committee.epoch()));
+    }
+    if (qc.round == 0) {
+        if (isGenesisQc(qc, committee)) {
+            return {};
+        }
+        return invalid("a round-0 qc must be the genesis qc of the epoch");
+    }
+    GL_ASSIGN_OR_RETURN(signers, signersOf(qc.signers, committee.size()));
+    GL_TRY(checkQuorumShape(signers, qc.signatures.size(), committee));
+    const Hash256 digest = voteDigest(chainId, qc.epoch, qc.round, qc.blockId);
+    for (std::size_t k = 0; k < signers.size(); ++k) {
+        if (!crypto::verify(committee.member(signers[k]), digest, qc.signatures[k])) {
+            return invalid("qc signature of member " + std::to_string(signers[k]) +
+                           " is invalid (round=" + std::to_string(qc.round) + ")");
+        }
+    }
+    return {};
+}
+
+Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
+                         std::string_view chainId) {
+    if (tc.epoch != committee.epoch()) {
+        return invalid("tc epoch " + std::to_string(tc.epoch) + " is not the committee's " +
+                       std::to_string(committee.epoch()));
+    }
+    GL_ASSIGN_OR_RETURN(signers, signersOf(tc.signers, committee.size()));
+    GL_TRY(checkQuorumShape(signers, tc.signatures.size(), committee));
+    if (tc.hqcRounds.size() != signers.size()) {
+        return invalid("tc has " + std::to_string(tc.hqcRounds.size()) + " hqc rounds for " +
+                       std::to_string(signers.size()) + " signers");
+    }
+    for (std::size_t k = 0; k < signers.size(); ++k) {
+        if (tc.hqcRounds[k] >= tc.round) {
+            return invalid("tc hqc round " + std::to_string(tc.hqcRounds[k]) +
+                           " is not below its round " + std::to_string(tc.round));
+        }
+        const Hash256 digest = timeoutDigest(chainId, tc.epoch, tc.round, tc.hqcRounds[k]);
+        if (!crypto::verify(committee.member(signers[k]), digest, tc.signatures[k])) {
+            return invalid("tc signature of member " + std::to_string(signers[k]) +
+                           " is invalid (round=" + std::to_string(tc.round) + ")");
+        }
+    }
+    return {};
+}
+
+Status verifyVote(const codec::Vote& vote, const Committee& committee, std::string_view chainId) {
+    if (vote.epoch != committee.epoch() || !committee.contains(vote.voter)) {
+        return fail(ErrorCode::kInvalidArgument, "vote is not from a member of this epoch");
+    }
+    if (!crypto::verify(vote.voter, voteDigest(chainId, vote.epoch, vote.round, vote.blockId),
+                        vote.signature)) {
+        return fail(ErrorCode::kBadSignature, "vote signature is invalid");
+    }
+    return {};
+}
+
+Status verifyTimeout(const codec::Timeout& timeout, const Committee& committee,
+                     std::string_view chainId) {
+    if (timeout.epoch != committee.epoch() || !committee.contains(timeout.author)) {
+        return fail(ErrorCode::kInvalidArgument, "timeout is not from a member of this epoch");
+    }
+    if (timeout.highQc.round >= timeout.round) {
+        return fail(ErrorCode::kInvalidArgument, "timeout's high qc is not below its round");
+    }
+    const Hash256 digest =
+        timeoutDigest(chainId, timeout.epoch, timeout.round, timeout.highQc.round);
+    if (!crypto::verify(timeout.author, digest, timeout.signature)) {
+        return fail(ErrorCode::kBadSignature, "timeout signature is invalid");
+    }
+    return verifyQuorumCert(timeout.highQc, committee, chainId);
+}
+
+Status verifyProposal(const codec::Block& block, const Committee& committee,
+                      std::string_view chainId) {
+    if (crypto::sha256(block.headerBytes) != block.id) {
+        return fail(ErrorCode::kInvalidBlock, "block id is not the hash of its header");
+    }
+    if (!committee.contains(block.header.author)) {
+        return fail(ErrorCode::kInvalidBlock, "block author is not a member of this epoch");
+    }
+    if (!crypto::verify(block.header.author, proposalDigest(chainId, block.id), block.signature)) {
+        return fail(ErrorCode::kBadSignature, "block signature is invalid");
+    }
+    GL_TRY(verifyQuorumCert(block.header.qc, committee, chainId));
+    if (block.header.tc) {
+        GL_TRY(verifyTimeoutCert(*block.header.tc, committee, chainId));
+    }
+    return {};
+}
+
+Result<codec::QuorumCert> buildQuorumCert(const Committee& committee,
+                                          const std::vector<codec::Vote>& votes) {
+    if (votes.empty()) {
+        return invalid("no votes");
+    }
+    const codec::Vote& first = votes.front();
+    if (first.epoch != committee.epoch()) {
+        return invalid("votes are not of the committee's epoch");
+    }
+    std::map<std::size_t, Signature> byMember;
+    for (const auto& vote : votes) {
+        if (vote.epoch != first.epoch || vote.round != first.round ||
+            vote.blockId != first.blockId) {
+            return fail(ErrorCode::kInvalidArgument, "votes name different blocks");
+        }
+        const auto index = committee.indexOf(vote.voter);
+        if (!index) {
+            return fail(ErrorCode::kInvalidArgument, "vote from a non-member");
+        }
+        byMember.emplace(*index, vote.signature);
+    }
+    if (byMember.size() < committee.quorum()) {
+        return invalid("only " + std::to_string(byMember.size()) + " distinct voters, quorum is " +
+                       std::to_string(committee.quorum()));
+    }
+    codec::QuorumCert qc;
+    qc.epoch = first.epoch;
+    qc.round = first.round;
+    qc.blockId = first.blockId;
+    qc.signers.assign(bitmapBytes(committee.size()), 0);
+    for (const auto& [index, signature] : byMember) {
+        setBit(qc.signers, index);
+        qc.signatures.push_back(signature);
+    }
+    return qc;
+}
+
+Result<codec::TimeoutCert> buildTimeoutCert(const Committee& committee,
+                                            const std::vector<codec::Timeout>& timeouts) {
+    if (timeouts.empty()) {
+        return invalid("no timeouts");
+    }
+    const codec::Timeout& first = timeouts.front();
+    if (first.epoch != committee.epoch()) {
+        return invalid("timeouts are not of the committee's epoch");
+    }
+    std::map<std::size_t, std::pair<std::uint64_t, Signature>> byMember;
+    for (const auto& timeout : timeouts) {
+        if (timeout.epoch != first.epoch || timeout.round != first.round) {
+            return fail(ErrorCode::kInvalidArgument, "timeouts name different rounds");
+        }
+        const auto index = committee.indexOf(timeout.author);
+        if (!index) {
+            return fail(ErrorCode::kInvalidArgument, "timeout from a non-member");
+        }
+        byMember.emplace(*index, std::make_pair(timeout.highQc.round, timeout.signature));
+    }
+    if (byMember.size() < committee.quorum()) {
+        return invalid("only " + std::to_string(byMember.size()) +
+                       " distinct timeouts, quorum is " + std::to_string(committee.quorum()));
+    }
+    codec::TimeoutCert tc;
+    tc.epoch = first.epoch;
+    tc.round = first.round;
+    tc.signers.assign(bitmapBytes(committee.size()), 0);
+    for (const auto& [index, entry] : byMember) {
+        setBit(tc.signers, index);
+        tc.hqcRounds.push_back(entry.first);
+        tc.signatures.push_back(entry.second);
+    }
+    return tc;
+}
+
+}  // namespace gridledger::consensus

@@ -1,0 +1,119 @@
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <gridledger/base/amount.h>
+#include <gridledger/consensus/committee.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/crypto/sha256.h>
+
+namespace gridledger::consensus {
+namespace {
+
+constexpr std::string_view kLeaderTag = "sdbft/leader";
+constexpr std::string_view kCommitteeTag = "sdbft/committee";
+
+/** The 256-bit big-endian number `digest` reduced mod n (n > 0). */
+std::size_t reduceMod(const Hash256& digest, std::size_t n) {
+    const u128 modulus = n;
+    u128 rem = 0;
+    for (std::size_t i = 0; i < Hash256::size(); ++i) {
+        rem = (rem * 256 + digest[i]) % modulus;
+    }
+    return static_cast<std::size_t>(rem);
+}
+
+Status checkDistinct(const std::vector<PubKey>& keys, std::string_view what) {
+    if (keys.empty()) {
+        return fail(ErrorCode::kInvalidArgument, std::string(what) + " is empty");
+    }
+    const std::set<PubKey> unique(keys.begin(), keys.end());
+    if (unique.size() != keys.size()) {
+        return fail(ErrorCode::kInvalidArgument, std::string(what) + " lists a key twice");
+    }
+    return {};
+}
+
+}  // namespace
+
+std::size_t maxFaultyOf(std::size_t n) {
+    return n == 0 ? 0 : (n - 1) / 3;
+}
+
+std::size_t quorumOf(std::size_t n) {
+    return 2 * n / 3 + 1;
+}
+
+Hash256 leaderSeedOf(std::string_view chainId, std::uint64_t epoch, const Hash256& seedBlockId) {
+    Bytes body;
+    appendU64(body, epoch);
+    append(body, seedBlockId.view());
+    return crypto::signingDigest(kLeaderTag, chainId, body);
+}
+
+Result<Committee> Committee::create(std::string_view chainId, std::uint64_t epoch,
+                                    const Hash256& seedBlockId, std::vector<PubKey> members) {
+    GL_TRY(checkDistinct(members, "committee"));
+    Committee out;
+    out.epoch_ = epoch;
+    out.seedBlockId_ = seedBlockId;
+    out.leaderSeed_ = leaderSeedOf(chainId, epoch, seedBlockId);
+    out.members_ = std::move(members);
+    for (std::size_t i = 0; i < out.members_.size(); ++i) {
+        out.index_.emplace(out.members_[i], i);
+    }
+    return out;
+}
+
+std::optional<std::size_t> Committee::indexOf(const PubKey& key) const {
+    const auto it = index_.find(key);
+    if (it == index_.end()) {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+std::size_t Committee::leaderIndex(std::uint64_t round) const {
+    crypto::Sha256 h;
+    h.update(leaderSeed_.view()).updateU64(round);
+    return reduceMod(h.finish(), members_.size());
+}
+
+Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validators,
+                                            std::string_view chainId, std::uint64_t epoch,
+                                            const Hash256& seedBlockId, std::size_t committeeMax) {
+    GL_TRY(checkDistinct(validators, "validator set"));
+    if (committeeMax == 0) {
+        return fail(ErrorCode::kInvalidArgument, "committee_max must be at least 1");
+    }
+    if (validators.size() <= committeeMax) {
+        return validators;
+    }
+    // (sort key, position in the validator set); keys are distinct, so ties cannot occur.
+    std::vector<std::pair<Hash256, std::size_t>> ranked;
+    ranked.reserve(validators.size());
+    for (std::size_t i = 0; i < validators.size(); ++i) {
+        Bytes body;
+        appendU64(body, epoch);
+        append(body, seedBlockId.view());
+        append(body, validators[i].view());
+        ranked.emplace_back(crypto::signingDigest(kCommitteeTag, chainId, body), i);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    ranked.resize(committeeMax);
+    std::vector<std::size_t> chosen;
+    chosen.reserve(committeeMax);
+    for (const auto& entry : ranked) {
+        chosen.push_back(entry.second);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    std::vector<PubKey> out;
+    out.reserve(committeeMax);
+    for (auto i : chosen) {
+        out.push_back(validators[i]);
+    }
+    return out;
+}
+
+}  // namespace gridledger::consensus

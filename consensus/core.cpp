@@ -1,0 +1,271 @@
+// Core facade, event dispatch, certificates, rounds and the 2-chain commit rule.
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <gridledger/consensus/core.h>
+
+#include "core_impl.h"
+
+namespace gridledger::consensus {
+
+// ---- Core ----
+
+Core::Core(std::unique_ptr<CoreImpl> impl) : impl_(std::move(impl)) {}
+Core::Core(Core&&) noexcept = default;
+Core& Core::operator=(Core&&) noexcept = default;
+Core::~Core() = default;
+
+Effects Core::step(const Event& event) {
+    return impl_->step(event);
+}
+std::uint64_t Core::currentRound() const {
+    return impl_->currentRound();
+}
+const codec::QuorumCert& Core::highestQc() const {
+    return impl_->highestQc();
+}
+const std::optional<codec::TimeoutCert>& Core::highestTc() const {
+    return impl_->highestTc();
+}
+const SafetyData& Core::safetyData() const {
+    return impl_->safetyData();
+}
+const codec::Block& Core::committedRoot() const {
+    return impl_->committedRoot();
+}
+std::uint64_t Core::executedHeight() const {
+    return impl_->executedHeight();
+}
+
+// ---- CoreImpl: events ----
+
+Effects CoreImpl::step(const Event& event) {
+    nowMs_ = event.nowMs;
+    if (!started_) {
+        start();
+    }
+    std::visit(
+        [this](const auto& body) {
+            using T = std::decay_t<decltype(body)>;
+            if constexpr (std::is_same_v<T, ProposalReceived>) {
+                handleBlock(std::make_shared<const codec::Block>(body.block), Origin::kProposal);
+            } else if constexpr (std::is_same_v<T, VoteReceived>) {
+                onVote(body.vote);
+            } else if constexpr (std::is_same_v<T, TimeoutReceived>) {
+                onTimeout(body.timeout);
+            } else if constexpr (std::is_same_v<T, TimerFired>) {
+                onTimer(body);
+            } else if constexpr (std::is_same_v<T, BlockFetched>) {
+                if (fetching_.contains(body.block.id)) {
+                    handleBlock(std::make_shared<const codec::Block>(body.block), Origin::kFetched);
+                }
+            } else if constexpr (std::is_same_v<T, Executed>) {
+                onExecuted(body);
+            } else if constexpr (std::is_same_v<T, ProposalBuilt>) {
+                onProposalBuilt(body.block);
+            } else if constexpr (std::is_same_v<T, PayloadAvailable>) {
+                onPayload();
+            }
+            // Start: nothing beyond the implicit start above.
+        },
+        event.body);
+    drainReady();
+    return std::exchange(out_, {});
+}
+
+void CoreImpl::start() {
+    started_ = true;
+    // out_ already holds the Commit and Fetch effects of recovery.
+    emit(ScheduleTimer{TimerKind::kRound, pacemaker_.round(), pacemaker_.timeoutMs()});
+    maybePropose();
+}
+
+void CoreImpl::onVote(const codec::Vote& vote) {
+    const auto index = committee_.indexOf(vote.voter);
+    if (vote.epoch != committee_.epoch() || !index || vote.round > kMaxRound) {
+        reject(ErrorCode::kInvalidArgument, "vote is not from a member of this epoch");
+        return;
+    }
+    if (vote.round <= tree_.highestQc().round ||
+        vote.round > pacemaker_.round() + options_.maxRoundsAhead) {
+        return;  // already certified, or too far ahead to keep
+    }
+    std::optional<codec::QuorumCert> qc;
+    if (votes_.add(committee_, *index, vote, qc) == VoteCollector::Added::kEquivocation) {
+        reject(ErrorCode::kInvalidArgument,
+               "member " + std::to_string(*index) +
+                   " voted twice in round=" + std::to_string(vote.round));
+    }
+    if (qc) {
+        processQc(*qc, std::nullopt);
+    }
+}
+
+void CoreImpl::onTimeout(const codec::Timeout& timeout) {
+    const auto index = committee_.indexOf(timeout.author);
+    if (timeout.epoch != committee_.epoch() || !index || timeout.round > kMaxRound ||
+        timeout.highQc.round >= timeout.round) {
+        reject(ErrorCode::kInvalidArgument, "timeout is not from a member of this epoch");
+        return;
+    }
+    processQc(timeout.highQc, timeout.author);  // sync info first: it may move the round
+    if (timeout.round < pacemaker_.round() ||
+        timeout.round > pacemaker_.round() + options_.maxRoundsAhead) {
+        return;
+    }
+    collectTimeout(timeout, *index);
+    joinTimeoutsIfBehind();
+}
+
+void CoreImpl::onTimer(const TimerFired& timer) {
+    if (timer.round != pacemaker_.round()) {
+        return;  // a timer of an earlier round
+    }
+    if (timer.kind == TimerKind::kProposal) {
+        idleElapsedRound_ = timer.round;
+        maybePropose();
+        return;
+    }
+    localTimeout();
+    if (timer.round == pacemaker_.round()) {
+        // Still here: keep re-sending the timeout and retrying fetches until the round ends.
+        emit(ScheduleTimer{TimerKind::kRound, timer.round, pacemaker_.timeoutMs()});
+        for (const auto& id : fetching_) {
+            emit(Fetch{id, std::nullopt});
+        }
+    }
+}
+
+void CoreImpl::onExecuted(const Executed& executed) {
+    if (executed.height <= executedHeight_) {
+        return;  // already known (e.g. replayed after a restart)
+    }
+    if (executed.height > tree_.root().header.height) {
+        reject(ErrorCode::kInvalidArgument,
+               "executed height=" + std::to_string(executed.height) +
+                   " is above the committed height=" + std::to_string(tree_.root().header.height));
+        return;
+    }
+    execRecords_[executed.height] =
+        ExecRecord{executed.height, executed.stateRoot, executed.resultsRoot};
+    executedHeight_ = executed.height;
+    if (held_) {
+        const BlockPtr block = std::exchange(held_, nullptr);
+        tryVote(block);
+    }
+    maybePropose();
+}
+
+void CoreImpl::onPayload() {
+    payloadAvailable_ = true;
+    maybePropose();
+}
+
+// ---- CoreImpl: certificates, rounds, commits ----
+
+void CoreImpl::processQc(const codec::QuorumCert& qc, const std::optional<PubKey>& hint) {
+    if (qc.epoch != committee_.epoch() || qc.round > kMaxRound) {
+        reject(ErrorCode::kInvalidCertificate, "qc of another epoch or an impossible round");
+        return;
+    }
+    if (qc.round <= tree_.root().header.round) {
+        return;  // at or below the committed root: nothing to learn
+    }
+    if (!tree_.contains(qc.blockId)) {
+        rememberQc(qc);
+        if (!isWaiting(qc.blockId)) {
+            requestFetch(qc.blockId, hint);
+        }
+        return;
+    }
+    if (!tree_.insertQc(qc)) {
+        return;
+    }
+    emit(PersistQc{qc});
+    maybeCommit(qc);
+    if (qc.round >= pacemaker_.round()) {
+        enterRound(qc.round + 1, false);
+    }
+}
+
+void CoreImpl::processTc(const codec::TimeoutCert& tc) {
+    if (tc.epoch != committee_.epoch() || tc.round > kMaxRound) {
+        reject(ErrorCode::kInvalidCertificate, "tc of another epoch or an impossible round");
+        return;
+    }
+    if (highestTc_ && tc.round <= highestTc_->round) {
+        return;
+    }
+    highestTc_ = tc;
+    emit(PersistTc{tc});
+    if (tc.round >= pacemaker_.round()) {
+        enterRound(tc.round + 1, true);
+    }
+}
+
+void CoreImpl::maybeCommit(const codec::QuorumCert& qc) {
+    const BlockPtr child = tree_.find(qc.blockId);
+    const BlockPtr block = child ? tree_.find(child->header.parentId) : nullptr;
+    if (!block || block->id == tree_.root().id ||
+        !follows(child->header.round, block->header.round)) {
+        return;
+    }
+    const codec::QuorumCert* blockQc = tree_.qcFor(block->id);
+    if (blockQc == nullptr) {
+        return;  // cannot happen: a child is inserted only after its parent's QC
+    }
+    emit(Commit{tree_.pathFromRoot(block->id), *blockQc, qc});
+    tree_.commit(block->id);
+    afterCommit();
+}
+
+void CoreImpl::afterCommit() {
+    const codec::BlockHeader& root = tree_.root().header;
+    std::erase_if(waiting_, [&](const auto& entry) {
+        return entry.second.block->header.round <= root.round;
+    });
+    std::erase_if(pendingQcs_, [&](const auto& entry) { return entry.second.round <= root.round; });
+    std::erase_if(fetching_, [&](const Hash256& id) {
+        return !pendingQcs_.contains(id) &&
+               std::none_of(waiting_.begin(), waiting_.end(), [&](const auto& entry) {
+                   return entry.second.block->header.parentId == id;
+               });
+    });
+    // A proposal on this tree names an exec height at or above the root's: older records are moot.
+    const std::uint64_t keepFrom = std::min(root.execHeight, executedHeight_);
+    execRecords_.erase(execRecords_.begin(), execRecords_.lower_bound(keepFrom));
+    if (held_ && !tree_.contains(held_->id)) {
+        held_.reset();
+    }
+}
+
+void CoreImpl::enterRound(std::uint64_t round, bool viaTc) {
+    pacemaker_.enter(round, viaTc);
+    if (recovering_) {
+        return;  // Start schedules the timer of the round recovery ends in
+    }
+    held_.reset();
+    votes_.pruneBelow(round - 1);
+    timeouts_.pruneBelow(round);
+    emit(ScheduleTimer{TimerKind::kRound, round, pacemaker_.timeoutMs()});
+    maybePropose();
+    joinTimeoutsIfBehind();
+}
+
+void CoreImpl::emit(Effect effect) {
+    if (recovering_ &&
+        (std::holds_alternative<PersistSafety>(effect) ||
+         std::holds_alternative<PersistBlock>(effect) ||
+         std::holds_alternative<PersistQc>(effect) || std::holds_alternative<PersistTc>(effect))) {
+        return;  // replaying what is already on disk
+    }
+    out_.push_back(std::move(effect));
+}
+
+void CoreImpl::reject(ErrorCode code, std::string message) {
+    emit(Rejected{Error{code, std::move(message)}});
+}
+
+}  // namespace gridledger::consensus

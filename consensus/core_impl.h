@@ -1,0 +1,145 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <gridledger/base/amount.h>
+#include <gridledger/consensus/core.h>
+
+#include "block_tree.h"
+#include "collectors.h"
+#include "pacemaker.h"
+
+namespace gridledger::consensus {
+
+/** Rounds and heights above this are refused, so that `+ 1` never overflows. */
+inline constexpr std::uint64_t kMaxRound = std::uint64_t{1} << 62;
+
+/** True iff `round` == `previous` + 1, without overflow. */
+[[nodiscard]] inline bool follows(std::uint64_t round, std::uint64_t previous) {
+    return round > previous && round - previous == 1;
+}
+
+/**
+ * The state and logic behind Core. Split by concern over several files:
+ * core.cpp (dispatch, certificates, rounds, commits), core_blocks.cpp (proposals, fetched blocks,
+ * validation, voting), core_leader.cpp (proposing, timeouts), core_recovery.cpp (start-up).
+ */
+class CoreImpl {
+  public:
+    CoreImpl(Options options, const RecoveryData& recovery, std::unique_ptr<Signer> signer,
+             std::unique_ptr<SafetyRules> rules);
+
+    /** Replays the persisted state of `recovery`; effects other than Persist* are kept for Start.
+     */
+    [[nodiscard]] Status recover(const RecoveryData& recovery);
+
+    [[nodiscard]] Effects step(const Event& event);
+
+    [[nodiscard]] std::uint64_t currentRound() const { return pacemaker_.round(); }
+    [[nodiscard]] const codec::QuorumCert& highestQc() const { return tree_.highestQc(); }
+    [[nodiscard]] const std::optional<codec::TimeoutCert>& highestTc() const { return highestTc_; }
+    [[nodiscard]] const SafetyData& safetyData() const { return safety_; }
+    [[nodiscard]] const codec::Block& committedRoot() const { return tree_.root(); }
+    [[nodiscard]] std::uint64_t executedHeight() const { return executedHeight_; }
+
+  private:
+    /** Where a block came from: it decides which checks apply and whether to vote. */
+    enum class Origin { kProposal, kOwnProposal, kFetched, kRecovered };
+
+    /** A block kept until its parent arrives. */
+    struct Waiting {
+        BlockPtr block;
+        Origin origin = Origin::kFetched;
+        std::uint64_t seq = 0;
+    };
+
+    // core.cpp
+    void start();
+    void onVote(const codec::Vote& vote);
+    void onTimeout(const codec::Timeout& timeout);
+    void onTimer(const TimerFired& timer);
+    void onExecuted(const Executed& executed);
+    void onPayload();
+    void processQc(const codec::QuorumCert& qc, const std::optional<PubKey>& hint);
+    void processTc(const codec::TimeoutCert& tc);
+    void maybeCommit(const codec::QuorumCert& qc);
+    void afterCommit();
+    void enterRound(std::uint64_t round, bool viaTc);
+    void emit(Effect effect);
+    void reject(ErrorCode code, std::string message);
+    [[nodiscard]] bool isSelf(const PubKey& key) const { return key == signer_->publicKey(); }
+
+    // core_blocks.cpp
+    void onProposalBuilt(const codec::Block& block);
+    void handleBlock(const BlockPtr& block, Origin origin);
+    void drainReady();
+    [[nodiscard]] Status validateBlock(const codec::Block& block, const codec::Block& parent,
+                                       Origin origin) const;
+    [[nodiscard]] Status checkExecution(const codec::BlockHeader& header) const;
+    void insertBlock(const BlockPtr& block, Origin origin);
+    void wait(const BlockPtr& block, Origin origin);
+    [[nodiscard]] bool isWaiting(const Hash256& id) const { return waiting_.contains(id); }
+    void rememberQc(const codec::QuorumCert& qc);
+    void requestFetch(const Hash256& id, const std::optional<PubKey>& hint);
+    void tryVote(const BlockPtr& block);
+
+    // core_leader.cpp
+    void maybePropose();
+    [[nodiscard]] bool hasReasonToPropose() const;
+    [[nodiscard]] std::optional<ExecRecord> execForProposal(const codec::Block& parent) const;
+    void localTimeout();
+    void collectTimeout(const codec::Timeout& timeout, std::size_t index);
+    void joinTimeoutsIfBehind();
+
+    // Configuration.
+    Options options_;
+    Committee committee_;
+    std::unique_ptr<Signer> signer_;
+    std::unique_ptr<SafetyRules> rules_;
+    std::optional<std::size_t> selfIndex_;
+
+    // Protocol state.
+    SafetyData safety_;
+    BlockTree tree_;
+    Pacemaker pacemaker_;
+    std::optional<codec::TimeoutCert> highestTc_;
+    VoteCollector votes_;
+    TimeoutCollector timeouts_;
+    std::optional<codec::Timeout> ownTimeout_;
+    BlockPtr held_;  // a proposal of the current round waiting for execution to catch up
+    std::optional<std::pair<std::uint64_t, Hash256>> firstProposal_;  // (round, id) accepted
+
+    // Execution records, by height.
+    std::map<std::uint64_t, ExecRecord> execRecords_;
+    std::uint64_t executedHeight_ = 0;
+
+    // Leader state.
+    std::optional<BuildProposal> request_;
+    std::uint64_t proposedRound_ = 0;
+    std::uint64_t idleTimerRound_ = 0;
+    std::uint64_t idleElapsedRound_ = 0;
+    bool payloadAvailable_ = false;
+
+    // Synchronisation: blocks waiting for a parent, QCs waiting for their block, open fetches.
+    std::map<Hash256, Waiting> waiting_;
+    std::map<Hash256, codec::QuorumCert> pendingQcs_;
+    std::set<Hash256> fetching_;
+    std::deque<std::pair<BlockPtr, Origin>> ready_;
+    std::uint64_t waitSeq_ = 0;
+
+    // The step in progress.
+    std::uint64_t nowMs_ = 0;
+    bool started_ = false;
+    bool recovering_ = false;
+    Effects out_;
+};
+
+}  // namespace gridledger::consensus

@@ -1,0 +1,135 @@
+// Building a core: options, recovery data and the replay of persisted state.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "core_impl.h"
+
+namespace gridledger::consensus {
+namespace {
+
+/** Longest round timer base accepted (one day): keeps every timer computation far from overflow. */
+constexpr std::uint64_t kMaxT0Ms = 86'400'000;
+
+std::unexpected<Error> invalidArgument(const std::string& message) {
+    return fail(ErrorCode::kInvalidArgument, message);
+}
+
+Status checkOptions(const Options& options) {
+    if (options.chainId.empty()) {
+        return invalidArgument("options: chain id is empty");
+    }
+    if (options.t0Ms == 0 || options.t0Ms > kMaxT0Ms) {
+        return invalidArgument("options: t0_ms must be in 1..86400000");
+    }
+    if (options.emptyBlockIntervalMs >= options.t0Ms) {
+        return invalidArgument("options: empty_block_interval_ms must be below t0_ms");
+    }
+    if (options.maxPendingBlocks == 0 || options.maxRoundsAhead == 0) {
+        return invalidArgument("options: max_pending_blocks and max_rounds_ahead must be >= 1");
+    }
+    return {};
+}
+
+Status checkRecovery(const RecoveryData& data) {
+    const std::uint64_t epoch = data.committee.epoch();
+    // Reconfiguration (a later task) will let the root and its QC belong to the previous epoch.
+    if (data.safety.epoch != epoch || data.root.header.epoch != epoch ||
+        data.rootQc.epoch != epoch) {
+        return invalidArgument("recovery: safety data, root and root qc must be of epoch " +
+                               std::to_string(epoch));
+    }
+    if (data.rootQc.blockId != data.root.id || data.rootQc.round != data.root.header.round) {
+        return invalidArgument("recovery: root qc does not certify the root block");
+    }
+    if (data.executed.empty()) {
+        return invalidArgument("recovery: at least the latest execution record is required");
+    }
+    const auto latest = std::max_element(
+        data.executed.begin(), data.executed.end(),
+        [](const ExecRecord& a, const ExecRecord& b) { return a.height < b.height; });
+    if (latest->height > data.root.header.height) {
+        return invalidArgument("recovery: executed height is above the committed root");
+    }
+    return {};
+}
+
+}  // namespace
+
+RecoveryData RecoveryData::genesis(Committee committee, codec::Block genesisBlock,
+                                   const ExecRecord& genesisState) {
+    const std::uint64_t epoch = committee.epoch();
+    codec::QuorumCert qc = genesisQc(epoch, genesisBlock.id);
+    return RecoveryData{std::move(committee),
+                        SafetyData{epoch, 0, 0},
+                        std::move(genesisBlock),
+                        std::move(qc),
+                        {},
+                        {},
+                        std::nullopt,
+                        {genesisState}};
+}
+
+Result<Core> Core::create(Options options, RecoveryData recovery, std::unique_ptr<Signer> signer,
+                          std::unique_ptr<SafetyRules> rules) {
+    GL_TRY(checkOptions(options));
+    GL_TRY(checkRecovery(recovery));
+    if (!signer) {
+        return invalidArgument("a signer is required");
+    }
+    if (!rules) {
+        rules = std::make_unique<TwoChainSafetyRules>();
+    }
+    auto impl = std::make_unique<CoreImpl>(std::move(options), recovery, std::move(signer),
+                                           std::move(rules));
+    GL_TRY(impl->recover(recovery));
+    return Core(std::move(impl));
+}
+
+CoreImpl::CoreImpl(Options options, const RecoveryData& recovery, std::unique_ptr<Signer> signer,
+                   std::unique_ptr<SafetyRules> rules)
+    : options_(std::move(options)),
+      committee_(recovery.committee),
+      signer_(std::move(signer)),
+      rules_(std::move(rules)),
+      selfIndex_(committee_.indexOf(signer_->publicKey())),
+      safety_(recovery.safety),
+      tree_(std::make_shared<const codec::Block>(recovery.root), recovery.rootQc),
+      pacemaker_(options_.t0Ms) {
+    pacemaker_.enter(recovery.rootQc.round + 1, false);
+}
+
+Status CoreImpl::recover(const RecoveryData& recovery) {
+    recovering_ = true;
+    for (const auto& record : recovery.executed) {
+        execRecords_[record.height] = record;
+        executedHeight_ = std::max(executedHeight_, record.height);
+    }
+    // Parents before children, so that every block finds its parent already in the tree.
+    std::vector<const codec::Block*> blocks;
+    blocks.reserve(recovery.blocks.size());
+    for (const auto& block : recovery.blocks) {
+        blocks.push_back(&block);
+    }
+    std::sort(blocks.begin(), blocks.end(), [](const codec::Block* a, const codec::Block* b) {
+        return a->header.height != b->header.height ? a->header.height < b->header.height
+                                                    : a->header.round < b->header.round;
+    });
+    for (const auto* block : blocks) {
+        handleBlock(std::make_shared<const codec::Block>(*block), Origin::kRecovered);
+        drainReady();
+    }
+    for (const auto& qc : recovery.qcs) {
+        processQc(qc, std::nullopt);
+    }
+    if (recovery.highestTc) {
+        processTc(*recovery.highestTc);
+    }
+    drainReady();
+    proposedRound_ = tree_.highestRoundBy(signer_->publicKey());
+    pacemaker_.resetBackoff();
+    recovering_ = false;
+    return {};
+}
+
+}  // namespace gridledger::consensus

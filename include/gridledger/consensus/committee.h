@@ -1,0 +1,154 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+#include <gridledger/codec/block.h>
+
+namespace gridledger::consensus {
+
+/** Largest committee of a consensus epoch unless genesis or governance says otherwise. */
+inline constexpr std::size_t kDefaultCommitteeMax = 31;
+
+/** Largest number of faulty members a committee of n tolerates: f = ⌊(n−1)/3⌋ (0 for n = 0). */
+[[nodiscard]] std::size_t maxFaultyOf(std::size_t n);
+
+/** Quorum of a committee of n: q = ⌊2n/3⌋ + 1. */
+[[nodiscard]] std::size_t quorumOf(std::size_t n);
+
+/**
+ * The leader seed of an epoch: signingDigest("sdbft/leader", chainId, u64 epoch ‖ seedBlockId),
+ * where seedBlockId is the id of the block the epoch starts from (the genesis block for epoch 0).
+ */
+[[nodiscard]] Hash256 leaderSeedOf(std::string_view chainId, std::uint64_t epoch,
+                                   const Hash256& seedBlockId);
+
+/**
+ * The members of one consensus epoch, in a fixed order (bit i of a certificate's signer bitmap is
+ * member i). Immutable once built; cheap to copy.
+ */
+class Committee {
+  public:
+    /**
+     * Builds the committee of `epoch` that starts from block `seedBlockId`.
+     * Requires `members` non-empty and pairwise distinct; fails with kInvalidArgument otherwise.
+     * Guarantees n = members.size(), f = maxFaultyOf(n), q = quorumOf(n).
+     */
+    [[nodiscard]] static Result<Committee> create(std::string_view chainId, std::uint64_t epoch,
+                                                  const Hash256& seedBlockId,
+                                                  std::vector<PubKey> members);
+
+    [[nodiscard]] std::uint64_t epoch() const { return epoch_; }
+    /** The block this epoch starts from; the genesis QC (round 0) certifies it. */
+    [[nodiscard]] const Hash256& seedBlockId() const { return seedBlockId_; }
+    [[nodiscard]] const Hash256& leaderSeed() const { return leaderSeed_; }
+    [[nodiscard]] const std::vector<PubKey>& members() const { return members_; }
+    /** n, the number of members. */
+    [[nodiscard]] std::size_t size() const { return members_.size(); }
+    /** f = ⌊(n−1)/3⌋. */
+    [[nodiscard]] std::size_t maxFaulty() const { return maxFaultyOf(size()); }
+    /** q = ⌊2n/3⌋ + 1. */
+    [[nodiscard]] std::size_t quorum() const { return quorumOf(size()); }
+    /** Member i; requires i < size(). */
+    [[nodiscard]] const PubKey& member(std::size_t i) const { return members_.at(i); }
+    /** The index of `key`, or nullopt when it is not a member. */
+    [[nodiscard]] std::optional<std::size_t> indexOf(const PubKey& key) const;
+    [[nodiscard]] bool contains(const PubKey& key) const { return indexOf(key).has_value(); }
+    /** Index of the leader of `round`: SHA-256(leaderSeed ‖ u64 round) mod n, big-endian. */
+    [[nodiscard]] std::size_t leaderIndex(std::uint64_t round) const;
+    /** The leader of `round`. */
+    [[nodiscard]] const PubKey& leaderOf(std::uint64_t round) const {
+        return members_[leaderIndex(round)];
+    }
+
+  private:
+    Committee() = default;
+
+    std::uint64_t epoch_ = 0;
+    Hash256 seedBlockId_;
+    Hash256 leaderSeed_;
+    std::vector<PubKey> members_;
+    std::map<PubKey, std::size_t> index_;
+};
+
+/**
+ * The committee of `epoch` chosen from the validator set: all of `validators` when there are at
+ * most `committeeMax`, else the `committeeMax` validators with the lowest
+ * signingDigest("sdbft/committee", chainId, u64 epoch ‖ seedBlockId ‖ pubkey). The result keeps
+ * the order of `validators`. Fails with kInvalidArgument on an empty or duplicate set or on
+ * committeeMax = 0.
+ */
+[[nodiscard]] Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validators,
+                                                          std::string_view chainId,
+                                                          std::uint64_t epoch,
+                                                          const Hash256& seedBlockId,
+                                                          std::size_t committeeMax);
+
+/** The digest a vote signs: signingDigest(kVoteTag, chainId, voteSigningBody(...)). */
+[[nodiscard]] Hash256 voteDigest(std::string_view chainId, std::uint64_t epoch, std::uint64_t round,
+                                 const Hash256& blockId);
+/** The digest a timeout signs: signingDigest(kTimeoutTag, chainId, timeoutSigningBody(...)). */
+[[nodiscard]] Hash256 timeoutDigest(std::string_view chainId, std::uint64_t epoch,
+                                    std::uint64_t round, std::uint64_t hqcRound);
+/** The digest a block's author signs: signingDigest(kProposalTag, chainId, blockId). */
+[[nodiscard]] Hash256 proposalDigest(std::string_view chainId, const Hash256& blockId);
+
+/** The genesis QC of an epoch: round 0, certifying `blockId`, no signers. */
+[[nodiscard]] codec::QuorumCert genesisQc(std::uint64_t epoch, const Hash256& blockId);
+
+/**
+ * Checks a QC against the committee: same epoch; a signer bitmap of exactly ⌈n/8⌉ bytes with no
+ * bit beyond n; at least q signers; one signature per signer, in member order; each a valid
+ * Schnorr signature of voteDigest(chainId, epoch, round, blockId). A round-0 QC is accepted by
+ * convention iff it has no signers and certifies committee.seedBlockId() (the genesis QC).
+ * Fails with kInvalidCertificate; never crashes on arbitrary input.
+ */
+[[nodiscard]] Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
+                                      std::string_view chainId);
+
+/**
+ * Checks a TC like a QC: same epoch, well-formed bitmap, at least q signers, one hqc round and one
+ * signature per signer, each hqc round below the TC's round, each signature a valid Schnorr
+ * signature of timeoutDigest(chainId, epoch, round, hqcRound). Fails with kInvalidCertificate.
+ */
+[[nodiscard]] Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
+                                       std::string_view chainId);
+
+/** Checks a vote: a member of the epoch signed voteDigest(...). Fails with kBadSignature etc. */
+[[nodiscard]] Status verifyVote(const codec::Vote& vote, const Committee& committee,
+                                std::string_view chainId);
+
+/** Checks a timeout: member, signature, hqc round below the round, and its high QC. */
+[[nodiscard]] Status verifyTimeout(const codec::Timeout& timeout, const Committee& committee,
+                                   std::string_view chainId);
+
+/**
+ * Checks what a driver must check before it hands a proposal or a fetched block to the core: the
+ * author is a member and signed proposalDigest(chainId, id), and the embedded QC and TC verify.
+ * It does not check that the author leads the block's round (the core does).
+ */
+[[nodiscard]] Status verifyProposal(const codec::Block& block, const Committee& committee,
+                                    std::string_view chainId);
+
+/**
+ * Builds a QC from votes that all name one (epoch, round, blockId) of `committee`'s epoch.
+ * Votes of non-members fail; a second vote of one voter is ignored; the signatures are not
+ * checked (the caller checked each vote). Fails with kInvalidCertificate below q distinct voters.
+ */
+[[nodiscard]] Result<codec::QuorumCert> buildQuorumCert(const Committee& committee,
+                                                        const std::vector<codec::Vote>& votes);
+
+/**
+ * Builds a TC from timeouts that all name one (epoch, round). Same rules as buildQuorumCert;
+ * each signer's hqc round is the round of its timeout's high QC.
+ */
+[[nodiscard]] Result<codec::TimeoutCert> buildTimeoutCert(
+    const Committee& committee, const std::vector<codec::Timeout>& timeouts);
+
+}  // namespace gridledger::consensus

@@ -1,0 +1,130 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+#include <gridledger/codec/block.h>
+#include <gridledger/consensus/committee.h>
+#include <gridledger/consensus/effect.h>
+#include <gridledger/consensus/event.h>
+#include <gridledger/consensus/safety_rules.h>
+#include <gridledger/consensus/signer.h>
+
+namespace gridledger::consensus {
+
+/** The round timer stops growing after this many timed-out rounds in a row. */
+inline constexpr std::uint64_t kMaxBackoffSteps = 6;
+
+/** The round timer after `consecutiveTimeouts` rounds in a row ended with a TC:
+ * ⌊t0Ms · 1.2^min(consecutiveTimeouts, 6)⌋, in integers (saturating). */
+[[nodiscard]] std::uint64_t roundTimeoutMs(std::uint64_t t0Ms, std::uint64_t consecutiveTimeouts);
+
+/** Settings of a core. No globals: the node and the simulator each pass their own. */
+struct Options {
+    /** The chain id every signature is bound to. */
+    std::string chainId;
+    /** Base round timeout T0; a round's timer is T0 · 1.2^min(k, 6), k = rounds timed out in a row.
+     */
+    std::uint64_t t0Ms = 1000;
+    /** How long an idle leader waits before it proposes a block; must be below t0Ms. */
+    std::uint64_t emptyBlockIntervalMs = 500;
+    /** How far ahead of the voter's clock a block's timestamp may be. */
+    std::uint64_t maxClockDriftMs = 2000;
+    /** Blocks kept while their parent is fetched; beyond it the oldest requests are dropped. */
+    std::size_t maxPendingBlocks = 256;
+    /** Votes and timeouts are collected for rounds up to this far beyond the current round. */
+    std::uint64_t maxRoundsAhead = 32;
+};
+
+/** The state after executing every committed block up to `height` (height 0: genesis state). */
+struct ExecRecord {
+    std::uint64_t height = 0;
+    Hash256 stateRoot;
+    Hash256 resultsRoot;
+
+    bool operator==(const ExecRecord&) const = default;
+};
+
+/**
+ * Everything the core needs to resume after a stop or a crash, read back by the driver from what
+ * it persisted: the last Persist* effects it performed and the ledger's committed blocks.
+ */
+struct RecoveryData {
+    Committee committee;
+    /** The last PersistSafety performed (SafetyData{epoch, 0, 0} on a fresh chain). */
+    SafetyData safety;
+    /** The highest committed block (the genesis block on a fresh chain). */
+    codec::Block root;
+    /** The QC that certifies `root` (Commit::qc; the genesis QC on a fresh chain). */
+    codec::QuorumCert rootQc;
+    /** Every block of PersistBlock above the root, in any order. */
+    std::vector<codec::Block> blocks;
+    /** Every QC of PersistQc above the root, in any order. */
+    std::vector<codec::QuorumCert> qcs;
+    /** The last PersistTc performed, if any. */
+    std::optional<codec::TimeoutCert> highestTc;
+    /**
+     * Execution records from the root's execHeight up to the executed height (at least the
+     * latest one). A proposal naming an older height is refused.
+     */
+    std::vector<ExecRecord> executed;
+
+    /** The recovery data of a fresh chain: root = genesis block, genesis QC, zero safety data. */
+    [[nodiscard]] static RecoveryData genesis(Committee committee, codec::Block genesisBlock,
+                                              const ExecRecord& genesisState);
+};
+
+class CoreImpl;
+
+/**
+ * The SDBFT consensus core of one validator for one epoch: a deterministic state machine. It has
+ * no clock, threads, I/O or randomness; time arrives with each event and every output is an
+ * effect for the driver to perform, in order (see docs/protocol.md).
+ */
+class Core {
+  public:
+    /**
+     * Builds a core from its recovery data. `signer` is this validator's key; a signer that is not
+     * a committee member yields a core that follows the chain without voting or proposing.
+     * `rules` defaults to TwoChainSafetyRules. Fails with kInvalidArgument on inconsistent options
+     * or recovery data (epoch mismatch, rootQc not certifying root, t0Ms <= emptyBlockIntervalMs).
+     */
+    [[nodiscard]] static Result<Core> create(Options options, RecoveryData recovery,
+                                             std::unique_ptr<Signer> signer,
+                                             std::unique_ptr<SafetyRules> rules = nullptr);
+
+    Core(Core&&) noexcept;
+    Core& operator=(Core&&) noexcept;
+    ~Core();
+
+    /**
+     * Handles one event and returns the effects to perform, in order. Never fails and never
+     * crashes on arbitrary peer input: refused inputs yield a Rejected effect.
+     */
+    [[nodiscard]] Effects step(const Event& event);
+
+    /** The round this validator is in: max(highest QC round, highest TC round) + 1. */
+    [[nodiscard]] std::uint64_t currentRound() const;
+    /** The highest QC held (its block is in the tree). */
+    [[nodiscard]] const codec::QuorumCert& highestQc() const;
+    /** The highest TC held, if any. */
+    [[nodiscard]] const std::optional<codec::TimeoutCert>& highestTc() const;
+    /** The safety data as last emitted in PersistSafety. */
+    [[nodiscard]] const SafetyData& safetyData() const;
+    /** The highest committed block. */
+    [[nodiscard]] const codec::Block& committedRoot() const;
+    /** The highest height reported by Executed (or recovered). */
+    [[nodiscard]] std::uint64_t executedHeight() const;
+
+  private:
+    explicit Core(std::unique_ptr<CoreImpl> impl);
+    std::unique_ptr<CoreImpl> impl_;
+};
+
+}  // namespace gridledger::consensus

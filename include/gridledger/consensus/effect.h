@@ -1,0 +1,106 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/error.h>
+#include <gridledger/codec/block.h>
+#include <gridledger/consensus/event.h>
+#include <gridledger/consensus/safety_rules.h>
+
+namespace gridledger::consensus {
+
+/** Blocks are shared between the tree and the effects that carry them; never mutated. */
+using BlockPtr = std::shared_ptr<const codec::Block>;
+
+/** Make the safety data durable (fsync) before performing any later Broadcast or SendVote. */
+struct PersistSafety {
+    SafetyData data;
+};
+
+/** Store a block of the tree (above the committed root) for recovery. */
+struct PersistBlock {
+    BlockPtr block;
+};
+
+/** Store a QC for recovery. */
+struct PersistQc {
+    codec::QuorumCert qc;
+};
+
+/** Store the new highest TC for recovery (it replaces the previous one). */
+struct PersistTc {
+    codec::TimeoutCert tc;
+};
+
+/** Send a proposal or a timeout to every other member of the committee. */
+struct Broadcast {
+    std::variant<BlockPtr, codec::Timeout> message;
+};
+
+/** Send a vote to `to`, the leader of the next round; when `to` is this validator, loop it back. */
+struct SendVote {
+    PubKey to;
+    codec::Vote vote;
+};
+
+/** Deliver TimerFired{kind, round} after `delayMs`. Earlier timers need not be cancelled. */
+struct ScheduleTimer {
+    TimerKind kind = TimerKind::kRound;
+    std::uint64_t round = 0;
+    std::uint64_t delayMs = 0;
+};
+
+/** Obtain the block `blockId` (certified by some QC) and deliver it as BlockFetched. */
+struct Fetch {
+    Hash256 blockId;
+    /** A member that should hold the block (the author of the message that referenced it). */
+    std::optional<PubKey> hint;
+};
+
+/**
+ * The 2-chain rule committed `blocks` (heights consecutive, the first one's parent is the
+ * previous committed block). `qc` certifies the last block; `commitQc` certifies its child, whose
+ * round follows directly, and is what makes the commit final. The driver appends them to the
+ * ledger, executes them in order and reports each as Executed. After a restart a Commit may repeat
+ * blocks the ledger already holds; the driver skips those (their ids match).
+ */
+struct Commit {
+    std::vector<BlockPtr> blocks;
+    codec::QuorumCert qc;
+    codec::QuorumCert commitQc;
+};
+
+/**
+ * This validator leads `round`: build a block with these header fields, author = this validator,
+ * txs from the mempool (none is fine), timestampMs = max(clock, minTimestampMs), sign it
+ * (signProposal) and deliver it as ProposalBuilt. The core broadcasts it.
+ */
+struct BuildProposal {
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    std::uint64_t height = 0;
+    Hash256 parentId;
+    codec::QuorumCert qc;
+    std::optional<codec::TimeoutCert> tc;
+    std::uint64_t execHeight = 0;
+    Hash256 execStateRoot;
+    Hash256 execResultsRoot;
+    std::uint64_t minTimestampMs = 0;
+};
+
+/** An input was refused; for logs at debug level (peers can trigger it). Nothing to perform. */
+struct Rejected {
+    Error error;
+};
+
+/** An output of the core. The driver performs a step's effects in order. */
+using Effect = std::variant<PersistSafety, PersistBlock, PersistQc, PersistTc, Broadcast, SendVote,
+                            ScheduleTimer, Fetch, Commit, BuildProposal, Rejected>;
+using Effects = std::vector<Effect>;
+
+}  // namespace gridledger::consensus

@@ -1,0 +1,471 @@
+#pragma once
+
+// A test driver for consensus cores: deterministic keys, a genesis, fake execution, and a cluster
+// of n cores whose messages go through one FIFO queue in virtual time. It plays the node's driver:
+// performs every effect in order, persists to an in-memory "disk", builds and signs proposals,
+// commits to a ledger, executes and reports Executed, loops self-addressed votes back, and can
+// kill a node at any effect and restart it from what it persisted.
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <gridledger/codec/block.h>
+#include <gridledger/consensus/committee.h>
+#include <gridledger/consensus/core.h>
+#include <gridledger/consensus/signer.h>
+#include <gridledger/crypto/schnorr.h>
+#include <gridledger/crypto/sha256.h>
+
+namespace gridledger::consensus::testing {
+
+inline constexpr std::string_view kChainId = "gridledger-consensus-test";
+inline constexpr std::uint64_t kGenesisTimeMs = 1'700'000'000'000;
+
+/** The i-th deterministic test key. */
+inline crypto::SecretKey testKey(std::size_t i) {
+    const Hash256 seed = crypto::sha256(asBytes("consensus-test-key-" + std::to_string(i)));
+    return crypto::SecretKey::fromBytes(seed.view()).value();
+}
+
+inline std::vector<crypto::SecretKey> testKeys(std::size_t n) {
+    std::vector<crypto::SecretKey> keys;
+    for (std::size_t i = 0; i < n; ++i) {
+        keys.push_back(testKey(i));
+    }
+    return keys;
+}
+
+inline std::vector<PubKey> publicKeys(const std::vector<crypto::SecretKey>& keys) {
+    std::vector<PubKey> out;
+    for (const auto& key : keys) {
+        out.push_back(key.publicKey());
+    }
+    return out;
+}
+
+inline codec::Block genesisBlock() {
+    codec::BlockHeader header;
+    header.timestampMs = kGenesisTimeMs;
+    return codec::makeBlock(header, {});
+}
+
+/** Fake execution: the roots after executing `block` on top of `previous`. Deterministic. */
+inline ExecRecord executeBlock(const ExecRecord& previous, const codec::Block& block) {
+    crypto::Sha256 state;
+    state.update(previous.stateRoot.view()).update(block.id.view());
+    crypto::Sha256 results;
+    results.update(previous.resultsRoot.view()).update(block.header.txsRoot.view());
+    return ExecRecord{block.header.height, state.finish(), results.finish()};
+}
+
+inline ExecRecord genesisState() {
+    return ExecRecord{0, crypto::sha256(asBytes("genesis-state")),
+                      crypto::sha256(asBytes("genesis-results"))};
+}
+
+inline Options testOptions() {
+    Options options;
+    options.chainId = std::string(kChainId);
+    options.t0Ms = 1000;
+    options.emptyBlockIntervalMs = 200;
+    options.maxClockDriftMs = 2000;
+    return options;
+}
+
+/** A QC on (round, blockId) signed by the first `signers` keys (all of them by default). */
+inline codec::QuorumCert signQc(const Committee& committee,
+                                const std::vector<crypto::SecretKey>& keys, std::uint64_t round,
+                                const Hash256& blockId, std::size_t signers = SIZE_MAX) {
+    std::vector<codec::Vote> votes;
+    for (std::size_t i = 0; i < keys.size() && i < signers; ++i) {
+        KeySigner signer(keys[i]);
+        votes.push_back(signVote(signer, kChainId, committee.epoch(), round, blockId));
+    }
+    return buildQuorumCert(committee, votes).value();
+}
+
+template <typename T>
+std::vector<const T*> effectsOf(const Effects& effects) {
+    std::vector<const T*> out;
+    for (const auto& effect : effects) {
+        if (const auto* e = std::get_if<T>(&effect)) {
+            out.push_back(e);
+        }
+    }
+    return out;
+}
+
+/** What one node's driver persisted: consensus store plus ledger. */
+struct Disk {
+    SafetyData safety;
+    std::map<Hash256, codec::Block> blocks;
+    std::map<Hash256, codec::QuorumCert> qcs;
+    std::optional<codec::TimeoutCert> tc;
+    std::vector<codec::Block> ledger;  // ledger[h] = committed block at height h (0 = genesis)
+    codec::QuorumCert rootQc;
+    std::vector<ExecRecord> executed;  // executed[h]
+};
+
+using EventBody = decltype(Event{}.body);
+
+struct Node {
+    crypto::SecretKey key;
+    std::optional<Core> core;
+    Disk disk;
+    bool up = true;
+    std::size_t mempool = 0;
+    std::uint64_t txSerial = 0;
+    std::vector<Effects> steps;  // every effect list the node's cores returned
+    std::vector<codec::Vote> sentVotes;  // every vote the driver actually sent (performed)
+    std::vector<Error> rejections;
+    std::size_t restarts = 0;
+};
+
+class Cluster {
+  public:
+    explicit Cluster(std::size_t n, Options options = testOptions())
+        : options_(std::move(options)),
+          keys_(testKeys(n)),
+          genesis_(genesisBlock()),
+          committee_(Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value()) {
+        for (std::size_t i = 0; i < n; ++i) {
+            Node node{keys_[i], std::nullopt, {}, true, 0, 0, {}, {}, {}, 0};
+            node.disk.safety = SafetyData{0, 0, 0};
+            node.disk.ledger.push_back(genesis_);
+            node.disk.rootQc = genesisQc(0, genesis_.id);
+            node.disk.executed.push_back(genesisState());
+            nodes_.push_back(std::move(node));
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            boot(i);
+        }
+    }
+
+    std::vector<Node>& nodes() { return nodes_; }
+    Node& node(std::size_t i) { return nodes_.at(i); }
+    const Committee& committee() const { return committee_; }
+    const std::vector<crypto::SecretKey>& keys() const { return keys_; }
+    const codec::Block& genesis() const { return genesis_; }
+    std::uint64_t now() const { return now_; }
+    std::size_t indexOf(const PubKey& key) const { return committee_.indexOf(key).value(); }
+    const std::vector<codec::Block>& ledger(std::size_t i) const { return nodes_[i].disk.ledger; }
+    std::uint64_t height(std::size_t i) const { return nodes_[i].disk.ledger.size() - 1; }
+
+    /** Link control: a message from `from` to `to` is delivered iff this returns true. */
+    std::function<bool(std::size_t from, std::size_t to)> linkUp = [](std::size_t, std::size_t) {
+        return true;
+    };
+    /** Crash injection: given a node and its step's effects, how many to perform before dying. */
+    std::function<std::optional<std::size_t>(std::size_t node, const Effects&)> crashPoint;
+
+    /** Starts every node that is up. */
+    void startAll() {
+        for (std::size_t i = 0; i < nodes_.size(); ++i) {
+            deliver(i, Start{});
+        }
+    }
+
+    /** Puts `count` transactions in node i's mempool and tells its core. */
+    void addTxs(std::size_t i, std::size_t count) {
+        nodes_[i].mempool += count;
+        queue_.emplace_back(i, PayloadAvailable{});
+    }
+
+    /** Stops node i: its queued inputs and timers are lost; what it persisted stays. */
+    void crash(std::size_t i) {
+        nodes_[i].up = false;
+        nodes_[i].core.reset();
+        std::erase_if(queue_, [&](const auto& entry) { return entry.first == i; });
+        std::erase_if(timers_, [&](const auto& entry) { return entry.second.first == i; });
+    }
+
+    /** Restarts node i from its disk and feeds Start. */
+    void restart(std::size_t i) {
+        nodes_[i].up = true;
+        ++nodes_[i].restarts;
+        boot(i);
+        deliver(i, Start{});
+    }
+
+    RecoveryData recoveryOf(std::size_t i) const {
+        const Disk& disk = nodes_[i].disk;
+        RecoveryData data{committee_, disk.safety, disk.ledger.back(), disk.rootQc, {}, {},
+                          disk.tc,    {}};
+        for (const auto& entry : disk.blocks) {
+            data.blocks.push_back(entry.second);
+        }
+        for (const auto& entry : disk.qcs) {
+            data.qcs.push_back(entry.second);
+        }
+        data.executed = disk.executed;
+        return data;
+    }
+
+    /** Delivers one queued message, or else fires the next timer. False when both are empty. */
+    bool stepOnce() {
+        if (!queue_.empty()) {
+            auto [to, body] = std::move(queue_.front());
+            queue_.pop_front();
+            now_ += 1;  // one millisecond of network per message
+            deliver(to, body);
+            return true;
+        }
+        if (!timers_.empty()) {
+            const auto it = timers_.begin();
+            now_ = std::max(now_, it->first.first);
+            const auto [to, timer] = it->second;
+            timers_.erase(it);
+            deliver(to, timer);
+            return true;
+        }
+        return false;
+    }
+
+    /** Runs until `done` holds; false if virtual time passes `untilMs` first. */
+    bool runUntil(const std::function<bool()>& done, std::uint64_t forMs) {
+        const std::uint64_t limit = now_ + forMs;
+        while (!done()) {
+            if (now_ > limit || !stepOnce()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Runs every up node until all of them committed at least `h`. */
+    bool runToHeight(std::uint64_t h, std::uint64_t forMs = 600'000) {
+        return runUntil(
+            [&] {
+                for (std::size_t i = 0; i < nodes_.size(); ++i) {
+                    if (nodes_[i].up && height(i) < h) {
+                        return false;
+                    }
+                }
+                return true;
+            },
+            forMs);
+    }
+
+    void deliver(std::size_t i, const EventBody& body) {
+        Node& node = nodes_[i];
+        if (!node.up || !node.core) {
+            return;
+        }
+        Effects effects = node.core->step(Event{now_, body});
+        node.steps.push_back(effects);
+        std::size_t count = effects.size();
+        bool dies = false;
+        if (crashPoint) {
+            if (auto cut = crashPoint(i, effects)) {
+                count = std::min(*cut, effects.size());
+                dies = true;
+            }
+        }
+        for (std::size_t k = 0; k < count; ++k) {
+            perform(i, effects[k]);
+        }
+        if (dies) {
+            crash(i);
+            restart(i);
+        }
+    }
+
+    /** Every block any node built, by id (what peers can serve to Fetch). */
+    const std::map<Hash256, codec::Block>& allBlocks() const { return allBlocks_; }
+
+  private:
+    void boot(std::size_t i) {
+        auto core = Core::create(options_, recoveryOf(i), std::make_unique<KeySigner>(keys_[i]));
+        ASSERT_TRUE(core.has_value()) << core.error().message;
+        nodes_[i].core.emplace(std::move(*core));
+    }
+
+    void send(std::size_t from, std::size_t to, EventBody body) {
+        if (from == to || (nodes_[to].up && linkUp(from, to))) {
+            queue_.emplace_back(to, std::move(body));
+        }
+    }
+
+    void perform(std::size_t i, const Effect& effect) {
+        std::visit([&](const auto& e) { performOne(i, e); }, effect);
+    }
+
+    void performOne(std::size_t i, const PersistSafety& e) { nodes_[i].disk.safety = e.data; }
+    void performOne(std::size_t i, const PersistBlock& e) {
+        nodes_[i].disk.blocks[e.block->id] = *e.block;
+    }
+    void performOne(std::size_t i, const PersistQc& e) { nodes_[i].disk.qcs[e.qc.blockId] = e.qc; }
+    void performOne(std::size_t i, const PersistTc& e) { nodes_[i].disk.tc = e.tc; }
+
+    void performOne(std::size_t i, const Broadcast& e) {
+        for (std::size_t j = 0; j < nodes_.size(); ++j) {
+            if (j == i) {
+                continue;
+            }
+            if (const auto* block = std::get_if<BlockPtr>(&e.message)) {
+                EXPECT_TRUE(verifyProposal(**block, committee_, kChainId).has_value());
+                send(i, j, ProposalReceived{**block});
+            } else {
+                const auto& timeout = std::get<codec::Timeout>(e.message);
+                EXPECT_TRUE(verifyTimeout(timeout, committee_, kChainId).has_value());
+                send(i, j, TimeoutReceived{timeout});
+            }
+        }
+    }
+
+    void performOne(std::size_t i, const SendVote& e) {
+        EXPECT_TRUE(verifyVote(e.vote, committee_, kChainId).has_value());
+        nodes_[i].sentVotes.push_back(e.vote);
+        send(i, indexOf(e.to), VoteReceived{e.vote});
+    }
+
+    void performOne(std::size_t i, const ScheduleTimer& e) {
+        timers_.emplace(std::make_pair(now_ + e.delayMs, timerSerial_++),
+                        std::make_pair(i, TimerFired{e.kind, e.round}));
+    }
+
+    void performOne(std::size_t i, const Fetch& e) {
+        const auto it = allBlocks_.find(e.blockId);
+        if (it != allBlocks_.end()) {
+            queue_.emplace_back(i, BlockFetched{it->second});
+        }
+    }
+
+    void performOne(std::size_t i, const Commit& e) {
+        Disk& disk = nodes_[i].disk;
+        for (const auto& block : e.blocks) {
+            const std::uint64_t h = block->header.height;
+            if (h < disk.ledger.size()) {
+                EXPECT_EQ(disk.ledger[h].id, block->id) << "node " << i << " forked at " << h;
+                continue;
+            }
+            ASSERT_EQ(h, disk.ledger.size()) << "node " << i << " commit skips a height";
+            ASSERT_EQ(block->header.parentId, disk.ledger.back().id);
+            disk.ledger.push_back(*block);
+            disk.executed.push_back(executeBlock(disk.executed.back(), *block));
+            const ExecRecord& rec = disk.executed.back();
+            queue_.emplace_back(i, Executed{rec.height, rec.stateRoot, rec.resultsRoot});
+        }
+        if (!e.blocks.empty() && e.blocks.back()->id == disk.ledger.back().id) {
+            disk.rootQc = e.qc;
+        }
+        // The consensus store may drop what the ledger now holds.
+        const codec::BlockHeader& root = disk.ledger.back().header;
+        std::erase_if(disk.blocks,
+                      [&](const auto& entry) { return entry.second.header.round <= root.round; });
+        std::erase_if(disk.qcs,
+                      [&](const auto& entry) { return entry.second.round <= root.round; });
+    }
+
+    void performOne(std::size_t i, const BuildProposal& e) {
+        Node& node = nodes_[i];
+        codec::BlockHeader header;
+        header.epoch = e.epoch;
+        header.round = e.round;
+        header.height = e.height;
+        header.parentId = e.parentId;
+        header.qc = e.qc;
+        header.tc = e.tc;
+        header.author = node.key.publicKey();
+        header.timestampMs = std::max(now_, e.minTimestampMs);
+        header.execHeight = e.execHeight;
+        header.execStateRoot = e.execStateRoot;
+        header.execResultsRoot = e.execResultsRoot;
+        std::vector<Bytes> txs;
+        const std::size_t take = std::min<std::size_t>(node.mempool, 5);
+        for (std::size_t k = 0; k < take; ++k) {
+            const std::string tx =
+                "tx-" + std::to_string(i) + "-" + std::to_string(node.txSerial++);
+            txs.emplace_back(tx.begin(), tx.end());
+        }
+        node.mempool -= take;
+        codec::Block block = codec::makeBlock(header, std::move(txs));
+        KeySigner signer(node.key);
+        signProposal(signer, kChainId, block);
+        allBlocks_[block.id] = block;
+        queue_.emplace_back(i, ProposalBuilt{block});
+        if (node.mempool > 0) {
+            queue_.emplace_back(i, PayloadAvailable{});
+        }
+    }
+
+    void performOne(std::size_t i, const Rejected& e) { nodes_[i].rejections.push_back(e.error); }
+
+    Options options_;
+    std::vector<crypto::SecretKey> keys_;
+    codec::Block genesis_;
+    Committee committee_;
+    std::vector<Node> nodes_;
+    std::deque<std::pair<std::size_t, EventBody>> queue_;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::pair<std::size_t, TimerFired>> timers_;
+    std::uint64_t timerSerial_ = 0;
+    std::uint64_t now_ = kGenesisTimeMs + 1000;
+    std::map<Hash256, codec::Block> allBlocks_;
+};
+
+// ---- Properties checked over a node's recorded effects ----
+
+/** Every SendVote is preceded, in its own effect list, by PersistSafety covering its round. */
+inline void expectSafetyPersistedBeforeEveryVote(const Node& node) {
+    for (const auto& effects : node.steps) {
+        std::optional<std::uint64_t> persisted;
+        for (const auto& effect : effects) {
+            if (const auto* p = std::get_if<PersistSafety>(&effect)) {
+                persisted = p->data.lastVotedRound;
+            } else if (const auto* v = std::get_if<SendVote>(&effect)) {
+                ASSERT_TRUE(persisted.has_value()) << "vote without PersistSafety before it";
+                EXPECT_EQ(*persisted, v->vote.round);
+            }
+        }
+    }
+}
+
+/**
+ * Across every incarnation of the node, the votes that left it name at most one block per round.
+ * (A vote signed in a step whose PersistSafety was never performed died with the process.)
+ */
+inline void expectAtMostOneVotePerRound(const Node& node) {
+    std::map<std::uint64_t, std::set<Hash256>> voted;
+    for (const auto& vote : node.sentVotes) {
+        voted[vote.round].insert(vote.blockId);
+    }
+    for (const auto& [round, blocks] : voted) {
+        EXPECT_EQ(blocks.size(), 1U) << "two different votes in round " << round;
+    }
+}
+
+/** Every Commit obeys the 2-chain rule and the ledger is one chain of consecutive heights. */
+inline void expectTwoChainCommits(const Node& node,
+                                  const std::map<Hash256, codec::Block>& allBlocks) {
+    for (const auto& effects : node.steps) {
+        for (const auto* commit : effectsOf<Commit>(effects)) {
+            ASSERT_FALSE(commit->blocks.empty());
+            const codec::Block& last = *commit->blocks.back();
+            EXPECT_EQ(commit->qc.blockId, last.id);
+            const auto child = allBlocks.find(commit->commitQc.blockId);
+            ASSERT_NE(child, allBlocks.end());
+            EXPECT_EQ(child->second.header.parentId, last.id);
+            EXPECT_EQ(child->second.header.round, last.header.round + 1);
+            for (std::size_t k = 1; k < commit->blocks.size(); ++k) {
+                EXPECT_EQ(commit->blocks[k]->header.parentId, commit->blocks[k - 1]->id);
+            }
+        }
+    }
+    const auto& ledger = node.disk.ledger;
+    for (std::size_t h = 1; h < ledger.size(); ++h) {
+        EXPECT_EQ(ledger[h].header.height, h);
+        EXPECT_EQ(ledger[h].header.parentId, ledger[h - 1].id);
+        EXPECT_GT(ledger[h].header.timestampMs, ledger[h - 1].header.timestampMs);
+    }
+}
+
+}  // namespace gridledger::consensus::testing
