@@ -28,7 +28,7 @@ struct GenesisAccount {
 /** Consensus parameters (DESIGN.md §4); governance may change them later. */
 struct ConsensusParams {
     std::uint64_t roundTimeoutMs = 1000;  // T0
-    std::uint64_t emptyBlockIntervalMs = 1000;
+    std::uint64_t emptyBlockIntervalMs = 500;
     std::uint64_t maxClockDriftMs = 2000;
     std::uint32_t committeeMax = 31;
     std::uint32_t maxBlockTxs = 5000;

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <gridledger/ledger/block_store.h>
+#include <gridledger/ledger/mempool.h>
+#include <gridledger/ledger/state_tree.h>
+#include <gridledger/rpc/method_table.h>
+
+namespace gridledger::rpc {
+
+/** What node_status reports besides the chain itself. */
+struct NodeStatus {
+    std::string version;
+    PubKey validator;
+    std::uint64_t epoch = 0;
+    std::uint64_t round = 0;
+    std::uint64_t highestQcRound = 0;
+};
+
+/**
+ * What the chain methods read: the committed chain and state, the mempool, and the node's live
+ * status. Every pointer must outlive the method table built from it.
+ */
+struct ChainContext {
+    std::string chainId;
+    ledger::Mempool* mempool = nullptr;
+    const ledger::BlockStore* blocks = nullptr;
+    const ledger::StateTree* tree = nullptr;
+    std::function<NodeStatus()> status;
+    /** Called after tx_submit admitted a transaction (e.g. to wake the block proposer). */
+    std::function<void()> txAdmitted;
+};
+
+/**
+ * Registers node_status, tx_submit, tx_get, account_get, chain_getHead and chain_getBlock, one
+ * handler file each under rpc/handlers/.
+ */
+[[nodiscard]] Status addChainMethods(MethodTable& table, const ChainContext& context);
+
+}  // namespace gridledger::rpc

@@ -1,0 +1,24 @@
+#include <gridledger/rpc/chain_methods.h>
+
+#include "handlers/handlers.h"
+
+namespace gridledger::rpc {
+
+Status addChainMethods(MethodTable& table, const ChainContext& context) {
+    using Fn = Result<boost::json::value> (*)(const ChainContext&, const boost::json::value&);
+    const std::pair<const char*, Fn> methods[] = {
+        {"node_status", handlers::nodeStatus},
+        {"tx_submit", handlers::txSubmit},
+        {"tx_get", handlers::txGet},
+        {"account_get", handlers::accountGet},
+        {"chain_getHead", handlers::chainGetHead},
+        {"chain_getBlock", handlers::chainGetBlock},
+    };
+    for (const auto& [name, fn] : methods) {
+        GL_TRY(table.add(
+            name, [context, fn](const boost::json::value& params) { return fn(context, params); }));
+    }
+    return {};
+}
+
+}  // namespace gridledger::rpc

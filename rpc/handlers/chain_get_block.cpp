@@ -1,0 +1,45 @@
+#include <gridledger/crypto/sha256.h>
+
+#include "handlers.h"
+
+namespace gridledger::rpc::handlers {
+
+/** params: [height] as a decimal string, or {"id": "0x…"}; optional "full_txs": bool. */
+Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"height", "id", "full_txs"}));
+    std::optional<codec::Block> block;
+    if (findParam(params, 0, "id") != nullptr && params.is_object()) {
+        GL_ASSIGN_OR_RETURN(id, requireFixedHex<32>(params, 0, "id"));
+        GL_ASSIGN_OR_RETURN(found, ctx.blocks->blockById(id));
+        block = std::move(found);
+    } else {
+        GL_ASSIGN_OR_RETURN(height, requireU64Decimal(params, 0, "height"));
+        GL_ASSIGN_OR_RETURN(found, ctx.blocks->blockAt(height));
+        block = std::move(found);
+    }
+    if (!block) {
+        return fail(ErrorCode::kNotFound, "no committed block there");
+    }
+    GL_ASSIGN_OR_RETURN(fullTxs, optionalBool(params, 1, "full_txs"));
+    GL_ASSIGN_OR_RETURN(cert, ctx.blocks->certAt(block->header.height));
+    GL_ASSIGN_OR_RETURN(roots, ctx.blocks->rootsAt(block->header.height));
+    boost::json::array txs;
+    for (const auto& tx : block->txs) {
+        txs.push_back(
+            boost::json::string(fullTxs.value_or(false) ? toHex(tx) : crypto::sha256(tx).hex()));
+    }
+    boost::json::object out{{"header", headerJson(*block)},
+                            {"signature", block->signature.hex()},
+                            {"txs", std::move(txs)}};
+    if (cert) {
+        out["certified_by"] = qcJson(*cert);
+    }
+    if (roots) {
+        // The roots after executing this block; a later block's header carries them certified.
+        out["state_root"] = roots->stateRoot.hex();
+        out["results_root"] = roots->resultsRoot.hex();
+    }
+    return out;
+}
+
+}  // namespace gridledger::rpc::handlers

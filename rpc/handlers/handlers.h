@@ -1,0 +1,30 @@
+#pragma once
+
+// Private to rpc/: the chain method handlers and the JSON views they share.
+
+#include <boost/json.hpp>
+
+#include <gridledger/codec/block.h>
+#include <gridledger/codec/receipt.h>
+#include <gridledger/rpc/chain_methods.h>
+#include <gridledger/rpc/params.h>
+
+namespace gridledger::rpc::handlers {
+
+using boost::json::value;
+
+Result<value> nodeStatus(const ChainContext& ctx, const value& params);
+Result<value> txSubmit(const ChainContext& ctx, const value& params);
+Result<value> txGet(const ChainContext& ctx, const value& params);
+Result<value> accountGet(const ChainContext& ctx, const value& params);
+Result<value> chainGetHead(const ChainContext& ctx, const value& params);
+Result<value> chainGetBlock(const ChainContext& ctx, const value& params);
+
+/** The executed head height; kUnavailable before genesis was written. */
+Result<std::uint64_t> executedHeight(const ChainContext& ctx);
+
+boost::json::object headerJson(const codec::Block& block);
+boost::json::object qcJson(const codec::QuorumCert& qc);
+boost::json::object receiptJson(const codec::Receipt& receipt);
+
+}  // namespace gridledger::rpc::handlers

@@ -1,0 +1,24 @@
+#include "handlers.h"
+
+namespace gridledger::rpc::handlers {
+
+Result<value> nodeStatus(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {}));
+    GL_ASSIGN_OR_RETURN(height, executedHeight(ctx));
+    GL_ASSIGN_OR_RETURN(roots, ctx.blocks->rootsAt(height));
+    const NodeStatus status = ctx.status();
+    return boost::json::object{
+        {"chain_id", ctx.chainId},
+        {"version", status.version},
+        {"validator", status.validator.hex()},
+        {"executed_height", std::to_string(height)},
+        {"state_root", roots ? roots->stateRoot.hex() : Hash256{}.hex()},
+        {"consensus_epoch", std::to_string(status.epoch)},
+        {"consensus_round", std::to_string(status.round)},
+        {"highest_qc_round", std::to_string(status.highestQcRound)},
+        {"mempool_size", ctx.mempool->size()},
+        {"mempool_bytes", ctx.mempool->bytes()},
+    };
+}
+
+}  // namespace gridledger::rpc::handlers

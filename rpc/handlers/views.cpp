@@ -1,0 +1,75 @@
+#include "handlers.h"
+
+namespace gridledger::rpc::handlers {
+namespace json = boost::json;
+
+namespace {
+
+std::string dec(std::uint64_t v) {
+    return std::to_string(v);
+}
+
+}  // namespace
+
+Result<std::uint64_t> executedHeight(const ChainContext& ctx) {
+    GL_ASSIGN_OR_RETURN(height, ctx.blocks->executedHeight());
+    if (!height) {
+        return fail(ErrorCode::kUnavailable, "the node has not written its genesis yet");
+    }
+    return *height;
+}
+
+json::object qcJson(const codec::QuorumCert& qc) {
+    json::array sigs;
+    for (const auto& sig : qc.signatures) {
+        sigs.push_back(json::string(sig.hex()));
+    }
+    return {{"epoch", dec(qc.epoch)},
+            {"round", dec(qc.round)},
+            {"block_id", qc.blockId.hex()},
+            {"signers", toHex(qc.signers)},
+            {"signatures", std::move(sigs)}};
+}
+
+json::object headerJson(const codec::Block& block) {
+    const auto& h = block.header;
+    json::object out{{"id", block.id.hex()},
+                     {"epoch", dec(h.epoch)},
+                     {"round", dec(h.round)},
+                     {"height", dec(h.height)},
+                     {"parent_id", h.parentId.hex()},
+                     {"author", h.author.hex()},
+                     {"timestamp_ms", dec(h.timestampMs)},
+                     {"txs_root", h.txsRoot.hex()},
+                     {"tx_count", h.txCount},
+                     {"exec_height", dec(h.execHeight)},
+                     {"exec_state_root", h.execStateRoot.hex()},
+                     {"exec_results_root", h.execResultsRoot.hex()},
+                     {"qc", qcJson(h.qc)}};
+    if (h.tc) {
+        out["tc"] = json::object{{"epoch", dec(h.tc->epoch)},
+                                 {"round", dec(h.tc->round)},
+                                 {"highest_hqc_round", dec(h.tc->highestHqcRound())}};
+    }
+    return out;
+}
+
+json::object receiptJson(const codec::Receipt& receipt) {
+    json::array events;
+    for (const auto& event : receipt.events) {
+        json::object attributes;
+        for (const auto& [key, val] : event.attributes) {
+            attributes[key] = val;
+        }
+        events.push_back(json::object{{"kind", event.kind}, {"attributes", std::move(attributes)}});
+    }
+    return {{"tx_hash", receipt.txHash.hex()},
+            {"height", dec(receipt.height)},
+            {"index", receipt.index},
+            {"success", receipt.success()},
+            {"code", static_cast<std::uint32_t>(receipt.code)},
+            {"reason", reasonOf(receipt.code)},
+            {"events", std::move(events)}};
+}
+
+}  // namespace gridledger::rpc::handlers

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages GridLedger builds with. Does nothing when they are present.
+set -euo pipefail
+
+packages=(
+    build-essential cmake pkg-config git
+    libboost1.81-all-dev libboost-json1.81-dev
+    libssl-dev librocksdb-dev libsecp256k1-dev
+    libprotobuf-dev protobuf-compiler
+    libspdlog-dev libfmt-dev prometheus-cpp-dev
+    libgtest-dev libgmock-dev libbenchmark-dev
+    clang-format clang-tidy python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

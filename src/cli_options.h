@@ -1,0 +1,32 @@
+#pragma once
+
+// Shared option parsing for the subcommands.
+
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "commands.h"
+#include "home.h"
+#include "rpc_client.h"
+
+namespace gridledger::node {
+
+/**
+ * Parses `args` against `desc` (which gets --help and --home added). Returns std::nullopt with
+ * `exitCode` set when the command should stop (help shown or a usage error printed).
+ */
+std::optional<boost::program_options::variables_map> parseOptions(
+    const std::string& command, boost::program_options::options_description& desc,
+    const boost::program_options::positional_options_description& positional, const Args& args,
+    std::string& homeFlag, int& exitCode);
+
+/** The RPC endpoint: --rpc if given, else the home's config, else 127.0.0.1:8545. */
+Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home);
+
+/** Prints "gridledger <command>: <message>" to stderr and returns 1. */
+int reportError(const std::string& command, const Error& error);
+
+}  // namespace gridledger::node

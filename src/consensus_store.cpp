@@ -1,0 +1,119 @@
+#include "consensus_store.h"
+
+#include <gridledger/ledger/columns.h>
+
+namespace gridledger::node {
+namespace {
+
+constexpr storage::Column kColumn = ledger::kConsensusColumn;
+constexpr std::string_view kSafetyKey = "safety";
+constexpr std::string_view kTcKey = "tc";
+constexpr std::string_view kBlockPrefix = "block/";  // ‖ u64 height ‖ id
+constexpr std::string_view kQcPrefix = "qc/";        // ‖ u64 round ‖ block id
+
+Bytes prefixed(std::string_view prefix, std::uint64_t number, const Hash256& id) {
+    Bytes key(prefix.begin(), prefix.end());
+    appendU64(key, number);
+    append(key, id.view());
+    return key;
+}
+
+bool hasPrefix(ByteView key, std::string_view prefix) {
+    return key.size() >= prefix.size() &&
+           std::equal(prefix.begin(), prefix.end(), key.begin(),
+                      [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; });
+}
+
+/** Visits every record under `prefix` in key order until `visit` fails. */
+template <typename Visit>
+Status forEach(const storage::KvStore& store, std::string_view prefix, Visit visit) {
+    auto cursor = store.cursor(kColumn);
+    for (cursor.seek(asBytes(prefix)); cursor.valid() && hasPrefix(cursor.key(), prefix);
+         cursor.next()) {
+        GL_TRY(visit(cursor.key(), cursor.value()));
+    }
+    return cursor.status();
+}
+
+Error corrupt(std::string_view what) {
+    return Error{ErrorCode::kCorrupt, "stored consensus " + std::string(what) + " is corrupt"};
+}
+
+}  // namespace
+
+Status ConsensusStore::saveSafety(const consensus::SafetyData& data) {
+    Bytes value;
+    appendU64(value, data.epoch);
+    appendU64(value, data.lastVotedRound);
+    appendU64(value, data.oneChainRound);
+    return store_.put(kColumn, asBytes(kSafetyKey), value, true);
+}
+
+Status ConsensusStore::saveBlock(const codec::Block& block) {
+    return store_.put(kColumn, prefixed(kBlockPrefix, block.header.height, block.id),
+                      codec::encodeBlock(block), false);
+}
+
+Status ConsensusStore::saveQc(const codec::QuorumCert& qc) {
+    return store_.put(kColumn, prefixed(kQcPrefix, qc.round, qc.blockId), codec::encodeQc(qc),
+                      false);
+}
+
+Status ConsensusStore::saveTc(const codec::TimeoutCert& tc) {
+    return store_.put(kColumn, asBytes(kTcKey), codec::encodeTc(tc), false);
+}
+
+Result<StoredConsensus> ConsensusStore::load() const {
+    StoredConsensus out;
+    GL_ASSIGN_OR_RETURN(safety, store_.get(kColumn, asBytes(kSafetyKey)));
+    if (safety) {
+        if (safety->size() != 24) {
+            return std::unexpected(corrupt("safety data"));
+        }
+        const ByteView bytes(*safety);
+        out.safety = consensus::SafetyData{readU64(bytes), readU64(bytes.subspan(8)),
+                                           readU64(bytes.subspan(16))};
+    }
+    GL_ASSIGN_OR_RETURN(tc, store_.get(kColumn, asBytes(kTcKey)));
+    if (tc) {
+        auto decoded = codec::decodeTc(*tc);
+        if (!decoded) {
+            return std::unexpected(corrupt("timeout certificate"));
+        }
+        out.highestTc = std::move(*decoded);
+    }
+    GL_TRY(forEach(store_, kBlockPrefix, [&out](ByteView, ByteView value) -> Status {
+        auto block = codec::decodeBlock(value);
+        if (!block) {
+            return std::unexpected(corrupt("block"));
+        }
+        out.blocks.push_back(std::move(*block));
+        return {};
+    }));
+    GL_TRY(forEach(store_, kQcPrefix, [&out](ByteView, ByteView value) -> Status {
+        auto qc = codec::decodeQc(value);
+        if (!qc) {
+            return std::unexpected(corrupt("quorum certificate"));
+        }
+        out.qcs.push_back(std::move(*qc));
+        return {};
+    }));
+    return out;
+}
+
+Status ConsensusStore::prune(std::uint64_t height, std::uint64_t round) {
+    auto batch = store_.batch();
+    const auto collect = [&batch](std::string_view prefix, std::uint64_t below) {
+        return [&batch, prefix, below](ByteView key, ByteView) -> Status {
+            if (readU64(key.subspan(prefix.size())) < below) {
+                batch.erase(kColumn, key);
+            }
+            return {};
+        };
+    };
+    GL_TRY(forEach(store_, kBlockPrefix, collect(kBlockPrefix, height + 1)));
+    GL_TRY(forEach(store_, kQcPrefix, collect(kQcPrefix, round)));
+    return store_.write(batch, false);
+}
+
+}  // namespace gridledger::node

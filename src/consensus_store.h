@@ -1,0 +1,43 @@
+#pragma once
+
+// Persistence of the consensus core's state in the node's database (the consensus column family):
+// safety data, blocks and certificates above the committed root, the highest TC.
+
+#include <optional>
+#include <vector>
+
+#include <gridledger/codec/block.h>
+#include <gridledger/consensus/safety_rules.h>
+#include <gridledger/storage/kv_store.h>
+
+namespace gridledger::node {
+
+/** What ConsensusStore::load read back. */
+struct StoredConsensus {
+    std::optional<consensus::SafetyData> safety;
+    std::vector<codec::Block> blocks;
+    std::vector<codec::QuorumCert> qcs;
+    std::optional<codec::TimeoutCert> highestTc;
+};
+
+class ConsensusStore {
+  public:
+    explicit ConsensusStore(storage::KvStore& store) : store_(store) {}
+
+    /** Persists safety data and fsyncs the WAL, which also makes every earlier write durable. */
+    [[nodiscard]] Status saveSafety(const consensus::SafetyData& data);
+    [[nodiscard]] Status saveBlock(const codec::Block& block);
+    [[nodiscard]] Status saveQc(const codec::QuorumCert& qc);
+    [[nodiscard]] Status saveTc(const codec::TimeoutCert& tc);
+
+    /** Everything persisted; stored records that do not decode are reported as kCorrupt. */
+    [[nodiscard]] Result<StoredConsensus> load() const;
+
+    /** Drops blocks at or below `height` and QCs below `round` (they are in the ledger now). */
+    [[nodiscard]] Status prune(std::uint64_t height, std::uint64_t round);
+
+  private:
+    storage::KvStore& store_;
+};
+
+}  // namespace gridledger::node

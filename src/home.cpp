@@ -1,0 +1,177 @@
+#include "home.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+namespace gridledger::node {
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr std::string_view kNodeKeyName = "node";
+constexpr fs::perms kSecret = fs::perms::owner_read | fs::perms::owner_write;
+
+std::string trim(const std::string& text) {
+    const auto begin = text.find_first_not_of(" \t\r\n");
+    const auto end = text.find_last_not_of(" \t\r\n");
+    return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
+}
+
+Result<Bytes> readKeyBytes(const fs::path& path) {
+    GL_ASSIGN_OR_RETURN(text, readFile(path));
+    auto bytes = fromHex(trim(text));
+    if (!bytes) {
+        return fail(ErrorCode::kConfig, "key file " + path.string() + " is not 0x hex");
+    }
+    return *bytes;
+}
+
+}  // namespace
+
+Home Home::resolve(const std::string& flag) {
+    if (!flag.empty()) {
+        return Home(flag);
+    }
+    if (const char* env = std::getenv("GRIDLEDGER_HOME"); env != nullptr && *env != '\0') {
+        return Home(env);
+    }
+    const char* home = std::getenv("HOME");
+    return Home(fs::path(home != nullptr ? home : ".") / ".gridledger");
+}
+
+Result<std::string> readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return fail(ErrorCode::kIo, "cannot read " + path.string());
+    }
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+Status writeFile(const fs::path& path, std::string_view content, fs::perms perms) {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    const fs::path tmp = path.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            return fail(ErrorCode::kIo, "cannot write " + tmp.string());
+        }
+        fs::permissions(tmp, perms, ec);
+        out << content;
+        out.flush();
+        if (!out) {
+            return fail(ErrorCode::kIo, "cannot write " + tmp.string());
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        return fail(ErrorCode::kIo, "cannot move " + tmp.string() + ": " + ec.message());
+    }
+    return {};
+}
+
+Result<crypto::SecretKey> Home::createKey(const std::string& name) const {
+    if (name.empty() || name == kNodeKeyName || !std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+        })) {
+        return fail(ErrorCode::kInvalidArgument, "key names use letters, digits, '-' and '_'");
+    }
+    if (fs::exists(keyFile(name))) {
+        return fail(ErrorCode::kInvalidArgument, "a key named '" + name + "' already exists");
+    }
+    const auto key = crypto::SecretKey::generate();
+    GL_TRY(writeFile(keyFile(name), toHex(key.secret().view()) + "\n", kSecret));
+    return key;
+}
+
+Result<crypto::SecretKey> Home::loadKey(const std::string& name) const {
+    GL_ASSIGN_OR_RETURN(bytes, readKeyBytes(keyFile(name)));
+    return crypto::SecretKey::fromBytes(bytes);
+}
+
+Result<crypto::NodeKey> Home::createNodeKey() const {
+    const auto key = crypto::NodeKey::generate();
+    GL_TRY(writeFile(keyFile(std::string(kNodeKeyName)), toHex(key.seed().view()) + "\n", kSecret));
+    return key;
+}
+
+Result<crypto::NodeKey> Home::loadNodeKey() const {
+    GL_ASSIGN_OR_RETURN(bytes, readKeyBytes(keyFile(std::string(kNodeKeyName))));
+    return crypto::NodeKey::fromSeed(bytes);
+}
+
+std::vector<std::string> Home::keyNames() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root_ / "keys", ec)) {
+        if (entry.path().extension() == ".key" && entry.path().stem() != kNodeKeyName) {
+            names.push_back(entry.path().stem().string());
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Result<NodeConfig> Home::loadConfig() const {
+    NodeConfig c;
+    po::options_description desc;
+    desc.add_options()  //
+        ("rpc.address", po::value(&c.rpcAddress)->default_value(c.rpcAddress))(
+            "rpc.port", po::value(&c.rpcPort)->default_value(c.rpcPort))(
+            "rpc.threads", po::value(&c.rpcThreads)->default_value(c.rpcThreads))(
+            "rpc.max_body_bytes", po::value(&c.rpcMaxBodyBytes)->default_value(c.rpcMaxBodyBytes))(
+            "rpc.max_batch", po::value(&c.rpcMaxBatch)->default_value(c.rpcMaxBatch))(
+            "rpc.max_connections",
+            po::value(&c.rpcMaxConnections)->default_value(c.rpcMaxConnections))(
+            "mempool.max_txs", po::value(&c.mempoolMaxTxs)->default_value(c.mempoolMaxTxs))(
+            "mempool.max_bytes", po::value(&c.mempoolMaxBytes)->default_value(c.mempoolMaxBytes))(
+            "mempool.nonce_window",
+            po::value(&c.mempoolNonceWindow)->default_value(c.mempoolNonceWindow))(
+            "mempool.verify_threads", po::value(&c.verifyThreads)->default_value(c.verifyThreads))(
+            "log.level", po::value(&c.logLevel)->default_value(c.logLevel));
+    std::ifstream in(configFile());
+    if (!in) {
+        return fail(ErrorCode::kConfig, "cannot read " + configFile().string());
+    }
+    try {
+        po::variables_map vm;
+        po::store(po::parse_config_file(in, desc), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        return fail(ErrorCode::kConfig, configFile().string() + ": " + e.what());
+    }
+    return c;
+}
+
+Status Home::writeDefaultConfig() const {
+    const NodeConfig c;
+    std::ostringstream out;
+    out << "# GridLedger node configuration (INI). Every key is optional; shown are the defaults.\n"
+        << "[rpc]\n"
+        << "address = " << c.rpcAddress << "\n"
+        << "port = " << c.rpcPort << "\n"
+        << "threads = " << c.rpcThreads << "\n"
+        << "max_body_bytes = " << c.rpcMaxBodyBytes << "\n"
+        << "max_batch = " << c.rpcMaxBatch << "\n"
+        << "max_connections = " << c.rpcMaxConnections << "\n\n"
+        << "[mempool]\n"
+        << "max_txs = " << c.mempoolMaxTxs << "\n"
+        << "max_bytes = " << c.mempoolMaxBytes << "\n"
+        << "nonce_window = " << c.mempoolNonceWindow << "\n"
+        << "# 0 = one signature-verification thread per core\n"
+        << "verify_threads = " << c.verifyThreads << "\n\n"
+        << "[log]\n"
+        << "level = " << c.logLevel << "\n";
+    return writeFile(configFile(), out.str(),
+                     fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                         fs::perms::others_read);
+}
+
+}  // namespace gridledger::node

@@ -1,0 +1,71 @@
+#pragma once
+
+// The node's home directory: config/node.conf, config/genesis.json, keys/, data/.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gridledger/base/result.h>
+#include <gridledger/crypto/ed25519.h>
+#include <gridledger/crypto/schnorr.h>
+
+namespace gridledger::node {
+
+/** Settings read from config/node.conf (INI). Every key has a default. */
+struct NodeConfig {
+    std::string rpcAddress = "127.0.0.1";
+    std::uint16_t rpcPort = 8545;
+    std::size_t rpcThreads = 2;
+    std::size_t rpcMaxBodyBytes = 1U << 20U;
+    std::size_t rpcMaxBatch = 100;
+    std::size_t rpcMaxConnections = 1024;
+    std::size_t mempoolMaxTxs = 50000;
+    std::size_t mempoolMaxBytes = 64U << 20U;
+    std::uint64_t mempoolNonceWindow = 64;
+    std::size_t verifyThreads = 0;  // 0 = one per core
+    std::string logLevel = "info";
+};
+
+class Home {
+  public:
+    explicit Home(std::filesystem::path root) : root_(std::move(root)) {}
+
+    /** --home, else $GRIDLEDGER_HOME, else ~/.gridledger. */
+    [[nodiscard]] static Home resolve(const std::string& flag);
+
+    [[nodiscard]] const std::filesystem::path& root() const { return root_; }
+    [[nodiscard]] std::filesystem::path configFile() const {
+        return root_ / "config" / "node.conf";
+    }
+    [[nodiscard]] std::filesystem::path genesisFile() const {
+        return root_ / "config" / "genesis.json";
+    }
+    [[nodiscard]] std::filesystem::path dataDir() const { return root_ / "data"; }
+    [[nodiscard]] std::filesystem::path keyFile(const std::string& name) const {
+        return root_ / "keys" / (name + ".key");
+    }
+    [[nodiscard]] bool initialised() const { return std::filesystem::exists(genesisFile()); }
+
+    /** Writes a new account/validator key (mode 0600); fails if one of that name exists. */
+    [[nodiscard]] Result<crypto::SecretKey> createKey(const std::string& name) const;
+    [[nodiscard]] Result<crypto::SecretKey> loadKey(const std::string& name) const;
+    [[nodiscard]] Result<crypto::NodeKey> createNodeKey() const;
+    [[nodiscard]] Result<crypto::NodeKey> loadNodeKey() const;
+    /** Names of the account keys in keys/, sorted. */
+    [[nodiscard]] std::vector<std::string> keyNames() const;
+
+    [[nodiscard]] Result<NodeConfig> loadConfig() const;
+    [[nodiscard]] Status writeDefaultConfig() const;
+
+  private:
+    std::filesystem::path root_;
+};
+
+/** Reads a whole file. */
+[[nodiscard]] Result<std::string> readFile(const std::filesystem::path& path);
+/** Writes a file atomically (temp file + rename) with the given permissions. */
+[[nodiscard]] Status writeFile(const std::filesystem::path& path, std::string_view content,
+                               std::filesystem::perms perms);
+
+}  // namespace gridledger::node

@@ -1,0 +1,54 @@
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: gridledger <command> [options]
+
+commands:
+  init                 create a node home with keys, config and the dev genesis
+  keys new|show|list   manage account keys in the home
+  start                run the node
+  tx transfer          sign and submit a DPS transfer
+  query account        show an account's balance and nonce
+  version              print the version
+
+Every command takes --home DIR (default $GRIDLEDGER_HOME, else ~/.gridledger) and --help.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> all(argv + 1, argv + argc);
+    if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+        std::cout << kUsage;
+        return all.empty() ? 2 : 0;
+    }
+    const std::string& command = all[0];
+    const std::vector<std::string> args(all.begin() + 1, all.end());
+    using namespace gridledger::node;
+    if (command == "init") {
+        return runInit(args);
+    }
+    if (command == "keys") {
+        return runKeys(args);
+    }
+    if (command == "start") {
+        return runStart(args);
+    }
+    if (command == "tx") {
+        return runTx(args);
+    }
+    if (command == "query") {
+        return runQuery(args);
+    }
+    if (command == "version") {
+        std::cout << "gridledger " << GRIDLEDGER_VERSION << "\n";
+        return 0;
+    }
+    std::cerr << "gridledger: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+}

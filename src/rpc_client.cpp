@@ -1,0 +1,74 @@
+#include "rpc_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+
+#include <gridledger/base/amount.h>
+
+namespace gridledger::node {
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+
+Result<Endpoint> parseEndpoint(std::string_view text) {
+    if (text.starts_with("http://")) {
+        text.remove_prefix(7);
+    }
+    while (text.ends_with("/")) {
+        text.remove_suffix(1);
+    }
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) {
+        return fail(ErrorCode::kInvalidArgument, "endpoint must be host:port");
+    }
+    auto port = parseU64(text.substr(colon + 1));
+    if (!port || *port == 0 || *port > 65535) {
+        return fail(ErrorCode::kInvalidArgument, "endpoint port must be 1-65535");
+    }
+    return Endpoint{std::string(text.substr(0, colon)), static_cast<std::uint16_t>(*port)};
+}
+
+Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
+                            const json::value& params) {
+    const json::object request{
+        {"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
+    http::response<http::string_body> response;
+    try {
+        asio::io_context io;
+        asio::ip::tcp::resolver resolver(io);
+        boost::beast::tcp_stream stream(io);
+        stream.expires_after(std::chrono::seconds(30));
+        stream.connect(resolver.resolve(endpoint.host, std::to_string(endpoint.port)));
+        http::request<http::string_body> req(http::verb::post, "/", 11);
+        req.set(http::field::host, endpoint.host);
+        req.set(http::field::content_type, "application/json");
+        req.body() = json::serialize(request);
+        req.prepare_payload();
+        http::write(stream, req);
+        boost::beast::flat_buffer buffer;
+        http::read(stream, buffer, response);
+        boost::system::error_code ec;
+        stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    } catch (const boost::system::system_error& e) {
+        return fail(ErrorCode::kUnavailable, "cannot reach the node at " + endpoint.host + ":" +
+                                                 std::to_string(endpoint.port) + ": " + e.what());
+    }
+    boost::system::error_code ec;
+    json::value body = json::parse(response.body(), ec);
+    if (ec || !body.is_object()) {
+        return fail(ErrorCode::kMalformed, "the node answered with something that is not JSON-RPC");
+    }
+    const auto& obj = body.as_object();
+    if (const auto* error = obj.if_contains("error")) {
+        return fail(ErrorCode::kInvalidArgument, "node error: " + json::serialize(*error));
+    }
+    if (const auto* result = obj.if_contains("result")) {
+        return *result;
+    }
+    return fail(ErrorCode::kMalformed, "JSON-RPC response without a result");
+}
+
+}  // namespace gridledger::node

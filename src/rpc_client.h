@@ -1,0 +1,30 @@
+#pragma once
+
+// A minimal blocking JSON-RPC 2.0 client over HTTP, used by the CLI.
+
+#include <cstdint>
+#include <string>
+
+#include <boost/json/value.hpp>
+
+#include <gridledger/base/result.h>
+
+namespace gridledger::node {
+
+/** Where a node's RPC listens, parsed from "host:port" or "http://host:port". */
+struct Endpoint {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 8545;
+};
+
+[[nodiscard]] Result<Endpoint> parseEndpoint(std::string_view text);
+
+/**
+ * Calls `method` with `params` and returns `result`. A JSON-RPC error becomes an Error whose
+ * message holds the code, message and data.reason of the response.
+ */
+[[nodiscard]] Result<boost::json::value> callRpc(const Endpoint& endpoint,
+                                                 const std::string& method,
+                                                 const boost::json::value& params);
+
+}  // namespace gridledger::node

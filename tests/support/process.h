@@ -1,0 +1,41 @@
+#pragma once
+
+// Starts and stops real gridledger processes for the integration tests.
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace gridledger::testing {
+
+/** A child process running `program args...`, its output appended to `logFile`. */
+class Process {
+  public:
+    Process(const std::string& program, const std::vector<std::string>& args,
+            const std::filesystem::path& logFile);
+    ~Process();
+    Process(const Process&) = delete;
+    Process& operator=(const Process&) = delete;
+
+    [[nodiscard]] pid_t pid() const { return pid_; }
+    [[nodiscard]] bool running();
+    /** Sends `signal` and waits for the process to exit; returns its wait status. */
+    int stop(int signal);
+
+  private:
+    pid_t pid_ = -1;
+    bool reaped_ = false;
+    int status_ = 0;
+};
+
+/** Runs a command to completion and returns its exit code; output goes to `logFile`. */
+int runCommand(const std::string& program, const std::vector<std::string>& args,
+               const std::filesystem::path& logFile);
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+[[nodiscard]] unsigned short freePort();
+
+}  // namespace gridledger::testing
