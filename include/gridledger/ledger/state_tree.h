@@ -1,0 +1,132 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+#include <gridledger/storage/kv_store.h>
+
+/**
+ * The Merkle state tree of the ledger: a versioned sparse Merkle tree over 256-bit keys.
+ *
+ * Nodes are 16-ary (one nibble of the key per level), a subtree holding a single key is collapsed
+ * into a leaf at the highest position where that key is alone, and the 16 children of an internal
+ * node are hashed as a 4-level binary tree. The root is therefore the root of the canonical binary
+ * sparse Merkle tree of the key set: it depends only on the keys and values, never on the order or
+ * the versions in which they were written. docs/state_tree.md gives every byte of the hashing, the
+ * storage layout and the proof format.
+ */
+namespace gridledger::ledger {
+
+/** One change to the tree: set `key` to `value`, or delete it when `value` is std::nullopt. */
+struct TreeUpdate {
+    Hash256 key;
+    std::optional<Bytes> value;
+};
+
+/** The leaf met at the end of a proof's path: a key of the tree and the SHA-256 of its value. */
+struct ProofLeaf {
+    Hash256 key;
+    Hash256 valueHash;
+
+    bool operator==(const ProofLeaf&) const = default;
+};
+
+/**
+ * A proof that a key holds a value (inclusion) or holds none (non-inclusion) under a root.
+ *
+ * `siblings[i]` is the hash of the sibling of the path at binary depth i + 1 (siblings[0] is the
+ * child of the root not taken), so the path ends at binary depth siblings.size() <= 256. There the
+ * path meets either `leaf` (the key's own leaf for inclusion; for non-inclusion, another key that
+ * shares the first siblings.size() bits) or, when `leaf` is empty, an empty subtree.
+ */
+struct StateProof {
+    std::vector<Hash256> siblings;
+    std::optional<ProofLeaf> leaf;
+
+    bool operator==(const StateProof&) const = default;
+};
+
+/**
+ * The versioned state tree over two column families of a KvStore.
+ *
+ * `nodes` holds the tree nodes under (version ‖ nibble path), never overwritten, and one root
+ * record per applied version; `values` holds every written value under (key ‖ version). Reads
+ * (get, rootAt, prove, latestVersion) may run concurrently with each other and with apply; one
+ * apply at a time. The tree keeps no state of its own: everything it reads comes from the store.
+ */
+class StateTree {
+  public:
+    /** Requires `store` to outlive the tree and both columns to be used by this tree only. */
+    StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values);
+
+    /**
+     * Applies `updates` as version `version` on top of the latest version committed to the store
+     * (or the empty tree) and returns the new root.
+     *
+     * Requires `version` to be greater than every version committed so far (kInvalidArgument
+     * otherwise), and the batch of the previous apply to be committed (or discarded) first: apply
+     * reads the base version from the store. Duplicate keys: the last update of a key wins.
+     * Deleting an absent key is a no-op for the root. Guarantees: the new nodes, the value records
+     * and the root record of `version` are added to `batch`, which is not committed; the batch
+     * content and the root depend only on the updates (not their order, bar duplicates); a version
+     * with no effective change gets the previous root. On error (kStorage, kCorrupt) `batch` is
+     * left untouched.
+     */
+    [[nodiscard]] Result<Hash256> apply(std::uint64_t version, std::span<const TreeUpdate> updates,
+                                        storage::WriteBatch& batch);
+
+    /**
+     * The value of `key` as of `version`: the last value written at a version <= `version`, or
+     * std::nullopt if none or if it was deleted since. One seek in the value column. Sees committed
+     * batches only. kStorage / kCorrupt on a failing or damaged store.
+     */
+    [[nodiscard]] Result<std::optional<Bytes>> get(const Hash256& key, std::uint64_t version) const;
+
+    /**
+     * The root of the tree at an applied `version` (one read). kNotFound if `version` was never
+     * applied and committed (including versions skipped between two applies).
+     */
+    [[nodiscard]] Result<Hash256> rootAt(std::uint64_t version) const;
+
+    /** The latest committed version, std::nullopt for a tree that was never applied. */
+    [[nodiscard]] Result<std::optional<std::uint64_t>> latestVersion() const;
+
+    /**
+     * An inclusion proof if `key` holds a value at `version`, else a non-inclusion proof; either
+     * verifies with verifyProof against rootAt(version) and the value get(key, version) returns.
+     * kNotFound if `version` has no root; kCorrupt if the stored nodes are damaged.
+     */
+    [[nodiscard]] Result<StateProof> prove(const Hash256& key, std::uint64_t version) const;
+
+  private:
+    storage::KvStore& store_;
+    storage::Column nodes_;
+    storage::Column values_;
+};
+
+/**
+ * Checks a proof against `root`: with `value` set, that `key` holds exactly `value`; with
+ * std::nullopt, that `key` holds no value. Pure and total: any malformed proof yields false.
+ */
+[[nodiscard]] bool verifyProof(const Hash256& root, const Hash256& key,
+                               const std::optional<Bytes>& value, const StateProof& proof);
+
+/** The canonical bytes of a proof (format in docs/state_tree.md). Requires siblings.size() <= 256.
+ */
+[[nodiscard]] Bytes encodeProof(const StateProof& proof);
+
+/**
+ * Parses the bytes of encodeProof. Accepts exactly the encodings encodeProof produces: any other
+ * input (truncated, trailing bytes, unknown format or flag, more than 256 siblings) is kMalformed.
+ * Never crashes, whatever the input.
+ */
+[[nodiscard]] Result<StateProof> decodeProof(ByteView bytes);
+
+/** The root of the empty tree: the empty-subtree hash, 32 zero bytes. */
+[[nodiscard]] Hash256 emptyTreeRoot();
+
+}  // namespace gridledger::ledger

@@ -1,0 +1,657 @@
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <gridledger/crypto/sha256.h>
+#include <gridledger/ledger/state_tree.h>
+#include <gridledger/storage/kv_store.h>
+
+namespace gridledger::ledger {
+namespace {
+
+constexpr storage::Column kNodes = 0;
+constexpr storage::Column kValues = 1;
+
+/** A RocksDB store with the two state columns in a fresh temp dir, removed afterwards. */
+class TestDb {
+  public:
+    TestDb() : dir_(uniqueDir()) { open(); }
+    ~TestDb() {
+        tree_.reset();
+        store_.reset();
+        std::filesystem::remove_all(dir_);
+    }
+    TestDb(const TestDb&) = delete;
+    TestDb& operator=(const TestDb&) = delete;
+
+    StateTree& tree() { return *tree_; }
+    storage::KvStore& store() { return *store_; }
+
+    /** Closes and reopens the store, as a node restart does. */
+    void reopen() {
+        tree_.reset();
+        store_.reset();
+        open();
+    }
+
+    /** Applies `updates` as `version` and commits the batch; returns the new root. */
+    Hash256 commit(std::uint64_t version, const std::vector<TreeUpdate>& updates) {
+        auto batch = store_->batch();
+        auto root = tree_->apply(version, updates, batch);
+        if (!root) {
+            throw std::runtime_error("apply failed: " + root.error().message);
+        }
+        if (!store_->write(batch, false)) {
+            throw std::runtime_error("commit failed");
+        }
+        return *root;
+    }
+
+  private:
+    static std::filesystem::path uniqueDir() {
+        static std::atomic<int> counter{0};
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        return std::filesystem::temp_directory_path() /
+               ("gridledger_state_tree_" + std::string(info->name()) + "_" +
+                std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    }
+
+    void open() {
+        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values"});
+        if (!store) {
+            throw std::runtime_error("cannot open store: " + store.error().message);
+        }
+        store_ = std::move(*store);
+        tree_ = std::make_unique<StateTree>(*store_, kNodes, kValues);
+    }
+
+    std::filesystem::path dir_;
+    std::unique_ptr<storage::KvStore> store_;
+    std::unique_ptr<StateTree> tree_;
+};
+
+bool bitOf(const Hash256& key, std::size_t index) {
+    return ((key[index / 8] >> (7 - index % 8)) & 1U) != 0;
+}
+
+Hash256 flipBit(Hash256 key, std::size_t index) {
+    key[index / 8] = static_cast<std::uint8_t>(key[index / 8] ^ (0x80U >> (index % 8)));
+    return key;
+}
+
+Hash256 randomKey(std::mt19937_64& rng) {
+    Hash256 key;
+    for (std::size_t i = 0; i < Hash256::size(); ++i) {
+        key[i] = static_cast<std::uint8_t>(rng());
+    }
+    return key;
+}
+
+Bytes randomValue(std::mt19937_64& rng) {
+    Bytes value(rng() % 41);  // empty values are values too
+    for (auto& b : value) {
+        b = static_cast<std::uint8_t>(rng());
+    }
+    return value;
+}
+
+/** The documented hashing (docs/state_tree.md), written independently of the implementation. */
+Hash256 docHash(std::string_view domain, const Hash256& a, const Hash256& b) {
+    crypto::Sha256 h;
+    h.update(domain).update(a.view()).update(b.view());
+    return h.finish();
+}
+
+/** The root of the canonical binary sparse Merkle tree over sorted (key, value) pairs. */
+Hash256 referenceRoot(const std::vector<std::pair<Hash256, Bytes>>& kv, std::size_t lo,
+                      std::size_t hi, std::size_t bit) {
+    if (lo == hi) {
+        return Hash256{};
+    }
+    if (hi - lo == 1) {
+        return docHash("gridledger/state/leaf", kv[lo].first, crypto::sha256(kv[lo].second));
+    }
+    std::size_t mid = lo;
+    while (mid < hi && !bitOf(kv[mid].first, bit)) {
+        ++mid;
+    }
+    return docHash("gridledger/state/node", referenceRoot(kv, lo, mid, bit + 1),
+                   referenceRoot(kv, mid, hi, bit + 1));
+}
+
+Hash256 referenceRoot(const std::map<Hash256, Bytes>& model) {
+    const std::vector<std::pair<Hash256, Bytes>> kv(model.begin(), model.end());
+    return referenceRoot(kv, 0, kv.size(), 0);
+}
+
+std::vector<TreeUpdate> asUpdates(const std::map<Hash256, Bytes>& model) {
+    std::vector<TreeUpdate> out;
+    for (const auto& [key, value] : model) {
+        out.push_back(TreeUpdate{key, value});
+    }
+    return out;
+}
+
+/** Random keys plus keys one bit away from others (deep shared prefixes, down to bit 255). */
+std::map<Hash256, Bytes> randomContents(std::mt19937_64& rng, std::size_t count) {
+    std::map<Hash256, Bytes> model;
+    while (model.size() < count) {
+        Hash256 key = randomKey(rng);
+        if (!model.empty() && rng() % 5 == 0) {
+            key = flipBit(std::next(model.begin(), static_cast<long>(rng() % model.size()))->first,
+                          rng() % 256);
+        }
+        model[key] = randomValue(rng);
+    }
+    return model;
+}
+
+/** True when `proof` (as bytes) no longer proves the claim: undecodable or not verifying. */
+bool rejected(const Bytes& encoded, const Hash256& root, const Hash256& key,
+              const std::optional<Bytes>& value) {
+    auto proof = decodeProof(encoded);
+    return !proof || !verifyProof(root, key, value, *proof);
+}
+
+/** Every single-byte change of the encoded proof and of the root breaks the proof. */
+void expectEveryByteMatters(const StateProof& proof, const Hash256& root, const Hash256& key,
+                            const std::optional<Bytes>& value) {
+    const Bytes encoded = encodeProof(proof);
+    ASSERT_FALSE(rejected(encoded, root, key, value));
+    for (std::size_t i = 0; i < encoded.size(); ++i) {
+        // Three changes for each byte of the header and leaf, one for each sibling byte.
+        const std::vector<unsigned> masks = i < 68 ? std::vector<unsigned>{0x01, 0x80, 0xff}
+                                                   : std::vector<unsigned>{0x01U << (i % 8)};
+        for (const unsigned mask : masks) {
+            Bytes changed = encoded;
+            changed[i] = static_cast<std::uint8_t>(changed[i] ^ mask);
+            EXPECT_TRUE(rejected(changed, root, key, value)) << "proof byte " << i;
+        }
+    }
+    for (std::size_t i = 0; i < Hash256::size(); ++i) {
+        Hash256 otherRoot = root;
+        otherRoot[i] = static_cast<std::uint8_t>(otherRoot[i] ^ 0x01);
+        EXPECT_FALSE(verifyProof(otherRoot, key, value, proof)) << "root byte " << i;
+    }
+}
+
+/** Changing the value (or claiming absence) and changing any key byte break an inclusion proof. */
+void expectInclusionIsTight(const StateProof& proof, const Hash256& root, const Hash256& key,
+                            const Bytes& value) {
+    expectEveryByteMatters(proof, root, key, value);
+    EXPECT_FALSE(verifyProof(root, key, std::nullopt, proof));
+    Bytes longer = value;
+    longer.push_back(0);
+    EXPECT_FALSE(verifyProof(root, key, longer, proof));
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        Bytes changed = value;
+        changed[i] = static_cast<std::uint8_t>(changed[i] ^ 0x01);
+        EXPECT_FALSE(verifyProof(root, key, changed, proof)) << "value byte " << i;
+    }
+    for (std::size_t i = 0; i < Hash256::size(); ++i) {
+        Hash256 otherKey = key;
+        otherKey[i] = static_cast<std::uint8_t>(otherKey[i] ^ 0x01);
+        EXPECT_FALSE(verifyProof(root, otherKey, value, proof)) << "key byte " << i;
+    }
+}
+
+/**
+ * A non-inclusion proof breaks when a value is claimed, and when a key bit on the proven path
+ * changes. (Bits below the end of the path are free: every key under that subtree is absent.)
+ */
+void expectNonInclusionIsTight(const StateProof& proof, const Hash256& root, const Hash256& key) {
+    expectEveryByteMatters(proof, root, key, std::nullopt);
+    EXPECT_FALSE(verifyProof(root, key, Bytes{}, proof));
+    EXPECT_FALSE(verifyProof(root, key, Bytes{0x01}, proof));
+    for (std::size_t bit = 0; bit < proof.siblings.size(); ++bit) {
+        EXPECT_FALSE(verifyProof(root, flipBit(key, bit), std::nullopt, proof))
+            << "key bit " << bit;
+    }
+}
+
+std::uint64_t testSeed() {
+    if (const char* text = std::getenv("GRIDLEDGER_TEST_SEED")) {
+        return std::strtoull(text, nullptr, 10);
+    }
+    return 0x5eed'2024'0611ULL;
+}
+
+TEST(StateTree, RootDoesNotDependOnInsertionOrderOrBatchSplit) {
+    std::mt19937_64 rng(7);
+    const auto model = randomContents(rng, 400);
+    auto updates = asUpdates(model);
+
+    TestDb oneVersion;
+    const Hash256 expected = oneVersion.commit(1, updates);
+    EXPECT_EQ(expected, referenceRoot(model));
+
+    for (int round = 0; round < 3; ++round) {
+        std::shuffle(updates.begin(), updates.end(), rng);
+        TestDb split;
+        std::uint64_t version = 10;
+        Hash256 root;
+        for (std::size_t begin = 0; begin < updates.size();) {
+            const std::size_t size = std::min<std::size_t>(1 + rng() % 37, updates.size() - begin);
+            root = split.commit(version++, {updates.begin() + static_cast<long>(begin),
+                                            updates.begin() + static_cast<long>(begin + size)});
+            begin += size;
+        }
+        EXPECT_EQ(root, expected) << "round " << round;
+    }
+
+    TestDb oneByOne;
+    std::uint64_t version = 1;
+    Hash256 root;
+    for (auto it = updates.rbegin(); it != updates.rend(); ++it) {
+        root = oneByOne.commit(version++, {*it});
+    }
+    EXPECT_EQ(root, expected);
+}
+
+TEST(StateTree, RootDoesNotDependOnHistory) {
+    std::mt19937_64 rng(11);
+    const auto model = randomContents(rng, 300);
+    const auto extra = randomContents(rng, 150);
+    TestDb direct;
+    const Hash256 expected = direct.commit(1, asUpdates(model));
+
+    // Insert extra keys and change values, then undo it all: the root comes back.
+    TestDb detour;
+    detour.commit(1, asUpdates(extra));
+    detour.commit(2, asUpdates(model));
+    std::vector<TreeUpdate> undo;
+    for (const auto& [key, value] : extra) {
+        if (!model.contains(key)) {
+            undo.push_back(TreeUpdate{key, std::nullopt});
+        }
+    }
+    std::vector<TreeUpdate> scramble;
+    for (const auto& [key, value] : model) {
+        scramble.push_back(TreeUpdate{key, Bytes{0xde, 0xad}});
+    }
+    detour.commit(3, scramble);
+    detour.commit(4, undo);
+    EXPECT_EQ(detour.commit(5, asUpdates(model)), expected);
+}
+
+TEST(StateTree, LastUpdateOfADuplicateKeyWins) {
+    std::mt19937_64 rng(3);
+    const Hash256 a = randomKey(rng);
+    const Hash256 b = randomKey(rng);
+    TestDb db;
+    const Hash256 root =
+        db.commit(1, {{a, Bytes{1}}, {b, Bytes{2}}, {a, Bytes{3}}, {b, std::nullopt}});
+    EXPECT_EQ(*db.tree().get(a, 1), Bytes{3});
+    EXPECT_EQ(*db.tree().get(b, 1), std::nullopt);
+    TestDb plain;
+    EXPECT_EQ(root, plain.commit(1, {{a, Bytes{3}}}));
+}
+
+TEST(StateTree, InclusionProofsVerifyAndBreakOnAnyChange) {
+    std::mt19937_64 rng(5);
+    const auto model = randomContents(rng, 200);
+    TestDb db;
+    const Hash256 root = db.commit(1, asUpdates(model));
+    std::size_t checked = 0;
+    for (auto it = model.begin(); it != model.end(); std::advance(it, 9), ++checked) {
+        auto proof = db.tree().prove(it->first, 1);
+        ASSERT_TRUE(proof) << proof.error().message;
+        ASSERT_TRUE(proof->leaf);
+        EXPECT_EQ(decodeProof(encodeProof(*proof)), *proof);
+        expectInclusionIsTight(*proof, root, it->first, it->second);
+        if (std::distance(it, model.end()) <= 9) {
+            break;
+        }
+    }
+    EXPECT_GE(checked, 20U);
+}
+
+TEST(StateTree, DeepProofsWhereKeysShareAllButTheLastBits) {
+    std::mt19937_64 rng(13);
+    const Hash256 a = randomKey(rng);
+    const Hash256 b = flipBit(a, 200);
+    const Hash256 c = flipBit(a, 255);
+    TestDb db;
+    const Hash256 root = db.commit(1, {{a, Bytes{1}}, {b, Bytes{2}}, {c, Bytes{3}}});
+
+    auto inclusion = db.tree().prove(c, 1);
+    ASSERT_TRUE(inclusion);
+    EXPECT_EQ(inclusion->siblings.size(), 256U);
+    expectInclusionIsTight(*inclusion, root, c, Bytes{3});
+
+    const Hash256 absent = flipBit(b, 230);  // ends at leaf b, 201 bits down
+    auto exclusion = db.tree().prove(absent, 1);
+    ASSERT_TRUE(exclusion);
+    EXPECT_EQ(exclusion->siblings.size(), 201U);
+    EXPECT_EQ(exclusion->leaf->key, b);
+    expectNonInclusionIsTight(*exclusion, root, absent);
+}
+
+TEST(StateTree, NonInclusionInTheEmptyTree) {
+    std::mt19937_64 rng(17);
+    TestDb db;
+    const Hash256 root = db.commit(1, {});
+    EXPECT_EQ(root, emptyTreeRoot());
+    const Hash256 key = randomKey(rng);
+    auto proof = db.tree().prove(key, 1);
+    ASSERT_TRUE(proof);
+    EXPECT_TRUE(proof->siblings.empty());
+    EXPECT_FALSE(proof->leaf);
+    expectNonInclusionIsTight(*proof, root, key);
+}
+
+TEST(StateTree, NonInclusionInATreeWithOneLeaf) {
+    std::mt19937_64 rng(19);
+    const Hash256 only = randomKey(rng);
+    const Hash256 absent = randomKey(rng);
+    TestDb db;
+    const Hash256 root = db.commit(1, {{only, Bytes{9, 9}}});
+    auto proof = db.tree().prove(absent, 1);
+    ASSERT_TRUE(proof);
+    EXPECT_TRUE(proof->siblings.empty());
+    ASSERT_TRUE(proof->leaf);
+    EXPECT_EQ(proof->leaf->key, only);
+    expectNonInclusionIsTight(*proof, root, absent);
+
+    auto inclusion = db.tree().prove(only, 1);
+    ASSERT_TRUE(inclusion);
+    EXPECT_EQ(*inclusion, *proof);  // the same leaf is met on every path
+    expectInclusionIsTight(*inclusion, root, only, Bytes{9, 9});
+}
+
+TEST(StateTree, NonInclusionEndingAtAnEmptyChildOrAtAnotherLeaf) {
+    std::mt19937_64 rng(23);
+    const auto model = randomContents(rng, 100);
+    TestDb db;
+    const Hash256 root = db.commit(1, asUpdates(model));
+    bool sawEmpty = false;
+    bool sawLeaf = false;
+    for (int i = 0; i < 200 && !(sawEmpty && sawLeaf); ++i) {
+        const Hash256 key = randomKey(rng);
+        auto proof = db.tree().prove(key, 1);
+        ASSERT_TRUE(proof);
+        ASSERT_FALSE(proof->siblings.empty());
+        const bool atLeaf = proof->leaf.has_value();
+        if ((atLeaf && sawLeaf) || (!atLeaf && sawEmpty)) {
+            EXPECT_TRUE(verifyProof(root, key, std::nullopt, *proof));
+            continue;
+        }
+        (atLeaf ? sawLeaf : sawEmpty) = true;
+        if (atLeaf) {
+            EXPECT_NE(proof->leaf->key, key);
+            // The leaf met does not prove the other key holds another value.
+            EXPECT_FALSE(verifyProof(root, key, model.at(proof->leaf->key), *proof));
+        }
+        expectNonInclusionIsTight(*proof, root, key);
+    }
+    EXPECT_TRUE(sawEmpty);
+    EXPECT_TRUE(sawLeaf);
+}
+
+TEST(StateTree, RandomOperationsAgreeWithAReferenceMap) {
+    const std::uint64_t seed = testSeed();
+    SCOPED_TRACE("seed=" + std::to_string(seed) + " (rerun with GRIDLEDGER_TEST_SEED)");
+    std::mt19937_64 rng(seed);
+    std::map<Hash256, Bytes> model;
+    std::vector<Hash256> live;
+    struct Snapshot {
+        std::uint64_t version;
+        Hash256 root;
+        std::vector<std::pair<Hash256, std::optional<Bytes>>> samples;
+    };
+    std::vector<Snapshot> snapshots;
+    TestDb db;
+    constexpr std::size_t kOperations = 100'000;
+    constexpr std::uint64_t kCheckEvery = 500;
+    std::size_t done = 0;
+    for (std::uint64_t version = 1; done < kOperations; ++version) {
+        const std::size_t count = std::min<std::size_t>(1 + rng() % 50, kOperations - done);
+        std::vector<TreeUpdate> updates;
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto choice = rng() % 100;
+            Hash256 key = randomKey(rng);
+            std::optional<Bytes> value = randomValue(rng);
+            std::optional<std::size_t> liveIndex;
+            if (!live.empty() && choice >= 45) {
+                liveIndex = rng() % live.size();
+                key = live[*liveIndex];
+                if (choice >= 75) {  // delete a live key, or an absent one next to it
+                    value.reset();
+                    key = choice < 92 ? key : flipBit(key, rng() % 256);
+                }
+            } else if (!live.empty() && choice < 9) {  // insert next to a live key
+                key = flipBit(live[rng() % live.size()], rng() % 256);
+            }
+            if (value) {
+                if (model.insert_or_assign(key, *value).second) {
+                    live.push_back(key);
+                }
+            } else if (model.erase(key) == 1) {
+                const auto at = live[*liveIndex] == key
+                                    ? *liveIndex
+                                    : static_cast<std::size_t>(
+                                          std::find(live.begin(), live.end(), key) - live.begin());
+                live[at] = live.back();
+                live.pop_back();
+            }
+            updates.push_back(TreeUpdate{key, value});
+        }
+        done += count;
+        const Hash256 root = db.commit(version, updates);
+        for (const auto& update : updates) {
+            auto got = db.tree().get(update.key, version);
+            ASSERT_TRUE(got);
+            const auto it = model.find(update.key);
+            ASSERT_EQ(*got, it == model.end() ? std::nullopt : std::optional(it->second))
+                << "version " << version;
+        }
+        if (version % kCheckEvery != 0 && done < kOperations) {
+            continue;
+        }
+        SCOPED_TRACE("version " + std::to_string(version));
+        ASSERT_EQ(model.size(), live.size());
+        TestDb fresh;
+        ASSERT_EQ(root, fresh.commit(1, asUpdates(model)));
+        ASSERT_EQ(root, referenceRoot(model));
+        for (const auto& snapshot : snapshots) {
+            ASSERT_EQ(*db.tree().rootAt(snapshot.version), snapshot.root);
+            for (const auto& [key, value] : snapshot.samples) {
+                ASSERT_EQ(*db.tree().get(key, snapshot.version), value);
+            }
+        }
+        Snapshot snapshot{version, root, {}};
+        for (int i = 0; i < 40 && !live.empty(); ++i) {
+            const Hash256 key = i % 4 == 0 ? randomKey(rng) : live[rng() % live.size()];
+            const auto it = model.find(key);
+            const auto value = it == model.end() ? std::nullopt : std::optional(it->second);
+            snapshot.samples.emplace_back(key, value);
+            auto proof = db.tree().prove(key, version);
+            ASSERT_TRUE(proof);
+            ASSERT_TRUE(verifyProof(root, key, value, *proof));
+        }
+        snapshots.push_back(std::move(snapshot));
+    }
+    EXPECT_GE(snapshots.size(), 5U);
+}
+
+TEST(StateTree, DeletingEveryKeyReturnsTheEmptyRoot) {
+    std::mt19937_64 rng(29);
+    const auto model = randomContents(rng, 500);
+    auto updates = asUpdates(model);
+    TestDb db;
+    const Hash256 full = db.commit(1, updates);
+    std::shuffle(updates.begin(), updates.end(), rng);
+    std::uint64_t version = 2;
+    Hash256 root = full;
+    for (std::size_t begin = 0; begin < updates.size();) {
+        const std::size_t size = std::min<std::size_t>(1 + rng() % 60, updates.size() - begin);
+        std::vector<TreeUpdate> deletes;
+        for (std::size_t i = begin; i < begin + size; ++i) {
+            deletes.push_back(TreeUpdate{updates[i].key, std::nullopt});
+        }
+        root = db.commit(version++, deletes);
+        begin += size;
+    }
+    EXPECT_EQ(root, emptyTreeRoot());
+    EXPECT_EQ(*db.tree().rootAt(version - 1), emptyTreeRoot());
+    EXPECT_EQ(*db.tree().rootAt(1), full);
+    EXPECT_EQ(*db.tree().get(updates.front().key, 1), model.at(updates.front().key));
+    EXPECT_EQ(*db.tree().get(updates.front().key, version - 1), std::nullopt);
+    // The tree keeps working after it was emptied.
+    EXPECT_EQ(db.commit(version, asUpdates(model)), full);
+}
+
+TEST(StateTree, EmptyVersionKeepsTheRootAndVersionsMustIncrease) {
+    std::mt19937_64 rng(31);
+    TestDb db;
+    EXPECT_EQ(*db.tree().latestVersion(), std::nullopt);
+    const Hash256 root = db.commit(5, asUpdates(randomContents(rng, 20)));
+    EXPECT_EQ(db.commit(6, {}), root);
+    EXPECT_EQ(db.commit(7, {{randomKey(rng), std::nullopt}}), root);
+    EXPECT_EQ(*db.tree().rootAt(6), root);
+    EXPECT_EQ(*db.tree().latestVersion(), std::optional<std::uint64_t>(7));
+    EXPECT_EQ(db.tree().rootAt(4).error().code, ErrorCode::kNotFound);
+    EXPECT_EQ(db.tree().rootAt(8).error().code, ErrorCode::kNotFound);
+    EXPECT_EQ(db.tree().prove(Hash256{}, 8).error().code, ErrorCode::kNotFound);
+    auto batch = db.store().batch();
+    EXPECT_EQ(db.tree().apply(7, {}, batch).error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(db.tree().apply(3, {}, batch).error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(batch.count(), 0U);
+}
+
+TEST(StateTree, AnUncommittedBatchCanBeDroppedAndTheVersionRedone) {
+    std::mt19937_64 rng(37);
+    const auto first = randomContents(rng, 50);
+    const auto second = randomContents(rng, 50);
+    TestDb db;
+    db.commit(1, asUpdates(first));
+    {
+        auto dropped = db.store().batch();
+        ASSERT_TRUE(db.tree().apply(2, asUpdates(second), dropped));
+    }
+    auto merged = first;
+    merged.insert(second.begin(), second.end());
+    EXPECT_EQ(db.commit(2, asUpdates(second)), referenceRoot(merged));
+}
+
+TEST(StateTree, StateSurvivesReopeningTheStore) {
+    std::mt19937_64 rng(41);
+    const auto first = randomContents(rng, 80);
+    const auto second = randomContents(rng, 80);
+    TestDb db;
+    const Hash256 root1 = db.commit(1, asUpdates(first));
+    db.reopen();
+    EXPECT_EQ(*db.tree().latestVersion(), std::optional<std::uint64_t>(1));
+    EXPECT_EQ(*db.tree().rootAt(1), root1);
+    EXPECT_EQ(*db.tree().get(first.begin()->first, 1), first.begin()->second);
+    auto merged = first;
+    merged.insert(second.begin(), second.end());
+    EXPECT_EQ(db.commit(2, asUpdates(second)), referenceRoot(merged));
+}
+
+TEST(StateTree, DamagedStoredDataIsReportedAsCorrupt) {
+    std::mt19937_64 rng(43);
+    const auto model = randomContents(rng, 40);
+    TestDb db;
+    db.commit(1, asUpdates(model));
+    const Hash256 key = model.begin()->first;
+
+    Bytes rootNodeKey;  // version 1, empty nibble path (docs/state_tree.md)
+    appendU64(rootNodeKey, 1);
+    rootNodeKey.push_back(0);
+    for (const Bytes& garbage : {Bytes{}, Bytes{0x02, 0xff}, Bytes{0x07}, Bytes(65, 0x01)}) {
+        ASSERT_TRUE(db.store().put(kNodes, rootNodeKey, garbage, false));
+        EXPECT_EQ(db.tree().prove(key, 1).error().code, ErrorCode::kCorrupt);
+        auto batch = db.store().batch();
+        const std::vector<TreeUpdate> update{{key, Bytes{1}}};
+        EXPECT_EQ(db.tree().apply(2, update, batch).error().code, ErrorCode::kCorrupt);
+        EXPECT_EQ(batch.count(), 0U);
+    }
+
+    Bytes rootRecordKey;
+    appendU64(rootRecordKey, 1);
+    ASSERT_TRUE(db.store().put(kNodes, rootRecordKey, Bytes{0x09}, false));
+    EXPECT_EQ(db.tree().rootAt(1).error().code, ErrorCode::kCorrupt);
+
+    Bytes valueKey(key.view().begin(), key.view().end());
+    appendU64(valueKey, 1);
+    ASSERT_TRUE(db.store().put(kValues, valueKey, Bytes{0x05, 0x01}, false));
+    EXPECT_EQ(db.tree().get(key, 1).error().code, ErrorCode::kCorrupt);
+}
+
+TEST(StateTree, RootMatchesThePublishedTestVector) {
+    // The vector of docs/state_tree.md: keys 0x00…00, 0x80…00 and 0x40…00 with values
+    // "a", "b" and "c".
+    Hash256 k0;
+    Hash256 k1;
+    k1[0] = 0x80;
+    Hash256 k2;
+    k2[0] = 0x40;
+    const std::map<Hash256, Bytes> model{{k0, Bytes{'a'}}, {k1, Bytes{'b'}}, {k2, Bytes{'c'}}};
+    TestDb db;
+    const Hash256 root = db.commit(1, asUpdates(model));
+    EXPECT_EQ(root, referenceRoot(model));
+    EXPECT_EQ(root.hex(), "0xc1872558cbc19b16f86c4a3cd2385b9a685cd368ac425d8a69735ad91aa11859");
+
+    // The proof of 0x40…00: its leaf, then the siblings from the root down.
+    auto proof = db.tree().prove(k2, 1);
+    ASSERT_TRUE(proof);
+    ASSERT_EQ(proof->siblings.size(), 2U);
+    EXPECT_EQ(proof->siblings[0].hex(),  // leaf 0x80…00 = "b"
+              "0x03fabc024a81d734e3051c87abce84216d73bc7f7bbd7c40c9de317f9807c0aa");
+    EXPECT_EQ(proof->siblings[1].hex(),  // leaf 0x00…00 = "a"
+              "0xe80f2ab994726e9b8d790b606466bcfb21fb2e1f47f864b9e9f31172edcd1fed");
+    EXPECT_EQ(proof->leaf, (ProofLeaf{k2, crypto::sha256(Bytes{'c'})}));
+    EXPECT_TRUE(verifyProof(root, k2, Bytes{'c'}, *proof));
+}
+
+TEST(StateProofCodec, DecodeRejectsGarbageWithoutCrashing) {
+    std::mt19937_64 rng(47);
+    for (int i = 0; i < 20'000; ++i) {
+        Bytes garbage(rng() % 700);
+        for (auto& b : garbage) {
+            b = static_cast<std::uint8_t>(rng());
+        }
+        if (i % 2 == 0 && garbage.size() >= 2) {  // often a plausible header
+            garbage[0] = 0x01;
+            garbage[1] = static_cast<std::uint8_t>(rng() % 2);
+        }
+        auto proof = decodeProof(garbage);
+        if (proof) {  // only canonical encodings decode
+            EXPECT_EQ(encodeProof(*proof), garbage);
+        }
+    }
+
+    StateProof proof;
+    proof.leaf = ProofLeaf{Hash256{}, Hash256{}};
+    proof.siblings.resize(3);
+    const Bytes valid = encodeProof(proof);
+    ASSERT_EQ(decodeProof(valid), proof);
+    for (std::size_t size = 0; size < valid.size(); ++size) {
+        EXPECT_FALSE(decodeProof(ByteView(valid).first(size))) << "prefix " << size;
+    }
+    Bytes trailing = valid;
+    trailing.push_back(0);
+    EXPECT_FALSE(decodeProof(trailing));
+
+    Bytes tooMany{0x01, 0x00, 0x01, 0x01};  // 257 siblings
+    tooMany.resize(tooMany.size() + 257 * 32);
+    EXPECT_EQ(decodeProof(tooMany).error().code, ErrorCode::kMalformed);
+    StateProof maxDepth;
+    maxDepth.siblings.resize(256);
+    EXPECT_EQ(decodeProof(encodeProof(maxDepth)), maxDepth);
+}
+
+}  // namespace
+}  // namespace gridledger::ledger
