@@ -493,5 +493,44 @@ TEST_F(CoreTest, AProposalOfAnEarlierRoundIsNeitherStoredNorVotedFor) {
     EXPECT_TRUE(votesIn(effects).empty());
 }
 
+TEST_F(CoreTest, ARestartedLoneValidatorResumesWithoutWaitingForItsTimer) {
+    keys_ = testKeys(1);
+    committee_ = Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value();
+    Core core = makeCore(0);
+    (void)step(core, Start{});
+    (void)step(core, TimerFired{TimerKind::kProposal, 1});
+    const codec::Block b1 = propose(1, genesis_, genesisQc(0, genesis_.id));
+    const auto effects = step(core, ProposalBuilt{b1});
+    const SafetyData persisted = effectsOf<PersistSafety>(effects).at(0)->data;
+    const auto restart = [&](const RecoveryData& data) {
+        return Core::create(testOptions(), data, std::make_unique<KeySigner>(keys_[0])).value();
+    };
+
+    // Killed after PersistBlock: the block is on disk, the vote was never protected nor sent.
+    RecoveryData afterBlock = RecoveryData::genesis(committee_, genesis_, genesisState());
+    afterBlock.blocks = {b1};
+    Core first = restart(afterBlock);
+    auto resumed = step(first, Start{});
+    const auto votes = votesIn(resumed);
+    ASSERT_EQ(votes.size(), 1U);
+    EXPECT_EQ(votes[0]->vote.blockId, b1.id);
+    EXPECT_TRUE(effectsOf<BuildProposal>(resumed).empty());  // never a second block in round 1
+
+    // Killed after PersistSafety: the vote died in the loopback queue; round 1 can never be
+    // certified, so the lone validator times it out at once and proposes in round 2 with the TC.
+    RecoveryData afterSafety = afterBlock;
+    afterSafety.safety = persisted;
+    Core second = restart(afterSafety);
+    resumed = step(second, Start{});
+    EXPECT_TRUE(votesIn(resumed).empty());
+    EXPECT_EQ(effectsOf<PersistTc>(resumed).size(), 1U);
+    EXPECT_EQ(second.currentRound(), 2U);
+    const auto builds = effectsOf<BuildProposal>(resumed);
+    ASSERT_EQ(builds.size(), 1U);
+    ASSERT_TRUE(builds[0]->tc.has_value());
+    EXPECT_EQ(builds[0]->tc->round, 1U);
+    EXPECT_EQ(builds[0]->parentId, genesis_.id);  // b1 was never certified: extend the hqc
+}
+
 }  // namespace
 }  // namespace gridledger::consensus

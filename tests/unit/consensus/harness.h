@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -124,7 +125,7 @@ struct Node {
     bool up = true;
     std::size_t mempool = 0;
     std::uint64_t txSerial = 0;
-    std::vector<Effects> steps;  // every effect list the node's cores returned
+    std::vector<Effects> steps;          // every effect list the node's cores returned
     std::vector<codec::Vote> sentVotes;  // every vote the driver actually sent (performed)
     std::vector<Error> rejections;
     std::size_t restarts = 0;
@@ -166,6 +167,17 @@ class Cluster {
     };
     /** Crash injection: given a node and its step's effects, how many to perform before dying. */
     std::function<std::optional<std::size_t>(std::size_t node, const Effects&)> crashPoint;
+
+    /**
+     * Network chaos (deterministic for a seed): each message between two nodes is lost with
+     * probability dropPercent/100, and the next delivery is drawn from the first reorderWindow
+     * queued messages instead of the head.
+     */
+    void setChaos(std::uint64_t seed, unsigned dropPercent, std::size_t reorderWindow) {
+        rng_.seed(seed);
+        dropPercent_ = dropPercent;
+        reorderWindow_ = std::max<std::size_t>(reorderWindow, 1);
+    }
 
     /** Starts every node that is up. */
     void startAll() {
@@ -213,8 +225,10 @@ class Cluster {
     /** Delivers one queued message, or else fires the next timer. False when both are empty. */
     bool stepOnce() {
         if (!queue_.empty()) {
-            auto [to, body] = std::move(queue_.front());
-            queue_.pop_front();
+            const std::size_t window = std::min(queue_.size(), reorderWindow_);
+            const auto pick = static_cast<std::ptrdiff_t>(window > 1 ? rng_() % window : 0);
+            auto [to, body] = std::move(*(queue_.begin() + pick));
+            queue_.erase(queue_.begin() + pick);
             now_ += 1;  // one millisecond of network per message
             deliver(to, body);
             return true;
@@ -290,6 +304,9 @@ class Cluster {
     }
 
     void send(std::size_t from, std::size_t to, EventBody body) {
+        if (from != to && dropPercent_ > 0 && rng_() % 100 < dropPercent_) {
+            return;
+        }
         if (from == to || (nodes_[to].up && linkUp(from, to))) {
             queue_.emplace_back(to, std::move(body));
         }
@@ -314,10 +331,13 @@ class Cluster {
             if (const auto* block = std::get_if<BlockPtr>(&e.message)) {
                 EXPECT_TRUE(verifyProposal(**block, committee_, kChainId).has_value());
                 send(i, j, ProposalReceived{**block});
+            } else if (const auto* timeout = std::get_if<codec::Timeout>(&e.message)) {
+                EXPECT_TRUE(verifyTimeout(*timeout, committee_, kChainId).has_value());
+                send(i, j, TimeoutReceived{*timeout});
             } else {
-                const auto& timeout = std::get<codec::Timeout>(e.message);
-                EXPECT_TRUE(verifyTimeout(timeout, committee_, kChainId).has_value());
-                send(i, j, TimeoutReceived{timeout});
+                const auto& tc = std::get<codec::TimeoutCert>(e.message);
+                EXPECT_TRUE(verifyTimeoutCert(tc, committee_, kChainId).has_value());
+                send(i, j, TimeoutCertReceived{tc});
             }
         }
     }
@@ -410,6 +430,9 @@ class Cluster {
     std::uint64_t timerSerial_ = 0;
     std::uint64_t now_ = kGenesisTimeMs + 1000;
     std::map<Hash256, codec::Block> allBlocks_;
+    std::mt19937_64 rng_{0};
+    unsigned dropPercent_ = 0;
+    std::size_t reorderWindow_ = 1;
 };
 
 // ---- Properties checked over a node's recorded effects ----

@@ -1,0 +1,56 @@
+#include "support/node_process.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace gridledger::testing {
+
+NodeProcess::NodeProcess() : home_(dir_.path() / "home"), log_(dir_.path() / "node.log") {
+    const int code = runCommand(bin(), {"init", "--home", home_.string()}, log_);
+    if (code != 0) {
+        throw std::runtime_error("gridledger init failed");
+    }
+    endpoint_.port = freePort();
+    const auto config = home_ / "config" / "node.conf";
+    std::ifstream in(config);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    std::ofstream out(config, std::ios::trunc);
+    out << std::regex_replace(text.str(), std::regex("port = 8545"),
+                              "port = " + std::to_string(endpoint_.port));
+}
+
+void NodeProcess::start() {
+    process_ = std::make_unique<Process>(
+        bin(), std::vector<std::string>{"start", "--home", home_.string()}, log_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (node::callRpc(endpoint_, "node_status", boost::json::array{})) {
+            return;
+        }
+        if (!process_->running()) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw std::runtime_error("node did not start; see " + log_.string());
+}
+
+void NodeProcess::stop(int signal) {
+    if (process_) {
+        process_->stop(signal);
+        process_.reset();
+    }
+}
+
+Result<boost::json::value> NodeProcess::call(const std::string& method,
+                                             const boost::json::value& params) const {
+    return node::callRpc(endpoint_, method, params);
+}
+
+}  // namespace gridledger::testing

@@ -1,0 +1,43 @@
+#pragma once
+
+// A gridledger node in its own home, run as a real process for integration tests.
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "rpc_client.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace gridledger::testing {
+
+class NodeProcess {
+  public:
+    /** Runs `gridledger init` in a fresh home and points its RPC at a free port. */
+    NodeProcess();
+
+    void start();
+    /** Stops the process with `signal` (SIGKILL simulates a crash). */
+    void stop(int signal);
+    [[nodiscard]] bool running() { return process_ && process_->running(); }
+
+    /** Calls an RPC method; fails the current test on a transport error. */
+    [[nodiscard]] Result<boost::json::value> call(const std::string& method,
+                                                  const boost::json::value& params) const;
+    [[nodiscard]] const std::filesystem::path& home() const { return home_; }
+    [[nodiscard]] const std::filesystem::path& log() const { return log_; }
+    [[nodiscard]] std::string bin() const { return GRIDLEDGER_BIN; }
+
+  private:
+    TempDir dir_;
+    std::filesystem::path home_;
+    std::filesystem::path log_;
+    node::Endpoint endpoint_;
+    std::unique_ptr<Process> process_;
+};
+
+}  // namespace gridledger::testing

@@ -1,0 +1,217 @@
+#include <memory>
+#include <string>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <gtest/gtest.h>
+
+#include <gridledger/rpc/errors.h>
+#include <gridledger/rpc/server.h>
+
+#include "unit/rpc/http_test_client.h"
+
+namespace gridledger::rpc {
+namespace {
+
+using test::HttpReply;
+using test::HttpTestClient;
+using test::requestText;
+
+/** Asserts a JSON-RPC error body with `code` and `reason`. */
+void expectRpcError(const boost::json::value& response, std::int32_t code,
+                    std::string_view reason) {
+    ASSERT_TRUE(response.is_object()) << boost::json::serialize(response);
+    EXPECT_EQ(response.at("error").at("code"), code) << boost::json::serialize(response);
+    EXPECT_EQ(test::textOf(response.at("error").at("data").at("reason")), reason)
+        << boost::json::serialize(response);
+}
+
+class ServerTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        server_ = std::make_unique<Server>(test::testMethods(), ServerOptions{});
+        const Status started = server_->start();
+        ASSERT_TRUE(started) << started.error().message;
+        ASSERT_NE(server_->port(), 0);
+    }
+
+    std::unique_ptr<Server> server_;
+};
+
+TEST_F(ServerTest, AnswersARequestOverHttp) {
+    HttpTestClient client(server_->port());
+    ASSERT_TRUE(client.connected());
+    const HttpReply reply = client.post(requestText("echo", R"(["hello"])", 1));
+    ASSERT_FALSE(reply.ec) << reply.ec.message();
+    EXPECT_EQ(reply.status, 200U);
+    EXPECT_EQ(reply.contentType, "application/json");
+    const boost::json::value json = reply.json();
+    EXPECT_EQ(json.at("jsonrpc"), "2.0");
+    EXPECT_EQ(json.at("id"), 1);
+    EXPECT_EQ(json.at("result"), boost::json::parse(R"(["hello"])"));
+}
+
+TEST_F(ServerTest, EachStandardErrorArrivesWithItsCodeAndReason) {
+    HttpTestClient client(server_->port());
+    expectRpcError(client.post(R"({"jsonrpc":"2.0","id":1,"method")").json(), kParseError,
+                   "parse_error");
+    expectRpcError(client.post(R"(["not an object"])").json().at(0), kInvalidRequest,
+                   "invalid_request");
+    expectRpcError(client.post(R"({"id":1,"method":"echo"})").json(), kInvalidRequest,
+                   "bad_jsonrpc_version");
+    expectRpcError(client.post(R"({"jsonrpc":"2.0","id":[1],"method":"echo"})").json(),
+                   kInvalidRequest, "bad_id");
+    expectRpcError(client.post(requestText("no_such_method", "[]", 2)).json(), kMethodNotFound,
+                   "method_not_found");
+    expectRpcError(client.post(requestText("hash", R"(["0x1"])", 3)).json(), kInvalidParams,
+                   "bad_hex");
+    expectRpcError(client.post(requestText("throws", "[]", 4)).json(), kInternalError, "internal");
+    expectRpcError(client.post(requestText("fail_with", "[26]", 5)).json(), kTransactionRejected,
+                   "duplicate_tx");
+}
+
+TEST_F(ServerTest, InvalidUtf8IsAParseError) {
+    HttpTestClient client(server_->port());
+    const HttpReply reply =
+        client.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":[\"\xfe\"]}");
+    EXPECT_EQ(reply.status, 200U);
+    expectRpcError(reply.json(), kParseError, "invalid_utf8");
+}
+
+TEST_F(ServerTest, HandlerExceptionIsContainedAndTheServerKeepsServing) {
+    HttpTestClient client(server_->port());
+    expectRpcError(client.post(requestText("throws", "[]", 1)).json(), kInternalError, "internal");
+    const HttpReply after = client.post(requestText("echo", "[2]", 2));
+    EXPECT_EQ(after.json().at("result"), boost::json::parse("[2]"));
+}
+
+TEST_F(ServerTest, MixedBatchGetsOneArrayWithoutTheNotification) {
+    HttpTestClient client(server_->port());
+    const HttpReply reply = client.post(R"([
+        {"jsonrpc":"2.0","id":1,"method":"echo","params":{"k":"v"}},
+        {"jsonrpc":"2.0","method":"echo","params":["ignored"]},
+        {"jsonrpc":"2.0","id":"two","method":"fail_with","params":[22]},
+        {"jsonrpc":"2.0","id":3,"method":"missing"},
+        17
+    ])");
+    ASSERT_EQ(reply.status, 200U);
+    const boost::json::value json = reply.json();
+    ASSERT_TRUE(json.is_array()) << reply.body;
+    ASSERT_EQ(json.as_array().size(), 4U);
+    EXPECT_EQ(json.at(0).at("result"), boost::json::parse(R"({"k":"v"})"));
+    EXPECT_EQ(json.at(1).at("id"), "two");
+    expectRpcError(json.at(1), kTransactionRejected, "nonce_too_low");
+    EXPECT_EQ(json.at(2).at("id"), 3);
+    expectRpcError(json.at(2), kMethodNotFound, "method_not_found");
+    EXPECT_TRUE(json.at(3).at("id").is_null());
+    expectRpcError(json.at(3), kInvalidRequest, "invalid_request");
+}
+
+TEST_F(ServerTest, NotificationsOnlyGetAnEmptyNoContentReply) {
+    HttpTestClient client(server_->port());
+    const HttpReply single = client.post(R"({"jsonrpc":"2.0","method":"echo"})");
+    EXPECT_EQ(single.status, 204U);
+    EXPECT_TRUE(single.body.empty());
+    const HttpReply batch = client.post(R"([{"jsonrpc":"2.0","method":"echo"}])");
+    EXPECT_EQ(batch.status, 204U);
+}
+
+TEST_F(ServerTest, EmptyBatchIsOneInvalidRequest) {
+    HttpTestClient client(server_->port());
+    expectRpcError(client.post("[]").json(), kInvalidRequest, "empty_batch");
+}
+
+TEST_F(ServerTest, KeepAliveServesManyRequestsOnOneConnection) {
+    HttpTestClient client(server_->port());
+    for (int i = 0; i < 5; ++i) {
+        const HttpReply reply = client.post(requestText("echo", "[" + std::to_string(i) + "]", i));
+        ASSERT_FALSE(reply.ec) << "request " << i << ": " << reply.ec.message();
+        EXPECT_TRUE(reply.keepAlive);
+        EXPECT_EQ(reply.json().at("id"), i);
+        EXPECT_EQ(server_->connectionCount(), 1U);
+    }
+}
+
+TEST_F(ServerTest, ConnectionCloseIsHonoured) {
+    HttpTestClient client(server_->port());
+    const HttpReply reply = client.post(requestText("echo", "[]", 1), "application/json", false);
+    EXPECT_EQ(reply.status, 200U);
+    EXPECT_FALSE(reply.keepAlive);
+    EXPECT_TRUE(client.closedByPeer());
+}
+
+TEST_F(ServerTest, LivezAnswersOk) {
+    HttpTestClient client(server_->port());
+    const HttpReply reply = client.get("/livez");
+    EXPECT_EQ(reply.status, 200U);
+    EXPECT_EQ(reply.body, "ok\n");
+}
+
+TEST_F(ServerTest, WrongPathMethodOrContentTypeIsRefusedWithAReason) {
+    HttpTestClient client(server_->port());
+    const HttpReply path = client.get("/nowhere");
+    EXPECT_EQ(path.status, 404U);
+    expectRpcError(path.json(), kInvalidRequest, "path_not_found");
+
+    const HttpReply method = client.get("/");
+    EXPECT_EQ(method.status, 405U);
+    EXPECT_EQ(method.allow, "POST");
+    expectRpcError(method.json(), kInvalidRequest, "http_method_not_allowed");
+
+    const HttpReply type = client.post(requestText("echo", "[]", 1), "text/plain");
+    EXPECT_EQ(type.status, 415U);
+    expectRpcError(type.json(), kInvalidRequest, "bad_content_type");
+
+    const HttpReply charset =
+        client.post(requestText("echo", "[]", 1), "Application/JSON; charset=utf-8");
+    EXPECT_EQ(charset.status, 200U);
+}
+
+TEST_F(ServerTest, WebSocketUpgradeIsRecognisedAndRefusedForNow) {
+    namespace http = boost::beast::http;
+    HttpTestClient client(server_->port());
+    http::request<http::string_body> request{http::verb::get, "/ws", 11};
+    request.set(http::field::host, "127.0.0.1");
+    request.set(http::field::connection, "Upgrade");
+    request.set(http::field::upgrade, "websocket");
+    request.set(http::field::sec_websocket_version, "13");
+    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+    const HttpReply reply = client.send(std::move(request));
+    EXPECT_EQ(reply.status, 501U);
+    expectRpcError(reply.json(), kMethodNotSupported, "websocket_unavailable");
+}
+
+TEST_F(ServerTest, ExpectContinueGetsAGoAheadBeforeTheBody) {
+    HttpTestClient client(server_->port());
+    const std::string body = requestText("echo", "[1]", 1);
+    ASSERT_FALSE(
+        client.writeRaw("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Expect: 100-continue\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n"));
+    EXPECT_EQ(client.readRawUntil("\r\n\r\n").rfind("HTTP/1.1 100 Continue\r\n", 0), 0U);
+    ASSERT_FALSE(client.writeRaw(body));
+    const HttpReply reply = client.readReply();
+    EXPECT_EQ(reply.status, 200U);
+    EXPECT_EQ(reply.json().at("result"), boost::json::parse("[1]"));
+}
+
+TEST(ServerLifecycle, StartTwiceAndBindingATakenPortFail) {
+    Server first(test::testMethods(), ServerOptions{});
+    ASSERT_TRUE(first.start());
+    const Status again = first.start();
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.error().code, ErrorCode::kInvalidArgument);
+
+    Server second(test::testMethods(), ServerOptions{.port = first.port()});
+    const Status taken = second.start();
+    ASSERT_FALSE(taken);
+    EXPECT_EQ(taken.error().code, ErrorCode::kIo);
+
+    Server bad(test::testMethods(), ServerOptions{.address = "not-an-ip"});
+    const Status invalid = bad.start();
+    ASSERT_FALSE(invalid);
+    EXPECT_EQ(invalid.error().code, ErrorCode::kConfig);
+}
+
+}  // namespace
+}  // namespace gridledger::rpc
