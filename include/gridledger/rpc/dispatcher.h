@@ -1,0 +1,52 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <boost/json/value.hpp>
+
+#include <gridledger/rpc/limits.h>
+#include <gridledger/rpc/method_table.h>
+
+namespace gridledger::rpc {
+
+/**
+ * The transport-independent half of the server: turns one JSON-RPC 2.0 payload (a request or a
+ * batch, as received over HTTP now and over WebSocket later) into the response payload.
+ *
+ * Enforces UTF-8 validity, the JSON nesting depth and the batch size of `limits`; validates each
+ * request object; calls the method's handler; maps its Error through rpcCodeOf. Every error
+ * response carries `error.data.reason`. Thread-safe: handle() may run on many threads at once.
+ */
+class Dispatcher {
+  public:
+    /** Takes its own copy of the methods, which stays read-only from then on. */
+    Dispatcher(MethodTable methods, const ServerLimits& limits);
+
+    /**
+     * The response to `payload`, or std::nullopt when nothing is to be sent back (a single
+     * notification, or a batch of notifications only). Never throws: a handler's exception
+     * becomes a -32603 error for that request.
+     */
+    [[nodiscard]] std::optional<std::string> handle(std::string_view payload) const;
+
+    /**
+     * The response to one already-parsed request (an element of a batch), or std::nullopt for a
+     * notification. Exposed for transports that parse themselves; never throws.
+     */
+    [[nodiscard]] std::optional<boost::json::value> handleOne(
+        const boost::json::value& request) const;
+
+    /** The methods served. */
+    [[nodiscard]] const MethodTable& methods() const { return methods_; }
+
+  private:
+    MethodTable methods_;
+    ServerLimits limits_;
+};
+
+/** True iff `text` is well-formed UTF-8 (no overlong forms, surrogates or values > U+10FFFF). */
+[[nodiscard]] bool isValidUtf8(std::string_view text);
+
+}  // namespace gridledger::rpc

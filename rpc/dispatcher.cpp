@@ -1,0 +1,225 @@
+#include <cstdint>
+#include <exception>
+#include <utility>
+
+#include <boost/json/array.hpp>
+#include <boost/json/error.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <gridledger/rpc/dispatcher.h>
+#include <gridledger/rpc/errors.h>
+
+namespace gridledger::rpc {
+namespace {
+
+/** Longest method name echoed back in a method_not_found message. */
+constexpr std::size_t kMaxEchoedName = 64;
+
+RpcError frameworkError(std::int32_t code, std::string message, std::string_view reason) {
+    return RpcError{code, std::move(message), std::string(reason)};
+}
+
+boost::json::value errorValue(const boost::json::value& id, const RpcError& error) {
+    return makeErrorResponse(id, error);
+}
+
+boost::json::value successValue(const boost::json::value& id, boost::json::value result) {
+    boost::json::object out;
+    out["jsonrpc"] = "2.0";
+    out["id"] = id;
+    out["result"] = std::move(result);
+    return out;
+}
+
+/** JSON-RPC 2.0 ids are strings, numbers or null. */
+bool isValidId(const boost::json::value& id) {
+    return id.is_string() || id.is_number() || id.is_null();
+}
+
+std::string_view view(const boost::json::string& text) {
+    return {text.data(), text.size()};
+}
+
+/** The response to a request whose method exists; never throws. */
+boost::json::value callHandler(const Handler& handler, const boost::json::value& id,
+                               const boost::json::value& params) {
+    try {
+        Result<boost::json::value> result = handler(params);
+        if (result) {
+            return successValue(id, std::move(result).value());
+        }
+        return errorValue(id, toRpcError(result.error()));
+    } catch (...) {
+        // A handler bug must not take the server down, and its text must not reach the client.
+        return errorValue(id, frameworkError(kInternalError, "internal error", reason::kInternal));
+    }
+}
+
+}  // namespace
+
+bool isValidUtf8(std::string_view text) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t size = text.size();
+    std::size_t i = 0;
+    while (i < size) {
+        const std::uint32_t lead = bytes[i];
+        if (lead < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t length = 0;
+        std::uint32_t point = 0;
+        std::uint32_t smallest = 0;
+        if ((lead & 0xE0U) == 0xC0U) {
+            length = 2;
+            point = lead & 0x1FU;
+            smallest = 0x80;
+        } else if ((lead & 0xF0U) == 0xE0U) {
+            length = 3;
+            point = lead & 0x0FU;
+            smallest = 0x800;
+        } else if ((lead & 0xF8U) == 0xF0U) {
+            length = 4;
+            point = lead & 0x07U;
+            smallest = 0x10000;
+        } else {
+            return false;
+        }
+        if (size - i < length) {
+            return false;
+        }
+        for (std::size_t k = 1; k < length; ++k) {
+            const std::uint32_t next = bytes[i + k];
+            if ((next & 0xC0U) != 0x80U) {
+                return false;
+            }
+            point = (point << 6U) | (next & 0x3FU);
+        }
+        if (point < smallest || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) {
+            return false;
+        }
+        i += length;
+    }
+    return true;
+}
+
+Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits)
+    : methods_(std::move(methods)), limits_(limits) {}
+
+std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request) const {
+    try {
+        const boost::json::object* object = request.if_object();
+        if (object == nullptr) {
+            return errorValue(nullptr, frameworkError(kInvalidRequest, "request must be an object",
+                                                      reason::kInvalidRequest));
+        }
+        const boost::json::value* id = object->if_contains("id");
+        if (id != nullptr && !isValidId(*id)) {
+            return errorValue(
+                nullptr, frameworkError(kInvalidRequest, "id must be a string, a number or null",
+                                        reason::kBadId));
+        }
+        const boost::json::value& replyId = id != nullptr ? *id : boost::json::value();
+        const boost::json::value* version = object->if_contains("jsonrpc");
+        if (version == nullptr || !version->is_string() || view(version->get_string()) != "2.0") {
+            return errorValue(replyId,
+                              frameworkError(kInvalidRequest, "\"jsonrpc\" must be \"2.0\"",
+                                             reason::kBadVersion));
+        }
+        const boost::json::value* method = object->if_contains("method");
+        if (method == nullptr || !method->is_string()) {
+            return errorValue(
+                replyId,
+                frameworkError(kInvalidRequest, "\"method\" must be a string", reason::kBadMethod));
+        }
+        const boost::json::value* params = object->if_contains("params");
+        if (params != nullptr && !params->is_array() && !params->is_object()) {
+            return errorValue(
+                replyId, frameworkError(kInvalidRequest, "\"params\" must be an array or an object",
+                                        reason::kBadParams));
+        }
+        const std::string_view name = view(method->get_string());
+        const Handler* handler = methods_.find(name);
+        if (handler == nullptr) {
+            if (id == nullptr) {
+                return std::nullopt;
+            }
+            return errorValue(
+                replyId,
+                frameworkError(kMethodNotFound,
+                               "method not found: " + std::string(name.substr(0, kMaxEchoedName)),
+                               reason::kMethodNotFound));
+        }
+        boost::json::value response =
+            callHandler(*handler, replyId, params != nullptr ? *params : boost::json::value());
+        if (id == nullptr) {
+            return std::nullopt;  // A notification: the client asked for no answer.
+        }
+        return response;
+    } catch (...) {
+        return errorValue(nullptr,
+                          frameworkError(kInternalError, "internal error", reason::kInternal));
+    }
+}
+
+std::optional<std::string> Dispatcher::handle(std::string_view payload) const {
+    try {
+        if (!isValidUtf8(payload)) {
+            return errorResponseText(
+                frameworkError(kParseError, "request is not valid UTF-8", reason::kInvalidUtf8));
+        }
+        boost::json::parse_options options;
+        options.max_depth = limits_.maxJsonDepth;
+        boost::system::error_code ec;
+        const boost::json::value parsed =
+            boost::json::parse(boost::json::string_view(payload.data(), payload.size()), ec,
+                               boost::json::storage_ptr(), options);
+        if (ec == boost::json::error::too_deep) {
+            return errorResponseText(frameworkError(
+                kLimitExceeded,
+                "JSON nested deeper than " + std::to_string(limits_.maxJsonDepth) + " levels",
+                reason::kTooDeep));
+        }
+        if (ec) {
+            return errorResponseText(
+                frameworkError(kParseError, "invalid JSON: " + ec.message(), reason::kParseError));
+        }
+        const boost::json::array* batch = parsed.if_array();
+        if (batch == nullptr) {
+            std::optional<boost::json::value> response = handleOne(parsed);
+            if (!response) {
+                return std::nullopt;
+            }
+            return boost::json::serialize(*response);
+        }
+        if (batch->empty()) {
+            return errorResponseText(
+                frameworkError(kInvalidRequest, "empty batch", reason::kEmptyBatch));
+        }
+        if (batch->size() > limits_.maxBatchItems) {
+            return errorResponseText(frameworkError(kLimitExceeded,
+                                                    "batch of " + std::to_string(batch->size()) +
+                                                        " requests exceeds the limit of " +
+                                                        std::to_string(limits_.maxBatchItems),
+                                                    reason::kBatchTooLarge));
+        }
+        boost::json::array responses;
+        for (const boost::json::value& request : *batch) {
+            std::optional<boost::json::value> response = handleOne(request);
+            if (response) {
+                responses.push_back(std::move(*response));
+            }
+        }
+        if (responses.empty()) {
+            return std::nullopt;
+        }
+        return boost::json::serialize(responses);
+    } catch (...) {
+        return errorResponseText(
+            frameworkError(kInternalError, "internal error", reason::kInternal));
+    }
+}
+
+}  // namespace gridledger::rpc

@@ -1,0 +1,121 @@
+#include <boost/json/serialize.hpp>
+
+#include <gridledger/rpc/errors.h>
+
+namespace gridledger::rpc {
+
+// The one table from GridLedger error codes to JSON-RPC codes.
+//
+// Clients and tooling key on these numbers: a number, once published, is never renumbered or
+// reused. A new ErrorCode gets a row here (the compiler refuses a switch that misses one) and a
+// line in docs/rpc.md. Codes that fit no EIP-1474 category take the next free number of the
+// domain band -32010...-32099 (the next is -32016).
+std::int32_t rpcCodeOf(ErrorCode code) {
+    switch (code) {
+        // Encoding and input shape.
+        case ErrorCode::kMalformed:
+            return kInvalidParams;
+        case ErrorCode::kBadHex:
+            return kInvalidParams;
+        case ErrorCode::kBadLength:
+            return kInvalidParams;
+        case ErrorCode::kOverflow:
+            return kInvalidParams;
+        case ErrorCode::kInvalidArgument:
+            return kInvalidParams;
+        case ErrorCode::kTooLarge:
+            return kLimitExceeded;
+        // Transactions.
+        case ErrorCode::kBadSignature:
+            return kTransactionRejected;
+        case ErrorCode::kWrongChainId:
+            return kTransactionRejected;
+        case ErrorCode::kNonceTooLow:
+            return kTransactionRejected;
+        case ErrorCode::kNonceGap:
+            return kTransactionRejected;
+        case ErrorCode::kExpired:
+            return kTransactionRejected;
+        case ErrorCode::kInsufficientBalance:
+            return kTransactionRejected;
+        case ErrorCode::kDuplicateTx:
+            return kTransactionRejected;
+        case ErrorCode::kMempoolFull:
+            return kLimitExceeded;
+        case ErrorCode::kUnknownPayload:
+            return kTransactionRejected;
+        case ErrorCode::kSelfTransfer:
+            return kTransactionRejected;
+        case ErrorCode::kZeroAmount:
+            return kTransactionRejected;
+        case ErrorCode::kTxTooLarge:
+            return kTransactionRejected;
+        case ErrorCode::kNonceTaken:
+            return kTransactionRejected;
+        // Storage and state.
+        case ErrorCode::kNotFound:
+            return kResourceNotFound;
+        case ErrorCode::kStorage:
+            return kInternalError;
+        case ErrorCode::kCorrupt:
+            return kInternalError;
+        case ErrorCode::kIo:
+            return kInternalError;
+        // Consensus (domain band).
+        case ErrorCode::kInvalidBlock:
+            return kInvalidBlock;
+        case ErrorCode::kInvalidCertificate:
+            return kInvalidCertificate;
+        case ErrorCode::kNotSafeToVote:
+            return kNotSafeToVote;
+        case ErrorCode::kNotSafeToTimeout:
+            return kNotSafeToTimeout;
+        case ErrorCode::kDoubleSignRisk:
+            return kDoubleSignRisk;
+        // Configuration and availability.
+        case ErrorCode::kConfig:
+            return kConfigError;
+        case ErrorCode::kUnavailable:
+            return kResourceUnavailable;
+        // A handler that fails with kOk is a bug in the handler: report it as internal.
+        case ErrorCode::kOk:
+            return kInternalError;
+        case ErrorCode::kInternal:
+            return kInternalError;
+    }
+    return kInternalError;
+}
+
+RpcError toRpcError(const Error& error) {
+    // An "error" with kOk is a handler bug; it must not reach a client as reason "ok".
+    const ErrorCode code = error.code == ErrorCode::kOk ? ErrorCode::kInternal : error.code;
+    RpcError out;
+    out.code = rpcCodeOf(code);
+    out.reason = std::string(reasonOf(code));
+    out.message = error.message.empty() ? out.reason : error.message;
+    return out;
+}
+
+boost::json::object toJson(const RpcError& error) {
+    boost::json::object data;
+    data["reason"] = error.reason;
+    boost::json::object out;
+    out["code"] = error.code;
+    out["message"] = error.message;
+    out["data"] = std::move(data);
+    return out;
+}
+
+boost::json::object makeErrorResponse(const boost::json::value& id, const RpcError& error) {
+    boost::json::object out;
+    out["jsonrpc"] = "2.0";
+    out["id"] = id;
+    out["error"] = toJson(error);
+    return out;
+}
+
+std::string errorResponseText(const RpcError& error) {
+    return boost::json::serialize(makeErrorResponse(nullptr, error));
+}
+
+}  // namespace gridledger::rpc

@@ -1,0 +1,361 @@
+#include "http_session.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <boost/beast/http/write.hpp>
+
+namespace gridledger::rpc::detail {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+constexpr std::string_view kServerName = "gridledger";
+constexpr std::string_view kJsonContentType = "application/json";
+/** After an error response on a request that was not read to its end (e.g. a body over the
+ * limit), the server reads and discards what the client still sends for at most this long, so
+ * that closing the socket does not reset the connection before the client reads the response. */
+constexpr std::chrono::milliseconds kLingerTime{2'000};
+constexpr std::size_t kDrainChunk = 16 * 1024;
+
+/** The path of a request target, without its query string. */
+std::string_view pathOf(beast::string_view target) {
+    const std::string_view text(target.data(), target.size());
+    return text.substr(0, text.find('?'));
+}
+
+/** `application/json`, in any letter case, optionally with parameters such as a charset. */
+bool isJsonContentType(beast::string_view value) {
+    std::string_view text(value.data(), value.size());
+    text = text.substr(0, text.find(';'));
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
+        text.remove_suffix(1);
+    }
+    return beast::iequals(beast::string_view(text.data(), text.size()),
+                          beast::string_view(kJsonContentType.data(), kJsonContentType.size()));
+}
+
+bool isWebSocketUpgrade(const HttpSession::Request& request) {
+    return request.method() == http::verb::get &&
+           beast::iequals(request[http::field::upgrade], "websocket");
+}
+
+bool isHttpError(const beast::error_code& ec) {
+    return ec.category() == beast::error_code(http::error::bad_target).category();
+}
+
+std::uint32_t headerLimit(std::size_t bytes) {
+    return static_cast<std::uint32_t>(
+        std::min<std::size_t>(bytes, std::numeric_limits<std::uint32_t>::max()));
+}
+
+}  // namespace
+
+// ---- ServerState ----------------------------------------------------------------------------
+
+ServerState::ServerState(MethodTable methods, const ServerLimits& limits)
+    : dispatcher_(std::move(methods), limits), limits_(limits) {}
+
+bool ServerState::admit(const std::shared_ptr<HttpSession>& session) {
+    const std::lock_guard lock(mutex_);
+    if (stopping_ || sessions_.size() >= limits_.maxConnections) {
+        return false;
+    }
+    sessions_.emplace(session.get(), session);
+    return true;
+}
+
+void ServerState::release(const HttpSession* session) {
+    const std::lock_guard lock(mutex_);
+    sessions_.erase(session);
+    if (sessions_.empty()) {
+        empty_.notify_all();
+    }
+}
+
+std::vector<std::shared_ptr<HttpSession>> ServerState::beginStop() {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+    std::vector<std::shared_ptr<HttpSession>> open;
+    for (const auto& [key, weak] : sessions_) {
+        if (std::shared_ptr<HttpSession> session = weak.lock()) {
+            open.push_back(std::move(session));
+        }
+    }
+    return open;
+}
+
+bool ServerState::waitUntilEmpty(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    return empty_.wait_until(lock, deadline, [this] { return sessions_.empty(); });
+}
+
+std::size_t ServerState::size() const {
+    const std::lock_guard lock(mutex_);
+    return sessions_.size();
+}
+
+// ---- HttpSession: reading -------------------------------------------------------------------
+
+HttpSession::HttpSession(tcp::socket&& socket, std::shared_ptr<ServerState> state)
+    : stream_(std::move(socket)), state_(std::move(state)) {}
+
+HttpSession::~HttpSession() {
+    state_->release(this);
+}
+
+void HttpSession::start() {
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&HttpSession::readHeader, shared_from_this()));
+}
+
+void HttpSession::close() {
+    net::post(stream_.get_executor(),
+              beast::bind_front_handler(&HttpSession::doClose, shared_from_this()));
+}
+
+void HttpSession::readHeader() {
+    if (closed_) {
+        return;
+    }
+    const ServerLimits& limits = state_->limits();
+    parser_.emplace();
+    parser_->header_limit(headerLimit(limits.maxHeaderBytes));
+    parser_->body_limit(std::uint64_t{limits.maxBodyBytes});
+    stream_.expires_after(limits.idleTimeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
+}
+
+void HttpSession::onHeader(beast::error_code ec) {
+    if (ec) {
+        onReadError(ec);
+        return;
+    }
+    httpVersion_ = parser_->get().version();
+    if (parser_->is_done()) {
+        handleRequest(parser_->release());
+        return;
+    }
+    if (!beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+        readBody();
+        return;
+    }
+    // The client waits for a go-ahead before it sends the body (curl does for large bodies).
+    continue_ = {};
+    continue_.version(httpVersion_);
+    continue_.result(http::status::continue_);
+    http::async_write(stream_, continue_,
+                      [self = shared_from_this()](beast::error_code writeEc, std::size_t) {
+                          if (writeEc) {
+                              self->doClose();
+                              return;
+                          }
+                          self->readBody();
+                      });
+}
+
+void HttpSession::readBody() {
+    stream_.expires_after(state_->limits().idleTimeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onBody(ec); });
+}
+
+void HttpSession::onBody(beast::error_code ec) {
+    if (ec) {
+        onReadError(ec);
+        return;
+    }
+    handleRequest(parser_->release());
+}
+
+void HttpSession::onReadError(beast::error_code ec) {
+    if (closed_ || ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        !isHttpError(ec)) {
+        // The peer left, the idle timeout fired, or the server is stopping.
+        doClose();
+        return;
+    }
+    if (ec == http::error::body_limit) {
+        respondError(http::status::payload_too_large,
+                     RpcError{kLimitExceeded,
+                              "request body exceeds " +
+                                  std::to_string(state_->limits().maxBodyBytes) + " bytes",
+                              std::string(reason::kBodyTooLarge)},
+                     After::kLingerClose);
+        return;
+    }
+    if (ec == http::error::header_limit) {
+        respondError(http::status::request_header_fields_too_large,
+                     RpcError{kLimitExceeded, "request header too large",
+                              std::string(reason::kHeaderTooLarge)},
+                     After::kLingerClose);
+        return;
+    }
+    respondError(http::status::bad_request,
+                 RpcError{kInvalidRequest, "malformed HTTP request: " + ec.message(),
+                          std::string(reason::kBadHttp)},
+                 After::kLingerClose);
+}
+
+// ---- HttpSession: routing -------------------------------------------------------------------
+
+void HttpSession::handleRequest(Request&& request) {
+    if (isWebSocketUpgrade(request)) {
+        handOffUpgrade(std::move(request));
+        return;
+    }
+    const After after = request.keep_alive() ? After::kReadNext : After::kClose;
+    const std::string_view path = pathOf(request.target());
+    if (path == "/livez") {
+        if (request.method() != http::verb::get) {
+            respondError(http::status::method_not_allowed,
+                         RpcError{kInvalidRequest, "use GET on /livez",
+                                  std::string(reason::kHttpMethodNotAllowed)},
+                         after, "GET");
+            return;
+        }
+        Response response{http::status::ok, httpVersion_};
+        response.set(http::field::content_type, "text/plain");
+        response.body() = "ok\n";
+        respond(std::move(response), after);
+        return;
+    }
+    if (path != "/") {
+        respondError(http::status::not_found,
+                     RpcError{kInvalidRequest, "no such path; JSON-RPC is served on POST /",
+                              std::string(reason::kPathNotFound)},
+                     after);
+        return;
+    }
+    if (request.method() != http::verb::post) {
+        respondError(
+            http::status::method_not_allowed,
+            RpcError{kInvalidRequest, "use POST on /", std::string(reason::kHttpMethodNotAllowed)},
+            after, "POST");
+        return;
+    }
+    if (!isJsonContentType(request[http::field::content_type])) {
+        respondError(http::status::unsupported_media_type,
+                     RpcError{kInvalidRequest, "Content-Type must be application/json",
+                              std::string(reason::kBadContentType)},
+                     after);
+        return;
+    }
+    std::optional<std::string> body = state_->dispatcher().handle(request.body());
+    if (!body) {
+        respond(Response{http::status::no_content, httpVersion_}, after);
+        return;
+    }
+    Response response{http::status::ok, httpVersion_};
+    response.set(http::field::content_type, kJsonContentType);
+    response.body() = std::move(*body);
+    respond(std::move(response), after);
+}
+
+// Extension point for the WebSocket endpoint. An upgrade request arrives here complete, with the
+// connection positioned right after it (`buffer_` holds any bytes the client already sent). The
+// WebSocket session for `/ws` will take over `stream_.release_socket()`, `buffer_` and
+// `request`, and run `async_accept(request)`; until subscriptions exist the upgrade is refused.
+void HttpSession::handOffUpgrade(Request&& request) {
+    (void)request;
+    respondError(http::status::not_implemented,
+                 RpcError{kMethodNotSupported, "WebSocket is not available yet",
+                          std::string(reason::kWebSocketUnavailable)},
+                 After::kClose);
+}
+
+// ---- HttpSession: writing and closing -------------------------------------------------------
+
+void HttpSession::respondError(http::status status, const RpcError& error, After after,
+                               std::string_view allow) {
+    Response response{status, httpVersion_};
+    response.set(http::field::content_type, kJsonContentType);
+    if (!allow.empty()) {
+        response.set(http::field::allow, beast::string_view(allow.data(), allow.size()));
+    }
+    response.body() = errorResponseText(error);
+    respond(std::move(response), after);
+}
+
+void HttpSession::respond(Response&& response, After after) {
+    if (closed_) {
+        return;
+    }
+    response_ = std::move(response);
+    response_.set(http::field::server, kServerName);
+    response_.keep_alive(after == After::kReadNext);
+    response_.prepare_payload();
+    stream_.expires_after(state_->limits().idleTimeout);
+    http::async_write(stream_, response_,
+                      [self = shared_from_this(), after](beast::error_code ec, std::size_t) {
+                          self->onWrite(ec, after);
+                      });
+}
+
+void HttpSession::onWrite(beast::error_code ec, After after) {
+    if (ec || closed_) {
+        doClose();
+        return;
+    }
+    switch (after) {
+        case After::kReadNext:
+            readHeader();
+            return;
+        case After::kClose:
+            doClose();
+            return;
+        case After::kLingerClose:
+            lingerThenClose();
+            return;
+    }
+}
+
+void HttpSession::lingerThenClose() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    drain_.resize(kDrainChunk);
+    stream_.expires_after(std::min(kLingerTime, state_->limits().idleTimeout));
+    drainSome();
+}
+
+void HttpSession::drainSome() {
+    stream_.async_read_some(
+        net::buffer(drain_), [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+            self->drained_ += bytes;
+            if (ec || self->closed_ || self->drained_ >= self->state_->limits().maxBodyBytes) {
+                self->doClose();
+                return;
+            }
+            self->drainSome();
+        });
+}
+
+void HttpSession::doClose() {
+    if (closed_) {
+        return;
+    }
+    closed_ = true;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.close();
+}
+
+}  // namespace gridledger::rpc::detail

@@ -1,0 +1,115 @@
+#pragma once
+
+// Private to the rpc module: one HTTP/1.1 client connection of the JSON-RPC server.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <gridledger/rpc/dispatcher.h>
+#include <gridledger/rpc/errors.h>
+#include <gridledger/rpc/limits.h>
+#include <gridledger/rpc/method_table.h>
+
+namespace gridledger::rpc::detail {
+
+class HttpSession;
+
+/**
+ * What the listener and every session share: the dispatcher, the limits and the registry of open
+ * sessions (for the connection limit and for stop()). Held by shared_ptr, so it outlives them all.
+ */
+class ServerState {
+  public:
+    ServerState(MethodTable methods, const ServerLimits& limits);
+
+    [[nodiscard]] const Dispatcher& dispatcher() const { return dispatcher_; }
+    [[nodiscard]] const ServerLimits& limits() const { return limits_; }
+
+    /** Registers a new session; false when the server stops or the connection limit is reached. */
+    [[nodiscard]] bool admit(const std::shared_ptr<HttpSession>& session);
+    /** Forgets a session (called by its destructor). */
+    void release(const HttpSession* session);
+    /** Refuses further sessions from now on and returns those still open. */
+    [[nodiscard]] std::vector<std::shared_ptr<HttpSession>> beginStop();
+    /** Waits until every session is gone or `deadline` passes; true when none is left. */
+    [[nodiscard]] bool waitUntilEmpty(std::chrono::steady_clock::time_point deadline);
+    /** The number of open sessions. */
+    [[nodiscard]] std::size_t size() const;
+
+  private:
+    Dispatcher dispatcher_;
+    ServerLimits limits_;
+    mutable std::mutex mutex_;
+    std::condition_variable empty_;
+    std::unordered_map<const HttpSession*, std::weak_ptr<HttpSession>> sessions_;
+    bool stopping_ = false;
+};
+
+/**
+ * One client connection: reads a request, answers it, and loops while keep-alive holds. All its
+ * work runs on the strand of its socket, so it needs no lock. It lives as long as an asynchronous
+ * operation holds it; close() ends it from any thread.
+ */
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+  public:
+    using Request = boost::beast::http::request<boost::beast::http::string_body>;
+    using Response = boost::beast::http::response<boost::beast::http::string_body>;
+
+    HttpSession(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<ServerState> state);
+    ~HttpSession();
+
+    HttpSession(const HttpSession&) = delete;
+    HttpSession& operator=(const HttpSession&) = delete;
+
+    /** Starts reading requests. */
+    void start();
+    /** Closes the connection from any thread; pending operations end with an error. */
+    void close();
+
+  private:
+    /** What to do with the connection once a response is written. */
+    enum class After { kReadNext, kClose, kLingerClose };
+
+    void readHeader();
+    void onHeader(boost::beast::error_code ec);
+    void readBody();
+    void onBody(boost::beast::error_code ec);
+    void onReadError(boost::beast::error_code ec);
+    void handleRequest(Request&& request);
+    void handOffUpgrade(Request&& request);
+    void respondError(boost::beast::http::status status, const RpcError& error, After after,
+                      std::string_view allow = {});
+    void respond(Response&& response, After after);
+    void onWrite(boost::beast::error_code ec, After after);
+    void lingerThenClose();
+    void drainSome();
+    void doClose();
+
+    boost::beast::tcp_stream stream_;
+    boost::beast::flat_buffer buffer_;
+    std::shared_ptr<ServerState> state_;
+    std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+    boost::beast::http::response<boost::beast::http::empty_body> continue_;
+    Response response_;
+    unsigned httpVersion_ = 11;
+    std::vector<char> drain_;
+    std::size_t drained_ = 0;
+    bool closed_ = false;
+};
+
+}  // namespace gridledger::rpc::detail
