@@ -94,6 +94,15 @@ bool BlockTree::hasUncommittedTxs() const {
     return false;
 }
 
+BlockPtr BlockTree::findByRound(std::uint64_t round) const {
+    for (const auto& entry : blocks_) {
+        if (entry.second->header.round == round) {
+            return entry.second;
+        }
+    }
+    return nullptr;
+}
+
 std::uint64_t BlockTree::highestRoundBy(const PubKey& author) const {
     std::uint64_t out = 0;
     for (const auto& entry : blocks_) {

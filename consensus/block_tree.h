@@ -48,6 +48,9 @@ class BlockTree {
     /** True iff a block above the root on the highest QC's chain carries transactions. */
     [[nodiscard]] bool hasUncommittedTxs() const;
 
+    /** A block of `round` in the tree (the lowest id if several), or nullptr. */
+    [[nodiscard]] BlockPtr findByRound(std::uint64_t round) const;
+
     /** The highest round of a block in the tree authored by `author` (0 if none). */
     [[nodiscard]] std::uint64_t highestRoundBy(const PubKey& author) const;
 

@@ -55,6 +55,8 @@ Effects CoreImpl::step(const Event& event) {
                 onVote(body.vote);
             } else if constexpr (std::is_same_v<T, TimeoutReceived>) {
                 onTimeout(body.timeout);
+            } else if constexpr (std::is_same_v<T, TimeoutCertReceived>) {
+                processTc(body.tc, false);
             } else if constexpr (std::is_same_v<T, TimerFired>) {
                 onTimer(body);
             } else if constexpr (std::is_same_v<T, BlockFetched>) {
@@ -78,7 +80,20 @@ Effects CoreImpl::step(const Event& event) {
 void CoreImpl::start() {
     started_ = true;
     // out_ already holds the Commit and Fetch effects of recovery.
-    emit(ScheduleTimer{TimerKind::kRound, pacemaker_.round(), pacemaker_.timeoutMs()});
+    const std::uint64_t round = pacemaker_.round();
+    emit(ScheduleTimer{TimerKind::kRound, round, pacemaker_.timeoutMs()});
+    const BlockPtr proposal = tree_.findByRound(round);
+    if (safety_.lastVotedRound < round) {
+        // A proposal of this round persisted before the stop: consider it again for a vote.
+        if (proposal && proposal->header.author == committee_.leaderOf(round)) {
+            firstProposal_ = std::make_pair(round, proposal->id);
+            tryVote(proposal);
+        }
+    } else if (committee_.size() == 1) {
+        // A lone validator that already voted or timed out in this round before the stop can
+        // never see it certified now: time it out at once instead of waiting for the timer.
+        localTimeout();
+    }
     maybePropose();
 }
 
@@ -190,7 +205,7 @@ void CoreImpl::processQc(const codec::QuorumCert& qc, const std::optional<PubKey
     }
 }
 
-void CoreImpl::processTc(const codec::TimeoutCert& tc) {
+void CoreImpl::processTc(const codec::TimeoutCert& tc, bool formedHere) {
     if (tc.epoch != committee_.epoch() || tc.round > kMaxRound) {
         reject(ErrorCode::kInvalidCertificate, "tc of another epoch or an impossible round");
         return;
@@ -200,6 +215,10 @@ void CoreImpl::processTc(const codec::TimeoutCert& tc) {
     }
     highestTc_ = tc;
     emit(PersistTc{tc});
+    if (formedHere && committee_.size() > 1) {
+        // Members that missed some timeouts (the next leader among them) learn the TC at once.
+        emit(Broadcast{tc});
+    }
     if (tc.round >= pacemaker_.round()) {
         enterRound(tc.round + 1, true);
     }

@@ -57,7 +57,7 @@ void CoreImpl::handleBlock(const BlockPtr& block, Origin origin) {
     // Sync first: the block's certificates were verified by the driver and stand on their own.
     processQc(h.qc, h.author);
     if (h.tc) {
-        processTc(*h.tc);
+        processTc(*h.tc, false);
     }
     const BlockPtr parent = tree_.find(h.parentId);
     if (!parent) {
@@ -126,9 +126,8 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
     if (h.execHeight < p.execHeight) {
         return invalidBlock("exec height decreases" + roundField(h));
     }
-    // When B is proposed, at most its grandparent can be committed (2-chain rule).
-    if (h.execHeight != 0 && h.execHeight + 2 > h.height) {
-        return invalidBlock("exec height is above anything committable" + roundField(h));
+    if (h.execHeight > execBound(p)) {
+        return invalidBlock("exec height is above what the chain proves committed" + roundField(h));
     }
     if (live && h.execHeight <= executedHeight_) {
         return checkExecution(h);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -25,6 +26,17 @@ inline constexpr std::uint64_t kMaxRound = std::uint64_t{1} << 62;
 /** True iff `round` == `previous` + 1, without overflow. */
 [[nodiscard]] inline bool follows(std::uint64_t round, std::uint64_t previous) {
     return round > previous && round - previous == 1;
+}
+
+/**
+ * The highest exec height a child of `parent` may name: the parent's own, or, when the parent
+ * directly extends its QC (round == qc.round + 1), the parent's parent, which the child's QC
+ * commits. Every height below this bound is committed by QCs on the child's own chain, so a voter
+ * that holds the child's ancestry can always commit and execute up to it.
+ */
+[[nodiscard]] inline std::uint64_t execBound(const codec::BlockHeader& parent) {
+    const bool direct = follows(parent.round, parent.qc.round) && parent.height > 0;
+    return std::max(parent.execHeight, direct ? parent.height - 1 : 0);
 }
 
 /**
@@ -69,7 +81,8 @@ class CoreImpl {
     void onExecuted(const Executed& executed);
     void onPayload();
     void processQc(const codec::QuorumCert& qc, const std::optional<PubKey>& hint);
-    void processTc(const codec::TimeoutCert& tc);
+    /** Takes a TC; `formedHere` (assembled from timeouts here) also broadcasts it. */
+    void processTc(const codec::TimeoutCert& tc, bool formedHere);
     void maybeCommit(const codec::QuorumCert& qc);
     void afterCommit();
     void enterRound(std::uint64_t round, bool viaTc);

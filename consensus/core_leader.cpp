@@ -54,10 +54,7 @@ bool CoreImpl::hasReasonToPropose() const {
 }
 
 std::optional<ExecRecord> CoreImpl::execForProposal(const codec::Block& parent) const {
-    // The new block has height parent + 1; at most its grandparent (height parent − 1) can be
-    // committed, so that bounds the exec height too.
-    const std::uint64_t parentHeight = parent.header.height;
-    const std::uint64_t limit = std::min(executedHeight_, parentHeight == 0 ? 0 : parentHeight - 1);
+    const std::uint64_t limit = std::min(executedHeight_, execBound(parent.header));
     auto it = execRecords_.upper_bound(limit);
     if (it == execRecords_.begin()) {
         return std::nullopt;
@@ -73,6 +70,10 @@ void CoreImpl::localTimeout() {
     const std::uint64_t round = pacemaker_.round();
     if (!selfIndex_) {
         return;
+    }
+    // Members still in the previous round need the TC that ended it to join this one.
+    if (highestTc_ && follows(round, highestTc_->round)) {
+        emit(Broadcast{*highestTc_});
     }
     if (ownTimeout_ && ownTimeout_->round == round) {
         emit(Broadcast{*ownTimeout_});  // re-send: some members may have missed it
@@ -97,7 +98,7 @@ void CoreImpl::localTimeout() {
 
 void CoreImpl::collectTimeout(const codec::Timeout& timeout, std::size_t index) {
     if (auto tc = timeouts_.add(committee_, index, timeout)) {
-        processTc(*tc);
+        processTc(*tc, true);
     }
 }
 

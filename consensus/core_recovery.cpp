@@ -39,6 +39,9 @@ Status checkRecovery(const RecoveryData& data) {
         return invalidArgument("recovery: safety data, root and root qc must be of epoch " +
                                std::to_string(epoch));
     }
+    if (data.root.header.round > kMaxRound || data.root.header.height > kMaxRound) {
+        return invalidArgument("recovery: root round or height out of range");
+    }
     if (data.rootQc.blockId != data.root.id || data.rootQc.round != data.root.header.round) {
         return invalidArgument("recovery: root qc does not certify the root block");
     }
@@ -123,7 +126,7 @@ Status CoreImpl::recover(const RecoveryData& recovery) {
         processQc(qc, std::nullopt);
     }
     if (recovery.highestTc) {
-        processTc(*recovery.highestTc);
+        processTc(*recovery.highestTc, false);
     }
     drainReady();
     proposedRound_ = tree_.highestRoundBy(signer_->publicKey());

@@ -37,9 +37,12 @@ struct PersistTc {
     codec::TimeoutCert tc;
 };
 
-/** Send a proposal or a timeout to every other member of the committee. */
+/**
+ * Send a message to every other member of the committee: a proposal, a timeout, or the TC that
+ * started the sender's round (sent with its timeout, encoded with codec::encodeTc).
+ */
 struct Broadcast {
-    std::variant<BlockPtr, codec::Timeout> message;
+    std::variant<BlockPtr, codec::Timeout, codec::TimeoutCert> message;
 };
 
 /** Send a vote to `to`, the leader of the next round; when `to` is this validator, loop it back. */

@@ -37,6 +37,14 @@ struct TimeoutReceived {
     codec::Timeout timeout;
 };
 
+/**
+ * A TC broadcast by a member with its timeout (sync info for members still in an earlier round).
+ * The driver checked verifyTimeoutCert().
+ */
+struct TimeoutCertReceived {
+    codec::TimeoutCert tc;
+};
+
 /** A timer scheduled by ScheduleTimer{kind, round} expired. */
 struct TimerFired {
     TimerKind kind = TimerKind::kRound;
@@ -67,8 +75,8 @@ struct PayloadAvailable {};
 /** An input of the core and the driver's clock (milliseconds since the Unix epoch) at delivery. */
 struct Event {
     std::uint64_t nowMs = 0;
-    std::variant<Start, ProposalReceived, VoteReceived, TimeoutReceived, TimerFired, BlockFetched,
-                 Executed, ProposalBuilt, PayloadAvailable>
+    std::variant<Start, ProposalReceived, VoteReceived, TimeoutReceived, TimeoutCertReceived,
+                 TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable>
         body;
 };
 

@@ -343,8 +343,14 @@ TEST_F(CoreTest, FPlusOneTimeoutsMakeALaggardTimeOutBeforeItsTimer) {
     KeySigner second(keys_[others[1]]);
     effects =
         step(core, TimeoutReceived{signTimeout(second, kChainId, 0, 1, genesisQc(0, genesis_.id))});
-    // Two timeouts (f + 1) plus its own make a quorum of three: the TC forms right away.
-    ASSERT_EQ(effectsOf<Broadcast>(effects).size(), 1U);
+    // Two timeouts (f + 1) plus its own make a quorum of three: the TC forms right away, and
+    // the core shares it with members that may have missed some timeouts.
+    const auto sent = effectsOf<Broadcast>(effects);
+    ASSERT_EQ(sent.size(), 2U);
+    EXPECT_EQ(std::get<codec::Timeout>(sent[0]->message).author, keys_[self].publicKey());
+    const auto& tc = std::get<codec::TimeoutCert>(sent[1]->message);
+    EXPECT_EQ(tc.round, 1U);
+    EXPECT_TRUE(verifyTimeoutCert(tc, committee_, kChainId).has_value());
     EXPECT_EQ(effectsOf<PersistTc>(effects).size(), 1U);
     EXPECT_EQ(core.currentRound(), 2U);
 }
@@ -530,6 +536,40 @@ TEST_F(CoreTest, ARestartedLoneValidatorResumesWithoutWaitingForItsTimer) {
     ASSERT_TRUE(builds[0]->tc.has_value());
     EXPECT_EQ(builds[0]->tc->round, 1U);
     EXPECT_EQ(builds[0]->parentId, genesis_.id);  // b1 was never certified: extend the hqc
+}
+
+TEST_F(CoreTest, AnExecHeightTheChainDoesNotProveCommittedIsRefusedRatherThanHeld) {
+    const std::size_t voter = nonLeaderOf({1, 3, 4});
+    Core core = makeCore(voter);
+    (void)step(core, Start{});
+    const codec::Block b1 = propose(1, genesis_, genesisQc(0, genesis_.id), {Bytes{1}});
+    // Round 2 timed out; b2 extends b1 through TC(2), so QC(b2) does not commit b1.
+    std::vector<codec::Timeout> timeouts;
+    for (const auto& key : keys_) {
+        KeySigner signer(key);
+        timeouts.push_back(signTimeout(signer, kChainId, 0, 2, qcOn(b1)));
+    }
+    const auto tc2 = buildTimeoutCert(committee_, timeouts).value();
+    const codec::Block b2 =
+        propose(3, b1, qcOn(b1), {}, [&](codec::BlockHeader& h) { h.tc = tc2; });
+    const ExecRecord exec1 = executeBlock(genesisState(), b1);
+    const auto claimB1 = [&](codec::BlockHeader& h) {
+        h.execHeight = 1;
+        h.execStateRoot = exec1.stateRoot;
+        h.execResultsRoot = exec1.resultsRoot;
+    };
+    EXPECT_EQ(votesIn(step(core, ProposalReceived{b1})).size(), 1U);
+    EXPECT_EQ(votesIn(step(core, ProposalReceived{b2})).size(), 1U);
+    // b3 claims b1 executed, which nothing on its chain commits: refused, not held.
+    const codec::Block b3 = propose(4, b2, qcOn(b2), {}, claimB1);
+    auto effects = step(core, ProposalReceived{b3});
+    EXPECT_TRUE(effectsOf<Commit>(effects).empty());
+    EXPECT_TRUE(rejectedWith(effects, ErrorCode::kInvalidBlock));
+    EXPECT_TRUE(votesIn(effects).empty());
+    // The honest b3 keeps exec height 0. It directly extends b2, so the QC on it will commit b2
+    // and b1, and only a child of b3 may name b1's roots.
+    const codec::Block good3 = propose(4, b2, qcOn(b2));
+    EXPECT_EQ(votesIn(step(core, ProposalReceived{good3})).size(), 1U);
 }
 
 }  // namespace

@@ -165,6 +165,9 @@ class Cluster {
     std::function<bool(std::size_t from, std::size_t to)> linkUp = [](std::size_t, std::size_t) {
         return true;
     };
+    /** Observer of every step: the node, the event, the effects (for debugging a scenario). */
+    std::function<void(std::size_t node, std::uint64_t nowMs, const EventBody&, const Effects&)>
+        trace;
     /** Crash injection: given a node and its step's effects, how many to perform before dying. */
     std::function<std::optional<std::size_t>(std::size_t node, const Effects&)> crashPoint;
 
@@ -276,6 +279,9 @@ class Cluster {
         }
         Effects effects = node.core->step(Event{now_, body});
         node.steps.push_back(effects);
+        if (trace) {
+            trace(i, now_, body, effects);
+        }
         std::size_t count = effects.size();
         bool dies = false;
         if (crashPoint) {
