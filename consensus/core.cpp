@@ -122,7 +122,8 @@ void CoreImpl::onTimeout(const codec::Timeout& timeout) {
     const auto index = committee_.indexOf(timeout.author);
     if (timeout.epoch != committee_.epoch() || !index || timeout.round > kMaxRound ||
         timeout.highQc.round >= timeout.round) {
-        reject(ErrorCode::kInvalidArgument, "timeout is not from a member of this epoch");
+        reject(ErrorCode::kInvalidArgument,
+               "timeout is malformed or not from a member of this epoch");
         return;
     }
     processQc(timeout.highQc, timeout.author);  // sync info first: it may move the round

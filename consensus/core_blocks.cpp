@@ -112,6 +112,9 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
     if (h.round <= h.qc.round) {
         return invalidBlock("round is not above the qc round" + roundField(h));
     }
+    if (h.tc && h.tc->epoch != h.epoch) {
+        return invalidBlock("tc is of another epoch" + roundField(h));
+    }
     if (h.tc ? !follows(h.round, h.tc->round) : !follows(h.round, h.qc.round)) {
         return invalidBlock("round follows neither its qc nor its tc" + roundField(h));
     }

@@ -10,6 +10,8 @@ namespace {
 
 /** Longest round timer base accepted (one day): keeps every timer computation far from overflow. */
 constexpr std::uint64_t kMaxT0Ms = 86'400'000;
+/** Largest collection window accepted: keeps `round + maxRoundsAhead` far from overflow. */
+constexpr std::uint64_t kMaxRoundsAhead = 1'000'000;
 
 std::unexpected<Error> invalidArgument(const std::string& message) {
     return fail(ErrorCode::kInvalidArgument, message);
@@ -25,8 +27,9 @@ Status checkOptions(const Options& options) {
     if (options.emptyBlockIntervalMs >= options.t0Ms) {
         return invalidArgument("options: empty_block_interval_ms must be below t0_ms");
     }
-    if (options.maxPendingBlocks == 0 || options.maxRoundsAhead == 0) {
-        return invalidArgument("options: max_pending_blocks and max_rounds_ahead must be >= 1");
+    if (options.maxPendingBlocks == 0 || options.maxRoundsAhead == 0 ||
+        options.maxRoundsAhead > kMaxRoundsAhead) {
+        return invalidArgument("options: max_pending_blocks >= 1, max_rounds_ahead in 1..1000000");
     }
     return {};
 }

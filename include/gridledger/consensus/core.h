@@ -27,18 +27,24 @@ inline constexpr std::uint64_t kMaxBackoffSteps = 6;
 
 /** Settings of a core. No globals: the node and the simulator each pass their own. */
 struct Options {
-    /** The chain id every signature is bound to. */
+    /** The chain id every signature is bound to (non-empty). */
     std::string chainId;
-    /** Base round timeout T0; a round's timer is T0 · 1.2^min(k, 6), k = rounds timed out in a row.
+    /**
+     * Base round timeout T0 (1..86400000). A round's timer is T0 · 1.2^min(k, 6), where k counts
+     * the rounds in a row that ended with a TC.
      */
     std::uint64_t t0Ms = 1000;
-    /** How long an idle leader waits before it proposes a block; must be below t0Ms. */
+    /**
+     * How long an idle leader waits before it proposes a block. Must be below t0Ms, with room for
+     * a network round trip, or idle rounds time out.
+     */
     std::uint64_t emptyBlockIntervalMs = 500;
     /** How far ahead of the voter's clock a block's timestamp may be. */
     std::uint64_t maxClockDriftMs = 2000;
-    /** Blocks kept while their parent is fetched; beyond it the oldest requests are dropped. */
+    /** Cap on blocks waiting for a parent, pending QCs and open fetches (each, >= 1). */
     std::size_t maxPendingBlocks = 256;
-    /** Votes and timeouts are collected for rounds up to this far beyond the current round. */
+    /** Votes and timeouts are kept for rounds up to this far beyond the current one (1..1000000).
+     */
     std::uint64_t maxRoundsAhead = 32;
 };
 
@@ -93,7 +99,10 @@ class Core {
      * Builds a core from its recovery data. `signer` is this validator's key; a signer that is not
      * a committee member yields a core that follows the chain without voting or proposing.
      * `rules` defaults to TwoChainSafetyRules. Fails with kInvalidArgument on inconsistent options
-     * or recovery data (epoch mismatch, rootQc not certifying root, t0Ms <= emptyBlockIntervalMs).
+     * or recovery data (epoch mismatch, rootQc not certifying root, t0Ms <= emptyBlockIntervalMs,
+     * no execution record, executed height above the root).
+     * Reconfiguration (a later task) will accept a root of the previous epoch here; the
+     * double-sign start-up guard will run before this, or wrap the signer.
      */
     [[nodiscard]] static Result<Core> create(Options options, RecoveryData recovery,
                                              std::unique_ptr<Signer> signer,

@@ -80,8 +80,10 @@ struct Commit {
 
 /**
  * This validator leads `round`: build a block with these header fields, author = this validator,
- * txs from the mempool (none is fine), timestampMs = max(clock, minTimestampMs), sign it
- * (signProposal) and deliver it as ProposalBuilt. The core broadcasts it.
+ * txs from the mempool (none is fine; leave out txs of uncommitted ancestors),
+ * timestampMs = max(clock, minTimestampMs), make it with codec::makeBlock, sign it (signProposal)
+ * and deliver it as ProposalBuilt. The core persists and broadcasts it. If transactions remain in
+ * the mempool, send PayloadAvailable again.
  */
 struct BuildProposal {
     std::uint64_t epoch = 0;

@@ -69,7 +69,10 @@ struct ProposalBuilt {
     codec::Block block;
 };
 
-/** The mempool holds transactions: the leader should propose without waiting. */
+/**
+ * The mempool holds transactions: the next proposal of this validator goes out without waiting
+ * for the empty-block interval. Send it when the mempool becomes non-empty.
+ */
 struct PayloadAvailable {};
 
 /** An input of the core and the driver's clock (milliseconds since the Unix epoch) at delivery. */

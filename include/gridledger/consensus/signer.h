@@ -11,8 +11,9 @@
 namespace gridledger::consensus {
 
 /**
- * Signs consensus digests with this validator's key. Injected into the core, so that a later
- * double-sign guard, a remote signer or a test recorder can wrap the key.
+ * Signs consensus digests with this validator's key. Injected into the core, so that the
+ * double-sign start-up guard (a later task), a remote signer or a test recorder can wrap the key.
+ * The core signs a vote or timeout only after its rule allowed it and PersistSafety was emitted.
  */
 class Signer {
   public:
