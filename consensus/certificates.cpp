@@ -31,7 +31,8 @@ Result<std::vector<std::size_t>> signersOf(const Bytes& bitmap, std::size_t n) {
     }
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < bitmap.size() * 8; ++i) {
-        if (((bitmap[i / 8] >> (i % 8)) & 1U) == 0) {
+        const unsigned byte = bitmap[i / 8];
+        if (((byte >> (i % 8)) & 1U) == 0) {
             continue;
         }
         if (i >= n) {

@@ -121,7 +121,7 @@ TEST_F(CoreTest, IdleLeaderWaitsForTheIntervalButPayloadOrPendingTxsProposeAtOnc
     EXPECT_TRUE(std::holds_alternative<PersistBlock>(effects[0]));
     EXPECT_TRUE(std::holds_alternative<Broadcast>(effects[1]));
     EXPECT_TRUE(std::holds_alternative<PersistSafety>(effects[2]));
-    const auto& vote = std::get<SendVote>(effects[3]);
+    const SendVote vote = std::get<SendVote>(effects[3]);
     EXPECT_EQ(vote.to, keys_[0].publicKey());
     EXPECT_TRUE(rejectedWith(step(core, ProposalBuilt{b1}), ErrorCode::kInvalidArgument));
 
@@ -288,9 +288,9 @@ TEST_F(CoreTest, ATimedOutRoundSignsOneTimeoutAndAQuorumOfTimeoutsMovesOnWithBac
     (void)step(core, Start{});
     auto effects = step(core, TimerFired{TimerKind::kRound, 1});
     ASSERT_GE(effects.size(), 3U);
-    const auto& persisted = std::get<PersistSafety>(effects[0]);
+    const PersistSafety persisted = std::get<PersistSafety>(effects[0]);
     EXPECT_EQ(persisted.data.lastVotedRound, 1U);
-    const auto& sent = std::get<codec::Timeout>(std::get<Broadcast>(effects[1]).message);
+    const codec::Timeout sent = std::get<codec::Timeout>(std::get<Broadcast>(effects[1]).message);
     EXPECT_EQ(sent.round, 1U);
     EXPECT_EQ(sent.highQc, genesisQc(0, genesis_.id));
     EXPECT_TRUE(verifyTimeout(sent, committee_, kChainId).has_value());
