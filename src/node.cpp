@@ -396,6 +396,14 @@ void NodeImpl::buildProposal(const consensus::BuildProposal& request) {
         hashes.push_back(tx->hash);
     }
     mempool_->markProposed(hashes);
+    std::size_t bytes = 0;
+    for (const auto& tx : raw) {
+        bytes += tx.size();
+    }
+    if (txs.size() >= genesis_.consensus.maxBlockTxs ||
+        bytes + codec::kMaxTxBytes > genesis_.consensus.maxBlockBytes) {
+        signalPayload();  // the block is full: more may be waiting for the next one
+    }
 
     codec::BlockHeader header;
     header.epoch = request.epoch;

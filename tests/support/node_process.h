@@ -31,6 +31,7 @@ class NodeProcess {
     [[nodiscard]] const std::filesystem::path& home() const { return home_; }
     [[nodiscard]] const std::filesystem::path& log() const { return log_; }
     [[nodiscard]] std::string bin() const { return GRIDLEDGER_BIN; }
+    [[nodiscard]] std::uint16_t port() const { return endpoint_.port; }
 
   private:
     TempDir dir_;

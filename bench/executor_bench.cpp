@@ -1,0 +1,99 @@
+// Block execution rate: committed blocks of signed transfers executed through the accounts
+// contract, the state tree and one synced RocksDB batch per block.
+#include <memory>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <gridledger/codec/tx.h>
+#include <gridledger/contracts/executor.h>
+#include <gridledger/ledger/block_store.h>
+#include <gridledger/ledger/columns.h>
+#include <gridledger/ledger/state_tree.h>
+
+#include "support/temp_dir.h"
+
+namespace gridledger {
+namespace {
+
+constexpr std::string_view kChain = "gridledger-bench";
+
+struct Chain {
+    testing::TempDir dir;
+    std::unique_ptr<storage::KvStore> store;
+    std::unique_ptr<ledger::StateTree> tree;
+    std::unique_ptr<ledger::BlockStore> blocks;
+    std::unique_ptr<contracts::Executor> executor;
+    std::vector<crypto::SecretKey> senders;
+    std::vector<std::uint64_t> nonces;
+    std::uint64_t height = 0;
+
+    explicit Chain(std::size_t senderCount) {
+        store = std::move(*storage::KvStore::open(dir.path(), ledger::columnNames()));
+        tree = std::make_unique<ledger::StateTree>(*store, ledger::kStateNodesColumn,
+                                                   ledger::kStateValuesColumn);
+        blocks = std::make_unique<ledger::BlockStore>(*store);
+        executor =
+            std::make_unique<contracts::Executor>(*store, *tree, *blocks, std::string(kChain));
+        contracts::Genesis genesis;
+        genesis.chainId = kChain;
+        for (std::size_t i = 0; i < senderCount; ++i) {
+            senders.push_back(crypto::SecretKey::generate());
+            genesis.accounts.push_back(contracts::GenesisAccount{
+                crypto::addressOf(senders.back().publicKey()), u128{1} << 100U});
+        }
+        nonces.assign(senderCount, 0);
+        (void)executor->commitGenesis(genesis);
+    }
+
+    /** `count` transfers to fresh recipients, round-robin over the senders. */
+    std::vector<Bytes> signedTransfers(std::size_t count) {
+        std::vector<Bytes> txs;
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t s = i % senders.size();
+            Address to;
+            to[0] = static_cast<std::uint8_t>(i);
+            to[1] = static_cast<std::uint8_t>(i >> 8U);
+            to[2] = static_cast<std::uint8_t>(height);
+            codec::TxBody body{std::string(kChain), senders[s].publicKey(), nonces[s]++, 1'000'000,
+                               codec::Transfer{to, u128{1000}}};
+            txs.push_back(codec::signTx(body, senders[s]).raw);
+        }
+        return txs;
+    }
+};
+
+/** Executes blocks of `range(0)` transfers; signatures verified in execution (no mempool cache). */
+void BM_ExecuteBlock(benchmark::State& state) {
+    const auto txsPerBlock = static_cast<std::size_t>(state.range(0));
+    const bool cached = state.range(1) != 0;
+    Chain chain(256);
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto txs = chain.signedTransfers(txsPerBlock);
+        codec::BlockHeader header;
+        header.height = ++chain.height;
+        header.round = header.height;
+        const codec::Block block = codec::makeBlock(header, std::move(txs));
+        state.ResumeTiming();
+        auto done = chain.executor->executeAndCommit(
+            block, codec::QuorumCert{},
+            cached ? contracts::VerifiedCache([](const Hash256&) { return true; }) : nullptr);
+        if (!done) {
+            state.SkipWithError(done.error().message.c_str());
+            return;
+        }
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+    state.SetLabel(cached ? "signatures cached by the mempool" : "signatures verified here");
+}
+BENCHMARK(BM_ExecuteBlock)
+    ->Args({1000, 1})
+    ->Args({1000, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace gridledger
+
+BENCHMARK_MAIN();

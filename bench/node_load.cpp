@@ -1,0 +1,177 @@
+// Load generator for a 1-validator node: committed signed transfers per second, reported as a ratio
+// to the signature-verification ceiling measured in the same run (DESIGN.md §8):
+//   ceiling = verify_rate_per_core × cores / validators_on_this_machine.
+//
+// It starts a real node process in a temporary home, funds sender accounts from the dev account,
+// pre-signs every transfer, submits them over keep-alive HTTP connections from several threads and
+// waits until every one is committed.
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+
+#include <gridledger/codec/tx.h>
+#include <gridledger/crypto/sha256.h>
+
+#include "home.h"
+#include "support/node_process.h"
+
+namespace gridledger {
+namespace {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kSenders = 64;
+constexpr std::size_t kTxsPerSender = 160;
+constexpr std::size_t kClientThreads = 4;
+constexpr std::size_t kValidatorsOnMachine = 1;
+
+/** One keep-alive HTTP connection to the node's JSON-RPC. */
+class Connection {
+  public:
+    explicit Connection(std::uint16_t port) : stream_(io_) {
+        asio::ip::tcp::resolver resolver(io_);
+        stream_.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
+    }
+
+    json::value call(const std::string& method, json::array params) {
+        http::request<http::string_body> req(http::verb::post, "/", 11);
+        req.set(http::field::host, "127.0.0.1");
+        req.set(http::field::content_type, "application/json");
+        req.keep_alive(true);
+        req.body() = json::serialize(
+            json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}});
+        req.prepare_payload();
+        http::write(stream_, req);
+        http::response<http::string_body> res;
+        http::read(stream_, buffer_, res);
+        return json::parse(res.body());
+    }
+
+  private:
+    asio::io_context io_;
+    boost::beast::tcp_stream stream_;
+    boost::beast::flat_buffer buffer_;
+};
+
+/** Schnorr verifications per second on this thread (one core), over about `seconds`. */
+double verifyRatePerCore(double seconds) {
+    const auto key = crypto::SecretKey::generate();
+    const Hash256 digest = crypto::sha256(asBytes("gridledger load"));
+    const Signature sig = key.sign(digest);
+    std::size_t count = 0;
+    const auto start = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
+        for (int i = 0; i < 100; ++i) {
+            count += crypto::verify(key.publicKey(), digest, sig) ? 1U : 0U;
+        }
+    }
+    return static_cast<double>(count) / std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::uint64_t nonceOf(Connection& rpc, const Address& address) {
+    auto res = rpc.call("account_get", {json::string(address.hex())});
+    return *parseU64(res.at("result").at("nonce").as_string());
+}
+
+Bytes transfer(const crypto::SecretKey& from, const Address& to, std::uint64_t nonce, u128 amount) {
+    codec::TxBody body{"gridledger-dev", from.publicKey(), nonce, 90'000,
+                       codec::Transfer{to, amount}};
+    return codec::signTx(body, from).raw;
+}
+
+int run() {
+    testing::NodeProcess node;
+    const auto dev = *node::Home(node.home()).loadKey("dev");
+    node.start();
+    const std::uint16_t port = node.port();
+
+    std::vector<crypto::SecretKey> senders;
+    for (std::size_t i = 0; i < kSenders; ++i) {
+        senders.push_back(crypto::SecretKey::generate());
+    }
+    Connection setup(port);
+    for (std::size_t i = 0; i < kSenders; ++i) {
+        const auto raw =
+            transfer(dev, crypto::addressOf(senders[i].publicKey()), i, u128{1} << 80U);
+        setup.call("tx_submit", {json::string(toHex(raw))});
+    }
+    const Address devAddress = crypto::addressOf(dev.publicKey());
+    while (nonceOf(setup, devAddress) < kSenders) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+
+    std::vector<std::vector<Bytes>> work(kSenders);
+    Address sink;
+    sink[0] = 0x5e;
+    for (std::size_t s = 0; s < kSenders; ++s) {
+        for (std::size_t n = 0; n < kTxsPerSender; ++n) {
+            work[s].push_back(transfer(senders[s], sink, n, u128{1}));
+        }
+    }
+    const double perCore = verifyRatePerCore(1.0);
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+
+    std::atomic<std::size_t> refused{0};
+    const auto start = Clock::now();
+    std::vector<std::thread> clients;
+    for (std::size_t t = 0; t < kClientThreads; ++t) {
+        clients.emplace_back([&, t] {
+            Connection rpc(port);
+            // Each client owns every kClientThreads-th sender and submits its txs in nonce order,
+            // retrying a tx the nonce window refuses until earlier ones commit.
+            for (std::size_t n = 0; n < kTxsPerSender; ++n) {
+                for (std::size_t s = t; s < kSenders; s += kClientThreads) {
+                    for (;;) {
+                        auto res = rpc.call("tx_submit", {json::string(toHex(work[s][n]))});
+                        if (res.as_object().contains("result")) {
+                            break;
+                        }
+                        ++refused;
+                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                    }
+                }
+            }
+        });
+    }
+    for (auto& c : clients) {
+        c.join();
+    }
+    const auto submitted = Clock::now();
+    for (std::size_t s = 0; s < kSenders; ++s) {
+        while (nonceOf(setup, crypto::addressOf(senders[s].publicKey())) < kTxsPerSender) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+    const auto committed = Clock::now();
+    node.stop(SIGTERM);
+
+    const double total = static_cast<double>(kSenders * kTxsPerSender);
+    const double seconds = std::chrono::duration<double>(committed - start).count();
+    const double rate = total / seconds;
+    const double ceiling = perCore * cores / kValidatorsOnMachine;
+    std::cout << "txs=" << total << " seconds=" << seconds
+              << " submit_seconds=" << std::chrono::duration<double>(submitted - start).count()
+              << " refused_retries=" << refused.load() << "\n"
+              << "verify_rate_per_core=" << perCore << " cores=" << cores
+              << " validators_on_machine=" << kValidatorsOnMachine << " ceiling=" << ceiling << "\n"
+              << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling << "\n";
+    return 0;
+}
+
+}  // namespace
+}  // namespace gridledger
+
+int main() {
+    return gridledger::run();
+}
