@@ -1,0 +1,168 @@
+// Sends a running node every kind of bad input over JSON-RPC and checks that each gets its own
+// error (code and stable reason) while the node keeps serving and loses nothing.
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <gridledger/codec/tx.h>
+
+#include "home.h"
+#include "support/node_process.h"
+#include "unit/rpc/http_test_client.h"
+
+namespace gridledger {
+namespace {
+
+namespace json = boost::json;
+using rpc::test::HttpTestClient;
+
+class RpcBadInput : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        node_.start();
+        dev_ = *node::Home(node_.home()).loadKey("dev");
+    }
+    void TearDown() override { node_.stop(SIGTERM); }
+
+    /** Posts `body` on a fresh connection; returns the parsed JSON reply. */
+    json::value post(const std::string& body) {
+        HttpTestClient client(node_.port());
+        const auto reply = client.post(body);
+        EXPECT_FALSE(reply.ec) << reply.ec.message();
+        return reply.json();
+    }
+
+    json::value call(const std::string& method, const json::value& params) {
+        return post(json::serialize(
+            json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"method", method}, {"params", params}}));
+    }
+
+    /** Asserts that `reply` is a JSON-RPC error with this code and reason. */
+    static void expectError(const json::value& reply, std::int64_t code, std::string_view reason) {
+        ASSERT_TRUE(reply.is_object()) << json::serialize(reply);
+        const auto* error = reply.as_object().if_contains("error");
+        ASSERT_NE(error, nullptr) << json::serialize(reply);
+        EXPECT_EQ(error->at("code").as_int64(), code) << json::serialize(reply);
+        EXPECT_EQ(error->at("data").at("reason").as_string(), reason) << json::serialize(reply);
+    }
+
+    /** The node still answers and is at or past `height`. */
+    void expectServing() {
+        auto status = node_.call("node_status", json::array{});
+        ASSERT_TRUE(status) << status.error().message;
+        EXPECT_TRUE(node_.running());
+    }
+
+    json::value submit(const codec::TxBody& body, const crypto::SecretKey& key) {
+        return call("tx_submit", json::array{json::string(toHex(codec::signTx(body, key).raw))});
+    }
+
+    codec::TxBody transfer(std::uint64_t nonce, u128 amount = u128{5}) const {
+        Address to;
+        to[0] = 0x77;
+        return codec::TxBody{"gridledger-dev", dev_.publicKey(), nonce, 5000,
+                             codec::Transfer{to, amount}};
+    }
+
+    /** Polls tx_get until the tx is committed and returns its receipt. */
+    json::value waitReceipt(const std::string& hash) {
+        for (int i = 0; i < 200; ++i) {
+            auto tx = node_.call("tx_get", json::array{json::string(hash)});
+            if (tx && tx->at("status") == "committed") {
+                return tx->at("receipt");
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        ADD_FAILURE() << "tx " << hash << " never committed";
+        return {};
+    }
+
+    testing::NodeProcess node_;
+    crypto::SecretKey dev_ = crypto::SecretKey::generate();
+};
+
+TEST_F(RpcBadInput, MalformedJsonWrongTypesAndBadHexEachGetTheirError) {
+    expectError(post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"), -32700, "parse_error");
+    expectError(post("\xff\xfe{}"), -32700, "invalid_utf8");
+    expectError(post("[]"), -32600, "empty_batch");
+    expectError(call("no_such_method", json::array{}), -32601, "method_not_found");
+    expectError(call("tx_submit", json::array{12345}), -32602, "invalid_argument");
+    expectError(call("account_get", json::array{json::array{}}), -32602, "invalid_argument");
+    expectError(call("tx_submit", json::array{"0xzz"}), -32602, "bad_hex");
+    expectError(call("tx_submit", json::array{"deadbeef"}), -32602, "bad_hex");
+    expectError(call("account_get", json::array{"0x1234"}), -32602, "bad_length");
+    expectError(call("tx_submit", json::array{"0xdeadbeef"}), -32602, "malformed");
+    expectError(call("tx_get", json::array{json::string(Hash256{}.hex())}), -32001, "not_found");
+    expectServing();
+}
+
+TEST_F(RpcBadInput, SignatureChainIdAndNonceViolationsAreRejected) {
+    // Bad signature: sign with another key than the sender's.
+    const auto other = crypto::SecretKey::generate();
+    auto forged = codec::signTx(transfer(0), other);
+    expectError(call("tx_submit", json::array{json::string(toHex(forged.raw))}), -32003,
+                "bad_signature");
+
+    auto wrongChain = transfer(0);
+    wrongChain.chainId = "another-chain";
+    expectError(submit(wrongChain, dev_), -32003, "wrong_chain_id");
+
+    expectError(submit(transfer(64), dev_), -32003, "nonce_gap");  // window is 64
+
+    const auto accepted = submit(transfer(0), dev_);
+    ASSERT_TRUE(accepted.as_object().contains("result")) << json::serialize(accepted);
+    const std::string hash(accepted.at("result").at("hash").as_string());
+    EXPECT_TRUE(waitReceipt(hash).at("success").as_bool());
+
+    // Replays: the same tx again, and another tx with the used nonce.
+    expectError(
+        call("tx_submit", json::array{json::string(toHex(codec::signTx(transfer(0), dev_).raw))}),
+        -32003, "nonce_too_low");
+    expectError(submit(transfer(0, u128{6}), dev_), -32003, "nonce_too_low");
+    expectServing();
+}
+
+TEST_F(RpcBadInput, InsufficientBalanceCommitsAsAFailedReceiptAndMovesNothing) {
+    const auto poor = crypto::SecretKey::generate();
+    Address to;
+    to[0] = 0x78;
+    // Fund `poor` with 10 units, then have it send 11.
+    codec::TxBody fund{"gridledger-dev", dev_.publicKey(), 0, 5000,
+                       codec::Transfer{crypto::addressOf(poor.publicKey()), u128{10}}};
+    const auto funded = submit(fund, dev_);
+    ASSERT_TRUE(funded.as_object().contains("result")) << json::serialize(funded);
+    EXPECT_TRUE(waitReceipt(std::string(funded.at("result").at("hash").as_string()))
+                    .at("success")
+                    .as_bool());
+
+    codec::TxBody spend{"gridledger-dev", poor.publicKey(), 0, 5000, codec::Transfer{to, u128{11}}};
+    const auto sent = submit(spend, poor);
+    ASSERT_TRUE(sent.as_object().contains("result")) << json::serialize(sent);
+    const auto receipt = waitReceipt(std::string(sent.at("result").at("hash").as_string()));
+    EXPECT_FALSE(receipt.at("success").as_bool());
+    EXPECT_EQ(receipt.at("reason"), "insufficient_balance");
+
+    auto account = node_.call("account_get",
+                              json::array{json::string(crypto::addressOf(poor.publicKey()).hex())});
+    ASSERT_TRUE(account);
+    EXPECT_EQ(account->at("balance"), "10");
+    EXPECT_EQ(account->at("nonce"), "1");  // the failed transfer consumed its nonce
+    expectServing();
+}
+
+TEST_F(RpcBadInput, OversizedBodyIsRefusedWith413AndTheNodeKeepsServing) {
+    HttpTestClient client(node_.port());
+    const auto reply = client.post(std::string(2 << 20, ' '));
+    EXPECT_EQ(reply.status, 413U);
+    expectError(reply.json(), -32005, "body_too_large");
+
+    // An oversized transaction inside a normal body gets its own reason.
+    expectError(
+        call("tx_submit", json::array{json::string(toHex(Bytes(codec::kMaxTxBytes + 1, 0)))}),
+        -32003, "tx_too_large");
+    expectServing();
+}
+
+}  // namespace
+}  // namespace gridledger
