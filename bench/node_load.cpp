@@ -35,6 +35,20 @@ constexpr std::size_t kSenders = 64;
 constexpr std::size_t kTxsPerSender = 160;
 constexpr std::size_t kClientThreads = 4;
 constexpr std::size_t kValidatorsOnMachine = 1;
+/** Every wait of the run is bounded: a run that does not finish in time reports a failure. */
+constexpr auto kDeadline = std::chrono::seconds(300);
+
+/** Waits until `done()`, polling; false when the deadline passes first. */
+template <typename Done>
+bool waitFor(Clock::time_point deadline, Done done) {
+    while (!done()) {
+        if (Clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
 
 /** One keep-alive HTTP connection to the node's JSON-RPC. */
 class Connection {
@@ -107,8 +121,10 @@ int run() {
         setup.call("tx_submit", {json::string(toHex(raw))});
     }
     const Address devAddress = crypto::addressOf(dev.publicKey());
-    while (nonceOf(setup, devAddress) < kSenders) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto deadline = Clock::now() + kDeadline;
+    if (!waitFor(deadline, [&] { return nonceOf(setup, devAddress) >= kSenders; })) {
+        std::cerr << "funding the senders did not commit in time\n";
+        return 1;
     }
 
     std::vector<std::vector<Bytes>> work(kSenders);
@@ -132,7 +148,7 @@ int run() {
             // retrying a tx the nonce window refuses until earlier ones commit.
             for (std::size_t n = 0; n < kTxsPerSender; ++n) {
                 for (std::size_t s = t; s < kSenders; s += kClientThreads) {
-                    for (;;) {
+                    while (Clock::now() < deadline) {
                         auto res = rpc.call("tx_submit", {json::string(toHex(work[s][n]))});
                         if (res.as_object().contains("result")) {
                             break;
@@ -149,8 +165,10 @@ int run() {
     }
     const auto submitted = Clock::now();
     for (std::size_t s = 0; s < kSenders; ++s) {
-        while (nonceOf(setup, crypto::addressOf(senders[s].publicKey())) < kTxsPerSender) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const Address sender = crypto::addressOf(senders[s].publicKey());
+        if (!waitFor(deadline, [&] { return nonceOf(setup, sender) >= kTxsPerSender; })) {
+            std::cerr << "the load did not commit in time\n";
+            return 1;
         }
     }
     const auto committed = Clock::now();

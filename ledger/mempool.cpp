@@ -68,13 +68,17 @@ Result<Hash256> Mempool::admit(ByteView raw) {
     }
     GL_ASSIGN_OR_RETURN(decoded, codec::decodeTx(raw));
     const TxPtr tx = std::make_shared<const codec::SignedTx>(std::move(decoded));
-    GL_ASSIGN_OR_RETURN(accountNonce, readNonce(tx->sender));
+    // The nonce is read without the lock; a block committed meanwhile makes it stale.
+    std::uint64_t generation = commits_.load(std::memory_order_acquire);
+    GL_ASSIGN_OR_RETURN(nonce, readNonce(tx->sender));
+    std::uint64_t accountNonce = nonce;
 
     // Cheap checks first, so that a doomed transaction costs no signature verification.
     std::shared_ptr<std::promise<Status>> promise;  // set iff this call runs the verification
     std::shared_future<Status> verdict;
     {
-        const std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        GL_TRY(refreshNonceLocked(lock, tx->sender, generation, accountNonce));
         GL_TRY(checkAdmissibleLocked(*tx, accountNonce));
         if (const auto cached = verdicts_.find(tx->hash); cached != verdicts_.end()) {
             if (!cached->second) {
@@ -100,7 +104,7 @@ Result<Hash256> Mempool::admit(ByteView raw) {
     }
     const Status outcome = verdict.get();
 
-    const std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (promise) {
         verifying_.erase(tx->hash);
         if (outcome || outcome.error().code == ErrorCode::kBadSignature) {
@@ -111,9 +115,25 @@ Result<Hash256> Mempool::admit(ByteView raw) {
         return std::unexpected(outcome.error());
     }
     // The mempool may have changed while the signature was checked: decide again.
+    GL_TRY(refreshNonceLocked(lock, tx->sender, generation, accountNonce));
     GL_TRY(checkAdmissibleLocked(*tx, accountNonce));
     insertLocked(tx, accountNonce);
     return tx->hash;
+}
+
+Status Mempool::refreshNonceLocked(std::unique_lock<std::mutex>& lock, const Address& sender,
+                                   std::uint64_t& generation, std::uint64_t& accountNonce) const {
+    while (generation != commits_.load(std::memory_order_acquire)) {
+        generation = commits_.load(std::memory_order_acquire);
+        lock.unlock();
+        auto nonce = readNonce(sender);
+        lock.lock();
+        if (!nonce) {
+            return std::unexpected(nonce.error());
+        }
+        accountNonce = *nonce;
+    }
+    return {};
 }
 
 Result<std::uint64_t> Mempool::readNonce(const Address& sender) const {
@@ -299,6 +319,7 @@ void Mempool::onCommitted(std::span<const Hash256> committedHashes, std::uint64_
         const std::uint64_t next =
             checkedAdd(height, 1).value_or(std::numeric_limits<std::uint64_t>::max());
         rules_.nextHeight = std::max(rules_.nextHeight, next);
+        commits_.fetch_add(1, std::memory_order_acq_rel);
         std::uint64_t removed = 0;
         for (const Hash256& hash : committedHashes) {
             if (const auto entry = entries_.find(hash); entry != entries_.end()) {

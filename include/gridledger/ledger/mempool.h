@@ -188,6 +188,13 @@ class Mempool {
 
     Result<Hash256> admit(ByteView raw);
     Result<std::uint64_t> readNonce(const Address& sender) const;
+    /**
+     * Re-reads `accountNonce` until no block was committed since it was read (`generation`), so
+     * that a sender's queue never starts from a nonce that is already committed. `lock` holds
+     * mutex_ on entry and on return.
+     */
+    Status refreshNonceLocked(std::unique_lock<std::mutex>& lock, const Address& sender,
+                              std::uint64_t& generation, std::uint64_t& accountNonce) const;
     Status checkAdmissibleLocked(const codec::SignedTx& tx, std::uint64_t accountNonce) const;
     void insertLocked(const TxPtr& tx, std::uint64_t accountNonce);
     void removeLocked(const Hash256& hash);
@@ -201,6 +208,8 @@ class Mempool {
     MempoolCounters counters_;
 
     mutable std::mutex mutex_;
+    /** Counts onCommitted calls; changed under mutex_, read without it before a nonce read. */
+    std::atomic<std::uint64_t> commits_{0};
     TxRules rules_;  // nextHeight changes with onCommitted
     std::unordered_map<Hash256, Entry, HashKey> entries_;
     std::map<Address, SenderQueue> senders_;

@@ -433,6 +433,28 @@ TEST_F(MempoolTest, AVerifiedTxThatLostTheRaceIsNeverVerifiedAgain) {
     EXPECT_EQ(verifier_.calls(), 2) << "no second verification of `second`";
 }
 
+TEST_F(MempoolTest, ANonceReadBeforeACommitIsReadAgainSoTheTxIsNotStranded) {
+    // Alice's nonce 0 is pending; nonce 1 is admitted while nonce 0 commits and leaves the pool.
+    // Nonce 1 read the committed nonce (0) before that commit: it must not stay uncollectable.
+    auto pool = make();
+    const codec::SignedTx first = withNonce(alice_, 0);
+    const codec::SignedTx second = withNonce(alice_, 1);
+    ASSERT_TRUE(pool->submit(first.raw));
+
+    std::future<void> entered = verifier_.hold(second.hash);
+    auto admission = std::async(std::launch::async, [&] { return pool->submit(second.raw); });
+    const OpenOnExit guard{verifier_};
+    entered.wait();  // `second` read committed nonce 0 and is being verified
+    setCommittedNonce(alice_, 1);
+    const std::vector<Hash256> committed{first.hash};
+    pool->onCommitted(committed, 1);
+    ASSERT_EQ(pool->size(), 0U) << "alice holds nothing now";
+    verifier_.open();
+    ASSERT_TRUE(admission.get());
+
+    EXPECT_EQ(hashesOf(pool->collect(10, 1 << 20)), std::vector<Hash256>{second.hash});
+}
+
 TEST_F(MempoolTest, ConcurrentSubmissionsOfOneTxShareOneVerification) {
     auto pool = make();
     const codec::SignedTx tx = signedTransfer(alice_);
