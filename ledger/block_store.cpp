@@ -26,8 +26,24 @@ Bytes receiptKey(const TxLocation& where) {
     return key;
 }
 
-Error corrupt(std::string_view what) {
-    return Error{ErrorCode::kCorrupt, "stored " + std::string(what) + " is corrupt"};
+/**
+ * Reads `key` and decodes it with `decode` (returning a Result or an optional): absent gives
+ * std::nullopt, a value that does not decode gives kCorrupt naming `what`.
+ */
+template <typename Decode>
+auto readDecoded(const storage::KvStore& store, storage::Column column, ByteView key,
+                 std::string_view what, Decode decode)
+    -> Result<std::optional<typename std::invoke_result_t<Decode, ByteView>::value_type>> {
+    using Value = typename std::invoke_result_t<Decode, ByteView>::value_type;
+    GL_ASSIGN_OR_RETURN(stored, store.get(column, key));
+    if (!stored) {
+        return std::optional<Value>();
+    }
+    auto decoded = decode(ByteView(*stored));
+    if (!decoded) {
+        return fail(ErrorCode::kCorrupt, "stored " + std::string(what) + " is corrupt");
+    }
+    return std::optional<Value>(std::move(*decoded));
 }
 
 }  // namespace
@@ -57,89 +73,55 @@ void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& b
 }
 
 Result<std::optional<std::uint64_t>> BlockStore::executedHeight() const {
-    GL_ASSIGN_OR_RETURN(value, store_.get(kMetaColumn, asBytes(kExecutedHeightKey)));
-    if (!value) {
-        return std::optional<std::uint64_t>();
-    }
-    if (value->size() != 8) {
-        return std::unexpected(corrupt("executed height"));
-    }
-    return std::optional<std::uint64_t>(readU64(*value));
+    return readDecoded(store_, kMetaColumn, asBytes(kExecutedHeightKey), "executed height",
+                       [](ByteView bytes) -> std::optional<std::uint64_t> {
+                           if (bytes.size() != 8) {
+                               return std::nullopt;
+                           }
+                           return readU64(bytes);
+                       });
 }
 
 Result<std::optional<codec::Block>> BlockStore::blockById(const Hash256& id) const {
-    GL_ASSIGN_OR_RETURN(value, store_.get(kBlocksColumn, id.view()));
-    if (!value) {
-        return std::optional<codec::Block>();
-    }
-    auto block = codec::decodeBlock(*value);
-    if (!block) {
-        return std::unexpected(corrupt("block"));
-    }
-    return std::optional<codec::Block>(std::move(*block));
+    return readDecoded(store_, kBlocksColumn, id.view(), "block", codec::decodeBlock);
 }
 
 Result<std::optional<codec::Block>> BlockStore::blockAt(std::uint64_t height) const {
-    GL_ASSIGN_OR_RETURN(id, store_.get(kHeightsColumn, heightKey(height)));
+    GL_ASSIGN_OR_RETURN(id, readDecoded(store_, kHeightsColumn, heightKey(height), "height index",
+                                        Hash256::fromBytes));
     if (!id) {
         return std::optional<codec::Block>();
     }
-    auto hash = Hash256::fromBytes(*id);
-    if (!hash) {
-        return std::unexpected(corrupt("height index"));
-    }
-    return blockById(*hash);
+    return blockById(*id);
 }
 
 Result<std::optional<codec::QuorumCert>> BlockStore::certAt(std::uint64_t height) const {
-    GL_ASSIGN_OR_RETURN(value, store_.get(kCertsColumn, heightKey(height)));
-    if (!value) {
-        return std::optional<codec::QuorumCert>();
-    }
-    auto qc = codec::decodeQc(*value);
-    if (!qc) {
-        return std::unexpected(corrupt("certificate"));
-    }
-    return std::optional<codec::QuorumCert>(std::move(*qc));
+    return readDecoded(store_, kCertsColumn, heightKey(height), "certificate", codec::decodeQc);
 }
 
 Result<std::optional<ExecRoots>> BlockStore::rootsAt(std::uint64_t height) const {
-    GL_ASSIGN_OR_RETURN(value, store_.get(kMetaColumn, rootsKey(height)));
-    if (!value) {
-        return std::optional<ExecRoots>();
-    }
-    if (value->size() != 64) {
-        return std::unexpected(corrupt("roots"));
-    }
-    const ByteView bytes(*value);
-    ExecRoots roots;
-    roots.stateRoot = *Hash256::fromBytes(bytes.first(32));
-    roots.resultsRoot = *Hash256::fromBytes(bytes.subspan(32));
-    return std::optional<ExecRoots>(roots);
+    return readDecoded(store_, kMetaColumn, rootsKey(height), "roots",
+                       [](ByteView bytes) -> std::optional<ExecRoots> {
+                           if (bytes.size() != 64) {
+                               return std::nullopt;
+                           }
+                           return ExecRoots{*Hash256::fromBytes(bytes.first(32)),
+                                            *Hash256::fromBytes(bytes.subspan(32))};
+                       });
 }
 
 Result<std::optional<TxLocation>> BlockStore::locateTx(const Hash256& txHash) const {
-    GL_ASSIGN_OR_RETURN(value, store_.get(kTxIndexColumn, txHash.view()));
-    if (!value) {
-        return std::optional<TxLocation>();
-    }
-    if (value->size() != 12) {
-        return std::unexpected(corrupt("tx index"));
-    }
-    const ByteView bytes(*value);
-    return std::optional<TxLocation>(TxLocation{readU64(bytes), readU32(bytes.subspan(8))});
+    return readDecoded(store_, kTxIndexColumn, txHash.view(), "tx index",
+                       [](ByteView bytes) -> std::optional<TxLocation> {
+                           if (bytes.size() != 12) {
+                               return std::nullopt;
+                           }
+                           return TxLocation{readU64(bytes), readU32(bytes.subspan(8))};
+                       });
 }
 
 Result<std::optional<codec::Receipt>> BlockStore::receiptAt(const TxLocation& where) const {
-    GL_ASSIGN_OR_RETURN(value, store_.get(kReceiptsColumn, receiptKey(where)));
-    if (!value) {
-        return std::optional<codec::Receipt>();
-    }
-    auto receipt = codec::decodeReceipt(*value);
-    if (!receipt) {
-        return std::unexpected(corrupt("receipt"));
-    }
-    return std::optional<codec::Receipt>(std::move(*receipt));
+    return readDecoded(store_, kReceiptsColumn, receiptKey(where), "receipt", codec::decodeReceipt);
 }
 
 }  // namespace gridledger::ledger
