@@ -32,6 +32,7 @@ using Status = Result<void>;
     } while (false)
 
 /** Binds the value of a Result expression to `var`, or returns its error. */
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `var` names a new variable, it is no expression.
 #define GL_ASSIGN_OR_RETURN(var, expr)                              \
     auto var##_result_ = (expr);                                    \
     if (!var##_result_) {                                           \

@@ -10,7 +10,7 @@
 namespace gridledger::codec {
 
 /** Largest encoded block accepted from anyone. */
-inline constexpr std::size_t kMaxBlockBytes = 16 * 1024 * 1024;
+inline constexpr std::size_t kMaxBlockBytes = std::size_t{16} << 20U;
 
 /** A quorum certificate: q votes of the committee of `epoch` for block `blockId` in `round`. */
 struct QuorumCert {
