@@ -101,6 +101,7 @@ class NodeImpl {
     /** Blocks persisted by the core and not yet committed, by id: their txs are in flight. */
     std::map<Hash256, consensus::BlockPtr> inFlight_;
     std::atomic<bool> payloadSignalled_{false};
+    std::atomic<std::uint64_t> epoch_{0};
     std::atomic<std::uint64_t> round_{0};
     std::atomic<std::uint64_t> highestQcRound_{0};
     bool failed_ = false;
@@ -240,7 +241,8 @@ Status NodeImpl::openRpc() {
     context.tree = tree_.get();
     context.txAdmitted = [this] { signalPayload(); };
     context.status = [this] {
-        return rpc::NodeStatus{GRIDLEDGER_VERSION, proposer_.publicKey(), 1,
+        return rpc::NodeStatus{GRIDLEDGER_VERSION, proposer_.publicKey(),
+                               epoch_.load(std::memory_order_relaxed),
                                round_.load(std::memory_order_relaxed),
                                highestQcRound_.load(std::memory_order_relaxed)};
     };
@@ -291,6 +293,7 @@ void NodeImpl::deliver(EventBody body) {
             }
             perform(effect);
         }
+        epoch_.store(core_->highestQc().epoch, std::memory_order_relaxed);
         round_.store(core_->currentRound(), std::memory_order_relaxed);
         highestQcRound_.store(core_->highestQc().round, std::memory_order_relaxed);
     }
