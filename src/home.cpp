@@ -135,6 +135,8 @@ Result<NodeConfig> Home::loadConfig() const {
             "mempool.nonce_window",
             po::value(&c.mempoolNonceWindow)->default_value(c.mempoolNonceWindow))(
             "mempool.verify_threads", po::value(&c.verifyThreads)->default_value(c.verifyThreads))(
+            "consensus.double_sign_check_height",
+            po::value(&c.doubleSignCheckHeight)->default_value(c.doubleSignCheckHeight))(
             "log.level", po::value(&c.logLevel)->default_value(c.logLevel));
     std::ifstream in(configFile());
     if (!in) {
@@ -167,6 +169,10 @@ Status Home::writeDefaultConfig() const {
         << "nonce_window = " << c.mempoolNonceWindow << "\n"
         << "# 0 = one signature-verification thread per core\n"
         << "verify_threads = " << c.verifyThreads << "\n\n"
+        << "[consensus]\n"
+        << "# at start, refuse to sign if the last this many blocks carry a vote of this key\n"
+        << "# that this node did not record (another instance may be running with the key)\n"
+        << "double_sign_check_height = " << c.doubleSignCheckHeight << "\n\n"
         << "[log]\n"
         << "level = " << c.logLevel << "\n";
     return writeFile(configFile(), out.str(),

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <gridledger/consensus/core.h>
+#include <gridledger/consensus/double_sign_guard.h>
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/executor.h>
 #include <gridledger/crypto/sha256.h>
@@ -70,6 +71,7 @@ class NodeImpl {
     Status openConsensus();
     Status openRpc();
     Result<consensus::RecoveryData> recoveryData(const consensus::Committee& committee) const;
+    Status checkDoubleSign(const consensus::RecoveryData& recovery) const;
 
     /** Delivers an event to the core, then every event its effects loop back, in order. */
     void deliver(EventBody body);
@@ -205,6 +207,29 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
     return data;
 }
 
+Status NodeImpl::checkDoubleSign(const consensus::RecoveryData& recovery) const {
+    std::vector<codec::QuorumCert> recent = recovery.qcs;
+    const std::uint64_t head = recovery.root.header.height;
+    const std::uint64_t window = std::min(head, config_.doubleSignCheckHeight);
+    for (std::uint64_t h = head - window + 1; h <= head && window > 0; ++h) {
+        GL_ASSIGN_OR_RETURN(cert, blocks_->certAt(h));
+        if (cert) {
+            recent.push_back(std::move(*cert));
+        }
+    }
+    const auto vote = consensus::findUnrecordedVote(recent, recovery.committee,
+                                                    validatorKey_.publicKey(), recovery.safety);
+    if (vote) {
+        return fail(ErrorCode::kDoubleSignRisk,
+                    "this validator's key voted in round " + std::to_string(vote->round) +
+                        " for block " + vote->blockId.hex() +
+                        ", which this node did not record (last voted round " +
+                        std::to_string(recovery.safety.lastVotedRound) +
+                        "): another instance may be running with this key; refusing to sign");
+    }
+    return {};
+}
+
 Status NodeImpl::openConsensus() {
     GL_ASSIGN_OR_RETURN(genesisBlock, blocks_->blockAt(0));
     std::vector<PubKey> validators;
@@ -218,6 +243,7 @@ Status NodeImpl::openConsensus() {
     GL_ASSIGN_OR_RETURN(committee, consensus::Committee::create(genesis_.chainId, epoch,
                                                                 genesisBlock->id, members));
     GL_ASSIGN_OR_RETURN(recovery, recoveryData(committee));
+    GL_TRY(checkDoubleSign(recovery));
     for (const auto& block : recovery.blocks) {
         inFlight_.emplace(block.id, std::make_shared<const codec::Block>(block));
     }
