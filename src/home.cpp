@@ -137,6 +137,8 @@ Result<NodeConfig> Home::loadConfig() const {
             "mempool.verify_threads", po::value(&c.verifyThreads)->default_value(c.verifyThreads))(
             "consensus.double_sign_check_height",
             po::value(&c.doubleSignCheckHeight)->default_value(c.doubleSignCheckHeight))(
+            "metrics.address", po::value(&c.metricsAddress)->default_value(c.metricsAddress))(
+            "metrics.port", po::value(&c.metricsPort)->default_value(c.metricsPort))(
             "log.level", po::value(&c.logLevel)->default_value(c.logLevel));
     std::ifstream in(configFile());
     if (!in) {
@@ -173,6 +175,10 @@ Status Home::writeDefaultConfig() const {
         << "# at start, refuse to sign if the last this many blocks carry a vote of this key\n"
         << "# that this node did not record (another instance may be running with the key)\n"
         << "double_sign_check_height = " << c.doubleSignCheckHeight << "\n\n"
+        << "[metrics]\n"
+        << "# Prometheus text at http://address:port/metrics\n"
+        << "address = " << c.metricsAddress << "\n"
+        << "port = " << c.metricsPort << "\n\n"
         << "[log]\n"
         << "level = " << c.logLevel << "\n";
     return writeFile(configFile(), out.str(),

@@ -26,6 +26,8 @@ struct NodeConfig {
     std::size_t verifyThreads = 0;  // 0 = one per core
     /** Committed blocks whose QCs are searched at start for votes this node did not record. */
     std::uint64_t doubleSignCheckHeight = 100;
+    std::string metricsAddress = "127.0.0.1";
+    std::uint16_t metricsPort = 9464;
     std::string logLevel = "info";
 };
 

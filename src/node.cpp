@@ -26,6 +26,7 @@
 #include <gridledger/storage/kv_store.h>
 
 #include "consensus_store.h"
+#include "metrics.h"
 
 namespace gridledger::node {
 namespace asio = boost::asio;
@@ -97,6 +98,7 @@ class NodeImpl {
     std::unique_ptr<ledger::Mempool> mempool_;
     std::optional<consensus::Core> core_;
     std::unique_ptr<rpc::Server> rpc_;
+    std::unique_ptr<Metrics> metrics_;
 
     asio::io_context io_;
     std::deque<EventBody> loopback_;
@@ -120,6 +122,9 @@ Status NodeImpl::open(const Home& home) {
     GL_TRY(openLedger(home));
     GL_TRY(openMempool());
     GL_TRY(openConsensus());
+    GL_ASSIGN_OR_RETURN(metrics, Metrics::start(config_.metricsAddress, config_.metricsPort));
+    metrics_ = std::move(metrics);
+    log_->info("metrics listening address={}:{}", config_.metricsAddress, metrics_->port());
     return openRpc();
 }
 
@@ -319,6 +324,8 @@ void NodeImpl::deliver(EventBody body) {
             }
             perform(effect);
         }
+        metrics_->consensusState(core_->currentRound(), core_->highestQc().round);
+        metrics_->mempool(mempool_->size(), mempool_->bytes());
         epoch_.store(core_->highestQc().epoch, std::memory_order_relaxed);
         round_.store(core_->currentRound(), std::memory_order_relaxed);
         highestQcRound_.store(core_->highestQc().round, std::memory_order_relaxed);
@@ -380,12 +387,18 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         }
         const codec::QuorumCert& certifying =
             i + 1 < commit.blocks.size() ? commit.blocks[i + 1]->header.qc : commit.qc;
+        const auto started = std::chrono::steady_clock::now();
         auto done = executor_->executeAndCommit(
             block, certifying, [this](const Hash256& hash) { return mempool_->isVerified(hash); });
         if (!done) {
             fatal(done.error());
             return;
         }
+        const auto failed = std::count_if(done->receipts.begin(), done->receipts.end(),
+                                          [](const auto& r) { return !r.success(); });
+        metrics_->blockCommitted(
+            block.header.height, done->receipts.size(), static_cast<std::size_t>(failed),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         height = block.header.height;
         std::vector<Hash256> hashes;
         hashes.reserve(done->receipts.size());

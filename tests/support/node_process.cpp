@@ -21,8 +21,11 @@ NodeProcess::NodeProcess() : home_(dir_.path() / "home"), log_(dir_.path() / "no
     text << in.rdbuf();
     in.close();
     std::ofstream out(config, std::ios::trunc);
-    out << std::regex_replace(text.str(), std::regex("port = 8545"),
-                              "port = " + std::to_string(endpoint_.port));
+    metricsPort_ = freePort();
+    const std::string withRpc = std::regex_replace(text.str(), std::regex("port = 8545"),
+                                                   "port = " + std::to_string(endpoint_.port));
+    out << std::regex_replace(withRpc, std::regex("port = 9464"),
+                              "port = " + std::to_string(metricsPort_));
 }
 
 void NodeProcess::start() {

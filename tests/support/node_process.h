@@ -32,12 +32,14 @@ class NodeProcess {
     [[nodiscard]] const std::filesystem::path& log() const { return log_; }
     [[nodiscard]] std::string bin() const { return GRIDLEDGER_BIN; }
     [[nodiscard]] std::uint16_t port() const { return endpoint_.port; }
+    [[nodiscard]] std::uint16_t metricsPort() const { return metricsPort_; }
 
   private:
     TempDir dir_;
     std::filesystem::path home_;
     std::filesystem::path log_;
     node::Endpoint endpoint_;
+    std::uint16_t metricsPort_ = 0;
     std::unique_ptr<Process> process_;
 };
 

@@ -1,0 +1,93 @@
+#include "metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+namespace gridledger::node {
+
+class MetricsImpl {
+  public:
+    explicit MetricsImpl(const std::string& bind)
+        : exposer(bind),
+          registry(std::make_shared<prometheus::Registry>()),
+          executedHeight(gauge("gridledger_executed_height", "Height of the last executed block")),
+          round(gauge("gridledger_consensus_round", "Consensus round this validator is in")),
+          highestQcRound(gauge("gridledger_consensus_highest_qc_round",
+                               "Round of the highest quorum certificate held")),
+          mempoolTxs(gauge("gridledger_mempool_txs", "Transactions in the mempool")),
+          mempoolBytes(gauge("gridledger_mempool_bytes", "Bytes of transactions in the mempool")),
+          committedTxs(counter("gridledger_committed_txs_total",
+                               "Transactions committed in executed blocks")),
+          failedTxs(counter("gridledger_failed_txs_total",
+                            "Committed transactions whose receipt is a failure")),
+          blocks(counter("gridledger_committed_blocks_total", "Blocks committed and executed")),
+          execution(prometheus::BuildHistogram()
+                        .Name("gridledger_block_execution_seconds")
+                        .Help("Time to execute and commit one block")
+                        .Register(*registry)
+                        .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.005, 0.01, 0.05,
+                                                                         0.1, 0.5, 1.0})) {
+        exposer.RegisterCollectable(registry);
+    }
+
+    prometheus::Gauge& gauge(const std::string& name, const std::string& help) {
+        return prometheus::BuildGauge().Name(name).Help(help).Register(*registry).Add({});
+    }
+    prometheus::Counter& counter(const std::string& name, const std::string& help) {
+        return prometheus::BuildCounter().Name(name).Help(help).Register(*registry).Add({});
+    }
+
+    prometheus::Exposer exposer;
+    std::shared_ptr<prometheus::Registry> registry;
+    prometheus::Gauge& executedHeight;
+    prometheus::Gauge& round;
+    prometheus::Gauge& highestQcRound;
+    prometheus::Gauge& mempoolTxs;
+    prometheus::Gauge& mempoolBytes;
+    prometheus::Counter& committedTxs;
+    prometheus::Counter& failedTxs;
+    prometheus::Counter& blocks;
+    prometheus::Histogram& execution;
+};
+
+Result<std::unique_ptr<Metrics>> Metrics::start(const std::string& address, std::uint16_t port) {
+    try {
+        auto impl = std::make_unique<MetricsImpl>(address + ":" + std::to_string(port));
+        return std::unique_ptr<Metrics>(new Metrics(std::move(impl)));
+    } catch (const std::exception& e) {
+        return fail(ErrorCode::kIo, "cannot serve metrics on " + address + ":" +
+                                        std::to_string(port) + ": " + e.what());
+    }
+}
+
+Metrics::Metrics(std::unique_ptr<MetricsImpl> impl) : impl_(std::move(impl)) {}
+Metrics::~Metrics() = default;
+
+std::uint16_t Metrics::port() const {
+    const auto ports = impl_->exposer.GetListeningPorts();
+    return ports.empty() ? 0 : static_cast<std::uint16_t>(ports.front());
+}
+
+void Metrics::blockCommitted(std::uint64_t height, std::size_t txs, std::size_t failedTxs,
+                             double executionSeconds) {
+    impl_->executedHeight.Set(static_cast<double>(height));
+    impl_->committedTxs.Increment(static_cast<double>(txs));
+    impl_->failedTxs.Increment(static_cast<double>(failedTxs));
+    impl_->blocks.Increment();
+    impl_->execution.Observe(executionSeconds);
+}
+
+void Metrics::consensusState(std::uint64_t round, std::uint64_t highestQcRound) {
+    impl_->round.Set(static_cast<double>(round));
+    impl_->highestQcRound.Set(static_cast<double>(highestQcRound));
+}
+
+void Metrics::mempool(std::size_t txs, std::size_t bytes) {
+    impl_->mempoolTxs.Set(static_cast<double>(txs));
+    impl_->mempoolBytes.Set(static_cast<double>(bytes));
+}
+
+}  // namespace gridledger::node

@@ -1,0 +1,40 @@
+#pragma once
+
+// Prometheus metrics of the node, served on their own port (gridledger_ prefix).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <gridledger/base/result.h>
+
+namespace gridledger::node {
+
+class MetricsImpl;
+
+/** The node's metrics and the HTTP exposer that serves them at /metrics. */
+class Metrics {
+  public:
+    /** Starts serving on address:port (port 0: an ephemeral one). */
+    [[nodiscard]] static Result<std::unique_ptr<Metrics>> start(const std::string& address,
+                                                                std::uint16_t port);
+    ~Metrics();
+    Metrics(const Metrics&) = delete;
+    Metrics& operator=(const Metrics&) = delete;
+
+    [[nodiscard]] std::uint16_t port() const;
+
+    /** After a block was executed and committed. */
+    void blockCommitted(std::uint64_t height, std::size_t txs, std::size_t failedTxs,
+                        double executionSeconds);
+    /** After each consensus step. */
+    void consensusState(std::uint64_t round, std::uint64_t highestQcRound);
+    /** The mempool's content. */
+    void mempool(std::size_t txs, std::size_t bytes);
+
+  private:
+    explicit Metrics(std::unique_ptr<MetricsImpl> impl);
+    std::unique_ptr<MetricsImpl> impl_;
+};
+
+}  // namespace gridledger::node
