@@ -41,7 +41,10 @@ void NodeProcess::start() {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    throw std::runtime_error("node did not start; see " + log_.string());
+    std::ifstream log(log_);
+    std::stringstream text;
+    text << log.rdbuf();
+    throw std::runtime_error("node did not start; its log:\n" + text.str());
 }
 
 void NodeProcess::stop(int signal) {
