@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 HOME_DIR ?= $(or $(GRIDLEDGER_HOME),$(HOME)/.gridledger)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build format tidy clean
+.PHONY: run test deps build bench format tidy clean
 
 deps:
 	@scripts/install-deps.sh
@@ -23,6 +23,14 @@ test: deps
 	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
+
+## make bench: release build of the benchmarks and the node load generator, then run them all.
+bench: deps
+	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake --build build/bench -j $(JOBS) --target gridledger gridledger_node_load \
+		gridledger_crypto_bench gridledger_mempool_bench gridledger_executor_bench gridledger_state_tree_bench
+	for b in crypto mempool executor state_tree; do build/bench/bench/gridledger_$${b}_bench; done
+	build/bench/bench/gridledger_node_load
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i
