@@ -3,8 +3,8 @@
 //   ceiling = verify_rate_per_core × cores / validators_on_this_machine.
 //
 // It starts a real node process in a temporary home, funds sender accounts from the dev account,
-// pre-signs every transfer, submits them over keep-alive HTTP connections from several threads and
-// waits until every one is committed.
+// pre-signs every transfer, submits them in JSON-RPC batches over keep-alive HTTP connections from
+// several threads and waits until every one is committed.
 
 #include <atomic>
 #include <chrono>
@@ -32,7 +32,7 @@ namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kSenders = 64;
-constexpr std::size_t kTxsPerSender = 160;
+constexpr std::size_t kTxsPerSender = 400;
 constexpr std::size_t kClientThreads = 4;
 constexpr std::size_t kValidatorsOnMachine = 1;
 /** Every wait of the run is bounded: a run that does not finish in time reports a failure. */
@@ -59,12 +59,17 @@ class Connection {
     }
 
     json::value call(const std::string& method, json::array params) {
+        return post(json::serialize(
+            json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}));
+    }
+
+    /** Posts a raw JSON-RPC body (one request or a batch) and parses the reply. */
+    json::value post(std::string body) {
         http::request<http::string_body> req(http::verb::post, "/", 11);
         req.set(http::field::host, "127.0.0.1");
         req.set(http::field::content_type, "application/json");
         req.keep_alive(true);
-        req.body() = json::serialize(
-            json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}});
+        req.body() = std::move(body);
         req.prepare_payload();
         http::write(stream_, req);
         http::response<http::string_body> res;
@@ -144,18 +149,36 @@ int run() {
     for (std::size_t t = 0; t < kClientThreads; ++t) {
         clients.emplace_back([&, t] {
             Connection rpc(port);
-            // Each client owns every kClientThreads-th sender and submits its txs in nonce order,
-            // retrying a tx the nonce window refuses until earlier ones commit.
+            // Each client owns every kClientThreads-th sender. For each nonce it sends one JSON-RPC
+            // batch with its senders' transactions of that nonce, and sends again those the
+            // nonce window refused, until earlier ones commit.
             for (std::size_t n = 0; n < kTxsPerSender; ++n) {
+                std::vector<std::size_t> todo;
                 for (std::size_t s = t; s < kSenders; s += kClientThreads) {
-                    while (Clock::now() < deadline) {
-                        auto res = rpc.call("tx_submit", {json::string(toHex(work[s][n]))});
-                        if (res.as_object().contains("result")) {
-                            break;
+                    todo.push_back(s);
+                }
+                while (!todo.empty() && Clock::now() < deadline) {
+                    json::array batch;
+                    for (std::size_t i = 0; i < todo.size(); ++i) {
+                        batch.push_back(json::object{
+                            {"jsonrpc", "2.0"},
+                            {"id", i},
+                            {"method", "tx_submit"},
+                            {"params", json::array{json::string(toHex(work[todo[i]][n]))}}});
+                    }
+                    std::vector<std::size_t> again;
+                    const json::value replies = rpc.post(json::serialize(batch));
+                    for (const auto& reply : replies.as_array()) {
+                        if (!reply.as_object().contains("result")) {
+                            again.push_back(
+                                todo[static_cast<std::size_t>(reply.at("id").as_int64())]);
                         }
-                        ++refused;
+                    }
+                    refused += again.size();
+                    if (!again.empty()) {
                         std::this_thread::sleep_for(std::chrono::milliseconds(5));
                     }
+                    todo = std::move(again);
                 }
             }
         });
