@@ -136,6 +136,14 @@ void CoreImpl::onTimeout(const codec::Timeout& timeout) {
 }
 
 void CoreImpl::onTimer(const TimerFired& timer) {
+    if (timer.kind == TimerKind::kRound) {
+        // Every round timer, also one of a round already left, retries the open fetches: a
+        // validator that keeps entering rounds through TCs never sees its current round's timer
+        // fire, and a lost fetch would otherwise never be asked again.
+        for (const auto& id : fetching_) {
+            emit(Fetch{id, std::nullopt});
+        }
+    }
     if (timer.round != pacemaker_.round()) {
         return;  // a timer of an earlier round
     }
@@ -146,11 +154,8 @@ void CoreImpl::onTimer(const TimerFired& timer) {
     }
     localTimeout();
     if (timer.round == pacemaker_.round()) {
-        // Still here: keep re-sending the timeout and retrying fetches until the round ends.
+        // Still here: keep re-sending the timeout until the round ends.
         emit(ScheduleTimer{TimerKind::kRound, timer.round, pacemaker_.timeoutMs()});
-        for (const auto& id : fetching_) {
-            emit(Fetch{id, std::nullopt});
-        }
     }
 }
 

@@ -66,7 +66,15 @@ void CoreImpl::handleBlock(const BlockPtr& block, Origin origin) {
         }
         return;
     }
-    const bool live = origin == Origin::kProposal || origin == Origin::kOwnProposal;
+    bool live = origin == Origin::kProposal || origin == Origin::kOwnProposal;
+    if (live && pendingQcs_.contains(block->id)) {
+        // A QC seen meanwhile certifies it (typically: it waited for its parent, so no fetch was
+        // asked for it). Keep it like a fetched block, whatever the round and even if another
+        // proposal of its round came first: the blocks waiting on it need it, and nothing would
+        // ask for it again.
+        origin = Origin::kFetched;
+        live = false;
+    }
     if (live && h.round != pacemaker_.round()) {
         return;  // stale: if it was certified, its QC will make this validator fetch it
     }
