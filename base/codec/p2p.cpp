@@ -1,0 +1,149 @@
+#include <algorithm>
+#include <limits>
+
+#include <gridledger/codec/p2p.h>
+#include <gridledger/proto/p2p.pb.h>
+
+#include "pb_util.h"
+
+namespace gridledger::codec {
+namespace {
+
+using detail::str;
+
+template <class... Fs>
+struct Overloaded : Fs... {
+    using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+constexpr std::uint32_t kMaxPort = std::numeric_limits<std::uint16_t>::max();
+
+bool isHostChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-' || c == ':' || c == '_';
+}
+
+Result<MessageKind> kindFromProto(proto::MessageKind kind) {
+    const auto value = static_cast<int>(kind);
+    if (value < static_cast<int>(MessageKind::kTx) || value > static_cast<int>(kLastMessageKind)) {
+        return fail(ErrorCode::kMalformed, "unknown message kind " + std::to_string(value));
+    }
+    return static_cast<MessageKind>(value);
+}
+
+Result<PeerAddress> addressFromProto(const proto::PeerAddress& pb) {
+    PeerAddress out;
+    GL_ASSIGN_OR_RETURN(nodeId, detail::fixed<NodeId>(pb.node_id(), "peer.node_id"));
+    out.nodeId = nodeId;
+    if (!isValidHost(pb.host())) {
+        return fail(ErrorCode::kMalformed, "peer address host is not a valid host name or address");
+    }
+    out.host = pb.host();
+    if (pb.port() == 0 || pb.port() > kMaxPort) {
+        return fail(ErrorCode::kMalformed, "peer address port out of range");
+    }
+    out.port = static_cast<std::uint16_t>(pb.port());
+    return out;
+}
+
+Result<Envelope> envelopeFromProto(const proto::Envelope& pb) {
+    switch (pb.body_case()) {
+        case proto::Envelope::kHello: {
+            if (pb.hello().listen_port() > kMaxPort) {
+                return fail(ErrorCode::kMalformed, "hello listen port out of range");
+            }
+            return PeerHello{pb.hello().version(),
+                             static_cast<std::uint16_t>(pb.hello().listen_port())};
+        }
+        case proto::Envelope::kMessage: {
+            GL_ASSIGN_OR_RETURN(kind, kindFromProto(pb.message().kind()));
+            const std::string& payload = pb.message().payload();
+            return NetMessage{kind, Bytes(payload.begin(), payload.end())};
+        }
+        case proto::Envelope::kPing:
+            return PeerPing{pb.ping().nonce()};
+        case proto::Envelope::kPong:
+            return PeerPong{pb.pong().nonce()};
+        case proto::Envelope::kPeers: {
+            PeerList list;
+            list.peers.reserve(static_cast<std::size_t>(pb.peers().peers_size()));
+            for (const auto& entry : pb.peers().peers()) {
+                GL_ASSIGN_OR_RETURN(address, addressFromProto(entry));
+                list.peers.push_back(std::move(address));
+            }
+            return list;
+        }
+        case proto::Envelope::BODY_NOT_SET:
+            break;
+    }
+    return fail(ErrorCode::kMalformed, "envelope has no body");
+}
+
+}  // namespace
+
+bool isValidHost(std::string_view host) {
+    return !host.empty() && host.size() <= kMaxHostLength &&
+           std::all_of(host.begin(), host.end(), isHostChar);
+}
+
+std::string_view kindName(MessageKind kind) {
+    switch (kind) {
+        case MessageKind::kTx:
+            return "tx";
+        case MessageKind::kProposal:
+            return "proposal";
+        case MessageKind::kVote:
+            return "vote";
+        case MessageKind::kTimeout:
+            return "timeout";
+        case MessageKind::kTimeoutCert:
+            return "timeout_cert";
+        case MessageKind::kBlockRequest:
+            return "block_request";
+        case MessageKind::kBlockResponse:
+            return "block_response";
+        case MessageKind::kSyncRequest:
+            return "sync_request";
+        case MessageKind::kSyncResponse:
+            return "sync_response";
+    }
+    return "unknown";
+}
+
+Bytes encodeEnvelope(const Envelope& envelope) {
+    proto::Envelope pb;
+    std::visit(
+        Overloaded{
+            [&pb](const PeerHello& hello) {
+                pb.mutable_hello()->set_version(hello.version);
+                pb.mutable_hello()->set_listen_port(hello.listenPort);
+            },
+            [&pb](const NetMessage& message) {
+                pb.mutable_message()->set_kind(static_cast<proto::MessageKind>(message.kind));
+                pb.mutable_message()->set_payload(str(message.payload));
+            },
+            [&pb](const PeerPing& ping) { pb.mutable_ping()->set_nonce(ping.nonce); },
+            [&pb](const PeerPong& pong) { pb.mutable_pong()->set_nonce(pong.nonce); },
+            [&pb](const PeerList& list) {
+                auto* peers = pb.mutable_peers();
+                for (const auto& address : list.peers) {
+                    auto* entry = peers->add_peers();
+                    entry->set_node_id(str(address.nodeId.view()));
+                    entry->set_host(address.host);
+                    entry->set_port(address.port);
+                }
+            },
+        },
+        envelope);
+    return detail::serialize(pb);
+}
+
+Result<Envelope> decodeEnvelope(ByteView raw) {
+    proto::Envelope pb;
+    GL_TRY(detail::parse(pb, raw, "p2p envelope"));
+    return envelopeFromProto(pb);
+}
+
+}  // namespace gridledger::codec

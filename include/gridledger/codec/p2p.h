@@ -1,0 +1,106 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+
+namespace gridledger::codec {
+
+/**
+ * The kind of an application message carried by the P2P transport. The numbers reach the wire
+ * (proto/p2p.proto): never renumbered, new kinds are appended.
+ */
+enum class MessageKind : std::uint8_t {
+    kTx = 1,
+    kProposal = 2,
+    kVote = 3,
+    kTimeout = 4,
+    kTimeoutCert = 5,
+    kBlockRequest = 6,
+    kBlockResponse = 7,
+    kSyncRequest = 8,
+    kSyncResponse = 9,
+};
+
+/** The highest MessageKind this build knows. */
+inline constexpr MessageKind kLastMessageKind = MessageKind::kSyncResponse;
+
+/** A stable lower-case name of a kind for logs, e.g. "block_request"; "unknown" otherwise. */
+[[nodiscard]] std::string_view kindName(MessageKind kind);
+
+/** An application message: a kind and opaque payload bytes (decoded by the node layer). */
+struct NetMessage {
+    MessageKind kind = MessageKind::kTx;
+    Bytes payload;
+
+    bool operator==(const NetMessage&) const = default;
+};
+
+/** The first frame each side of a P2P connection sends after the TLS handshake. */
+struct PeerHello {
+    std::uint32_t version = 0;
+    /** The sender's P2P listen port; 0 when it does not listen. */
+    std::uint16_t listenPort = 0;
+
+    bool operator==(const PeerHello&) const = default;
+};
+
+/** Keep-alive request; answered by a PeerPong with the same nonce. */
+struct PeerPing {
+    std::uint64_t nonce = 0;
+
+    bool operator==(const PeerPing&) const = default;
+};
+
+/** Keep-alive answer. */
+struct PeerPong {
+    std::uint64_t nonce = 0;
+
+    bool operator==(const PeerPong&) const = default;
+};
+
+/** Longest host name or address accepted in a PeerAddress. */
+inline constexpr std::size_t kMaxHostLength = 253;
+
+/** True iff `host` has 1 to kMaxHostLength characters, each of `A-Z a-z 0-9 . : _ -`. */
+[[nodiscard]] bool isValidHost(std::string_view host);
+
+/** Where a node can be dialed: its node id and host:port. */
+struct PeerAddress {
+    NodeId nodeId;
+    /** An IP literal or a host name: see isValidHost(). */
+    std::string host;
+    /** 1..65535. */
+    std::uint16_t port = 0;
+
+    bool operator==(const PeerAddress&) const = default;
+};
+
+/** Peer exchange: addresses of allowed nodes known to the sender. */
+struct PeerList {
+    std::vector<PeerAddress> peers;
+
+    bool operator==(const PeerList&) const = default;
+};
+
+/** One frame body of the P2P transport. */
+using Envelope = std::variant<PeerHello, NetMessage, PeerPing, PeerPong, PeerList>;
+
+/** Encodes an envelope (without the frame's length prefix). */
+[[nodiscard]] Bytes encodeEnvelope(const Envelope& envelope);
+
+/**
+ * Parses an envelope. Fails with kMalformed on garbage, unknown fields, an empty body, an
+ * unknown message kind, a listen port above 65535, or a peer address whose node id is not 20
+ * bytes, whose host is not isValidHost(), or whose port is not 1..65535.
+ * Never crashes on any input.
+ */
+[[nodiscard]] Result<Envelope> decodeEnvelope(ByteView raw);
+
+}  // namespace gridledger::codec
