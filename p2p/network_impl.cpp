@@ -232,7 +232,7 @@ void Network::Impl::onAccept(const boost::system::error_code& ec, tcp::socket so
         return;
     }
     if (ec) {
-        log_->warn("p2p accept failed error={}", ec.message());
+        log_->debug("p2p accept failed error={}", ec.message());  // e.g. a connection flood
         acceptRetry_.expires_after(kAcceptRetryDelay);
         acceptRetry_.async_wait([this](const boost::system::error_code& timerEc) {
             if (!timerEc && !stopping_) {
