@@ -1,0 +1,117 @@
+#pragma once
+
+// The invariants of SDBFT, checked as the simulation runs: agreement, validity, one signature per
+// round for honest validators, persistence before sending, and liveness after GST.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gridledger/codec/block.h>
+#include <gridledger/consensus/committee.h>
+#include <gridledger/consensus/effect.h>
+
+#include "sim/scenario.h"
+#include "sim/sim_crypto.h"
+
+namespace gridledger::sim {
+
+/** The first invariant a run broke. */
+struct Violation {
+    /** agreement, validity, double-vote, double-timeout, vote-after-timeout, vote-rule,
+     * timeout-rule, unpersisted-send, bad-message, recovery or liveness. */
+    std::string invariant;
+    std::string detail;
+    std::uint64_t atMs = 0;
+};
+
+/**
+ * Watches what the instances sign, send and commit. Safety invariants cover instances whose role
+ * is safetyChecked() (not twins, not equivocators); liveness covers honest instances only, and
+ * only when the scenario has at most f faulty members. The first violation is kept.
+ */
+class Checker {
+  public:
+    /** Keeps references: all three must outlive the checker. */
+    Checker(const Scenario& scenario, const consensus::Committee& committee,
+            const Verifier& verifier);
+
+    /** Every proposal any instance signed (what "proposed" means for validity). */
+    void onProposalSigned(const consensus::BlockPtr& block);
+    /** A vote left instance `i` while its persisted safety data was `persisted`. */
+    void onVoteSent(std::size_t i, const codec::Vote& vote, const consensus::SafetyData& persisted,
+                    std::uint64_t nowMs);
+    /**
+     * A timeout left instance `i`, in its `incarnation`-th life, while its persisted safety data
+     * was `persisted`. One incarnation sends one timeout per round (re-sent unchanged). A later
+     * incarnation may sign the round again, with a high QC at least as high: the first timeout
+     * died with the process's memory, and both satisfy the timeout rule.
+     */
+    void onTimeoutSent(std::size_t i, const codec::Timeout& timeout,
+                       const consensus::SafetyData& persisted, std::uint64_t incarnation,
+                       std::uint64_t nowMs);
+    /** Instance `i`'s core emitted `commit`. */
+    void onCommit(std::size_t i, const consensus::Commit& commit, std::uint64_t nowMs);
+    /** Records a violation found by the driver itself (a message failing verification, a core
+     * that cannot be rebuilt, a ledger that does not extend). */
+    void flag(std::string invariant, std::string detail, std::uint64_t nowMs);
+    /** GST is reached at `nowMs`: from now on, every liveness-checked instance must commit
+     * scenario.liveCommits new heights within `boundMs`. */
+    void startLiveness(std::uint64_t nowMs, std::uint64_t boundMs);
+    /** Called before each step at virtual time `nowMs`: the liveness clock. */
+    void onClock(std::uint64_t nowMs);
+
+    [[nodiscard]] bool failed() const { return violation_.has_value(); }
+    [[nodiscard]] const std::optional<Violation>& violation() const { return violation_; }
+    /** The first violation of each invariant broken so far, by invariant name. */
+    [[nodiscard]] const std::map<std::string, Violation>& violations() const { return all_; }
+    /** After GST, every liveness-checked instance committed liveCommits new heights. */
+    [[nodiscard]] bool liveDone() const;
+    /** Highest height committed by instance `i`. */
+    [[nodiscard]] std::uint64_t height(std::size_t i) const { return height_[i]; }
+    /** Longest time from GST to the first new commit of a liveness-checked instance. */
+    [[nodiscard]] std::uint64_t recoveryMs() const;
+    /** The liveness bound set at GST (0 before). */
+    [[nodiscard]] std::uint64_t livenessBoundMs() const { return boundMs_; }
+
+  private:
+    void checkValidity(const consensus::Commit& commit, std::size_t i, std::uint64_t nowMs);
+    [[nodiscard]] bool livenessChecked(std::size_t i) const;
+
+    const Scenario& scenario_;
+    const consensus::Committee& committee_;
+    const Verifier& verifier_;
+    std::optional<Violation> violation_;
+    std::map<std::string, Violation> all_;
+
+    std::map<Hash256, consensus::BlockPtr> signed_;
+    std::map<std::uint64_t, std::pair<Hash256, std::size_t>> canonical_;  // height -> (id, by)
+    std::set<Hash256> validated_;
+    std::map<std::pair<std::size_t, std::uint64_t>, Hash256> votes_;  // (key, round)
+    struct SentTimeout {
+        std::uint64_t hqcRound = 0;
+        std::uint64_t incarnation = 0;
+        std::size_t instance = 0;
+    };
+    std::map<std::pair<std::size_t, std::uint64_t>, SentTimeout> timeouts_;  // (key, round)
+    /** Per key, the highest rounds it voted and timed out in. */
+    struct SignedRounds {
+        std::uint64_t vote = 0;
+        std::uint64_t timeout = 0;
+    };
+    std::map<std::size_t, SignedRounds> signedRounds_;
+
+    std::vector<std::uint64_t> height_;
+    bool gstSeen_ = false;
+    std::uint64_t gstAtMs_ = 0;
+    std::uint64_t boundMs_ = 0;
+    std::vector<std::uint64_t> heightAtGst_;
+    std::vector<std::optional<std::uint64_t>> firstCommitAfterGst_;
+};
+
+}  // namespace gridledger::sim

@@ -1,0 +1,163 @@
+#pragma once
+
+// A simulated run, fully determined by (n, fault class, rules, seed): the committee, who is
+// faulty and how, the links, the partitions, the crashes and the workload.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gridledger/consensus/core.h>
+
+#include "sim/weak_rules.h"
+
+namespace gridledger::sim {
+
+/** A uniform integer in [lo, hi] (lo <= hi); plain modulo, so identical on every standard library.
+ */
+[[nodiscard]] inline std::uint64_t between(std::mt19937_64& rng, std::uint64_t lo,
+                                           std::uint64_t hi) {
+    return hi - lo == UINT64_MAX ? rng() : lo + rng() % (hi - lo + 1);
+}
+
+/** True with probability permille / 1000. */
+[[nodiscard]] inline bool chance(std::mt19937_64& rng, unsigned permille) {
+    return rng() % 1000 < permille;
+}
+
+/** Virtual time 0 of every run, as the cores' clock (milliseconds since the Unix epoch). */
+inline constexpr std::uint64_t kClockBaseMs = 1'700'000'000'000;
+/** The chain id of every simulated committee. */
+inline constexpr std::string_view kSimChainId = "gridledger-sim";
+
+/** The kind of trouble a scenario brings. Each class keeps the faulty members within f, except
+ * kExcessTwins (a negative control). */
+enum class FaultClass : std::uint8_t {
+    kNone,       // random link delays only
+    kLossy,      // drops, duplicates, reordering, stale and replayed messages
+    kCrash,      // crashes (also mid-step) and restarts from the persisted state; up to f stay down
+    kPartition,  // partitions that heal before GST
+    kTwins,      // up to f keys run by two honest cores each, split by partitions
+    kEquivocation,  // up to f leaders send two different blocks to the two halves
+    kWithhold,      // up to f members never send their votes
+    kForking,       // up to f leaders that show a block to one member only and, after a TC,
+                    // propose below their lock (what V2 refuses)
+    kMixed,         // up to f faulty members of mixed kinds, with crashes, loss and partitions
+    kExcessTwins,   // f + 1 twinned keys and a partition that never heals: must fork
+};
+
+/** The class's command-line name ("none", "lossy", ..., "excess-twins"). */
+[[nodiscard]] std::string_view faultName(FaultClass faults);
+/** The class named `name`, or nullopt. */
+[[nodiscard]] std::optional<FaultClass> parseFault(std::string_view name);
+/** The classes within f that a committee of n can run (only none and crash for n = 1, which has
+ * no peers). */
+[[nodiscard]] std::vector<FaultClass> faultClassesFor(std::size_t n);
+
+/** What an instance (one running core) is. */
+enum class Role : std::uint8_t {
+    kHonest,       // follows the protocol; may crash and restart
+    kTwin,         // one of two honest cores sharing a key: the pair is one faulty member
+    kEquivocator,  // honest core, but its driver sends a second block of its rounds to half
+    kWithholder,   // honest core, but its driver never sends its votes
+    kForker,       // honest core, but its driver shows its blocks to one member only, and after
+                   // a TC sends instead a block that extends two blocks below its highest QC
+    kCrashed,      // honest until it crashes for good before GST
+};
+
+[[nodiscard]] std::string_view roleName(Role role);
+/** Roles whose signatures and commits the safety invariants cover (not twins, equivocators,
+ * forkers: their keys sign conflicting messages by design). */
+[[nodiscard]] bool safetyChecked(Role role);
+
+/** One-way delay of a directed link, uniform in [minMs, maxMs]. */
+struct LinkDelay {
+    std::uint64_t minMs = 0;
+    std::uint64_t maxMs = 0;
+};
+
+/** From startMs until healMs, messages between instances on different sides are lost. */
+struct Partition {
+    std::uint64_t startMs = 0;
+    std::uint64_t healMs = 0;
+    std::vector<std::uint8_t> side;  // per instance
+};
+
+/** Instance `instance` crashes at `atMs` (midStep: after a random prefix of one step's
+ * effects) and restarts from its persisted state at `restartMs`, if any. */
+struct CrashPlan {
+    std::size_t instance = 0;
+    std::uint64_t atMs = 0;
+    std::optional<std::uint64_t> restartMs;
+    bool midStep = false;
+};
+
+/** Every parameter of one run. Virtual times are milliseconds from the start of the run. */
+struct Scenario {
+    std::uint64_t seed = 0;
+    std::size_t n = 1;
+    FaultClass faults = FaultClass::kNone;
+    RulesVariant rules = RulesVariant::kTwoChain;
+    consensus::Options options;
+
+    /** Per instance: its key (twins share one) and its role. Instances 0..n-1 hold keys 0..n-1. */
+    std::vector<std::size_t> keyOf;
+    std::vector<Role> roles;
+    /** links[from * instances() + to]. */
+    std::vector<LinkDelay> links;
+    /** Before GST, per message: lost, sent twice, delivered seconds late, replayed later (‰). */
+    unsigned dropPermille = 0;
+    unsigned duplicatePermille = 0;
+    unsigned stalePermille = 0;
+    unsigned replayPermille = 0;
+    std::vector<Partition> partitions;
+    std::vector<CrashPlan> crashes;
+
+    /** Global stabilisation time: no loss, partitions or crashes after it. */
+    std::uint64_t gstMs = 0;
+    /** Transactions arrive at a random instance every 1..2·txIntervalMs, 1..txBatchMax at once. */
+    std::uint64_t txIntervalMs = 300;
+    std::size_t txBatchMax = 5;
+    /** Every mempool always holds transactions (latency measurements): no idle rounds. */
+    bool endlessMempool = false;
+
+    /**
+     * With at most f faulty members and the real rules: after GST every honest instance commits
+     * liveCommits new heights within a bound set at GST from the leader schedule. Let r0 be the
+     * highest round at GST and w >= r0 the first round such that rounds w .. w + liveCommits + 1
+     * all have honest leaders (what the 2-chain rule needs for liveCommits commits). The bound
+     * is (w + liveCommits + 2 - r0 + livenessSlackRounds) rounds, each at the longest round timer
+     * plus four link delays and the empty-block interval.
+     */
+    bool checkLiveness = true;
+    std::size_t liveCommits = 3;
+    std::uint64_t livenessSlackRounds = 8;
+    /** Hard end of the run. */
+    std::uint64_t endMs = 0;
+
+    [[nodiscard]] std::size_t instances() const { return keyOf.size(); }
+    [[nodiscard]] const LinkDelay& link(std::size_t from, std::size_t to) const {
+        return links[from * instances() + to];
+    }
+    /** Keys with a faulty instance (twin, equivocator, withholder, crashed for good). */
+    [[nodiscard]] std::size_t faultyKeys() const;
+    /** The scenario's parameters, several lines. */
+    [[nodiscard]] std::string describe() const;
+    /** The gridledger_sim command that reruns exactly this scenario. */
+    [[nodiscard]] std::string replayLine() const;
+};
+
+/** The scenario of (n, faults, rules, seed). Requires 1 <= n <= 64. Deterministic. */
+[[nodiscard]] Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed,
+                                    RulesVariant rules = RulesVariant::kTwoChain);
+
+/** A fault-free scenario with every link at exactly `delayMs` and a mempool that never runs dry
+ * (for latency measurements); it runs until `endMs`. */
+[[nodiscard]] Scenario makeSteadyScenario(std::size_t n, std::uint64_t delayMs,
+                                          std::uint64_t endMs);
+
+}  // namespace gridledger::sim

@@ -1,0 +1,447 @@
+// The event queue, delivery of messages and local events, crashes and restarts.
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <memory>
+#include <type_traits>
+
+#include <gridledger/consensus/safety_rules.h>
+#include <gridledger/crypto/sha256.h>
+
+#include "sim/weak_rules.h"
+
+namespace gridledger::sim {
+namespace {
+
+/** Endless mempools (latency measurements) hold this many transactions. */
+constexpr std::size_t kEndlessMempool = std::size_t{1} << 40U;
+
+/** The state before the first block. It depends on the seed, and so does the genesis block
+ * that records it, and the leader schedule drawn from the genesis id. */
+consensus::ExecRecord genesisStateOf(std::uint64_t seed) {
+    const std::string tag = "gridledger-sim/genesis/" + std::to_string(seed);
+    return consensus::ExecRecord{0, crypto::sha256(asBytes(tag + "/state")),
+                                 crypto::sha256(asBytes(tag + "/results"))};
+}
+
+codec::Block makeGenesis(const consensus::ExecRecord& state) {
+    codec::BlockHeader header;
+    header.timestampMs = kClockBaseMs;
+    header.execStateRoot = state.stateRoot;
+    header.execResultsRoot = state.resultsRoot;
+    return codec::makeBlock(header, {});
+}
+
+consensus::Committee makeCommittee(const Keyring& keys, const codec::Block& genesis) {
+    return consensus::Committee::create(kSimChainId, 0, genesis.id, keys.publicKeys()).value();
+}
+
+std::mt19937_64 runRng(const Scenario& s) {
+    std::seed_seq sequence{
+        static_cast<std::uint32_t>(s.seed),  static_cast<std::uint32_t>(s.seed >> 32),
+        static_cast<std::uint32_t>(s.n),     static_cast<std::uint32_t>(s.faults),
+        static_cast<std::uint32_t>(s.rules), 0x5133U};
+    return std::mt19937_64(sequence);
+}
+
+}  // namespace
+
+consensus::ExecRecord executeBlock(const consensus::ExecRecord& previous,
+                                   const codec::Block& block) {
+    crypto::Sha256 state;
+    state.update(previous.stateRoot.view()).update(block.id.view());
+    crypto::Sha256 results;
+    results.update(previous.resultsRoot.view()).update(block.header.txsRoot.view());
+    return consensus::ExecRecord{block.header.height, state.finish(), results.finish()};
+}
+
+Simulator::Simulator(Scenario scenario, RunOptions options)
+    : scenario_(std::move(scenario)),
+      options_(options),
+      keys_(scenario_.n),
+      genesisState_(genesisStateOf(scenario_.seed)),
+      genesis_(makeGenesis(genesisState_)),
+      committee_(makeCommittee(keys_, genesis_)),
+      verifier_(keys_, committee_, scenario_.options.chainId),
+      checker_(scenario_, committee_, verifier_),
+      network_(scenario_),
+      trace_(options_.traceDepth),
+      rng_(runRng(scenario_)) {
+    const auto genesis = std::make_shared<const codec::Block>(genesis_);
+    instances_.resize(scenario_.instances());
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+        Instance& inst = instances_[i];
+        inst.key = scenario_.keyOf[i];
+        inst.role = scenario_.roles[i];
+        inst.store.ledger.push_back(genesis);
+        inst.store.ledgerIndex.emplace(genesis->id, 0);
+        inst.store.rootQc = consensus::genesisQc(0, genesis->id);
+        inst.store.executed.push_back(genesisState_);
+        inst.commitTimes.push_back(0);
+        inst.mempool = scenario_.endlessMempool ? kEndlessMempool : 0;
+        boot(i);
+    }
+    scheduleInitial();
+}
+
+void Simulator::scheduleInitial() {
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+        local(i, consensus::Start{});
+        if (scenario_.endlessMempool) {
+            local(i, consensus::PayloadAvailable{});
+        }
+    }
+    for (const auto& crash : scenario_.crashes) {
+        schedule(crash.atMs,
+                 Item{crash.instance, 0, crash.midStep ? Control::kCrashMidStep : Control::kCrash});
+        if (crash.restartMs) {
+            schedule(*crash.restartMs, Item{crash.instance, 0, Control::kRestart});
+        }
+    }
+    if (!scenario_.endlessMempool) {
+        schedule(between(rng_, 1, 2 * scenario_.txIntervalMs), Item{0, 0, Control::kTxArrival});
+    }
+}
+
+RunResult Simulator::run() {
+    while (!queue_.empty() && (options_.keepGoing || !checker_.failed()) &&
+           queue_.begin()->first.first <= scenario_.endMs) {
+        stepOnce();
+        if (scenario_.checkLiveness && checker_.liveDone()) {
+            break;
+        }
+    }
+    if (scenario_.checkLiveness && !checker_.failed() && !checker_.liveDone()) {
+        checker_.flag("liveness", "the run ended before every honest instance committed", now_);
+    }
+    return result();
+}
+
+bool Simulator::runUntil(const std::function<bool()>& done, std::uint64_t untilMs) {
+    while (!done() && !checker_.failed() && !queue_.empty() &&
+           queue_.begin()->first.first <= untilMs) {
+        stepOnce();
+    }
+    return done();
+}
+
+void Simulator::stepOnce() {
+    auto node = queue_.extract(queue_.begin());
+    now_ = node.key().first;
+    if (!gstMarked_ && scenario_.checkLiveness && now_ >= scenario_.gstMs) {
+        markGst();
+    }
+    checker_.onClock(now_);
+    ++steps_;
+    dispatch(node.mapped());
+}
+
+void Simulator::markGst() {
+    gstMarked_ = true;
+    std::uint64_t r0 = 1;
+    for (const auto& inst : instances_) {
+        if (inst.core) {
+            r0 = std::max(r0, inst.core->currentRound());
+        }
+    }
+    const auto good = [&](std::uint64_t round) {
+        return scenario_.roles[committee_.leaderIndex(round)] == Role::kHonest;
+    };
+    // The first run of `window` rounds with honest leaders from r0 on (the scan is bounded: with
+    // at most f faulty members, pseudo-random leaders give such runs often).
+    const std::uint64_t window = scenario_.liveCommits + 2;
+    std::uint64_t w = r0;
+    std::uint64_t run = 0;
+    for (std::uint64_t r = r0; run < window && r < r0 + 100'000; ++r) {
+        if (!good(r)) {
+            run = 0;
+        } else if (run++ == 0) {
+            w = r;
+        }
+    }
+    std::uint64_t maxDelay = 0;
+    for (const auto& link : scenario_.links) {
+        maxDelay = std::max(maxDelay, link.maxMs);
+    }
+    const std::uint64_t rounds = w + window - r0 + scenario_.livenessSlackRounds;
+    const std::uint64_t perRound =
+        consensus::roundTimeoutMs(scenario_.options.t0Ms, consensus::kMaxBackoffSteps) +
+        4 * maxDelay + scenario_.options.emptyBlockIntervalMs;
+    checker_.startLiveness(now_, rounds * perRound);
+}
+
+void Simulator::dispatch(const Item& item) {
+    Instance& inst = instances_[item.to];
+    if (const auto* message = std::get_if<NetMessage>(&item.what)) {
+        if (inst.up) {
+            receive(item.to, *message);
+        }
+    } else if (const auto* body = std::get_if<EventBody>(&item.what)) {
+        if (inst.up && item.incarnation == inst.incarnation) {
+            step(item.to, *body);
+        }
+    } else {
+        control(item.to, std::get<Control>(item.what));
+    }
+}
+
+void Simulator::receive(std::size_t i, const NetMessage& message) {
+    std::visit(
+        [&](const auto& payload) {
+            using T = std::decay_t<decltype(payload)>;
+            Status ok;
+            if constexpr (std::is_same_v<T, consensus::BlockPtr>) {
+                const auto& h = payload->header;
+                note(i, message.from, TraceKind::kProposal, h.round, h.height, &payload->id);
+                ok = verifier_.proposal(*payload);
+                if (ok) {
+                    step(i, consensus::ProposalReceived{*payload});
+                }
+            } else if constexpr (std::is_same_v<T, codec::Vote>) {
+                note(i, message.from, TraceKind::kVote, payload.round, 0, &payload.blockId);
+                ok = verifier_.vote(payload);
+                if (ok) {
+                    step(i, consensus::VoteReceived{payload});
+                }
+            } else if constexpr (std::is_same_v<T, codec::Timeout>) {
+                note(i, message.from, TraceKind::kTimeout, payload.round, payload.highQc.round);
+                ok = verifier_.timeout(payload);
+                if (ok) {
+                    step(i, consensus::TimeoutReceived{payload});
+                }
+            } else if constexpr (std::is_same_v<T, codec::TimeoutCert>) {
+                note(i, message.from, TraceKind::kTc, payload.round, 0);
+                ok = verifier_.timeoutCert(payload);
+                if (ok) {
+                    step(i, consensus::TimeoutCertReceived{payload});
+                }
+            } else if constexpr (std::is_same_v<T, FetchRequest>) {
+                answerFetch(i, message.from, payload.id);
+            } else {
+                const auto& h = payload.block->header;
+                note(i, message.from, TraceKind::kFetched, h.round, h.height, &payload.block->id);
+                ok = verifier_.proposal(*payload.block);
+                if (ok) {
+                    step(i, consensus::BlockFetched{*payload.block});
+                }
+            }
+            if (!ok) {
+                checker_.flag("bad-message",
+                              "instance=i" + std::to_string(i) + " from i" +
+                                  std::to_string(message.from) + ": " + ok.error().message,
+                              now_);
+            }
+        },
+        message.payload);
+}
+
+void Simulator::control(std::size_t i, Control what) {
+    Instance& inst = instances_[i];
+    switch (what) {
+        case Control::kCrash:
+            if (inst.up) {
+                crashNow(i);
+            }
+            break;
+        case Control::kCrashMidStep:
+            inst.crashArmed = inst.up;
+            break;
+        case Control::kRestart:
+            inst.crashArmed = false;
+            if (!inst.up) {
+                restart(i);
+            }
+            break;
+        case Control::kTxArrival:
+            arriveTxs();
+            break;
+    }
+}
+
+void Simulator::arriveTxs() {
+    const std::size_t target = between(rng_, 0, instances_.size() - 1);
+    Instance& inst = instances_[target];
+    if (inst.up) {
+        inst.mempool += between(rng_, 1, scenario_.txBatchMax);
+        local(target, consensus::PayloadAvailable{});
+    }
+    schedule(now_ + between(rng_, 1, 2 * scenario_.txIntervalMs), Item{0, 0, Control::kTxArrival});
+}
+
+void Simulator::step(std::size_t i, const EventBody& body) {
+    Instance& inst = instances_[i];
+    if (!inst.core) {
+        return;  // down: dispatch() delivers nothing to a crashed instance
+    }
+    std::visit(
+        [&](const auto& e) {
+            using T = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<T, consensus::TimerFired>) {
+                note(i, i,
+                     e.kind == consensus::TimerKind::kRound ? TraceKind::kRoundTimer
+                                                            : TraceKind::kProposalTimer,
+                     e.round, 0);
+            } else if constexpr (std::is_same_v<T, consensus::Executed>) {
+                note(i, i, TraceKind::kExecuted, 0, e.height);
+            } else if constexpr (std::is_same_v<T, consensus::ProposalBuilt>) {
+                note(i, i, TraceKind::kBuilt, e.block.header.round, e.block.header.height,
+                     &e.block.id);
+            } else if constexpr (std::is_same_v<T, consensus::Start>) {
+                note(i, i, TraceKind::kStart, 0, 0);
+            }
+        },
+        body);
+    const consensus::Effects effects = inst.core->step(consensus::Event{kClockBaseMs + now_, body});
+    for (const auto& effect : effects) {
+        if (const auto* commit = std::get_if<consensus::Commit>(&effect)) {
+            checker_.onCommit(i, *commit, now_);
+            for (const auto& block : commit->blocks) {
+                const std::uint64_t h = block->header.height;
+                if (h == inst.commitTimes.size()) {
+                    inst.commitTimes.push_back(now_);
+                }
+            }
+        }
+    }
+    std::size_t count = effects.size();
+    const bool dies = inst.crashArmed;
+    if (dies) {
+        count = between(rng_, 0, effects.size());
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+        perform(i, effects[k]);
+    }
+    if (dies) {
+        crashNow(i);
+    }
+}
+
+void Simulator::crashNow(std::size_t i) {
+    Instance& inst = instances_[i];
+    note(i, i, TraceKind::kCrash, 0, inst.store.ledger.size() - 1);
+    inst.up = false;
+    inst.crashArmed = false;
+    inst.core.reset();
+    ++inst.incarnation;  // its timers and loopback events die with it
+}
+
+void Simulator::crash(std::size_t i) {
+    if (instances_.at(i).up) {
+        crashNow(i);
+    }
+}
+
+void Simulator::restart(std::size_t i) {
+    Instance& inst = instances_[i];
+    inst.up = true;
+    ++inst.restarts;
+    note(i, i, TraceKind::kRestart, inst.store.safety.lastVotedRound, inst.store.ledger.size() - 1);
+    boot(i);
+    if (inst.core) {
+        local(i, consensus::Start{});
+        if (scenario_.endlessMempool) {
+            local(i, consensus::PayloadAvailable{});
+        }
+    }
+}
+
+consensus::RecoveryData Simulator::recoveryOf(std::size_t i) const {
+    const Store& st = instances_[i].store;
+    consensus::RecoveryData data{committee_, st.safety, *st.ledger.back(), st.rootQc, {}, {},
+                                 st.tc,      {}};
+    for (const auto& entry : st.blocks) {
+        data.blocks.push_back(*entry.second);
+    }
+    for (const auto& entry : st.qcs) {
+        data.qcs.push_back(entry.second);
+    }
+    const std::uint64_t from = st.ledger.back()->header.execHeight;
+    data.executed.assign(st.executed.begin() + static_cast<std::ptrdiff_t>(from),
+                         st.executed.end());
+    return data;
+}
+
+void Simulator::boot(std::size_t i) {
+    Instance& inst = instances_[i];
+    auto core = consensus::Core::create(scenario_.options, recoveryOf(i), keys_.signer(inst.key),
+                                        makeRules(scenario_.rules));
+    if (!core) {
+        inst.up = false;
+        checker_.flag("recovery", "instance=i" + std::to_string(i) + ": " + core.error().message,
+                      now_);
+        return;
+    }
+    inst.core.emplace(std::move(*core));
+}
+
+void Simulator::schedule(std::uint64_t atMs, Item item) {
+    queue_.emplace(std::make_pair(atMs, sequence_++), std::move(item));
+}
+
+void Simulator::local(std::size_t i, EventBody body, std::uint64_t delayMs) {
+    schedule(now_ + delayMs, Item{i, instances_[i].incarnation, std::move(body)});
+}
+
+void Simulator::send(std::size_t from, std::size_t to, const Payload& payload) {
+    for (const std::uint64_t delay : network_.delays(from, to, now_, rng_)) {
+        schedule(now_ + delay, Item{to, 0, NetMessage{from, payload}});
+    }
+}
+
+void Simulator::note(std::size_t i, std::size_t peer, TraceKind kind, std::uint64_t round,
+                     std::uint64_t height, const Hash256* id) {
+    trace_.add(TraceEntry{now_, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(peer),
+                          kind, round, height, id ? Trace::prefix(*id) : 0});
+}
+
+std::optional<std::uint64_t> Simulator::proposedAt(const Hash256& id) const {
+    const auto it = proposedAt_.find(id);
+    if (it == proposedAt_.end()) {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+RunResult Simulator::result() const {
+    RunResult r;
+    r.violation = checker_.violation();
+    for (const auto& entry : checker_.violations()) {
+        r.violated.push_back(entry.first);
+    }
+    r.endMs = now_;
+    r.steps = steps_;
+    r.timeoutCerts = timeoutCerts_;
+    r.forgedBlocks = forgedBlocks_;
+    r.withheldVotes = withheldVotes_;
+    r.recoveryMs = checker_.recoveryMs();
+    r.livenessBoundMs = checker_.livenessBoundMs();
+    r.livenessMs = gstMarked_ && now_ > scenario_.gstMs ? now_ - scenario_.gstMs : 0;
+    r.network = network_.stats();
+    bool first = true;
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+        const Instance& inst = instances_[i];
+        r.restarts += inst.restarts;
+        if (inst.core) {
+            r.maxRound = std::max(r.maxRound, inst.core->currentRound());
+        }
+        if (!safetyChecked(inst.role)) {
+            continue;
+        }
+        const std::uint64_t h = inst.store.ledger.size() - 1;
+        r.minHeight = first ? h : std::min(r.minHeight, h);
+        r.maxHeight = std::max(r.maxHeight, h);
+        first = false;
+    }
+    if (r.violation || options_.report) {
+        const std::string outcome =
+            r.violation
+                ? "violation: " + r.violation->invariant +
+                      " at t=" + std::to_string(r.violation->atMs) + " ms: " + r.violation->detail
+                : "no violation; ended at t=" + std::to_string(now_) + " ms";
+        r.report = scenario_.describe() + outcome + "\nreplay: " + scenario_.replayLine() +
+                   "\nlast events:\n" + trace_.format();
+    }
+    return r;
+}
+
+}  // namespace gridledger::sim

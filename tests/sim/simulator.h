@@ -1,0 +1,221 @@
+#pragma once
+
+// The discrete-event simulator: n real consensus::Core instances over the modelled network, in
+// virtual time, with the simulator as every instance's driver (docs/protocol.md §8).
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <gridledger/codec/block.h>
+#include <gridledger/consensus/committee.h>
+#include <gridledger/consensus/core.h>
+
+#include "sim/checker.h"
+#include "sim/network.h"
+#include "sim/scenario.h"
+#include "sim/sim_crypto.h"
+#include "sim/trace.h"
+
+namespace gridledger::sim {
+
+/** What an instance's driver persisted: the consensus store and the ledger. Survives crashes. */
+struct Store {
+    consensus::SafetyData safety;
+    std::map<Hash256, consensus::BlockPtr> blocks;
+    std::map<Hash256, codec::QuorumCert> qcs;
+    std::optional<codec::TimeoutCert> tc;
+    std::vector<consensus::BlockPtr> ledger;  // ledger[h]: the committed block at height h
+    std::map<Hash256, std::uint64_t> ledgerIndex;
+    codec::QuorumCert rootQc;                     // certifies ledger.back()
+    std::vector<consensus::ExecRecord> executed;  // executed[h]: the state after height h
+};
+
+/** One running core and its driver's state. */
+struct Instance {
+    std::size_t key = 0;
+    Role role = Role::kHonest;
+    std::optional<consensus::Core> core;  // empty while crashed
+    Store store;
+    bool up = true;
+    std::uint64_t incarnation = 0;  // timers and loopback events of older incarnations are void
+    bool crashArmed = false;        // crash after a random prefix of the next step's effects
+    std::size_t mempool = 0;
+    std::uint64_t txSerial = 0;
+    std::map<Hash256, consensus::BlockPtr> forged;  // blocks a faulty driver made on its own
+    std::vector<std::uint64_t> commitTimes;         // commitTimes[h]: first Commit of height h
+    std::size_t restarts = 0;
+    std::size_t rejections = 0;
+};
+
+/** How to run a scenario. */
+struct RunOptions {
+    /** Trace entries kept for the report. */
+    std::size_t traceDepth = 64;
+    /** Run to the end of the scenario even after a violation (to see what else breaks). */
+    bool keepGoing = false;
+    /** Fill the report of a passing run too. */
+    bool report = false;
+};
+
+/** The outcome of a run. */
+struct RunResult {
+    /** The first violation, and the names of every invariant broken (with keepGoing). */
+    std::optional<Violation> violation;
+    std::vector<std::string> violated;
+    std::uint64_t endMs = 0;
+    std::uint64_t steps = 0;
+    /** Lowest and highest committed height among safety-checked instances. */
+    std::uint64_t minHeight = 0;
+    std::uint64_t maxHeight = 0;
+    std::uint64_t maxRound = 0;
+    std::uint64_t timeoutCerts = 0;
+    std::uint64_t restarts = 0;
+    /** Blocks faulty drivers made on their own (equivocations, blocks below the lock), and
+     * votes withheld. */
+    std::uint64_t forgedBlocks = 0;
+    std::uint64_t withheldVotes = 0;
+    /** Longest time from GST to an honest instance's first new commit (liveness runs). */
+    std::uint64_t recoveryMs = 0;
+    /** The liveness bound set at GST, and the time from GST to the end of the run (when every
+     * honest instance had committed its new heights). */
+    std::uint64_t livenessBoundMs = 0;
+    std::uint64_t livenessMs = 0;
+    NetworkStats network;
+    /** For a failed run (or any run, with RunOptions::report): scenario, violation, replay
+     * command and trace. */
+    std::string report;
+};
+
+/**
+ * Runs one scenario. Deterministic: every random choice comes from one std::mt19937_64 seeded
+ * from the scenario's seed, time is virtual, and every container is ordered.
+ */
+class Simulator {
+  public:
+    /** Builds the committee and every instance's core at virtual time 0. */
+    explicit Simulator(Scenario scenario, RunOptions options = {});
+
+    /** Runs until the end of the scenario, the first violation, or (liveness runs) until every
+     * honest instance committed its new heights after GST. */
+    [[nodiscard]] RunResult run();
+    /** Processes events until `done()` holds or the next event lies beyond `untilMs`; returns
+     * done(). */
+    bool runUntil(const std::function<bool()>& done, std::uint64_t untilMs);
+    /** Crashes instance `i` now, between two steps; it stays down. */
+    void crash(std::size_t i);
+
+    [[nodiscard]] std::uint64_t now() const { return now_; }
+    [[nodiscard]] const Scenario& scenario() const { return scenario_; }
+    [[nodiscard]] const consensus::Committee& committee() const { return committee_; }
+    [[nodiscard]] const Instance& instance(std::size_t i) const { return instances_.at(i); }
+    [[nodiscard]] std::uint64_t height(std::size_t i) const {
+        return instances_.at(i).store.ledger.size() - 1;
+    }
+    /** When the block's author first broadcast it, if it did. */
+    [[nodiscard]] std::optional<std::uint64_t> proposedAt(const Hash256& id) const;
+    [[nodiscard]] const Checker& checker() const { return checker_; }
+    /** The outcome so far. */
+    [[nodiscard]] RunResult result() const;
+
+  private:
+    struct FetchRequest {
+        Hash256 id;
+    };
+    struct FetchReply {
+        consensus::BlockPtr block;
+    };
+    using Payload = std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout,
+                                 codec::TimeoutCert, FetchRequest, FetchReply>;
+    struct NetMessage {
+        std::size_t from = 0;
+        Payload payload;
+    };
+    enum class Control : std::uint8_t { kCrash, kCrashMidStep, kRestart, kTxArrival };
+    using EventBody = decltype(consensus::Event{}.body);
+    /** A queued event: a network message, a local event of one incarnation, or a control. */
+    struct Item {
+        std::size_t to = 0;
+        std::uint64_t incarnation = 0;
+        std::variant<NetMessage, EventBody, Control> what;
+    };
+
+    // simulator.cpp: queue, steps, crashes.
+    void scheduleInitial();
+    void stepOnce();
+    /** Sets the liveness bound from the leader schedule after the highest round at GST. */
+    void markGst();
+    void dispatch(const Item& item);
+    void receive(std::size_t i, const NetMessage& message);
+    void control(std::size_t i, Control what);
+    void step(std::size_t i, const EventBody& body);
+    void crashNow(std::size_t i);
+    void restart(std::size_t i);
+    void arriveTxs();
+    [[nodiscard]] consensus::RecoveryData recoveryOf(std::size_t i) const;
+    void boot(std::size_t i);
+    void schedule(std::uint64_t atMs, Item item);
+    void local(std::size_t i, EventBody body, std::uint64_t delayMs = 0);
+    void send(std::size_t from, std::size_t to, const Payload& payload);
+    void note(std::size_t i, std::size_t peer, TraceKind kind, std::uint64_t round,
+              std::uint64_t height, const Hash256* id = nullptr);
+
+    // driver.cpp: the effects of a step, performed in order.
+    void perform(std::size_t i, const consensus::Effect& effect);
+    void performOne(std::size_t i, const consensus::PersistSafety& e);
+    void performOne(std::size_t i, const consensus::PersistBlock& e);
+    void performOne(std::size_t i, const consensus::PersistQc& e);
+    void performOne(std::size_t i, const consensus::PersistTc& e);
+    void performOne(std::size_t i, const consensus::Broadcast& e);
+    void performOne(std::size_t i, const consensus::SendVote& e);
+    void performOne(std::size_t i, const consensus::ScheduleTimer& e);
+    void performOne(std::size_t i, const consensus::Fetch& e);
+    void performOne(std::size_t i, const consensus::Commit& e);
+    void performOne(std::size_t i, const consensus::BuildProposal& e);
+    void performOne(std::size_t i, const consensus::Rejected& e);
+    void broadcast(std::size_t i, const Payload& payload);
+    void equivocate(std::size_t i, const consensus::BlockPtr& block);
+    void voteForged(std::size_t i, const consensus::BlockPtr& block);
+    void fork(std::size_t i, const consensus::BlockPtr& block);
+    [[nodiscard]] consensus::BlockPtr belowLock(std::size_t i, const codec::Block& block);
+    [[nodiscard]] consensus::BlockPtr findBlock(std::size_t i, const Hash256& id) const;
+    void answerFetch(std::size_t i, std::size_t from, const Hash256& id);
+    [[nodiscard]] consensus::BlockPtr signBlock(std::size_t i, const codec::BlockHeader& header,
+                                                std::vector<Bytes> txs);
+    [[nodiscard]] std::vector<std::size_t> instancesOf(const PubKey& key) const;
+
+    Scenario scenario_;
+    RunOptions options_;
+    Keyring keys_;
+    consensus::ExecRecord genesisState_;
+    codec::Block genesis_;
+    consensus::Committee committee_;
+    Verifier verifier_;
+    Checker checker_;
+    Network network_;
+    Trace trace_;
+    std::mt19937_64 rng_;
+    std::vector<Instance> instances_;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, Item> queue_;  // (time, sequence)
+    std::uint64_t sequence_ = 0;
+    std::uint64_t now_ = 0;
+    std::uint64_t steps_ = 0;
+    std::uint64_t timeoutCerts_ = 0;
+    std::uint64_t forgedBlocks_ = 0;
+    std::uint64_t withheldVotes_ = 0;
+    bool gstMarked_ = false;
+    std::map<Hash256, std::uint64_t> proposedAt_;
+};
+
+/** The deterministic fake execution of the simulator: roots chained from the previous ones. */
+[[nodiscard]] consensus::ExecRecord executeBlock(const consensus::ExecRecord& previous,
+                                                 const codec::Block& block);
+
+}  // namespace gridledger::sim

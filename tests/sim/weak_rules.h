@@ -1,0 +1,33 @@
+#pragma once
+
+// Deliberately weakened safety rules, injected into every core of a scenario to prove that the
+// invariant checker catches what the real rules prevent (the negative controls).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include <gridledger/consensus/safety_rules.h>
+
+namespace gridledger::sim {
+
+/** Which safety rules the cores of a scenario run. */
+enum class RulesVariant : std::uint8_t {
+    /** consensus::TwoChainSafetyRules, as in the node. */
+    kTwoChain = 0,
+    /** The vote rule without `round > last_voted_round`: a validator may vote twice in a round. */
+    kSkipRoundCheck = 1,
+    /** The vote rule without V2 (`qc_round >= tc.highest_hqc_round` after a TC). */
+    kSkipLock = 2,
+};
+
+/** The name used on the command line and in replay lines ("two-chain", "skip-round", ...). */
+[[nodiscard]] std::string_view rulesName(RulesVariant rules);
+/** The variant named `name`, or nullopt. */
+[[nodiscard]] std::optional<RulesVariant> parseRules(std::string_view name);
+
+/** The rules of `variant`: the real ones, or the real ones with one clause removed. */
+[[nodiscard]] std::unique_ptr<consensus::SafetyRules> makeRules(RulesVariant variant);
+
+}  // namespace gridledger::sim
