@@ -1,6 +1,6 @@
-#include <gridledger/base/amount.h>
-
 #include <algorithm>
+
+#include <gridledger/base/amount.h>
 
 namespace gridledger {
 

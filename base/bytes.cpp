@@ -45,7 +45,8 @@ Result<Bytes> fromHex(std::string_view text) {
         const int hi = nibble(text[i]);
         const int lo = nibble(text[i + 1]);
         if (hi < 0 || lo < 0) {
-            return fail(ErrorCode::kBadHex, "invalid hex digit at position " + std::to_string(i + 2));
+            return fail(ErrorCode::kBadHex,
+                        "invalid hex digit at position " + std::to_string(i + 2));
         }
         out.push_back(static_cast<std::uint8_t>((hi << 4) | lo));
     }

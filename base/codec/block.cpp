@@ -1,7 +1,6 @@
-#include <gridledger/codec/block.h>
-
 #include <algorithm>
 
+#include <gridledger/codec/block.h>
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/proto/chain.pb.h>
 
@@ -70,7 +69,8 @@ Result<TimeoutCert> tcFromProto(const proto::TimeoutCert& pb) {
     GL_ASSIGN_OR_RETURN(sigs, signaturesFromProto(pb.signatures()));
     tc.signatures = std::move(sigs);
     if (tc.hqcRounds.size() != tc.signatures.size()) {
-        return fail(ErrorCode::kMalformed, "timeout certificate has mismatched rounds and signatures");
+        return fail(ErrorCode::kMalformed,
+                    "timeout certificate has mismatched rounds and signatures");
     }
     return tc;
 }

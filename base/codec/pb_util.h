@@ -2,10 +2,10 @@
 
 // Private helpers of base/codec for moving between domain types and protobuf messages.
 
-#include <google/protobuf/message.h>
-
 #include <climits>
 #include <string>
+
+#include <google/protobuf/message.h>
 
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
@@ -40,6 +40,8 @@ template <typename Fixed>
     return out;
 }
 
-inline std::string str(ByteView bytes) { return toString(bytes); }
+inline std::string str(ByteView bytes) {
+    return toString(bytes);
+}
 
 }  // namespace gridledger::codec::detail

@@ -1,5 +1,4 @@
 #include <gridledger/codec/receipt.h>
-
 #include <gridledger/proto/chain.pb.h>
 
 #include "pb_util.h"

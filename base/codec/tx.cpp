@@ -1,5 +1,4 @@
 #include <gridledger/codec/tx.h>
-
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/proto/chain.pb.h>
 
@@ -47,12 +46,14 @@ Result<Payload> payloadFromProto(const proto::TxBody& pb) {
 
 }  // namespace
 
-Bytes encodeTxBody(const TxBody& body) { return detail::serialize(toProto(body)); }
+Bytes encodeTxBody(const TxBody& body) {
+    return detail::serialize(toProto(body));
+}
 
 Result<SignedTx> decodeTx(ByteView raw) {
     if (raw.size() > kMaxTxBytes) {
-        return fail(ErrorCode::kTxTooLarge, "transaction exceeds " + std::to_string(kMaxTxBytes) +
-                                                " bytes");
+        return fail(ErrorCode::kTxTooLarge,
+                    "transaction exceeds " + std::to_string(kMaxTxBytes) + " bytes");
     }
     proto::Tx tx;
     GL_TRY(detail::parse(tx, raw, "transaction"));
@@ -88,8 +89,7 @@ SignedTx signTx(const TxBody& body, const crypto::SecretKey& key) {
     proto::Tx tx;
     const Bytes bodyBytes = encodeTxBody(body);
     tx.set_body(str(bodyBytes));
-    const Signature sig =
-        key.sign(crypto::signingDigest(crypto::kTxTag, body.chainId, bodyBytes));
+    const Signature sig = key.sign(crypto::signingDigest(crypto::kTxTag, body.chainId, bodyBytes));
     tx.set_signature(str(sig.view()));
     SignedTx out;
     out.raw = detail::serialize(tx);

@@ -1,11 +1,10 @@
-#include <gridledger/crypto/ed25519.h>
+#include <memory>
+#include <stdexcept>
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include <memory>
-#include <stdexcept>
-
+#include <gridledger/crypto/ed25519.h>
 #include <gridledger/crypto/sha256.h>
 
 namespace gridledger::crypto {
@@ -21,8 +20,7 @@ using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
 Pkey privateFromSeed(const FixedBytes<32>& seed) {
-    return Pkey(
-        EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
+    return Pkey(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
 }
 
 }  // namespace
@@ -82,8 +80,7 @@ bool verifyEd25519(const Ed25519PublicKey& key, ByteView message, const Ed25519S
         EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pub.get()) != 1) {
         return false;
     }
-    return EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), message.data(), message.size()) ==
-           1;
+    return EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), message.data(), message.size()) == 1;
 }
 
 }  // namespace gridledger::crypto

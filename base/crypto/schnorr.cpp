@@ -1,12 +1,11 @@
-#include <gridledger/crypto/schnorr.h>
+#include <stdexcept>
 
 #include <openssl/rand.h>
 #include <secp256k1.h>
 #include <secp256k1_extrakeys.h>
 #include <secp256k1_schnorrsig.h>
 
-#include <stdexcept>
-
+#include <gridledger/crypto/schnorr.h>
 #include <gridledger/crypto/sha256.h>
 
 namespace gridledger::crypto {

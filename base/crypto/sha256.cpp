@@ -1,9 +1,9 @@
-#include <gridledger/crypto/sha256.h>
+#include <stdexcept>
 
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-#include <stdexcept>
+#include <gridledger/crypto/sha256.h>
 
 namespace gridledger::crypto {
 

@@ -1,10 +1,10 @@
-#include <gridledger/storage/kv_store.h>
-
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
-#include <rocksdb/cache.h>
 #include <rocksdb/write_batch.h>
+
+#include <gridledger/storage/kv_store.h>
 
 namespace gridledger::storage {
 namespace {
@@ -58,23 +58,45 @@ void WriteBatch::erase(Column column, ByteView key) {
     impl_->batch.Delete(impl_->handles->at(column), slice(key));
 }
 
-std::size_t WriteBatch::count() const { return static_cast<std::size_t>(impl_->batch.Count()); }
-std::size_t WriteBatch::byteSize() const { return impl_->batch.GetDataSize(); }
+std::size_t WriteBatch::count() const {
+    return static_cast<std::size_t>(impl_->batch.Count());
+}
+std::size_t WriteBatch::byteSize() const {
+    return impl_->batch.GetDataSize();
+}
 
 Cursor::Cursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Cursor::~Cursor() = default;
 Cursor::Cursor(Cursor&&) noexcept = default;
 Cursor& Cursor::operator=(Cursor&&) noexcept = default;
 
-void Cursor::seek(ByteView key) { impl_->it->Seek(slice(key)); }
-void Cursor::seekForPrev(ByteView key) { impl_->it->SeekForPrev(slice(key)); }
-void Cursor::seekToFirst() { impl_->it->SeekToFirst(); }
-void Cursor::seekToLast() { impl_->it->SeekToLast(); }
-bool Cursor::valid() const { return impl_->it->Valid(); }
-void Cursor::next() { impl_->it->Next(); }
-void Cursor::prev() { impl_->it->Prev(); }
-ByteView Cursor::key() const { return view(impl_->it->key()); }
-ByteView Cursor::value() const { return view(impl_->it->value()); }
+void Cursor::seek(ByteView key) {
+    impl_->it->Seek(slice(key));
+}
+void Cursor::seekForPrev(ByteView key) {
+    impl_->it->SeekForPrev(slice(key));
+}
+void Cursor::seekToFirst() {
+    impl_->it->SeekToFirst();
+}
+void Cursor::seekToLast() {
+    impl_->it->SeekToLast();
+}
+bool Cursor::valid() const {
+    return impl_->it->Valid();
+}
+void Cursor::next() {
+    impl_->it->Next();
+}
+void Cursor::prev() {
+    impl_->it->Prev();
+}
+ByteView Cursor::key() const {
+    return view(impl_->it->key());
+}
+ByteView Cursor::value() const {
+    return view(impl_->it->value());
+}
 Status Cursor::status() const {
     if (auto s = impl_->it->status(); !s.ok()) {
         return std::unexpected(storageError(s));
@@ -119,8 +141,8 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
 
 Result<std::optional<Bytes>> KvStore::get(Column column, ByteView key) const {
     std::string value;
-    auto status = impl_->db->Get(rocksdb::ReadOptions(), impl_->handles.at(column), slice(key),
-                                 &value);
+    auto status =
+        impl_->db->Get(rocksdb::ReadOptions(), impl_->handles.at(column), slice(key), &value);
     if (status.IsNotFound()) {
         return std::optional<Bytes>();
     }

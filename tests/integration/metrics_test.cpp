@@ -1,9 +1,9 @@
 // The node's Prometheus endpoint reports what the chain did, under the gridledger_ prefix.
 
-#include <gtest/gtest.h>
-
 #include <regex>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"

@@ -41,12 +41,14 @@ void appendU32(Bytes& out, std::uint32_t value);
 /** Reads a big-endian u32 from the first 4 bytes of `in`; requires in.size() >= 4. */
 [[nodiscard]] std::uint32_t readU32(ByteView in);
 
-inline void append(Bytes& out, ByteView bytes) { out.insert(out.end(), bytes.begin(), bytes.end()); }
+inline void append(Bytes& out, ByteView bytes) {
+    out.insert(out.end(), bytes.begin(), bytes.end());
+}
 
 /** A byte string of fixed length N: hashes, addresses, keys, signatures. Zero by default. */
 template <std::size_t N>
 class FixedBytes {
-public:
+  public:
     static constexpr std::size_t kSize = N;
 
     constexpr FixedBytes() = default;
@@ -86,7 +88,7 @@ public:
 
     constexpr auto operator<=>(const FixedBytes&) const = default;
 
-private:
+  private:
     std::array<std::uint8_t, N> bytes_{};
 };
 

@@ -33,9 +33,9 @@ using Status = Result<void>;
 
 /** Binds the value of a Result expression to `var`, or returns its error. */
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `var` names a new variable, it is no expression.
-#define GL_ASSIGN_OR_RETURN(var, expr)                              \
-    auto var##_result_ = (expr);                                    \
-    if (!var##_result_) {                                           \
-        return std::unexpected(std::move(var##_result_).error());   \
-    }                                                               \
+#define GL_ASSIGN_OR_RETURN(var, expr)                            \
+    auto var##_result_ = (expr);                                  \
+    if (!var##_result_) {                                         \
+        return std::unexpected(std::move(var##_result_).error()); \
+    }                                                             \
     auto var = std::move(var##_result_).value()

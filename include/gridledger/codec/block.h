@@ -86,7 +86,8 @@ struct Timeout {
 };
 
 /** Fixed binary encodings of what votes and timeouts sign: u64 epoch ‖ u64 round ‖ … */
-[[nodiscard]] Bytes voteSigningBody(std::uint64_t epoch, std::uint64_t round, const Hash256& blockId);
+[[nodiscard]] Bytes voteSigningBody(std::uint64_t epoch, std::uint64_t round,
+                                    const Hash256& blockId);
 [[nodiscard]] Bytes timeoutSigningBody(std::uint64_t epoch, std::uint64_t round,
                                        std::uint64_t hqcRound);
 

@@ -12,7 +12,7 @@ using Ed25519Signature = FixedBytes<64>;
 
 /** An Ed25519 node key (transport identity). Never logged. */
 class NodeKey {
-public:
+  public:
     [[nodiscard]] static NodeKey generate();
     /** The 32-byte seed form of the key; fails on any other length. */
     [[nodiscard]] static Result<NodeKey> fromSeed(ByteView seed);
@@ -22,8 +22,9 @@ public:
     [[nodiscard]] NodeId nodeId() const { return nodeIdOf(publicKey_); }
     [[nodiscard]] Ed25519Signature sign(ByteView message) const;
 
-private:
-    NodeKey(const FixedBytes<32>& seed, const Ed25519PublicKey& pub) : seed_(seed), publicKey_(pub) {}
+  private:
+    NodeKey(const FixedBytes<32>& seed, const Ed25519PublicKey& pub)
+        : seed_(seed), publicKey_(pub) {}
     FixedBytes<32> seed_;
     Ed25519PublicKey publicKey_;
 };

@@ -24,10 +24,11 @@ inline constexpr std::string_view kTimeoutTag = "gridledger/timeout/v1";
 
 /** A secp256k1 secret key for BIP-340 Schnorr signatures. Never logged. */
 class SecretKey {
-public:
+  public:
     /** A fresh key from the operating system's random source. */
     [[nodiscard]] static SecretKey generate();
-    /** Fails with kInvalidArgument unless `bytes` is a valid secp256k1 secret (32 bytes, in range). */
+    /** Fails with kInvalidArgument unless `bytes` is a valid secp256k1 secret (32 bytes, in range).
+     */
     [[nodiscard]] static Result<SecretKey> fromBytes(ByteView bytes);
 
     [[nodiscard]] const PubKey& publicKey() const { return publicKey_; }
@@ -35,7 +36,7 @@ public:
     /** BIP-340 signature over the 32-byte digest. */
     [[nodiscard]] Signature sign(const Hash256& digest) const;
 
-private:
+  private:
     SecretKey(const FixedBytes<32>& secret, const PubKey& pub) : secret_(secret), publicKey_(pub) {}
     FixedBytes<32> secret_;
     PubKey publicKey_;

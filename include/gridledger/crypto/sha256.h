@@ -11,7 +11,7 @@ namespace gridledger::crypto {
 
 /** Incremental SHA-256 for digests over several pieces. */
 class Sha256 {
-public:
+  public:
     Sha256();
     ~Sha256();
     Sha256(const Sha256&) = delete;
@@ -24,7 +24,7 @@ public:
     /** Finishes the digest; the hasher must not be used afterwards. */
     [[nodiscard]] Hash256 finish();
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -19,7 +19,7 @@ class KvStore;
 
 /** Writes that land together or not at all (one RocksDB WriteBatch). Made by KvStore::batch. */
 class WriteBatch {
-public:
+  public:
     ~WriteBatch();
     WriteBatch(WriteBatch&&) noexcept;
     WriteBatch& operator=(WriteBatch&&) noexcept;
@@ -29,7 +29,7 @@ public:
     [[nodiscard]] std::size_t count() const;
     [[nodiscard]] std::size_t byteSize() const;
 
-private:
+  private:
     friend class KvStore;
     struct Impl;
     explicit WriteBatch(std::unique_ptr<Impl> impl);
@@ -38,7 +38,7 @@ private:
 
 /** An ordered cursor over one column family, positioned by seek and moved by next/prev. */
 class Cursor {
-public:
+  public:
     ~Cursor();
     Cursor(Cursor&&) noexcept;
     Cursor& operator=(Cursor&&) noexcept;
@@ -57,7 +57,7 @@ public:
     /** kStorage if the underlying iterator met an I/O error. */
     [[nodiscard]] Status status() const;
 
-private:
+  private:
     friend class KvStore;
     struct Impl;
     explicit Cursor(std::unique_ptr<Impl> impl);
@@ -76,7 +76,7 @@ struct KvOptions {
  * Synchronous writes fsync the write-ahead log before they return.
  */
 class KvStore {
-public:
+  public:
     /** Opens (or creates) the database at `path` with exactly these column families. */
     [[nodiscard]] static Result<std::unique_ptr<KvStore>> open(
         const std::filesystem::path& path, const std::vector<std::string>& columns,
@@ -95,7 +95,7 @@ public:
     [[nodiscard]] WriteBatch batch() const;
     [[nodiscard]] Cursor cursor(Column column) const;
 
-private:
+  private:
     struct Impl;
     explicit KvStore(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;

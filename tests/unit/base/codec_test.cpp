@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include <gridledger/codec/block.h>
 #include <gridledger/codec/receipt.h>
@@ -118,7 +118,8 @@ TEST(VoteCodec, RoundTrips) {
     auto decoded = decodeVote(encodeVote(vote));
     ASSERT_TRUE(decoded);
     EXPECT_EQ(*decoded, vote);
-    Timeout timeout{3, 9, QuorumCert{3, 8, vote.blockId, {1}, {Signature{}}}, PubKey{}, Signature{}};
+    Timeout timeout{3, 9, QuorumCert{3, 8, vote.blockId, {1}, {Signature{}}}, PubKey{},
+                    Signature{}};
     auto decodedTimeout = decodeTimeout(encodeTimeout(timeout));
     ASSERT_TRUE(decodedTimeout);
     EXPECT_EQ(*decodedTimeout, timeout);

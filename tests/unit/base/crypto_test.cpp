@@ -56,8 +56,7 @@ TEST(SigningDigest, LengthPrefixesKeepTagAndChainApart) {
 }
 
 TEST(Ed25519, MatchesRfc8032TestVector1) {
-    auto seed =
-        fromHex("0x9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    auto seed = fromHex("0x9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
     auto key = NodeKey::fromSeed(*seed);
     ASSERT_TRUE(key);
     EXPECT_EQ(key->publicKey().hex(),
