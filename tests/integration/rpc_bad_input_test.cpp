@@ -38,15 +38,6 @@ class RpcBadInput : public ::testing::Test {
             json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"method", method}, {"params", params}}));
     }
 
-    /** Asserts that `reply` is a JSON-RPC error with this code and reason. */
-    static void expectError(const json::value& reply, std::int64_t code, std::string_view reason) {
-        ASSERT_TRUE(reply.is_object()) << json::serialize(reply);
-        const auto* error = reply.as_object().if_contains("error");
-        ASSERT_NE(error, nullptr) << json::serialize(reply);
-        EXPECT_EQ(error->at("code").as_int64(), code) << json::serialize(reply);
-        EXPECT_EQ(error->at("data").at("reason").as_string(), reason) << json::serialize(reply);
-    }
-
     /** The node still answers and is at or past `height`. */
     void expectServing() {
         auto status = node_.call("node_status", json::array{});
@@ -83,17 +74,20 @@ class RpcBadInput : public ::testing::Test {
 };
 
 TEST_F(RpcBadInput, MalformedJsonWrongTypesAndBadHexEachGetTheirError) {
-    expectError(post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"), -32700, "parse_error");
-    expectError(post("\xff\xfe{}"), -32700, "invalid_utf8");
-    expectError(post("[]"), -32600, "empty_batch");
-    expectError(call("no_such_method", json::array{}), -32601, "method_not_found");
-    expectError(call("tx_submit", json::array{12345}), -32602, "invalid_argument");
-    expectError(call("account_get", json::array{json::array{}}), -32602, "invalid_argument");
-    expectError(call("tx_submit", json::array{"0xzz"}), -32602, "bad_hex");
-    expectError(call("tx_submit", json::array{"deadbeef"}), -32602, "bad_hex");
-    expectError(call("account_get", json::array{"0x1234"}), -32602, "bad_length");
-    expectError(call("tx_submit", json::array{"0xdeadbeef"}), -32602, "malformed");
-    expectError(call("tx_get", json::array{json::string(Hash256{}.hex())}), -32001, "not_found");
+    rpc::test::expectRpcError(post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"), -32700,
+                              "parse_error");
+    rpc::test::expectRpcError(post("\xff\xfe{}"), -32700, "invalid_utf8");
+    rpc::test::expectRpcError(post("[]"), -32600, "empty_batch");
+    rpc::test::expectRpcError(call("no_such_method", json::array{}), -32601, "method_not_found");
+    rpc::test::expectRpcError(call("tx_submit", json::array{12345}), -32602, "invalid_argument");
+    rpc::test::expectRpcError(call("account_get", json::array{json::array{}}), -32602,
+                              "invalid_argument");
+    rpc::test::expectRpcError(call("tx_submit", json::array{"0xzz"}), -32602, "bad_hex");
+    rpc::test::expectRpcError(call("tx_submit", json::array{"deadbeef"}), -32602, "bad_hex");
+    rpc::test::expectRpcError(call("account_get", json::array{"0x1234"}), -32602, "bad_length");
+    rpc::test::expectRpcError(call("tx_submit", json::array{"0xdeadbeef"}), -32602, "malformed");
+    rpc::test::expectRpcError(call("tx_get", json::array{json::string(Hash256{}.hex())}), -32001,
+                              "not_found");
     expectServing();
 }
 
@@ -101,14 +95,14 @@ TEST_F(RpcBadInput, SignatureChainIdAndNonceViolationsAreRejected) {
     // Bad signature: sign with another key than the sender's.
     const auto other = crypto::SecretKey::generate();
     auto forged = codec::signTx(transfer(0), other);
-    expectError(call("tx_submit", json::array{json::string(toHex(forged.raw))}), -32003,
-                "bad_signature");
+    rpc::test::expectRpcError(call("tx_submit", json::array{json::string(toHex(forged.raw))}),
+                              -32003, "bad_signature");
 
     auto wrongChain = transfer(0);
     wrongChain.chainId = "another-chain";
-    expectError(submit(wrongChain, dev_), -32003, "wrong_chain_id");
+    rpc::test::expectRpcError(submit(wrongChain, dev_), -32003, "wrong_chain_id");
 
-    expectError(submit(transfer(64), dev_), -32003, "nonce_gap");  // window is 64
+    rpc::test::expectRpcError(submit(transfer(64), dev_), -32003, "nonce_gap");  // window is 64
 
     const auto accepted = submit(transfer(0), dev_);
     ASSERT_TRUE(accepted.as_object().contains("result")) << json::serialize(accepted);
@@ -116,10 +110,10 @@ TEST_F(RpcBadInput, SignatureChainIdAndNonceViolationsAreRejected) {
     EXPECT_TRUE(waitReceipt(hash).at("success").as_bool());
 
     // Replays: the same tx again, and another tx with the used nonce.
-    expectError(
+    rpc::test::expectRpcError(
         call("tx_submit", json::array{json::string(toHex(codec::signTx(transfer(0), dev_).raw))}),
         -32003, "nonce_too_low");
-    expectError(submit(transfer(0, u128{6}), dev_), -32003, "nonce_too_low");
+    rpc::test::expectRpcError(submit(transfer(0, u128{6}), dev_), -32003, "nonce_too_low");
     expectServing();
 }
 
@@ -155,10 +149,10 @@ TEST_F(RpcBadInput, OversizedBodyIsRefusedWith413AndTheNodeKeepsServing) {
     HttpTestClient client(node_.port());
     const auto reply = client.post(std::string(2 << 20, ' '));
     EXPECT_EQ(reply.status, 413U);
-    expectError(reply.json(), -32005, "body_too_large");
+    rpc::test::expectRpcError(reply.json(), -32005, "body_too_large");
 
     // An oversized transaction inside a normal body gets its own reason.
-    expectError(
+    rpc::test::expectRpcError(
         call("tx_submit", json::array{json::string(toHex(Bytes(codec::kMaxTxBytes + 1, 0)))}),
         -32003, "tx_too_large");
     expectServing();

@@ -24,6 +24,7 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
+#include <gtest/gtest.h>
 
 #include "unit/rpc/test_methods.h"
 
@@ -203,6 +204,16 @@ inline bool waitUntil(const std::function<bool()>& condition,
         std::this_thread::sleep_for(std::chrono::milliseconds(1));  // Poll interval only.
     }
     return true;
+}
+
+/** Asserts that `response` is a JSON-RPC error with this code and `error.data.reason`. */
+inline void expectRpcError(const boost::json::value& response, std::int64_t code,
+                           std::string_view reason) {
+    ASSERT_TRUE(response.is_object()) << boost::json::serialize(response);
+    const auto* error = response.as_object().if_contains("error");
+    ASSERT_NE(error, nullptr) << boost::json::serialize(response);
+    EXPECT_EQ(error->at("code"), code) << boost::json::serialize(response);
+    EXPECT_EQ(textOf(error->at("data").at("reason")), reason) << boost::json::serialize(response);
 }
 
 }  // namespace gridledger::rpc::test

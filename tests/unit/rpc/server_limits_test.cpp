@@ -19,17 +19,10 @@
 namespace gridledger::rpc {
 namespace {
 
+using test::expectRpcError;
 using test::HttpReply;
 using test::HttpTestClient;
 using test::requestText;
-
-void expectRpcError(const boost::json::value& response, std::int32_t code,
-                    std::string_view reason) {
-    ASSERT_TRUE(response.is_object()) << boost::json::serialize(response);
-    EXPECT_EQ(response.at("error").at("code"), code) << boost::json::serialize(response);
-    EXPECT_EQ(test::textOf(response.at("error").at("data").at("reason")), reason)
-        << boost::json::serialize(response);
-}
 
 /** Starts a server with `limits` (and `methods`) on an ephemeral loopback port. */
 std::unique_ptr<Server> startServer(const ServerLimits& limits,
