@@ -497,4 +497,42 @@ inline void expectTwoChainCommits(const Node& node,
     }
 }
 
+/**
+ * A four-member committee at genesis, a clock, and single cores driven by hand: the base of the
+ * core's unit tests.
+ */
+class CoreFixture : public ::testing::Test {
+  protected:
+    std::vector<crypto::SecretKey> keys_ = testKeys(4);
+    codec::Block genesis_ = genesisBlock();
+    Committee committee_ = Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value();
+    std::uint64_t now_ = kGenesisTimeMs + 1000;
+
+    /** Member `i`'s core at genesis, of `committee` (default: the fixture's committee). */
+    Core makeCore(std::size_t i, std::optional<Committee> committee = std::nullopt) {
+        const Committee& c = committee ? *committee : committee_;
+        auto core = Core::create(testOptions(), RecoveryData::genesis(c, genesis_, genesisState()),
+                                 std::make_unique<KeySigner>(keys_[i]));
+        EXPECT_TRUE(core.has_value()) << core.error().message;
+        return std::move(*core);
+    }
+
+    Effects step(Core& core, EventBody body) { return core.step(Event{now_, std::move(body)}); }
+
+    /** A member that leads none of `rounds`. */
+    std::size_t nonLeaderOf(const std::vector<std::uint64_t>& rounds) const {
+        for (std::size_t i = 0; i < keys_.size(); ++i) {
+            bool leads = false;
+            for (auto r : rounds) {
+                leads = leads || committee_.leaderIndex(r) == i;
+            }
+            if (!leads) {
+                return i;
+            }
+        }
+        ADD_FAILURE() << "every member leads one of the rounds";
+        return 0;
+    }
+};
+
 }  // namespace gridledger::consensus::testing

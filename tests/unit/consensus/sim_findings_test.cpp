@@ -15,38 +15,8 @@ namespace {
 
 using namespace testing;
 
-class SimFindingsTest : public ::testing::Test {
+class SimFindingsTest : public CoreFixture {
   protected:
-    std::vector<crypto::SecretKey> keys_ = testKeys(4);
-    codec::Block genesis_ = genesisBlock();
-    Committee committee_ = Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value();
-    std::uint64_t now_ = kGenesisTimeMs + 1000;
-
-    Core makeCore(std::size_t i) {
-        auto core =
-            Core::create(testOptions(), RecoveryData::genesis(committee_, genesis_, genesisState()),
-                         std::make_unique<KeySigner>(keys_[i]));
-        EXPECT_TRUE(core.has_value()) << core.error().message;
-        return std::move(*core);
-    }
-
-    Effects step(Core& core, EventBody body) { return core.step(Event{now_, std::move(body)}); }
-
-    /** A member that leads none of `rounds`. */
-    std::size_t nonLeaderOf(const std::vector<std::uint64_t>& rounds) const {
-        for (std::size_t i = 0; i < keys_.size(); ++i) {
-            bool leads = false;
-            for (auto r : rounds) {
-                leads = leads || committee_.leaderIndex(r) == i;
-            }
-            if (!leads) {
-                return i;
-            }
-        }
-        ADD_FAILURE() << "every member leads one of the rounds";
-        return 0;
-    }
-
     /** A block of `round` on `parent` by the round's leader, with an optional TC. */
     codec::Block propose(std::uint64_t round, const codec::Block& parent,
                          const codec::QuorumCert& qc,
