@@ -102,8 +102,15 @@ class NodeImpl {
 
     asio::io_context io_;
     std::deque<EventBody> loopback_;
-    /** Blocks persisted by the core and not yet committed, by id: their txs are in flight. */
-    std::map<Hash256, consensus::BlockPtr> inFlight_;
+    /** A block persisted by the core and not yet committed: its txs are in flight. */
+    struct InFlight {
+        std::uint64_t height = 0;
+        Hash256 parentId;
+        std::vector<Hash256> txHashes;
+    };
+    /** Remembers `block` as in flight, hashing its txs once. */
+    void track(const codec::Block& block);
+    std::map<Hash256, InFlight> inFlight_;
     std::atomic<bool> payloadSignalled_{false};
     std::atomic<std::uint64_t> epoch_{0};
     std::atomic<std::uint64_t> round_{0};
@@ -250,7 +257,7 @@ Status NodeImpl::openConsensus() {
     GL_ASSIGN_OR_RETURN(recovery, recoveryData(committee));
     GL_TRY(checkDoubleSign(recovery));
     for (const auto& block : recovery.blocks) {
-        inFlight_.emplace(block.id, std::make_shared<const codec::Block>(block));
+        track(block);
     }
     consensus::Options options;
     options.chainId = genesis_.chainId;
@@ -340,7 +347,7 @@ void NodeImpl::perform(const consensus::Effect& effect) {
                 persist(consensusStore_->saveSafety(e.data));
             },
             [this](const consensus::PersistBlock& e) {
-                inFlight_.emplace(e.block->id, e.block);
+                track(*e.block);
                 persist(consensusStore_->saveBlock(*e.block));
             },
             [this](const consensus::PersistQc& e) { persist(consensusStore_->saveQc(e.qc)); },
@@ -406,25 +413,30 @@ void NodeImpl::commit(const consensus::Commit& commit) {
             hashes.push_back(receipt.txHash);
         }
         mempool_->onCommitted(hashes, height);
-        inFlight_.erase(block.id);
         log_->debug("committed height={} txs={} state_root={}", height, block.txs.size(),
                     done->roots.stateRoot.hex());
         loopback_.push_back(
             consensus::Executed{height, done->roots.stateRoot, done->roots.resultsRoot});
     }
-    std::erase_if(inFlight_,
-                  [height](const auto& entry) { return entry.second->header.height <= height; });
+    std::erase_if(inFlight_, [height](const auto& entry) { return entry.second.height <= height; });
     persist(consensusStore_->prune(height, commit.qc.round));
+}
+
+void NodeImpl::track(const codec::Block& block) {
+    InFlight entry{block.header.height, block.header.parentId, {}};
+    entry.txHashes.reserve(block.txs.size());
+    for (const auto& tx : block.txs) {
+        entry.txHashes.push_back(crypto::sha256(tx));
+    }
+    inFlight_.emplace(block.id, std::move(entry));
 }
 
 void NodeImpl::buildProposal(const consensus::BuildProposal& request) {
     // Transactions carried by uncommitted ancestors must not be proposed again.
     std::vector<Hash256> carried;
     for (auto it = inFlight_.find(request.parentId); it != inFlight_.end();
-         it = inFlight_.find(it->second->header.parentId)) {
-        for (const auto& tx : it->second->txs) {
-            carried.push_back(crypto::sha256(tx));
-        }
+         it = inFlight_.find(it->second.parentId)) {
+        carried.insert(carried.end(), it->second.txHashes.begin(), it->second.txHashes.end());
     }
     mempool_->releaseAll();
     mempool_->markProposed(carried);
