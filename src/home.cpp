@@ -1,6 +1,7 @@
 #include "home.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -31,7 +32,61 @@ Result<Bytes> readKeyBytes(const fs::path& path) {
     return *bytes;
 }
 
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const auto item = trim(
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (!item.empty()) {
+            items.push_back(item);
+        }
+        if (comma == std::string::npos) {
+            break;
+        }
+        start = comma + 1;
+    }
+    return items;
+}
+
+Result<NodeId> parseNodeId(std::string_view text) {
+    auto nodeId = NodeId::fromHex(text);
+    if (!nodeId) {
+        return fail(ErrorCode::kConfig,
+                    "node id '" + std::string(text) + "' is not 0x followed by 40 hex digits");
+    }
+    return *nodeId;
+}
+
 }  // namespace
+
+Result<codec::PeerAddress> parsePeerAddress(std::string_view text) {
+    const auto at = text.find('@');
+    const auto colon = text.rfind(':');
+    if (at == std::string_view::npos || colon == std::string_view::npos || colon < at) {
+        return fail(ErrorCode::kConfig,
+                    "peer '" + std::string(text) + "' is not node_id@host:port");
+    }
+    GL_ASSIGN_OR_RETURN(nodeId, parseNodeId(text.substr(0, at)));
+    const std::string host(text.substr(at + 1, colon - at - 1));
+    const std::string portText(text.substr(colon + 1));
+    if (!codec::isValidHost(host)) {
+        return fail(ErrorCode::kConfig, "peer '" + std::string(text) + "' has an invalid host");
+    }
+    std::uint32_t port = 0;
+    const auto* end = portText.data() + portText.size();
+    const auto parsed = std::from_chars(portText.data(), end, port);
+    if (portText.empty() || parsed.ec != std::errc{} || parsed.ptr != end || port == 0 ||
+        port > 65535) {
+        return fail(ErrorCode::kConfig, "peer '" + std::string(text) + "' has an invalid port");
+    }
+    return codec::PeerAddress{nodeId, host, static_cast<std::uint16_t>(port)};
+}
+
+std::string formatPeerAddress(const codec::PeerAddress& peer) {
+    return peer.nodeId.hex() + "@" + peer.host + ":" + std::to_string(peer.port);
+}
 
 Home Home::resolve(const std::string& flag) {
     if (!flag.empty()) {
@@ -121,6 +176,8 @@ std::vector<std::string> Home::keyNames() const {
 
 Result<NodeConfig> Home::loadConfig() const {
     NodeConfig c;
+    std::string persistentPeers;
+    std::string allowedNodes;
     po::options_description desc;
     desc.add_options()  //
         ("rpc.address", po::value(&c.rpcAddress)->default_value(c.rpcAddress))(
@@ -137,6 +194,13 @@ Result<NodeConfig> Home::loadConfig() const {
             "mempool.verify_threads", po::value(&c.verifyThreads)->default_value(c.verifyThreads))(
             "consensus.double_sign_check_height",
             po::value(&c.doubleSignCheckHeight)->default_value(c.doubleSignCheckHeight))(
+            "p2p.address", po::value(&c.p2pAddress)->default_value(c.p2pAddress))(
+            "p2p.port", po::value(&c.p2pPort)->default_value(c.p2pPort))(
+            "p2p.persistent_peers", po::value(&persistentPeers)->default_value(""))(
+            "p2p.allowed_nodes", po::value(&allowedNodes)->default_value(""))(
+            "p2p.sync_lag_blocks", po::value(&c.syncLagBlocks)->default_value(c.syncLagBlocks))(
+            "p2p.sync_batch_blocks",
+            po::value(&c.syncBatchBlocks)->default_value(c.syncBatchBlocks))(
             "metrics.address", po::value(&c.metricsAddress)->default_value(c.metricsAddress))(
             "metrics.port", po::value(&c.metricsPort)->default_value(c.metricsPort))(
             "log.level", po::value(&c.logLevel)->default_value(c.logLevel));
@@ -150,6 +214,18 @@ Result<NodeConfig> Home::loadConfig() const {
         po::notify(vm);
     } catch (const po::error& e) {
         return fail(ErrorCode::kConfig, configFile().string() + ": " + e.what());
+    }
+    for (const auto& item : splitList(persistentPeers)) {
+        GL_ASSIGN_OR_RETURN(peer, parsePeerAddress(item));
+        c.persistentPeers.push_back(std::move(peer));
+    }
+    for (const auto& item : splitList(allowedNodes)) {
+        GL_ASSIGN_OR_RETURN(nodeId, parseNodeId(item));
+        c.allowedNodes.push_back(nodeId);
+    }
+    if (c.syncBatchBlocks == 0 || c.syncBatchBlocks > kMaxSyncBatchBlocks) {
+        return fail(ErrorCode::kConfig,
+                    "p2p.sync_batch_blocks must be 1.." + std::to_string(kMaxSyncBatchBlocks));
     }
     return c;
 }
@@ -175,6 +251,16 @@ Status Home::writeDefaultConfig() const {
         << "# at start, refuse to sign if the last this many blocks carry a vote of this key\n"
         << "# that this node did not record (another instance may be running with the key)\n"
         << "double_sign_check_height = " << c.doubleSignCheckHeight << "\n\n"
+        << "[p2p]\n"
+        << "address = " << c.p2pAddress << "\n"
+        << "port = " << c.p2pPort << "\n"
+        << "# node_id@host:port of peers to keep connected, comma-separated\n"
+        << "persistent_peers =\n"
+        << "# node ids allowed to connect besides the genesis validators, comma-separated\n"
+        << "allowed_nodes =\n"
+        << "# sync committed blocks first when a proposal is this many blocks ahead\n"
+        << "sync_lag_blocks = " << c.syncLagBlocks << "\n"
+        << "sync_batch_blocks = " << c.syncBatchBlocks << "\n\n"
         << "[metrics]\n"
         << "# Prometheus text at http://address:port/metrics\n"
         << "address = " << c.metricsAddress << "\n"

@@ -7,10 +7,14 @@
 #include <vector>
 
 #include <gridledger/base/result.h>
+#include <gridledger/codec/p2p.h>
 #include <gridledger/crypto/ed25519.h>
 #include <gridledger/crypto/schnorr.h>
 
 namespace gridledger::node {
+
+/** Most blocks one sync request may ask for. */
+inline constexpr std::uint64_t kMaxSyncBatchBlocks = 1024;
 
 /** Settings read from config/node.conf (INI). Every key has a default. */
 struct NodeConfig {
@@ -26,6 +30,17 @@ struct NodeConfig {
     std::size_t verifyThreads = 0;  // 0 = one per core
     /** Committed blocks whose QCs are searched at start for votes this node did not record. */
     std::uint64_t doubleSignCheckHeight = 100;
+    /** P2P listen address (an IP literal) and port. */
+    std::string p2pAddress = "127.0.0.1";
+    std::uint16_t p2pPort = 26656;
+    /** Peers dialed at start and re-dialed after every disconnect: node_id@host:port, ... */
+    std::vector<codec::PeerAddress> persistentPeers;
+    /** Node ids allowed to connect besides the genesis validators (full nodes, auditors). */
+    std::vector<NodeId> allowedNodes;
+    /** A node this many blocks behind a peer's proposal syncs committed blocks first. */
+    std::uint64_t syncLagBlocks = 32;
+    /** Blocks asked for in one sync request. */
+    std::uint64_t syncBatchBlocks = 256;
     std::string metricsAddress = "127.0.0.1";
     std::uint16_t metricsPort = 9464;
     std::string logLevel = "info";
@@ -65,6 +80,11 @@ class Home {
   private:
     std::filesystem::path root_;
 };
+
+/** Parses "node_id@host:port" (node id as 0x hex). */
+[[nodiscard]] Result<codec::PeerAddress> parsePeerAddress(std::string_view text);
+/** Renders "node_id@host:port". */
+[[nodiscard]] std::string formatPeerAddress(const codec::PeerAddress& peer);
 
 /** Reads a whole file. */
 [[nodiscard]] Result<std::string> readFile(const std::filesystem::path& path);
