@@ -184,6 +184,26 @@ Status verifyProposal(const codec::Block& block, const Committee& committee,
     return {};
 }
 
+Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& proof,
+                         const Committee& committee, std::string_view chainId) {
+    const codec::BlockHeader& child = proof.childHeader;
+    if (crypto::sha256(proof.childHeaderBytes) != proof.childId) {
+        return invalid("commit proof's child id is not the hash of its header");
+    }
+    if (child.parentId != block.id || child.epoch != block.header.epoch ||
+        child.height != block.header.height + 1 || child.round != block.header.round + 1) {
+        return invalid("commit proof's child does not directly follow block " + block.id.hex());
+    }
+    if (child.qc.blockId != block.id || child.qc.round != block.header.round) {
+        return invalid("commit proof's child does not certify block " + block.id.hex());
+    }
+    if (proof.commitQc.blockId != proof.childId || proof.commitQc.round != child.round) {
+        return invalid("commit proof's certificate does not certify its child");
+    }
+    GL_TRY(verifyQuorumCert(child.qc, committee, chainId));
+    return verifyQuorumCert(proof.commitQc, committee, chainId);
+}
+
 Result<codec::QuorumCert> buildQuorumCert(const Committee& committee,
                                           const std::vector<codec::Vote>& votes) {
     if (votes.empty()) {

@@ -6,6 +6,7 @@ namespace {
 
 constexpr std::string_view kExecutedHeightKey = "executed_height";
 constexpr std::string_view kRootsPrefix = "roots/";
+constexpr std::string_view kCommitProofPrefix = "commit_proof/";
 
 Bytes heightKey(std::uint64_t height) {
     Bytes key;
@@ -13,10 +14,14 @@ Bytes heightKey(std::uint64_t height) {
     return key;
 }
 
-Bytes rootsKey(std::uint64_t height) {
-    Bytes key(kRootsPrefix.begin(), kRootsPrefix.end());
+Bytes prefixedHeightKey(std::string_view prefix, std::uint64_t height) {
+    Bytes key(prefix.begin(), prefix.end());
     appendU64(key, height);
     return key;
+}
+
+Bytes rootsKey(std::uint64_t height) {
+    return prefixedHeightKey(kRootsPrefix, height);
 }
 
 Bytes receiptKey(const TxLocation& where) {
@@ -70,6 +75,17 @@ void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& b
     append(rootBytes, roots.resultsRoot.view());
     batch.put(kMetaColumn, rootsKey(height), rootBytes);
     batch.put(kMetaColumn, asBytes(kExecutedHeightKey), heightKey(height));
+}
+
+void BlockStore::stageCommitProof(storage::WriteBatch& batch, std::uint64_t height,
+                                  const codec::CommitProof& proof) const {
+    batch.put(kMetaColumn, prefixedHeightKey(kCommitProofPrefix, height),
+              codec::encodeCommitProof(proof));
+}
+
+Result<std::optional<codec::CommitProof>> BlockStore::commitProofAt(std::uint64_t height) const {
+    return readDecoded(store_, kMetaColumn, prefixedHeightKey(kCommitProofPrefix, height),
+                       "commit proof", codec::decodeCommitProof);
 }
 
 Result<std::optional<std::uint64_t>> BlockStore::executedHeight() const {

@@ -101,6 +101,23 @@ Result<StoredConsensus> ConsensusStore::load() const {
     return out;
 }
 
+Result<std::optional<codec::Block>> ConsensusStore::blockById(const Hash256& id) const {
+    std::optional<codec::Block> found;
+    GL_TRY(forEach(store_, kBlockPrefix, [&](ByteView key, ByteView value) -> Status {
+        const ByteView keyId = key.subspan(kBlockPrefix.size() + 8);
+        if (found || !std::equal(keyId.begin(), keyId.end(), id.view().begin(), id.view().end())) {
+            return {};
+        }
+        auto block = codec::decodeBlock(value);
+        if (!block) {
+            return std::unexpected(corrupt("block"));
+        }
+        found = std::move(*block);
+        return {};
+    }));
+    return found;
+}
+
 Status ConsensusStore::prune(std::uint64_t height, std::uint64_t round) {
     auto batch = store_.batch();
     const auto collect = [&batch](std::string_view prefix, std::uint64_t below) {

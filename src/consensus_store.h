@@ -33,6 +33,9 @@ class ConsensusStore {
     /** Everything persisted; stored records that do not decode are reported as kCorrupt. */
     [[nodiscard]] Result<StoredConsensus> load() const;
 
+    /** A persisted block by id, if held. */
+    [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
+
     /** Drops blocks at or below `height` and QCs below `round` (they are in the ledger now). */
     [[nodiscard]] Status prune(std::uint64_t height, std::uint64_t round);
 

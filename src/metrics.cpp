@@ -24,6 +24,22 @@ class MetricsImpl {
           failedTxs(counter("gridledger_failed_txs_total",
                             "Committed transactions whose receipt is a failure")),
           blocks(counter("gridledger_committed_blocks_total", "Blocks committed and executed")),
+          peers(gauge("gridledger_p2p_peers", "Peers connected now")),
+          messagesReceived(gauge("gridledger_p2p_messages_received_total",
+                                 "Application messages received from peers")),
+          framesRejected(gauge("gridledger_p2p_frames_rejected_total",
+                               "Oversized, malformed or out-of-protocol frames from peers")),
+          handshakesFailed(gauge("gridledger_p2p_handshakes_failed_total",
+                                 "Connections closed before their peer was up (refused, failed)")),
+          messagesDropped(gauge("gridledger_p2p_messages_dropped_total",
+                                "Messages dropped by the send-queue policy")),
+          slowPeersDropped(gauge("gridledger_p2p_slow_peers_dropped_total",
+                                 "Peers disconnected for not reading their messages")),
+          bans(gauge("gridledger_p2p_bans_total", "Peers banned for misbehaviour")),
+          rejectedMessages(counter("gridledger_p2p_invalid_messages_total",
+                                   "Peer messages that failed decoding or signature checks")),
+          syncedBlocks(counter("gridledger_synced_blocks_total",
+                               "Committed blocks fetched by block sync and executed")),
           execution(prometheus::BuildHistogram()
                         .Name("gridledger_block_execution_seconds")
                         .Help("Time to execute and commit one block")
@@ -50,6 +66,15 @@ class MetricsImpl {
     prometheus::Counter& committedTxs;
     prometheus::Counter& failedTxs;
     prometheus::Counter& blocks;
+    prometheus::Gauge& peers;
+    prometheus::Gauge& messagesReceived;
+    prometheus::Gauge& framesRejected;
+    prometheus::Gauge& handshakesFailed;
+    prometheus::Gauge& messagesDropped;
+    prometheus::Gauge& slowPeersDropped;
+    prometheus::Gauge& bans;
+    prometheus::Counter& rejectedMessages;
+    prometheus::Counter& syncedBlocks;
     prometheus::Histogram& execution;
 };
 
@@ -88,6 +113,31 @@ void Metrics::consensusState(std::uint64_t round, std::uint64_t highestQcRound) 
 void Metrics::mempool(std::size_t txs, std::size_t bytes) {
     impl_->mempoolTxs.Set(static_cast<double>(txs));
     impl_->mempoolBytes.Set(static_cast<double>(bytes));
+}
+
+}  // namespace gridledger::node
+
+namespace gridledger::node {
+
+void Metrics::network(const p2p::NetworkStats& stats, std::size_t peers) {
+    const auto set = [](prometheus::Gauge& gauge, std::uint64_t value) {
+        gauge.Set(static_cast<double>(value));
+    };
+    set(impl_->peers, peers);
+    set(impl_->messagesReceived, stats.messagesReceived);
+    set(impl_->framesRejected, stats.framesRejected);
+    set(impl_->handshakesFailed, stats.handshakesFailed);
+    set(impl_->messagesDropped, stats.messagesDropped);
+    set(impl_->slowPeersDropped, stats.slowPeersDropped);
+    set(impl_->bans, stats.bans);
+}
+
+void Metrics::invalidMessage() {
+    impl_->rejectedMessages.Increment();
+}
+
+void Metrics::blocksSynced(std::size_t blocks) {
+    impl_->syncedBlocks.Increment(static_cast<double>(blocks));
 }
 
 }  // namespace gridledger::node

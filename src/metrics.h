@@ -7,6 +7,7 @@
 #include <string>
 
 #include <gridledger/base/result.h>
+#include <gridledger/p2p/options.h>
 
 namespace gridledger::node {
 
@@ -31,6 +32,12 @@ class Metrics {
     void consensusState(std::uint64_t round, std::uint64_t highestQcRound);
     /** The mempool's content. */
     void mempool(std::size_t txs, std::size_t bytes);
+    /** The transport's counters since start and the number of connected peers. */
+    void network(const p2p::NetworkStats& stats, std::size_t peers);
+    /** A peer's message failed decoding or a signature check. Thread-safe. */
+    void invalidMessage();
+    /** Block sync executed `blocks` more blocks. */
+    void blocksSynced(std::size_t blocks);
 
   private:
     explicit Metrics(std::unique_ptr<MetricsImpl> impl);

@@ -4,11 +4,14 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <set>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -21,12 +24,16 @@
 #include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/mempool.h>
 #include <gridledger/ledger/state_tree.h>
+#include <gridledger/p2p/network.h>
 #include <gridledger/rpc/chain_methods.h>
 #include <gridledger/rpc/server.h>
 #include <gridledger/storage/kv_store.h>
 
+#include "block_sync.h"
 #include "consensus_store.h"
 #include "metrics.h"
+#include "peer_messages.h"
+#include "tx_gossip.h"
 
 namespace gridledger::node {
 namespace asio = boost::asio;
@@ -53,12 +60,31 @@ struct Overloaded : Fs... {
     using Fs::operator()...;
 };
 
+/** How often admitted transactions leave for the peers, batched. */
+constexpr auto kGossipInterval = std::chrono::milliseconds(5);
+/** How often the transport's counters reach the metrics. */
+constexpr auto kNetworkMetricsInterval = std::chrono::seconds(1);
+/** How long block sync waits for a peer's answer before it asks another peer. */
+constexpr auto kSyncRequestTimeout = std::chrono::seconds(10);
+/** Peers block sync tries in a row without progress before consensus resumes without it. */
+constexpr std::size_t kMaxSyncFailures = 3;
+/** Outstanding block fetches remembered; beyond it the oldest requests are forgotten. */
+constexpr std::size_t kMaxOutstandingFetches = 1024;
+/** Ban points for a peer message that fails decoding or a signature check. */
+constexpr std::uint32_t kInvalidMessagePoints = 25;
+/** Ban points for a gossiped transaction with a bad signature or encoding. */
+constexpr std::uint32_t kInvalidTxPoints = 10;
+/** Ban points for a sync response that does not verify. */
+constexpr std::uint32_t kInvalidSyncPoints = 50;
+/** Threads that decode and check peer messages, serve peers and admit gossiped txs. */
+constexpr std::size_t kPeerWorkThreads = 2;
+
 }  // namespace
 
 class NodeImpl {
   public:
-    explicit NodeImpl(const crypto::SecretKey& validatorKey)
-        : validatorKey_(validatorKey), proposer_(validatorKey) {}
+    NodeImpl(const crypto::SecretKey& validatorKey, crypto::NodeKey nodeKey)
+        : validatorKey_(validatorKey), nodeKey_(std::move(nodeKey)), proposer_(validatorKey) {}
 
     Status open(const Home& home);
     /** Runs the consensus loop until a signal or a fatal storage error. */
@@ -70,6 +96,9 @@ class NodeImpl {
     Status openLedger(const Home& home);
     Status openMempool();
     Status openConsensus();
+    /** Builds the core from what the ledger and the consensus store hold now. */
+    Status buildCore();
+    Status openNetwork();
     Status openRpc();
     Result<consensus::RecoveryData> recoveryData(const consensus::Committee& committee) const;
     Status checkDoubleSign(const consensus::RecoveryData& recovery) const;
@@ -79,14 +108,45 @@ class NodeImpl {
     void perform(const consensus::Effect& effect);
     void persist(Status status);
     void commit(const consensus::Commit& commit);
+    /** Executes a committed block certified by `certifying`; false after a fatal error. */
+    std::optional<ledger::ExecRoots> executeCommitted(const codec::Block& block,
+                                                      const codec::QuorumCert& certifying);
+    void storeCommitProof(std::uint64_t height, const codec::CommitProof& proof);
     void buildProposal(const consensus::BuildProposal& request);
     void schedule(const consensus::ScheduleTimer& timer);
     void signalPayload();
     void fatal(const Error& error);
 
+    // P2P: sending what the core decided, and what peers send (docs/p2p.md, "Node messages").
+    void sendVote(const consensus::SendVote& send);
+    void fetch(const consensus::Fetch& request);
+    /** On the network thread: hands the message to the peer work pool. */
+    void onPeerMessage(const NodeId& from, p2p::Message message);
+    /** On the peer work pool: decodes, checks and routes one message. */
+    void handlePeerMessage(const NodeId& from, const p2p::Message& message);
+    void admitGossipedTxs(const NodeId& from, ByteView payload);
+    void serveBlock(const NodeId& from, ByteView payload);
+    void serveSyncRequest(const NodeId& from, ByteView payload);
+    void invalidMessage(const NodeId& from, const p2p::Message& message, const Error& error,
+                        std::uint32_t points);
+    /** On the consensus thread: a checked consensus message reaches the core. */
+    void onChecked(const NodeId& from, CheckedInput input);
+    void scheduleGossip();
+    void flushGossip();
+    void scheduleNetworkMetrics();
+
+    // Block sync (docs/p2p.md, "Block sync"), on the consensus thread.
+    /** Starts block sync from `peer` when `height` is too far above the committed root. */
+    bool syncIfBehind(const NodeId& peer, std::uint64_t height);
+    void requestSync();
+    void onSyncResponse(const NodeId& from, codec::SyncResponse response);
+    void syncFailed(const std::string& reason);
+    void finishSync();
+
     NodeConfig config_;
     contracts::Genesis genesis_;
     crypto::SecretKey validatorKey_;
+    crypto::NodeKey nodeKey_;
     consensus::KeySigner proposer_;
     std::shared_ptr<spdlog::logger> log_;
 
@@ -96,16 +156,38 @@ class NodeImpl {
     std::unique_ptr<contracts::Executor> executor_;
     std::unique_ptr<ConsensusStore> consensusStore_;
     std::unique_ptr<ledger::Mempool> mempool_;
+    std::optional<consensus::Committee> committee_;
     std::optional<consensus::Core> core_;
+    /** The transport id of each validator's consensus key (genesis). */
+    std::map<PubKey, NodeId> nodeIds_;
+    std::unique_ptr<p2p::Network> network_;
     std::unique_ptr<rpc::Server> rpc_;
     std::unique_ptr<Metrics> metrics_;
 
     asio::io_context io_;
+    asio::thread_pool peerWork_{kPeerWorkThreads};
+    asio::strand<asio::thread_pool::executor_type> gossipStrand_{peerWork_.get_executor()};
+    asio::steady_timer gossipTimer_{gossipStrand_};
+    asio::steady_timer networkMetricsTimer_{io_};
+    TxOutbox outbox_;
     std::deque<EventBody> loopback_;
+    /** Blocks asked for with Fetch and not received yet. */
+    std::set<Hash256> fetching_;
+    struct SyncState {
+        NodeId peer;
+        std::uint64_t startHeight = 0;
+        std::chrono::steady_clock::time_point started;
+        std::uint64_t requestSeq = 0;
+        std::size_t failures = 0;
+    };
+    std::optional<SyncState> sync_;
+    asio::steady_timer syncTimer_{io_};
+    std::atomic<bool> syncing_{false};
     /** A block persisted by the core and not yet committed: its txs are in flight. */
     struct InFlight {
         std::uint64_t height = 0;
         Hash256 parentId;
+        Bytes headerBytes;
         std::vector<Hash256> txHashes;
     };
     /** Remembers `block` as in flight, hashing its txs once. */
@@ -132,6 +214,7 @@ Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(metrics, Metrics::start(config_.metricsAddress, config_.metricsPort));
     metrics_ = std::move(metrics);
     log_->info("metrics listening address={}:{}", config_.metricsAddress, metrics_->port());
+    GL_TRY(openNetwork());
     return openRpc();
 }
 
@@ -247,6 +330,7 @@ Status NodeImpl::openConsensus() {
     std::vector<PubKey> validators;
     for (const auto& v : genesis_.validators) {
         validators.push_back(v.consensusKey);
+        nodeIds_.emplace(v.consensusKey, v.nodeId);
     }
     const std::uint64_t epoch = genesisBlock->header.epoch;
     GL_ASSIGN_OR_RETURN(
@@ -254,8 +338,14 @@ Status NodeImpl::openConsensus() {
                                             genesis_.consensus.committeeMax));
     GL_ASSIGN_OR_RETURN(committee, consensus::Committee::create(genesis_.chainId, epoch,
                                                                 genesisBlock->id, members));
-    GL_ASSIGN_OR_RETURN(recovery, recoveryData(committee));
+    committee_.emplace(std::move(committee));
+    return buildCore();
+}
+
+Status NodeImpl::buildCore() {
+    GL_ASSIGN_OR_RETURN(recovery, recoveryData(*committee_));
     GL_TRY(checkDoubleSign(recovery));
+    inFlight_.clear();
     for (const auto& block : recovery.blocks) {
         track(block);
     }
@@ -271,18 +361,57 @@ Status NodeImpl::openConsensus() {
     return {};
 }
 
+Status NodeImpl::openNetwork() {
+    p2p::Options options;
+    options.listenHost = config_.p2pAddress;
+    options.listenPort = config_.p2pPort;
+    for (const auto& validator : genesis_.validators) {
+        options.allowed.insert(validator.nodeId);
+    }
+    options.allowed.insert(config_.allowedNodes.begin(), config_.allowedNodes.end());
+    options.persistentPeers = config_.persistentPeers;
+    options.logger = makeLogger("p2p", config_.logLevel);
+    const NodeId self = nodeKey_.nodeId();
+    options.seed = readU64(self.view());
+    network_ = std::make_unique<p2p::Network>(std::move(options), nodeKey_);
+    network_->onMessage([this](const NodeId& from, p2p::Message message) {
+        onPeerMessage(from, std::move(message));
+    });
+    network_->onPeerUp(
+        [this](const NodeId& peer) { log_->info("peer connected node_id={}", peer.hex()); });
+    network_->onPeerDown([this](const NodeId& peer, p2p::CloseReason reason) {
+        log_->info("peer disconnected node_id={} reason={}", peer.hex(), p2p::reasonName(reason));
+    });
+    network_->onConnectionFailed([this](const p2p::ConnectionFailure& failure) {
+        log_->debug("p2p connection failed node_id={} address={} reason={} detail={}",
+                    failure.nodeId.hex(), failure.address, p2p::reasonName(failure.reason),
+                    failure.detail);
+    });
+    GL_TRY(network_->start());
+    log_->info("p2p listening address={}:{} node_id={} persistent_peers={}", config_.p2pAddress,
+               network_->port(), self.hex(), config_.persistentPeers.size());
+    return {};
+}
+
 Status NodeImpl::openRpc() {
     rpc::ChainContext context;
     context.chainId = genesis_.chainId;
     context.mempool = mempool_.get();
     context.blocks = blocks_.get();
     context.tree = tree_.get();
-    context.txAdmitted = [this] { signalPayload(); };
+    context.txAdmitted = [this](ByteView raw) {
+        outbox_.add(OutgoingTx{Bytes(raw.begin(), raw.end()), std::nullopt});
+        signalPayload();
+    };
     context.status = [this] {
-        return rpc::NodeStatus{GRIDLEDGER_VERSION, proposer_.publicKey(),
+        return rpc::NodeStatus{GRIDLEDGER_VERSION,
+                               proposer_.publicKey(),
                                epoch_.load(std::memory_order_relaxed),
                                round_.load(std::memory_order_relaxed),
-                               highestQcRound_.load(std::memory_order_relaxed)};
+                               highestQcRound_.load(std::memory_order_relaxed),
+                               nodeKey_.nodeId(),
+                               network_->connectedPeers().size(),
+                               syncing_.load(std::memory_order_relaxed)};
     };
     rpc::MethodTable methods;
     GL_TRY(rpc::addChainMethods(methods, context));
@@ -308,11 +437,16 @@ Status NodeImpl::run() {
         }
     });
     asio::post(io_, [this] { deliver(consensus::Start{}); });
-    log_->info("node started chain_id={} validator={}", genesis_.chainId,
-               proposer_.publicKey().hex());
+    scheduleGossip();
+    scheduleNetworkMetrics();
+    log_->info("node started chain_id={} validator={} member={}", genesis_.chainId,
+               proposer_.publicKey().hex(), committee_->contains(proposer_.publicKey()));
     io_.run();
     rpc_->stop();
+    network_->stop();
     mempool_->shutdown();
+    peerWork_.stop();
+    peerWork_.join();
     if (failed_) {
         return std::unexpected(failure_);
     }
@@ -320,6 +454,9 @@ Status NodeImpl::run() {
 }
 
 void NodeImpl::deliver(EventBody body) {
+    if (sync_) {
+        return;  // the core resumes, rebuilt, when block sync is done
+    }
     loopback_.push_back(std::move(body));
     while (!loopback_.empty() && !failed_) {
         consensus::Event event{nowMs(), std::move(loopback_.front())};
@@ -340,7 +477,6 @@ void NodeImpl::deliver(EventBody body) {
 }
 
 void NodeImpl::perform(const consensus::Effect& effect) {
-    const PubKey& self = proposer_.publicKey();
     std::visit(
         Overloaded{
             [this](const consensus::PersistSafety& e) {
@@ -352,18 +488,10 @@ void NodeImpl::perform(const consensus::Effect& effect) {
             },
             [this](const consensus::PersistQc& e) { persist(consensusStore_->saveQc(e.qc)); },
             [this](const consensus::PersistTc& e) { persist(consensusStore_->saveTc(e.tc)); },
-            [](const consensus::Broadcast&) {
-                // A committee of one has nobody else to tell; the P2P layer sends these later.
-            },
-            [this, &self](const consensus::SendVote& e) {
-                if (e.to == self) {
-                    loopback_.push_back(consensus::VoteReceived{e.vote});
-                }
-            },
+            [this](const consensus::Broadcast& e) { network_->broadcast(broadcastMessage(e)); },
+            [this](const consensus::SendVote& e) { sendVote(e); },
             [this](const consensus::ScheduleTimer& e) { schedule(e); },
-            [this](const consensus::Fetch& e) {
-                log_->debug("fetch requested block={} (no peers)", e.blockId.hex());
-            },
+            [this](const consensus::Fetch& e) { fetch(e); },
             [this](const consensus::Commit& e) { commit(e); },
             [this](const consensus::BuildProposal& e) { buildProposal(e); },
             [this](const consensus::Rejected& e) {
@@ -394,36 +522,58 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         }
         const codec::QuorumCert& certifying =
             i + 1 < commit.blocks.size() ? commit.blocks[i + 1]->header.qc : commit.qc;
-        const auto started = std::chrono::steady_clock::now();
-        auto done = executor_->executeAndCommit(
-            block, certifying, [this](const Hash256& hash) { return mempool_->isVerified(hash); });
-        if (!done) {
-            fatal(done.error());
+        const auto roots = executeCommitted(block, certifying);
+        if (!roots) {
             return;
         }
-        const auto failed = std::count_if(done->receipts.begin(), done->receipts.end(),
-                                          [](const auto& r) { return !r.success(); });
-        metrics_->blockCommitted(
-            block.header.height, done->receipts.size(), static_cast<std::size_t>(failed),
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         height = block.header.height;
-        std::vector<Hash256> hashes;
-        hashes.reserve(done->receipts.size());
-        for (const auto& receipt : done->receipts) {
-            hashes.push_back(receipt.txHash);
+        loopback_.push_back(consensus::Executed{height, roots->stateRoot, roots->resultsRoot});
+    }
+    // The child that commitQc certifies proves the last block final to peers that sync from here.
+    if (const auto child = inFlight_.find(commit.commitQc.blockId);
+        child != inFlight_.end() && !commit.blocks.empty()) {
+        auto proof = codec::makeCommitProof(child->second.headerBytes, commit.commitQc);
+        if (proof) {
+            storeCommitProof(commit.blocks.back()->header.height, *proof);
         }
-        mempool_->onCommitted(hashes, height);
-        log_->debug("committed height={} txs={} state_root={}", height, block.txs.size(),
-                    done->roots.stateRoot.hex());
-        loopback_.push_back(
-            consensus::Executed{height, done->roots.stateRoot, done->roots.resultsRoot});
     }
     std::erase_if(inFlight_, [height](const auto& entry) { return entry.second.height <= height; });
     persist(consensusStore_->prune(height, commit.qc.round));
 }
 
+std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
+                                                            const codec::QuorumCert& certifying) {
+    const auto started = std::chrono::steady_clock::now();
+    auto done = executor_->executeAndCommit(
+        block, certifying, [this](const Hash256& hash) { return mempool_->isVerified(hash); });
+    if (!done) {
+        fatal(done.error());
+        return std::nullopt;
+    }
+    const auto failed = std::count_if(done->receipts.begin(), done->receipts.end(),
+                                      [](const auto& r) { return !r.success(); });
+    metrics_->blockCommitted(
+        block.header.height, done->receipts.size(), static_cast<std::size_t>(failed),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    std::vector<Hash256> hashes;
+    hashes.reserve(done->receipts.size());
+    for (const auto& receipt : done->receipts) {
+        hashes.push_back(receipt.txHash);
+    }
+    mempool_->onCommitted(hashes, block.header.height);
+    log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
+                done->roots.stateRoot.hex());
+    return done->roots;
+}
+
+void NodeImpl::storeCommitProof(std::uint64_t height, const codec::CommitProof& proof) {
+    auto batch = store_->batch();
+    blocks_->stageCommitProof(batch, height, proof);
+    persist(store_->write(batch, false));
+}
+
 void NodeImpl::track(const codec::Block& block) {
-    InFlight entry{block.header.height, block.header.parentId, {}};
+    InFlight entry{block.header.height, block.header.parentId, block.headerBytes, {}};
     entry.txHashes.reserve(block.txs.size());
     for (const auto& tx : block.txs) {
         entry.txHashes.push_back(crypto::sha256(tx));
@@ -495,8 +645,325 @@ void NodeImpl::signalPayload() {
     }
 }
 
+void NodeImpl::sendVote(const consensus::SendVote& send) {
+    log_->debug("signed vote epoch={} round={} block={}", send.vote.epoch, send.vote.round,
+                send.vote.blockId.hex());
+    if (send.to == proposer_.publicKey()) {
+        loopback_.push_back(consensus::VoteReceived{send.vote});
+        return;
+    }
+    const auto to = nodeIds_.find(send.to);
+    if (to == nodeIds_.end()) {
+        return;
+    }
+    // A vote that cannot leave now is lost; the round's timeout recovers from it.
+    (void)network_->send(to->second,
+                         p2p::Message{codec::MessageKind::kVote, codec::encodeVote(send.vote)});
+}
+
+void NodeImpl::fetch(const consensus::Fetch& request) {
+    if (fetching_.size() >= kMaxOutstandingFetches) {
+        fetching_.clear();  // answers that never came; the core asks again when it still needs
+    }
+    fetching_.insert(request.blockId);
+    const p2p::Message message{codec::MessageKind::kBlockRequest,
+                               codec::encodeBlockRequest({request.blockId})};
+    if (request.hint) {
+        const auto peer = nodeIds_.find(*request.hint);
+        if (peer != nodeIds_.end() && network_->send(peer->second, message)) {
+            return;
+        }
+    }
+    network_->broadcast(message);
+}
+
+void NodeImpl::onPeerMessage(const NodeId& from, p2p::Message message) {
+    asio::post(peerWork_,
+               [this, from, message = std::move(message)] { handlePeerMessage(from, message); });
+}
+
+void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message) {
+    switch (message.kind) {
+        case codec::MessageKind::kTx:
+            admitGossipedTxs(from, message.payload);
+            return;
+        case codec::MessageKind::kBlockRequest:
+            serveBlock(from, message.payload);
+            return;
+        case codec::MessageKind::kSyncRequest:
+            serveSyncRequest(from, message.payload);
+            return;
+        case codec::MessageKind::kSyncResponse: {
+            auto response = codec::decodeSyncResponse(message.payload);
+            if (!response) {
+                invalidMessage(from, message, response.error(), kInvalidSyncPoints);
+                return;
+            }
+            asio::post(io_, [this, from, response = std::move(*response)]() mutable {
+                onSyncResponse(from, std::move(response));
+            });
+            return;
+        }
+        default:
+            break;
+    }
+    auto checked = checkConsensusMessage(message, *committee_, genesis_.chainId);
+    if (!checked) {
+        invalidMessage(from, message, checked.error(), kInvalidMessagePoints);
+        return;
+    }
+    asio::post(io_, [this, from, input = std::move(*checked)]() mutable {
+        onChecked(from, std::move(input));
+    });
+}
+
+void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
+    auto batch = codec::decodeTxBatch(payload);
+    if (!batch) {
+        invalidMessage(from, p2p::Message{codec::MessageKind::kTx, {}}, batch.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    bool admitted = false;
+    for (auto& raw : batch->txs) {
+        auto hash = mempool_->submit(raw);
+        if (hash) {
+            outbox_.add(OutgoingTx{std::move(raw), from});
+            admitted = true;
+        } else if (hash.error().code == ErrorCode::kBadSignature ||
+                   hash.error().code == ErrorCode::kMalformed) {
+            // A peer checks a transaction before it passes it on: this one was never valid.
+            invalidMessage(from, p2p::Message{codec::MessageKind::kTx, {}}, hash.error(),
+                           kInvalidTxPoints);
+        }
+    }
+    if (admitted) {
+        signalPayload();
+    }
+}
+
+void NodeImpl::serveBlock(const NodeId& from, ByteView payload) {
+    auto request = codec::decodeBlockRequest(payload);
+    if (!request) {
+        invalidMessage(from, p2p::Message{codec::MessageKind::kBlockRequest, {}}, request.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    auto block = blocks_->blockById(request->blockId);
+    if (block && !*block) {
+        block = consensusStore_->blockById(request->blockId);
+    }
+    if (!block) {
+        log_->warn("cannot serve block {}: {}", request->blockId.hex(), block.error().message);
+        return;
+    }
+    if (*block) {
+        (void)network_->send(
+            from, p2p::Message{codec::MessageKind::kBlockResponse, codec::encodeBlock(**block)});
+    }
+}
+
+void NodeImpl::serveSyncRequest(const NodeId& from, ByteView payload) {
+    auto request = codec::decodeSyncRequest(payload);
+    if (!request) {
+        invalidMessage(from, p2p::Message{codec::MessageKind::kSyncRequest, {}}, request.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    auto response = serveSync(*blocks_, *request, config_.syncBatchBlocks);
+    if (!response) {
+        log_->warn("cannot serve sync request from_height={}: {}", request->fromHeight,
+                   response.error().message);
+        return;
+    }
+    (void)network_->send(from, p2p::Message{codec::MessageKind::kSyncResponse,
+                                            codec::encodeSyncResponse(*response)});
+}
+
+void NodeImpl::invalidMessage(const NodeId& from, const p2p::Message& message, const Error& error,
+                              std::uint32_t points) {
+    log_->debug("invalid {} from peer={} reason={} detail={}", codec::kindName(message.kind),
+                from.hex(), error.reason(), error.message);
+    metrics_->invalidMessage();
+    network_->reportMisbehaviour(from, points);
+}
+
+void NodeImpl::onChecked(const NodeId& from, CheckedInput input) {
+    std::visit(Overloaded{
+                   [&](consensus::ProposalReceived& e) {
+                       if (!syncIfBehind(from, e.block.header.height)) {
+                           deliver(std::move(e));
+                       }
+                   },
+                   [&](consensus::BlockFetched& e) {
+                       if (fetching_.erase(e.block.id) != 0 &&
+                           !syncIfBehind(from, e.block.header.height)) {
+                           deliver(std::move(e));
+                       }
+                   },
+                   [&](auto& e) { deliver(std::move(e)); },
+               },
+               input);
+}
+
+void NodeImpl::scheduleGossip() {
+    gossipTimer_.expires_after(kGossipInterval);
+    gossipTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) {
+            flushGossip();
+            scheduleGossip();
+        }
+    });
+}
+
+void NodeImpl::flushGossip() {
+    const auto txs = outbox_.take();
+    if (txs.empty()) {
+        return;
+    }
+    for (const auto& peer : network_->connectedPeers()) {
+        for (const auto& batch : batchesFor(txs, peer)) {
+            // Transactions are droppable: a peer whose queue is full misses them, not consensus.
+            (void)network_->send(
+                peer, p2p::Message{codec::MessageKind::kTx, codec::encodeTxBatch(batch)});
+        }
+    }
+}
+
+void NodeImpl::scheduleNetworkMetrics() {
+    networkMetricsTimer_.expires_after(kNetworkMetricsInterval);
+    networkMetricsTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) {
+            metrics_->network(network_->stats(), network_->connectedPeers().size());
+            scheduleNetworkMetrics();
+        }
+    });
+}
+
+bool NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
+    if (sync_) {
+        return true;
+    }
+    const std::uint64_t committed = core_->committedRoot().header.height;
+    if (height <= committed || height - committed <= config_.syncLagBlocks) {
+        return false;
+    }
+    sync_ = SyncState{peer, committed, std::chrono::steady_clock::now(), 0, 0};
+    syncing_.store(true, std::memory_order_relaxed);
+    log_->info("sync started peer={} committed_height={} seen_height={}", peer.hex(), committed,
+               height);
+    requestSync();
+    return true;
+}
+
+void NodeImpl::requestSync() {
+    auto executed = blocks_->executedHeight();
+    if (!executed || !*executed) {
+        fatal(executed ? Error{ErrorCode::kCorrupt, "no executed height"} : executed.error());
+        return;
+    }
+    const std::uint64_t seq = ++sync_->requestSeq;
+    const codec::SyncRequest request{**executed + 1,
+                                     static_cast<std::uint32_t>(config_.syncBatchBlocks)};
+    if (!network_->send(sync_->peer, p2p::Message{codec::MessageKind::kSyncRequest,
+                                                  codec::encodeSyncRequest(request)})) {
+        asio::post(io_, [this] { syncFailed("the peer is not connected"); });
+        return;
+    }
+    syncTimer_.expires_after(kSyncRequestTimeout);
+    syncTimer_.async_wait([this, seq](const boost::system::error_code& ec) {
+        if (!ec && sync_ && sync_->requestSeq == seq) {
+            syncFailed("no answer");
+        }
+    });
+}
+
+void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) {
+    if (!sync_ || from != sync_->peer || failed_) {
+        return;  // unsolicited or late
+    }
+    ++sync_->requestSeq;  // the request is answered: its timer no longer applies
+    if (response.blocks.empty()) {
+        finishSync();
+        return;
+    }
+    auto executed = blocks_->executedHeight();
+    auto head = executed && *executed ? blocks_->blockAt(**executed)
+                                      : Result<std::optional<codec::Block>>(std::nullopt);
+    if (!head || !*head) {
+        fatal(head ? Error{ErrorCode::kCorrupt, "the executed head block is missing"}
+                   : head.error());
+        return;
+    }
+    const std::uint64_t headHeight = (*head)->header.height;
+    const std::uint64_t peerHead = response.headHeight;
+    auto verified = verifySyncResponse(std::move(response), headHeight, (*head)->id, *committee_,
+                                       genesis_.chainId);
+    if (!verified) {
+        invalidMessage(from, p2p::Message{codec::MessageKind::kSyncResponse, {}}, verified.error(),
+                       kInvalidSyncPoints);
+        syncFailed(verified.error().message);
+        return;
+    }
+    for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
+        if (!executeCommitted(verified->blocks[i], verified->certs[i])) {
+            return;
+        }
+    }
+    const std::uint64_t lastHeight = verified->blocks.back().header.height;
+    storeCommitProof(lastHeight, verified->proof);
+    metrics_->blocksSynced(verified->blocks.size());
+    sync_->failures = 0;
+    log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
+    if (peerHead > lastHeight) {
+        requestSync();
+    } else {
+        finishSync();
+    }
+}
+
+void NodeImpl::syncFailed(const std::string& reason) {
+    if (!sync_) {
+        return;
+    }
+    log_->warn("sync request failed peer={} reason={}", sync_->peer.hex(), reason);
+    const auto peers = network_->connectedPeers();
+    if (++sync_->failures > kMaxSyncFailures || peers.empty()) {
+        finishSync();
+        return;
+    }
+    // The next connected peer after the current one, in node id order.
+    const auto next = std::upper_bound(peers.begin(), peers.end(), sync_->peer);
+    sync_->peer = next != peers.end() ? *next : peers.front();
+    requestSync();
+}
+
+void NodeImpl::finishSync() {
+    syncTimer_.cancel();
+    const auto executed = blocks_->executedHeight();
+    const std::uint64_t height = executed && *executed ? **executed : sync_->startHeight;
+    const std::uint64_t blocks = height - sync_->startHeight;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sync_->started).count();
+    log_->info(
+        "sync finished blocks={} from_height={} to_height={} seconds={:.3f} "
+        "rate_blocks_per_s={:.1f}",
+        blocks, sync_->startHeight, height, seconds,
+        seconds > 0 ? static_cast<double>(blocks) / seconds : 0.0);
+    sync_.reset();
+    syncing_.store(false, std::memory_order_relaxed);
+    fetching_.clear();
+    // The core restarts from the synced head, as after a restart; the double-sign guard runs
+    // again over the blocks that sync brought in.
+    if (auto built = buildCore(); !built) {
+        fatal(built.error());
+        return;
+    }
+    deliver(consensus::Start{});
+}
+
 void NodeImpl::fatal(const Error& error) {
-    log_->critical("stopping: storage failed reason={} detail={}", error.reason(), error.message);
+    log_->critical("stopping: reason={} detail={}", error.reason(), error.message);
     failed_ = true;
     failure_ = error;
     io_.stop();
@@ -504,7 +971,8 @@ void NodeImpl::fatal(const Error& error) {
 
 Result<std::unique_ptr<Node>> Node::start(const Home& home) {
     GL_ASSIGN_OR_RETURN(key, home.loadKey("validator"));
-    auto impl = std::make_unique<NodeImpl>(key);
+    GL_ASSIGN_OR_RETURN(nodeKey, home.loadNodeKey());
+    auto impl = std::make_unique<NodeImpl>(key, std::move(nodeKey));
     GL_TRY(impl->open(home));
     return std::unique_ptr<Node>(new Node(std::move(impl)));
 }

@@ -197,6 +197,12 @@ Block makeBlock(const BlockHeader& header, std::vector<Bytes> txs) {
     return block;
 }
 
+Result<BlockHeader> decodeHeader(ByteView raw) {
+    proto::BlockHeader pb;
+    GL_TRY(detail::parse(pb, raw, "block header"));
+    return headerFromProto(pb);
+}
+
 Bytes encodeBlock(const Block& block) {
     proto::Block pb;
     pb.set_header(str(block.headerBytes));
@@ -255,6 +261,31 @@ Result<TimeoutCert> decodeTc(ByteView raw) {
     proto::TimeoutCert pb;
     GL_TRY(detail::parse(pb, raw, "timeout certificate"));
     return tcFromProto(pb);
+}
+
+Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc) {
+    GL_ASSIGN_OR_RETURN(header, decodeHeader(childHeaderBytes));
+    CommitProof proof;
+    proof.childHeader = std::move(header);
+    proof.childId = crypto::sha256(childHeaderBytes);
+    proof.childHeaderBytes = std::move(childHeaderBytes);
+    proof.commitQc = std::move(commitQc);
+    return proof;
+}
+
+Bytes encodeCommitProof(const CommitProof& proof) {
+    proto::CommitProof pb;
+    pb.set_child_header(str(proof.childHeaderBytes));
+    qcToProto(proof.commitQc, *pb.mutable_commit_qc());
+    return detail::serialize(pb);
+}
+
+Result<CommitProof> decodeCommitProof(ByteView raw) {
+    proto::CommitProof pb;
+    GL_TRY(detail::parse(pb, raw, "commit proof"));
+    GL_ASSIGN_OR_RETURN(qc, qcFromProto(pb.commit_qc()));
+    return makeCommitProof(Bytes(pb.child_header().begin(), pb.child_header().end()),
+                           std::move(qc));
 }
 
 Bytes encodeVote(const Vote& vote) {

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include <gridledger/codec/p2p.h>
+#include <gridledger/codec/tx.h>
 #include <gridledger/proto/p2p.pb.h>
 
 #include "pb_util.h"
@@ -138,6 +139,97 @@ Bytes encodeEnvelope(const Envelope& envelope) {
         },
         envelope);
     return detail::serialize(pb);
+}
+
+Bytes encodeTxBatch(const TxBatch& batch) {
+    proto::TxBatch pb;
+    for (const auto& tx : batch.txs) {
+        pb.add_txs(str(tx));
+    }
+    return detail::serialize(pb);
+}
+
+Result<TxBatch> decodeTxBatch(ByteView raw) {
+    proto::TxBatch pb;
+    GL_TRY(detail::parse(pb, raw, "tx batch"));
+    if (static_cast<std::size_t>(pb.txs_size()) > kMaxTxBatch) {
+        return fail(ErrorCode::kMalformed,
+                    "tx batch holds more than " + std::to_string(kMaxTxBatch) + " transactions");
+    }
+    TxBatch batch;
+    batch.txs.reserve(static_cast<std::size_t>(pb.txs_size()));
+    for (const auto& tx : pb.txs()) {
+        if (tx.size() > kMaxTxBytes) {
+            return fail(ErrorCode::kTxTooLarge, "gossiped transaction exceeds the size limit");
+        }
+        batch.txs.emplace_back(tx.begin(), tx.end());
+    }
+    return batch;
+}
+
+Bytes encodeBlockRequest(const BlockRequest& request) {
+    proto::BlockRequest pb;
+    pb.set_block_id(str(request.blockId.view()));
+    return detail::serialize(pb);
+}
+
+Result<BlockRequest> decodeBlockRequest(ByteView raw) {
+    proto::BlockRequest pb;
+    GL_TRY(detail::parse(pb, raw, "block request"));
+    GL_ASSIGN_OR_RETURN(id, detail::fixed<Hash256>(pb.block_id(), "block_id"));
+    return BlockRequest{id};
+}
+
+Bytes encodeSyncRequest(const SyncRequest& request) {
+    proto::SyncRequest pb;
+    pb.set_from_height(request.fromHeight);
+    pb.set_max_blocks(request.maxBlocks);
+    return detail::serialize(pb);
+}
+
+Result<SyncRequest> decodeSyncRequest(ByteView raw) {
+    proto::SyncRequest pb;
+    GL_TRY(detail::parse(pb, raw, "sync request"));
+    return SyncRequest{pb.from_height(), pb.max_blocks()};
+}
+
+Bytes encodeSyncResponse(const SyncResponse& response) {
+    proto::SyncResponse pb;
+    for (const auto& block : response.blocks) {
+        pb.add_blocks(str(encodeBlock(block)));
+    }
+    if (response.proof) {
+        pb.set_commit_proof(str(encodeCommitProof(*response.proof)));
+    }
+    pb.set_head_height(response.headHeight);
+    return detail::serialize(pb);
+}
+
+Result<SyncResponse> decodeSyncResponse(ByteView raw) {
+    proto::SyncResponse pb;
+    GL_TRY(detail::parse(pb, raw, "sync response"));
+    if (static_cast<std::size_t>(pb.blocks_size()) > kMaxSyncBlocks) {
+        return fail(ErrorCode::kMalformed,
+                    "sync response holds more than " + std::to_string(kMaxSyncBlocks) + " blocks");
+    }
+    if (pb.blocks().empty() != pb.commit_proof().empty()) {
+        return fail(ErrorCode::kMalformed, "sync response needs a commit proof with its blocks");
+    }
+    SyncResponse response;
+    response.headHeight = pb.head_height();
+    response.blocks.reserve(static_cast<std::size_t>(pb.blocks_size()));
+    for (const auto& encoded : pb.blocks()) {
+        GL_ASSIGN_OR_RETURN(block, decodeBlock(asBytes(encoded)));
+        response.blocks.push_back(std::move(block));
+    }
+    if (!pb.commit_proof().empty()) {
+        auto proof = decodeCommitProof(asBytes(pb.commit_proof()));
+        if (!proof) {
+            return std::unexpected(proof.error());
+        }
+        response.proof.emplace(std::move(*proof));
+    }
+    return response;
 }
 
 Result<Envelope> decodeEnvelope(ByteView raw) {

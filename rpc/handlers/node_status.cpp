@@ -16,6 +16,9 @@ Result<value> nodeStatus(const ChainContext& ctx, const value& params) {
         {"consensus_epoch", std::to_string(status.epoch)},
         {"consensus_round", std::to_string(status.round)},
         {"highest_qc_round", std::to_string(status.highestQcRound)},
+        {"node_id", status.nodeId.hex()},
+        {"peers", status.peers},
+        {"syncing", status.syncing},
         {"mempool_size", ctx.mempool->size()},
         {"mempool_bytes", ctx.mempool->bytes()},
     };

@@ -24,8 +24,10 @@ NodeProcess::NodeProcess() : home_(dir_.path() / "home"), log_(dir_.path() / "no
     metricsPort_ = freePort();
     const std::string withRpc = std::regex_replace(text.str(), std::regex("port = 8545"),
                                                    "port = " + std::to_string(endpoint_.port));
-    out << std::regex_replace(withRpc, std::regex("port = 9464"),
-                              "port = " + std::to_string(metricsPort_));
+    const std::string withMetrics = std::regex_replace(withRpc, std::regex("port = 9464"),
+                                                       "port = " + std::to_string(metricsPort_));
+    out << std::regex_replace(withMetrics, std::regex("port = 26656"),
+                              "port = " + std::to_string(freePort()));
 }
 
 void NodeProcess::start() {

@@ -85,6 +85,19 @@ struct Timeout {
     bool operator==(const Timeout&) const = default;
 };
 
+/**
+ * Proof that a block is committed (2-chain rule): the header of a child whose round directly
+ * follows the block's and whose QC certifies it, and `commitQc` certifying that child.
+ * consensus::verifyCommitProof checks it.
+ */
+struct CommitProof {
+    BlockHeader childHeader;
+    Bytes childHeaderBytes;
+    /** SHA-256(childHeaderBytes). */
+    Hash256 childId;
+    QuorumCert commitQc;
+};
+
 /** Fixed binary encodings of what votes and timeouts sign: u64 epoch ‖ u64 round ‖ … */
 [[nodiscard]] Bytes voteSigningBody(std::uint64_t epoch, std::uint64_t round,
                                     const Hash256& blockId);
@@ -99,6 +112,9 @@ struct Timeout {
 /** Builds a Block from a header and its txs (computes headerBytes and id; signature left zero). */
 [[nodiscard]] Block makeBlock(const BlockHeader& header, std::vector<Bytes> txs);
 
+/** Parses an encoded header (as in Block::headerBytes). */
+[[nodiscard]] Result<BlockHeader> decodeHeader(ByteView raw);
+
 [[nodiscard]] Bytes encodeBlock(const Block& block);
 /** Parses a block; checks field lengths and that txsRoot/txCount match the txs. */
 [[nodiscard]] Result<Block> decodeBlock(ByteView raw);
@@ -107,6 +123,10 @@ struct Timeout {
 [[nodiscard]] Result<QuorumCert> decodeQc(ByteView raw);
 [[nodiscard]] Bytes encodeTc(const TimeoutCert& tc);
 [[nodiscard]] Result<TimeoutCert> decodeTc(ByteView raw);
+/** A proof from the child's encoded header and the QC that certifies the child. */
+[[nodiscard]] Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc);
+[[nodiscard]] Bytes encodeCommitProof(const CommitProof& proof);
+[[nodiscard]] Result<CommitProof> decodeCommitProof(ByteView raw);
 [[nodiscard]] Bytes encodeVote(const Vote& vote);
 [[nodiscard]] Result<Vote> decodeVote(ByteView raw);
 [[nodiscard]] Bytes encodeTimeout(const Timeout& timeout);

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -9,6 +10,7 @@
 
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
+#include <gridledger/codec/block.h>
 
 namespace gridledger::codec {
 
@@ -41,6 +43,54 @@ struct NetMessage {
 
     bool operator==(const NetMessage&) const = default;
 };
+
+/** Most transactions in one gossiped TxBatch. */
+inline constexpr std::size_t kMaxTxBatch = 1024;
+/** Most blocks in one SyncResponse. */
+inline constexpr std::size_t kMaxSyncBlocks = 1024;
+
+/** Payload of MessageKind::kTx: raw transactions gossiped between mempools. */
+struct TxBatch {
+    std::vector<Bytes> txs;
+};
+
+/** Payload of MessageKind::kBlockRequest: one block asked for by id. */
+struct BlockRequest {
+    Hash256 blockId;
+};
+
+/** Payload of MessageKind::kSyncRequest: committed blocks from `fromHeight` on. */
+struct SyncRequest {
+    std::uint64_t fromHeight = 0;
+    std::uint32_t maxBlocks = 0;
+
+    bool operator==(const SyncRequest&) const = default;
+};
+
+/**
+ * Payload of MessageKind::kSyncResponse: consecutive committed blocks from the requested height
+ * and the commit proof of the last one (absent when there are no blocks).
+ */
+struct SyncResponse {
+    std::vector<Block> blocks;
+    std::optional<CommitProof> proof;
+    /** The responder's highest committed height. */
+    std::uint64_t headHeight = 0;
+};
+
+[[nodiscard]] Bytes encodeTxBatch(const TxBatch& batch);
+/** Fails with kMalformed on garbage or more than kMaxTxBatch txs, kTxTooLarge on a big tx. */
+[[nodiscard]] Result<TxBatch> decodeTxBatch(ByteView raw);
+[[nodiscard]] Bytes encodeBlockRequest(const BlockRequest& request);
+[[nodiscard]] Result<BlockRequest> decodeBlockRequest(ByteView raw);
+[[nodiscard]] Bytes encodeSyncRequest(const SyncRequest& request);
+[[nodiscard]] Result<SyncRequest> decodeSyncRequest(ByteView raw);
+[[nodiscard]] Bytes encodeSyncResponse(const SyncResponse& response);
+/**
+ * Fails with kMalformed on garbage, more than kMaxSyncBlocks blocks, blocks without a proof or
+ * a proof without blocks; with the block decoding error of a bad block.
+ */
+[[nodiscard]] Result<SyncResponse> decodeSyncResponse(ByteView raw);
 
 /** The first frame each side of a P2P connection sends after the TLS handshake. */
 struct PeerHello {

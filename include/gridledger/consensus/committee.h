@@ -137,6 +137,14 @@ class Committee {
                                     std::string_view chainId);
 
 /**
+ * Checks that `proof` shows `block` committed by the 2-chain rule: its child (same epoch, height
+ * + 1, round + 1) names the block as parent and carries a valid QC for it, and the proof's QC
+ * validly certifies the child. Fails with kInvalidCertificate; never crashes on any input.
+ */
+[[nodiscard]] Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& proof,
+                                       const Committee& committee, std::string_view chainId);
+
+/**
  * Builds a QC from votes that all name one (epoch, round, blockId) of `committee`'s epoch.
  * Votes of non-members fail; a second vote of one voter is ignored; the signatures are not
  * checked (the caller checked each vote). Fails with kInvalidCertificate below q distinct voters.

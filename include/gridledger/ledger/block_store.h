@@ -36,11 +36,20 @@ class BlockStore {
                        const codec::QuorumCert& certifyingQc,
                        const std::vector<codec::Receipt>& receipts, const ExecRoots& roots) const;
 
+    /**
+     * Stages the commit proof of the committed block at `height` (a node serves committed blocks
+     * to peers up to a height it holds a proof for).
+     */
+    void stageCommitProof(storage::WriteBatch& batch, std::uint64_t height,
+                          const codec::CommitProof& proof) const;
+
     /** The highest executed height; std::nullopt before genesis was written. */
     [[nodiscard]] Result<std::optional<std::uint64_t>> executedHeight() const;
     [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
     [[nodiscard]] Result<std::optional<codec::QuorumCert>> certAt(std::uint64_t height) const;
+    [[nodiscard]] Result<std::optional<codec::CommitProof>> commitProofAt(
+        std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<ExecRoots>> rootsAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<TxLocation>> locateTx(const Hash256& txHash) const;
     [[nodiscard]] Result<std::optional<codec::Receipt>> receiptAt(const TxLocation& where) const;

@@ -9,7 +9,7 @@ namespace gridledger::ledger {
 
 /** The column families of a node's database, in the order given to storage::KvStore::open. */
 enum Columns : storage::Column {
-    kMetaColumn = 0,     // executed height, roots per height, chain identity
+    kMetaColumn = 0,     // executed height, roots and commit proofs per height, chain identity
     kBlocksColumn,       // block id → encoded committed block
     kHeightsColumn,      // u64 height → block id
     kCertsColumn,        // u64 height → encoded QC certifying the committed block at that height

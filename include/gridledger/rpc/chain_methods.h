@@ -18,6 +18,11 @@ struct NodeStatus {
     std::uint64_t epoch = 0;
     std::uint64_t round = 0;
     std::uint64_t highestQcRound = 0;
+    /** The P2P node id and the number of peers connected now. */
+    NodeId nodeId;
+    std::size_t peers = 0;
+    /** True while block sync fetches committed blocks (consensus waits). */
+    bool syncing = false;
 };
 
 /**
@@ -30,8 +35,11 @@ struct ChainContext {
     const ledger::BlockStore* blocks = nullptr;
     const ledger::StateTree* tree = nullptr;
     std::function<NodeStatus()> status;
-    /** Called after tx_submit admitted a transaction (e.g. to wake the block proposer). */
-    std::function<void()> txAdmitted;
+    /**
+     * Called with the raw bytes after tx_submit admitted a transaction (to wake the block
+     * proposer and gossip it to peers).
+     */
+    std::function<void(ByteView raw)> txAdmitted;
 };
 
 /**

@@ -1,0 +1,83 @@
+#include "block_sync.h"
+
+#include <algorithm>
+
+namespace gridledger::node {
+
+Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
+                                      const codec::SyncRequest& request, std::uint64_t maxBlocks) {
+    codec::SyncResponse response;
+    GL_ASSIGN_OR_RETURN(executed, blocks.executedHeight());
+    response.headHeight = executed.value_or(0);
+    if (request.fromHeight == 0 || request.fromHeight > response.headHeight) {
+        return response;
+    }
+    const std::uint64_t count =
+        std::min<std::uint64_t>({maxBlocks, request.maxBlocks, codec::kMaxSyncBlocks,
+                                 response.headHeight - request.fromHeight + 1});
+    std::size_t bytes = 0;
+    std::size_t provenCount = 0;
+    for (std::uint64_t i = 0; i < count && (i == 0 || bytes < kMaxSyncResponseBytes); ++i) {
+        const std::uint64_t height = request.fromHeight + i;
+        GL_ASSIGN_OR_RETURN(block, blocks.blockAt(height));
+        if (!block) {
+            return fail(ErrorCode::kCorrupt, "committed block " + std::to_string(height) +
+                                                 " is missing below the executed height");
+        }
+        bytes += block->headerBytes.size();
+        for (const auto& tx : block->txs) {
+            bytes += tx.size();
+        }
+        response.blocks.push_back(std::move(*block));
+        GL_ASSIGN_OR_RETURN(proof, blocks.commitProofAt(height));
+        if (proof) {
+            response.proof = std::move(proof);
+            provenCount = response.blocks.size();
+        }
+    }
+    response.blocks.resize(provenCount);
+    return response;
+}
+
+Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uint64_t headHeight,
+                                          const Hash256& headId,
+                                          const consensus::Committee& committee,
+                                          std::string_view chainId) {
+    if (response.blocks.empty() || !response.proof) {
+        return fail(ErrorCode::kInvalidBlock, "sync response carries no blocks");
+    }
+    VerifiedBlocks out;
+    Hash256 parentId = headId;
+    for (std::size_t i = 0; i < response.blocks.size(); ++i) {
+        const codec::Block& block = response.blocks[i];
+        const std::uint64_t height = headHeight + 1 + i;
+        const std::string where = "synced block at height " + std::to_string(height);
+        if (block.header.height != height || block.header.epoch != committee.epoch()) {
+            return fail(ErrorCode::kInvalidBlock, where + " has another height or epoch");
+        }
+        if (block.header.parentId != parentId || block.header.qc.blockId != parentId) {
+            return fail(ErrorCode::kInvalidBlock, where + " does not extend the previous block");
+        }
+        if (auto verified = consensus::verifyQuorumCert(block.header.qc, committee, chainId);
+            !verified) {
+            return fail(verified.error().code, where + ": " + verified.error().message);
+        }
+        if (i > 0) {
+            out.certs.push_back(block.header.qc);
+        }
+        parentId = block.id;
+    }
+    if (auto proven = consensus::verifyCommitProof(response.blocks.back(), *response.proof,
+                                                   committee, chainId);
+        !proven) {
+        return fail(proven.error().code, "synced block at height " +
+                                             std::to_string(headHeight + response.blocks.size()) +
+                                             ": " + proven.error().message);
+    }
+    out.certs.push_back(response.proof->childHeader.qc);
+    out.blocks = std::move(response.blocks);
+    out.proof = std::move(*response.proof);
+    return out;
+}
+
+}  // namespace gridledger::node

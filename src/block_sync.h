@@ -1,0 +1,52 @@
+#pragma once
+
+// Block sync: a node that is behind asks a peer for committed blocks, checks that they chain to
+// its own head and that a commit proof makes the last one final, then executes them. The serving
+// and checking halves live here; the node drives the exchange.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <gridledger/base/result.h>
+#include <gridledger/codec/p2p.h>
+#include <gridledger/consensus/committee.h>
+#include <gridledger/ledger/block_store.h>
+
+namespace gridledger::node {
+
+/** Most encoded block bytes in one sync response (kept well below the P2P frame limit). */
+inline constexpr std::size_t kMaxSyncResponseBytes = std::size_t{8} << 20U;
+
+/**
+ * The answer to `request` from the ledger: committed blocks from request.fromHeight on, at most
+ * min(request.maxBlocks, maxBlocks) of them and about kMaxSyncResponseBytes (at least one
+ * block), cut back to the highest one this node holds a commit proof for, with that proof. No
+ * blocks when there are none above the request (or none with a proof). headHeight is the
+ * executed height.
+ */
+[[nodiscard]] Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
+                                                    const codec::SyncRequest& request,
+                                                    std::uint64_t maxBlocks);
+
+/** Committed blocks checked by verifySyncResponse, each with the QC that certifies it. */
+struct VerifiedBlocks {
+    std::vector<codec::Block> blocks;
+    std::vector<codec::QuorumCert> certs;
+    codec::CommitProof proof;
+};
+
+/**
+ * Checks a sync response against this node's head (`headHeight`, `headId`): at least one block;
+ * the blocks have heights headHeight + 1, + 2, … and the epoch of `committee`; each names the
+ * previous one (the first names `headId`) as parent with a QC that certifies it and verifies
+ * against the committee; the commit proof shows the last one committed. Fails with
+ * kInvalidBlock or kInvalidCertificate naming the height.
+ */
+[[nodiscard]] Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response,
+                                                        std::uint64_t headHeight,
+                                                        const Hash256& headId,
+                                                        const consensus::Committee& committee,
+                                                        std::string_view chainId);
+
+}  // namespace gridledger::node
