@@ -648,17 +648,11 @@ void NodeImpl::signalPayload() {
 void NodeImpl::sendVote(const consensus::SendVote& send) {
     log_->debug("signed vote epoch={} round={} block={}", send.vote.epoch, send.vote.round,
                 send.vote.blockId.hex());
-    if (send.to == proposer_.publicKey()) {
-        loopback_.push_back(consensus::VoteReceived{send.vote});
-        return;
-    }
-    const auto to = nodeIds_.find(send.to);
-    if (to == nodeIds_.end()) {
-        return;
-    }
-    // A vote that cannot leave now is lost; the round's timeout recovers from it.
-    (void)network_->send(to->second,
-                         p2p::Message{codec::MessageKind::kVote, codec::encodeVote(send.vote)});
+    // The vote goes to the next leader and a copy to every other member: each member then forms
+    // the QC itself, and a crashed next leader costs one round timeout, not two
+    // (docs/protocol.md §5). A vote that cannot leave now is lost; timeouts recover from that.
+    loopback_.push_back(consensus::VoteReceived{send.vote});
+    network_->broadcast(p2p::Message{codec::MessageKind::kVote, codec::encodeVote(send.vote)});
 }
 
 void NodeImpl::fetch(const consensus::Fetch& request) {

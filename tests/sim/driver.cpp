@@ -69,13 +69,10 @@ void Simulator::performOne(std::size_t i, const consensus::SendVote& e) {
     }
     note(i, i, TraceKind::kSentVote, e.vote.round, 0, &e.vote.blockId);
     checker_.onVoteSent(i, e.vote, inst.store.safety, now_);
-    if (e.to == keys_.publicKey(inst.key)) {
-        local(i, consensus::VoteReceived{e.vote});  // loopback
-        return;
-    }
-    for (const auto j : instancesOf(e.to)) {
-        send(i, j, e.vote);
-    }
+    // Like the node: the vote goes to the next leader and a copy to every other member, so that
+    // every member forms the QC even when the next leader is down (docs/protocol.md §5).
+    local(i, consensus::VoteReceived{e.vote});
+    broadcast(i, e.vote);
 }
 
 void Simulator::performOne(std::size_t i, const consensus::ScheduleTimer& e) {

@@ -45,7 +45,11 @@ struct Broadcast {
     std::variant<BlockPtr, codec::Timeout, codec::TimeoutCert> message;
 };
 
-/** Send a vote to `to`, the leader of the next round; when `to` is this validator, loop it back. */
+/**
+ * Send a vote to `to`, the leader of the next round; when `to` is this validator, loop it back.
+ * The node and the simulator also send a copy to every other member and loop every own vote back,
+ * so that each member forms the QC (docs/protocol.md §8); the core accepts a vote at any member.
+ */
 struct SendVote {
     PubKey to;
     codec::Vote vote;
