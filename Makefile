@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 HOME_DIR ?= $(or $(GRIDLEDGER_HOME),$(HOME)/.gridledger)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build bench format tidy clean
+.PHONY: run test deps build localnet bench format tidy clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,6 +17,11 @@ build: deps
 run: build
 	@[ -f "$(HOME_DIR)/config/genesis.json" ] || $(BUILD_DIR)/bin/gridledger init --home "$(HOME_DIR)"
 	exec $(BUILD_DIR)/bin/gridledger start --home "$(HOME_DIR)"
+
+## make localnet: build, then run a 4-validator network on 127.0.0.1 from build/localnet (written
+## by `gridledger testnet` on first use); Ctrl-C stops every node.
+localnet: build
+	exec scripts/localnet.sh $(BUILD_DIR)/bin/gridledger build/localnet
 
 ## make test: build everything with warnings as errors and run every test.
 test: deps

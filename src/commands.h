@@ -13,6 +13,7 @@ using Args = std::vector<std::string>;
 int runInit(const Args& args);
 int runKeys(const Args& args);
 int runStart(const Args& args);
+int runTestnet(const Args& args);
 int runTx(const Args& args);
 int runQuery(const Args& args);
 

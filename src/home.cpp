@@ -133,6 +133,12 @@ Status writeFile(const fs::path& path, std::string_view content, fs::perms perms
 }
 
 Result<crypto::SecretKey> Home::createKey(const std::string& name) const {
+    const auto key = crypto::SecretKey::generate();
+    GL_TRY(writeKey(name, key));
+    return key;
+}
+
+Status Home::writeKey(const std::string& name, const crypto::SecretKey& key) const {
     if (name.empty() || name == kNodeKeyName || !std::all_of(name.begin(), name.end(), [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
         })) {
@@ -141,9 +147,7 @@ Result<crypto::SecretKey> Home::createKey(const std::string& name) const {
     if (fs::exists(keyFile(name))) {
         return fail(ErrorCode::kInvalidArgument, "a key named '" + name + "' already exists");
     }
-    const auto key = crypto::SecretKey::generate();
-    GL_TRY(writeFile(keyFile(name), toHex(key.secret().view()) + "\n", kSecret));
-    return key;
+    return writeFile(keyFile(name), toHex(key.secret().view()) + "\n", kSecret);
 }
 
 Result<crypto::SecretKey> Home::loadKey(const std::string& name) const {
@@ -152,6 +156,9 @@ Result<crypto::SecretKey> Home::loadKey(const std::string& name) const {
 }
 
 Result<crypto::NodeKey> Home::createNodeKey() const {
+    if (fs::exists(keyFile(std::string(kNodeKeyName)))) {
+        return fail(ErrorCode::kInvalidArgument, "a node key already exists");
+    }
     const auto key = crypto::NodeKey::generate();
     GL_TRY(writeFile(keyFile(std::string(kNodeKeyName)), toHex(key.seed().view()) + "\n", kSecret));
     return key;
@@ -230,10 +237,19 @@ Result<NodeConfig> Home::loadConfig() const {
     return c;
 }
 
-Status Home::writeDefaultConfig() const {
-    const NodeConfig c;
+Status Home::writeConfig(const NodeConfig& c) const {
+    std::string peers;
+    for (const auto& peer : c.persistentPeers) {
+        peers += (peers.empty() ? "" : ",") + formatPeerAddress(peer);
+    }
+    std::string allowed;
+    for (const auto& nodeId : c.allowedNodes) {
+        allowed += (allowed.empty() ? "" : ",") + nodeId.hex();
+    }
     std::ostringstream out;
-    out << "# GridLedger node configuration (INI). Every key is optional; shown are the defaults.\n"
+    out << "# GridLedger node configuration (INI). Every key is optional; docs/operations.md "
+           "lists\n"
+        << "# the defaults.\n"
         << "[rpc]\n"
         << "address = " << c.rpcAddress << "\n"
         << "port = " << c.rpcPort << "\n"
@@ -255,9 +271,9 @@ Status Home::writeDefaultConfig() const {
         << "address = " << c.p2pAddress << "\n"
         << "port = " << c.p2pPort << "\n"
         << "# node_id@host:port of peers to keep connected, comma-separated\n"
-        << "persistent_peers =\n"
+        << "persistent_peers =" << (peers.empty() ? "" : " ") << peers << "\n"
         << "# node ids allowed to connect besides the genesis validators, comma-separated\n"
-        << "allowed_nodes =\n"
+        << "allowed_nodes =" << (allowed.empty() ? "" : " ") << allowed << "\n"
         << "# sync committed blocks first when a proposal is this many blocks ahead\n"
         << "sync_lag_blocks = " << c.syncLagBlocks << "\n"
         << "sync_batch_blocks = " << c.syncBatchBlocks << "\n\n"

@@ -68,14 +68,19 @@ class Home {
 
     /** Writes a new account/validator key (mode 0600); fails if one of that name exists. */
     [[nodiscard]] Result<crypto::SecretKey> createKey(const std::string& name) const;
+    /** Writes `key` as keys/<name>.key (mode 0600); fails if one of that name exists. */
+    [[nodiscard]] Status writeKey(const std::string& name, const crypto::SecretKey& key) const;
     [[nodiscard]] Result<crypto::SecretKey> loadKey(const std::string& name) const;
+    /** Writes a new node key, keys/node.key (mode 0600); fails if one exists. */
     [[nodiscard]] Result<crypto::NodeKey> createNodeKey() const;
     [[nodiscard]] Result<crypto::NodeKey> loadNodeKey() const;
     /** Names of the account keys in keys/, sorted. */
     [[nodiscard]] std::vector<std::string> keyNames() const;
 
     [[nodiscard]] Result<NodeConfig> loadConfig() const;
-    [[nodiscard]] Status writeDefaultConfig() const;
+    /** Writes config/node.conf with every key of `config`, in the form loadConfig() reads. */
+    [[nodiscard]] Status writeConfig(const NodeConfig& config) const;
+    [[nodiscard]] Status writeDefaultConfig() const { return writeConfig(NodeConfig{}); }
 
   private:
     std::filesystem::path root_;

@@ -12,11 +12,13 @@ commands:
   init                 create a node home with keys, config and the dev genesis
   keys new|show|list   manage account keys in the home
   start                run the node
+  testnet              write the homes of an N-validator network on one machine
   tx transfer          sign and submit a DPS transfer
   query account        show an account's balance and nonce
   version              print the version
 
-Every command takes --home DIR (default $GRIDLEDGER_HOME, else ~/.gridledger) and --help.
+Every command takes --help; all but testnet take --home DIR (default $GRIDLEDGER_HOME, else
+~/.gridledger).
 )";
 
 }  // namespace
@@ -38,6 +40,9 @@ int main(int argc, char** argv) {
     }
     if (command == "start") {
         return runStart(args);
+    }
+    if (command == "testnet") {
+        return runTestnet(args);
     }
     if (command == "tx") {
         return runTx(args);

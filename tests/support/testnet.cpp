@@ -1,0 +1,243 @@
+#include "support/testnet.h"
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+namespace gridledger::testing {
+namespace {
+
+constexpr std::size_t kPortsPerNode = 3;
+constexpr auto kStartTimeout = std::chrono::seconds(30);
+constexpr int kPortRangeTries = 200;
+
+std::string readAll(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+sockaddr_in loopback(std::uint16_t port) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    return addr;
+}
+
+/** True when a TCP socket could be bound to 127.0.0.1:port; `fd` keeps it bound. */
+bool bindPort(std::uint16_t port, int& fd) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return false;
+    }
+    const auto addr = loopback(port);
+    return bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
+}
+
+/** Replaces the value of every `level = ...` line (only [log] has that key). */
+void setLogLevel(const std::filesystem::path& config, const std::string& level) {
+    std::istringstream in(readAll(config));
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+        out += (line.starts_with("level =") ? "level = " + level : line) + "\n";
+    }
+    std::ofstream(config, std::ios::trunc) << out;
+}
+
+/** The body of a 200 answer to `GET target` on 127.0.0.1:port (HTTP/1.0, 5 s bounds). */
+std::optional<std::string> httpGet(std::uint16_t port, const std::string& target) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    const timeval timeout{.tv_sec = 5, .tv_usec = 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    const auto addr = loopback(port);
+    std::string reply;
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0) {
+        const std::string request = "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+        if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(request.size())) {
+            char buffer[4096];
+            for (ssize_t n = 0; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
+                reply.append(buffer, static_cast<std::size_t>(n));
+            }
+        }
+    }
+    close(fd);
+    const auto headerEnd = reply.find("\r\n\r\n");
+    if (!reply.starts_with("HTTP/1.") || reply.find(" 200 ") != 8 ||
+        headerEnd == std::string::npos) {
+        return std::nullopt;
+    }
+    return reply.substr(headerEnd + 4);
+}
+
+}  // namespace
+
+std::uint16_t freePortRange(std::size_t count) {
+    constexpr std::size_t kLow = 10000;
+    constexpr std::size_t kHigh = 32768;
+    if (count == 0 || count > kHigh - kLow) {
+        throw std::invalid_argument("freePortRange: bad count");
+    }
+    std::mt19937 rng(std::random_device{}());
+    std::uniform_int_distribution<std::size_t> pick(kLow, kHigh - count);
+    for (int attempt = 0; attempt < kPortRangeTries; ++attempt) {
+        const auto base = static_cast<std::uint16_t>(pick(rng));
+        std::vector<int> fds;
+        bool free = true;
+        for (std::size_t k = 0; k < count && free; ++k) {
+            int fd = -1;
+            free = bindPort(static_cast<std::uint16_t>(base + k), fd);
+            if (fd >= 0) {
+                fds.push_back(fd);
+            }
+        }
+        for (const int fd : fds) {
+            close(fd);
+        }
+        if (free) {
+            return base;
+        }
+    }
+    throw std::runtime_error("no " + std::to_string(count) + " consecutive free ports found");
+}
+
+Testnet::Testnet(const TestnetOptions& options) {
+    const auto base = freePortRange(kPortsPerNode * options.validators);
+    std::vector<std::string> args{"testnet",
+                                  "--validators",
+                                  std::to_string(options.validators),
+                                  "--out",
+                                  dir().string(),
+                                  "--base-port",
+                                  std::to_string(base)};
+    if (options.roundTimeoutMs) {
+        args.insert(args.end(), {"--round-timeout-ms", std::to_string(*options.roundTimeoutMs)});
+    }
+    if (options.emptyBlockIntervalMs) {
+        args.insert(args.end(),
+                    {"--empty-block-interval-ms", std::to_string(*options.emptyBlockIntervalMs)});
+    }
+    const auto output = dir_.path() / "testnet.out";
+    if (runCommand(bin(), args, output) != 0) {
+        throw std::runtime_error("gridledger testnet failed:\n" + readAll(output));
+    }
+    for (std::size_t i = 0; i < options.validators; ++i) {
+        Node n;
+        n.home = dir() / ("node" + std::to_string(i));
+        n.log = dir() / ("node" + std::to_string(i) + ".log");
+        const node::Home home(n.home);
+        if (!options.logLevel.empty()) {
+            setLogLevel(home.configFile(), options.logLevel);
+        }
+        auto config = home.loadConfig();
+        if (!config) {
+            throw std::runtime_error(config.error().message);
+        }
+        n.config = std::move(*config);
+        nodes_.push_back(std::move(n));
+    }
+}
+
+Testnet::~Testnet() {
+    stopAll(SIGKILL);
+}
+
+const Testnet::Node& Testnet::node(std::size_t i) const {
+    if (i >= nodes_.size()) {
+        throw std::out_of_range("no node " + std::to_string(i) + " in the testnet");
+    }
+    return nodes_[i];
+}
+
+Testnet::Node& Testnet::node(std::size_t i) {
+    return const_cast<Node&>(std::as_const(*this).node(i));
+}
+
+void Testnet::start(std::size_t i) {
+    auto& n = node(i);
+    if (n.process && n.process->running()) {
+        return;
+    }
+    n.process = std::make_unique<Process>(
+        bin(), std::vector<std::string>{"start", "--home", n.home.string()}, n.log);
+    const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (call(i, "node_status", boost::json::array{})) {
+            return;
+        }
+        if (!n.process->running()) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw std::runtime_error("node" + std::to_string(i) + " did not start; its log:\n" +
+                             readAll(n.log));
+}
+
+void Testnet::startAll() {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        start(i);
+    }
+}
+
+void Testnet::stop(std::size_t i, int signal) {
+    auto& n = node(i);
+    if (n.process) {
+        n.process->stop(signal);
+        n.process.reset();
+    }
+}
+
+void Testnet::stopAll(int signal) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        stop(i, signal);
+    }
+}
+
+bool Testnet::running(std::size_t i) {
+    auto& n = node(i);
+    return n.process && n.process->running();
+}
+
+Result<boost::json::value> Testnet::call(std::size_t i, const std::string& method,
+                                         const boost::json::value& params) const {
+    const auto& config = node(i).config;
+    return node::callRpc(node::Endpoint{config.rpcAddress, config.rpcPort}, method, params);
+}
+
+std::optional<double> Testnet::metric(std::size_t i, const std::string& name) const {
+    const auto body = httpGet(metricsPort(i), "/metrics");
+    if (!body) {
+        return std::nullopt;
+    }
+    std::istringstream in(*body);
+    for (std::string line; std::getline(in, line);) {
+        if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == ' ') {
+            try {
+                return std::stod(line.substr(name.size() + 1));
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace gridledger::testing
