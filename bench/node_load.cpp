@@ -1,15 +1,21 @@
-// Load generator for a 1-validator node: committed signed transfers per second, reported as a ratio
-// to the signature-verification ceiling measured in the same run (DESIGN.md §8):
+// Load generator for a 1-validator node or a local network of N validators
+// (`gridledger_node_load [--validators N]`): committed signed transfers per second, reported as a
+// ratio to the signature-verification ceiling measured in the same run (DESIGN.md §8):
 //   ceiling = verify_rate_per_core × cores / validators_on_this_machine.
 //
-// It starts a real node process in a temporary home, funds sender accounts from the dev account,
-// pre-signs every transfer, submits them in JSON-RPC batches over keep-alive HTTP connections from
-// several threads and waits until every one is committed.
+// It starts real node processes in temporary homes (`gridledger init`, or `gridledger testnet`
+// for N > 1), funds sender accounts from the dev account, pre-signs every transfer, submits them
+// in JSON-RPC batches over keep-alive HTTP connections from several threads (client t talks to
+// node t mod N, so every validator's mempool takes load and gossips it) and waits until every one
+// is committed.
 
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -22,6 +28,7 @@
 
 #include "home.h"
 #include "support/node_process.h"
+#include "support/testnet.h"
 
 namespace gridledger {
 namespace {
@@ -34,7 +41,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kSenders = 64;
 constexpr std::size_t kTxsPerSender = 400;
 constexpr std::size_t kClientThreads = 4;
-constexpr std::size_t kValidatorsOnMachine = 1;
 /** Every wait of the run is bounded: a run that does not finish in time reports a failure. */
 constexpr auto kDeadline = std::chrono::seconds(300);
 
@@ -103,17 +109,60 @@ std::uint64_t nonceOf(Connection& rpc, const Address& address) {
     return *parseU64(res.at("result").at("nonce").as_string());
 }
 
-Bytes transfer(const crypto::SecretKey& from, const Address& to, std::uint64_t nonce, u128 amount) {
-    codec::TxBody body{"gridledger-dev", from.publicKey(), nonce, 90'000,
-                       codec::Transfer{to, amount}};
+Bytes transfer(const std::string& chainId, const crypto::SecretKey& from, const Address& to,
+               std::uint64_t nonce, u128 amount) {
+    codec::TxBody body{chainId, from.publicKey(), nonce, 90'000, codec::Transfer{to, amount}};
     return codec::signTx(body, from).raw;
 }
 
-int run() {
-    testing::NodeProcess node;
-    const auto dev = *node::Home(node.home()).loadKey("dev");
-    node.start();
-    const std::uint16_t port = node.port();
+/** The node processes under load: one dev node, or a testnet of N validators. */
+class Nodes {
+  public:
+    explicit Nodes(std::size_t validators) {
+        if (validators == 1) {
+            single_.emplace();
+            single_->start();
+            ports_.push_back(single_->port());
+            dev_ = *node::Home(single_->home()).loadKey("dev");
+            chainId_ = "gridledger-dev";
+            return;
+        }
+        testing::TestnetOptions options;
+        options.validators = validators;
+        net_.emplace(options);
+        net_->startAll();
+        for (std::size_t i = 0; i < validators; ++i) {
+            ports_.push_back(net_->rpcPort(i));
+        }
+        dev_ = *node::Home(net_->home(0)).loadKey("dev");
+        chainId_ = "gridledger-testnet";
+    }
+
+    void stop() {
+        if (single_) {
+            single_->stop(SIGTERM);
+        } else {
+            net_->stopAll(SIGTERM);
+        }
+    }
+
+    [[nodiscard]] const std::vector<std::uint16_t>& ports() const { return ports_; }
+    [[nodiscard]] const crypto::SecretKey& dev() const { return *dev_; }
+    [[nodiscard]] const std::string& chainId() const { return chainId_; }
+
+  private:
+    std::optional<testing::NodeProcess> single_;
+    std::optional<testing::Testnet> net_;
+    std::vector<std::uint16_t> ports_;
+    std::optional<crypto::SecretKey> dev_;
+    std::string chainId_;
+};
+
+int run(std::size_t validators) {
+    Nodes nodes(validators);
+    const auto& dev = nodes.dev();
+    const std::string& chainId = nodes.chainId();
+    const std::uint16_t port = nodes.ports().front();
 
     std::vector<crypto::SecretKey> senders;
     for (std::size_t i = 0; i < kSenders; ++i) {
@@ -122,7 +171,7 @@ int run() {
     Connection setup(port);
     for (std::size_t i = 0; i < kSenders; ++i) {
         const auto raw =
-            transfer(dev, crypto::addressOf(senders[i].publicKey()), i, u128{1} << 80U);
+            transfer(chainId, dev, crypto::addressOf(senders[i].publicKey()), i, u128{1} << 80U);
         setup.call("tx_submit", {json::string(toHex(raw))});
     }
     const Address devAddress = crypto::addressOf(dev.publicKey());
@@ -137,7 +186,7 @@ int run() {
     sink[0] = 0x5e;
     for (std::size_t s = 0; s < kSenders; ++s) {
         for (std::size_t n = 0; n < kTxsPerSender; ++n) {
-            work[s].push_back(transfer(senders[s], sink, n, u128{1}));
+            work[s].push_back(transfer(chainId, senders[s], sink, n, u128{1}));
         }
     }
     const double perCore = verifyRatePerCore(1.0);
@@ -148,7 +197,7 @@ int run() {
     std::vector<std::thread> clients;
     for (std::size_t t = 0; t < kClientThreads; ++t) {
         clients.emplace_back([&, t] {
-            Connection rpc(port);
+            Connection rpc(nodes.ports()[t % nodes.ports().size()]);
             // Each client owns every kClientThreads-th sender. For each nonce it sends one JSON-RPC
             // batch with its senders' transactions of that nonce, and sends again those the
             // nonce window refused, until earlier ones commit.
@@ -195,17 +244,17 @@ int run() {
         }
     }
     const auto committed = Clock::now();
-    node.stop(SIGTERM);
+    nodes.stop();
 
     const double total = static_cast<double>(kSenders * kTxsPerSender);
     const double seconds = std::chrono::duration<double>(committed - start).count();
     const double rate = total / seconds;
-    const double ceiling = perCore * cores / kValidatorsOnMachine;
+    const double ceiling = perCore * cores / static_cast<double>(validators);
     std::cout << "txs=" << total << " seconds=" << seconds
               << " submit_seconds=" << std::chrono::duration<double>(submitted - start).count()
               << " refused_retries=" << refused.load() << "\n"
               << "verify_rate_per_core=" << perCore << " cores=" << cores
-              << " validators_on_machine=" << kValidatorsOnMachine << " ceiling=" << ceiling << "\n"
+              << " validators_on_machine=" << validators << " ceiling=" << ceiling << "\n"
               << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling << "\n";
     return 0;
 }
@@ -213,6 +262,18 @@ int run() {
 }  // namespace
 }  // namespace gridledger
 
-int main() {
-    return gridledger::run();
+int main(int argc, char** argv) {
+    std::size_t validators = 1;
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 2 && args[0] == "--validators") {
+        validators = std::stoul(args[1]);
+    } else if (!args.empty()) {
+        std::cerr << "usage: gridledger_node_load [--validators N]\n";
+        return 2;
+    }
+    if (validators == 0 || validators > 16) {
+        std::cerr << "gridledger_node_load: --validators must be 1..16\n";
+        return 2;
+    }
+    return gridledger::run(validators);
 }

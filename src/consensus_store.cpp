@@ -74,9 +74,12 @@ Result<StoredConsensus> ConsensusStore::load() const {
         out.safety = consensus::SafetyData{readU64(bytes), readU64(bytes.subspan(8)),
                                            readU64(bytes.subspan(16))};
     }
-    GL_ASSIGN_OR_RETURN(tc, store_.get(kColumn, asBytes(kTcKey)));
-    if (tc) {
-        auto decoded = codec::decodeTc(*tc);
+    const auto tc = store_.get(kColumn, asBytes(kTcKey));
+    if (!tc) {
+        return std::unexpected(tc.error());
+    }
+    if (tc->has_value()) {
+        auto decoded = codec::decodeTc(**tc);
         if (!decoded) {
             return std::unexpected(corrupt("timeout certificate"));
         }

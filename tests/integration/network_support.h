@@ -1,0 +1,163 @@
+#pragma once
+
+// Shared helpers of the multi-validator tests: reading heads and blocks over JSON-RPC, waiting on
+// a network, streaming transfers, and reading what the nodes logged.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <gridledger/codec/tx.h>
+
+#include "support/testnet.h"
+
+namespace gridledger::testing {
+
+namespace json = boost::json;
+
+inline std::string field(const json::value& v, std::string_view key) {
+    return std::string(v.as_object().at(key).as_string());
+}
+
+/** Node i's executed height, or 0 when it does not answer. */
+inline std::uint64_t heightOf(const Testnet& net, std::size_t i) {
+    auto status = net.call(i, "node_status", json::array{});
+    return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
+}
+
+/** Polls `done` every 50 ms until it holds or `timeout` passes; returns whether it held. */
+inline bool waitFor(const std::function<bool()>& done, std::chrono::seconds timeout) {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < until) {
+        if (done()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return done();
+}
+
+/** The block id and state root of node i at `height`, or empty strings when it has none. */
+inline std::pair<std::string, std::string> blockOf(const Testnet& net, std::size_t i,
+                                                   std::uint64_t height) {
+    auto block = net.call(i, "chain_getBlock", json::array{json::string(std::to_string(height))});
+    if (!block) {
+        return {};
+    }
+    return {field(block->as_object().at("header"), "id"), field(*block, "state_root")};
+}
+
+/** Asserts that nodes `nodes` hold the same block id and state root at every height 1..top. */
+inline void expectSameChain(const Testnet& net, const std::vector<std::size_t>& nodes,
+                            std::uint64_t top) {
+    for (std::uint64_t h = 1; h <= top; ++h) {
+        const auto expected = blockOf(net, nodes.front(), h);
+        ASSERT_FALSE(expected.first.empty()) << "node " << nodes.front() << " height " << h;
+        for (const auto i : nodes) {
+            ASSERT_EQ(blockOf(net, i, h), expected) << "node " << i << " height " << h;
+        }
+    }
+}
+
+/** Reads a whole file (a node's log). */
+inline std::string readText(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/** The votes a node logged ("signed vote epoch=E round=R block=B"): (epoch, round) → blocks. */
+inline std::map<std::pair<std::uint64_t, std::uint64_t>, std::set<std::string>> loggedVotes(
+    const std::filesystem::path& log) {
+    static const std::regex kVote(R"(signed vote epoch=(\d+) round=(\d+) block=(0x[0-9a-f]+))");
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::set<std::string>> votes;
+    const std::string text = readText(log);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kVote);
+         it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        votes[{std::stoull(m[1].str()), std::stoull(m[2].str())}].insert(m[3].str());
+    }
+    return votes;
+}
+
+/**
+ * One account that streams transfers through one node and records what that node reports
+ * committed (tx hash → height). When its node is down it waits; after a restart it re-reads its
+ * committed nonce (what died with the process never committed).
+ */
+class Sender {
+  public:
+    Sender(const Testnet& net, std::size_t node, crypto::SecretKey key, std::string chainId,
+           std::uint64_t seed)
+        : net_(net), node_(node), key_(std::move(key)), chainId_(std::move(chainId)), rng_(seed) {}
+
+    [[nodiscard]] Address address() const { return crypto::addressOf(key_.publicKey()); }
+
+    /** Re-reads the committed nonce and forgets txs that are not committed. */
+    bool resync() {
+        auto account = net_.call(node_, "account_get", json::array{json::string(address().hex())});
+        if (!account) {
+            return false;
+        }
+        nonce_ = parseU64(field(*account, "nonce")).value_or(0);
+        validUntil_ = parseU64(field(*account, "height")).value_or(0) + 100'000;
+        pending_.clear();
+        return true;
+    }
+
+    /** Submits up to `count` transfers and collects the ones committed since the last call. */
+    void step(std::size_t count) {
+        for (std::size_t k = 0; k < count && pending_.size() < 48; ++k) {
+            Address to;
+            for (std::size_t b = 0; b < to.size(); ++b) {
+                to[b] = static_cast<std::uint8_t>(rng_());
+            }
+            codec::TxBody body{chainId_, key_.publicKey(), nonce_, validUntil_,
+                               codec::Transfer{to, u128{1 + rng_() % 1000}}};
+            const auto tx = codec::signTx(body, key_);
+            if (!net_.call(node_, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
+                break;  // the node is down or refused: try again after a resync
+            }
+            ++nonce_;
+            pending_.push_back(tx.hash.hex());
+        }
+        for (auto it = pending_.begin(); it != pending_.end();) {
+            auto tx = net_.call(node_, "tx_get", json::array{json::string(*it)});
+            if (tx && field(*tx, "status") == "committed") {
+                committed_[*it] = field(*tx, "height");
+                it = pending_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+
+    [[nodiscard]] const std::map<std::string, std::string>& committed() const { return committed_; }
+    [[nodiscard]] std::size_t node() const { return node_; }
+
+  private:
+    const Testnet& net_;
+    std::size_t node_;
+    crypto::SecretKey key_;
+    std::string chainId_;
+    std::mt19937_64 rng_;
+    std::uint64_t nonce_ = 0;
+    std::uint64_t validUntil_ = 0;
+    std::vector<std::string> pending_;
+    std::map<std::string, std::string> committed_;
+};
+
+}  // namespace gridledger::testing
