@@ -36,6 +36,7 @@ bench: deps
 		gridledger_crypto_bench gridledger_mempool_bench gridledger_executor_bench gridledger_state_tree_bench
 	for b in crypto mempool executor state_tree; do build/bench/bench/gridledger_$${b}_bench; done
 	build/bench/bench/gridledger_node_load
+	build/bench/bench/gridledger_node_load --validators 4
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -9,9 +9,12 @@
 // node t mod N, so every validator's mempool takes load and gossips it) and waits until every one
 // is committed.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -41,6 +44,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kSenders = 64;
 constexpr std::size_t kTxsPerSender = 400;
 constexpr std::size_t kClientThreads = 4;
+/** The latency run: a batch every kLatencyTickMs for kLatencySeconds. */
+constexpr std::size_t kLatencyTickMs = 10;
+constexpr std::size_t kLatencySeconds = 10;
 /** Every wait of the run is bounded: a run that does not finish in time reports a failure. */
 constexpr auto kDeadline = std::chrono::seconds(300);
 
@@ -115,6 +121,15 @@ Bytes transfer(const std::string& chainId, const crypto::SecretKey& from, const 
     return codec::signTx(body, from).raw;
 }
 
+/** Commit latency at a steady offered load. */
+struct Latency {
+    double offered = 0;
+    std::size_t count = 0;
+    double p50Ms = 0;
+    double p99Ms = 0;
+    double maxMs = 0;
+};
+
 /** The node processes under load: one dev node, or a testnet of N validators. */
 class Nodes {
   public:
@@ -157,6 +172,102 @@ class Nodes {
     std::optional<crypto::SecretKey> dev_;
     std::string chainId_;
 };
+
+/**
+ * Offers `txPerSecond` transfers for kLatencySeconds (a batch every kLatencyTickMs, through node
+ * 0, senders continuing at nonce kTxsPerSender) and measures, per transaction, the time from its
+ * submission to the moment a poll of node 0's head first shows the block that carries it.
+ */
+std::optional<Latency> measureLatency(const Nodes& nodes,
+                                      const std::vector<crypto::SecretKey>& senders,
+                                      double txPerSecond, Clock::time_point deadline) {
+    const std::size_t perTick =
+        std::max<std::size_t>(1, static_cast<std::size_t>(txPerSecond * kLatencyTickMs / 1000.0));
+    const std::size_t ticks = kLatencySeconds * 1000 / kLatencyTickMs;
+    Address sink;
+    sink[0] = 0x5f;
+    std::vector<std::vector<Bytes>> batches(ticks);
+    std::vector<std::vector<Hash256>> hashes(ticks);
+    std::vector<std::uint64_t> nonces(senders.size(), kTxsPerSender);
+    for (std::size_t t = 0, k = 0; t < ticks; ++t) {
+        for (std::size_t i = 0; i < perTick; ++i, ++k) {
+            const std::size_t s = k % senders.size();
+            codec::TxBody body{nodes.chainId(), senders[s].publicKey(), nonces[s]++, 90'000,
+                               codec::Transfer{sink, u128{1}}};
+            const auto tx = codec::signTx(body, senders[s]);
+            batches[t].push_back(tx.raw);
+            hashes[t].push_back(tx.hash);
+        }
+    }
+    std::map<Hash256, Clock::time_point> sentAt;
+    std::map<Hash256, Clock::time_point> seenAt;
+    std::mutex mutex;
+    std::atomic<bool> submitting{true};
+    std::thread watcher([&] {
+        Connection rpc(nodes.ports().front());
+        std::uint64_t seen =
+            *parseU64(rpc.call("chain_getHead", {}).at("result").at("height").as_string());
+        while (Clock::now() < deadline) {
+            const std::uint64_t head =
+                *parseU64(rpc.call("chain_getHead", {}).at("result").at("height").as_string());
+            const auto now = Clock::now();
+            for (; seen < head; ++seen) {
+                const auto block =
+                    rpc.call("chain_getBlock", {json::string(std::to_string(seen + 1))});
+                const std::lock_guard lock(mutex);
+                for (const auto& tx : block.at("result").at("txs").as_array()) {
+                    seenAt.emplace(*Hash256::fromHex(tx.as_string()), now);
+                }
+            }
+            {
+                const std::lock_guard lock(mutex);
+                if (!submitting && seenAt.size() >= ticks * perTick) {
+                    return;
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    });
+    Connection rpc(nodes.ports().front());
+    const auto begin = Clock::now();
+    for (std::size_t t = 0; t < ticks; ++t) {
+        std::this_thread::sleep_until(begin + std::chrono::milliseconds(t * kLatencyTickMs));
+        json::array batch;
+        for (std::size_t i = 0; i < batches[t].size(); ++i) {
+            batch.push_back(
+                json::object{{"jsonrpc", "2.0"},
+                             {"id", i},
+                             {"method", "tx_submit"},
+                             {"params", json::array{json::string(toHex(batches[t][i]))}}});
+        }
+        const auto now = Clock::now();
+        {
+            const std::lock_guard lock(mutex);
+            for (const auto& hash : hashes[t]) {
+                sentAt.emplace(hash, now);
+            }
+        }
+        (void)rpc.post(json::serialize(batch));
+    }
+    submitting = false;
+    watcher.join();
+    std::vector<double> latencies;
+    for (const auto& [hash, sent] : sentAt) {
+        const auto seen = seenAt.find(hash);
+        if (seen == seenAt.end()) {
+            return std::nullopt;
+        }
+        latencies.push_back(std::chrono::duration<double, std::milli>(seen->second - sent).count());
+    }
+    std::sort(latencies.begin(), latencies.end());
+    const auto at = [&](double q) {
+        return latencies[std::min(
+            latencies.size() - 1,
+            static_cast<std::size_t>(q * static_cast<double>(latencies.size())))];
+    };
+    return Latency{static_cast<double>(perTick) * 1000.0 / kLatencyTickMs, latencies.size(),
+                   at(0.5), at(0.99), latencies.back()};
+}
 
 int run(std::size_t validators) {
     Nodes nodes(validators);
@@ -244,8 +355,6 @@ int run(std::size_t validators) {
         }
     }
     const auto committed = Clock::now();
-    nodes.stop();
-
     const double total = static_cast<double>(kSenders * kTxsPerSender);
     const double seconds = std::chrono::duration<double>(committed - start).count();
     const double rate = total / seconds;
@@ -255,7 +364,18 @@ int run(std::size_t validators) {
               << " refused_retries=" << refused.load() << "\n"
               << "verify_rate_per_core=" << perCore << " cores=" << cores
               << " validators_on_machine=" << validators << " ceiling=" << ceiling << "\n"
-              << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling << "\n";
+              << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling
+              << std::endl;
+
+    const auto latency = measureLatency(nodes, senders, rate / 2, deadline);
+    nodes.stop();
+    if (!latency) {
+        std::cerr << "the latency run did not commit in time\n";
+        return 1;
+    }
+    std::cout << "latency_load_tx_per_s=" << latency->offered << " txs=" << latency->count
+              << " commit_latency_ms_p50=" << latency->p50Ms << " p99=" << latency->p99Ms
+              << " max=" << latency->maxMs << "\n";
     return 0;
 }
 
