@@ -17,17 +17,23 @@ Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
                                  response.headHeight - request.fromHeight + 1});
     std::size_t bytes = 0;
     std::size_t provenCount = 0;
-    for (std::uint64_t i = 0; i < count && (i == 0 || bytes < kMaxSyncResponseBytes); ++i) {
+    for (std::uint64_t i = 0; i < count; ++i) {
         const std::uint64_t height = request.fromHeight + i;
         GL_ASSIGN_OR_RETURN(block, blocks.blockAt(height));
         if (!block) {
             return fail(ErrorCode::kCorrupt, "committed block " + std::to_string(height) +
                                                  " is missing below the executed height");
         }
-        bytes += block->headerBytes.size();
+        std::size_t blockBytes = block->headerBytes.size();
         for (const auto& tx : block->txs) {
-            bytes += tx.size();
+            blockBytes += tx.size();
         }
+        // A block that would pass the budget waits for the next request (unless it is the
+        // first), so that an answer never holds more than the budget or one block.
+        if (i > 0 && bytes + blockBytes > kMaxSyncResponseBytes) {
+            break;
+        }
+        bytes += blockBytes;
         response.blocks.push_back(std::move(*block));
         GL_ASSIGN_OR_RETURN(proof, blocks.commitProofAt(height));
         if (proof) {

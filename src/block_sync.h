@@ -20,10 +20,10 @@ inline constexpr std::size_t kMaxSyncResponseBytes = std::size_t{8} << 20U;
 
 /**
  * The answer to `request` from the ledger: committed blocks from request.fromHeight on, at most
- * min(request.maxBlocks, maxBlocks) of them and about kMaxSyncResponseBytes (at least one
- * block), cut back to the highest one this node holds a commit proof for, with that proof. No
- * blocks when there are none above the request (or none with a proof). headHeight is the
- * executed height.
+ * min(request.maxBlocks, maxBlocks) of them and at most kMaxSyncResponseBytes of headers and
+ * transactions (or one block, when the first alone is larger), cut back to the highest one this
+ * node holds a commit proof for, with that proof. No blocks when there are none above the
+ * request (or none with a proof). headHeight is the executed height.
  */
 [[nodiscard]] Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
                                                     const codec::SyncRequest& request,
