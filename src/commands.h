@@ -16,5 +16,6 @@ int runStart(const Args& args);
 int runTestnet(const Args& args);
 int runTx(const Args& args);
 int runQuery(const Args& args);
+int runReplay(const Args& args);
 
 }  // namespace gridledger::node

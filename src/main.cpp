@@ -15,6 +15,7 @@ commands:
   testnet              write the homes of an N-validator network on one machine
   tx transfer          sign and submit a DPS transfer
   query account        show an account's balance and nonce
+  replay               rebuild the state from genesis, checking every certificate and root
   version              print the version
 
 Every command takes --help; all but testnet take --home DIR (default $GRIDLEDGER_HOME, else
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     }
     if (command == "query") {
         return runQuery(args);
+    }
+    if (command == "replay") {
+        return runReplay(args);
     }
     if (command == "version") {
         std::cout << "gridledger " << GRIDLEDGER_VERSION << "\n";

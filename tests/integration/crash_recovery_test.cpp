@@ -32,6 +32,8 @@ std::string field(const json::value& v, std::string_view key) {
 
 class Client {
   public:
+    static constexpr std::size_t kMaxPending = 48;
+
     Client(NodeProcess& node, crypto::SecretKey key, std::uint64_t seed)
         : node_(node), key_(std::move(key)), rng_(seed) {}
 
@@ -49,7 +51,9 @@ class Client {
     void stream(std::chrono::milliseconds duration, Observed& seen) {
         const auto until = std::chrono::steady_clock::now() + duration;
         while (std::chrono::steady_clock::now() < until) {
-            for (int i = 0; i < 5; ++i) {
+            // Like any client, stay inside the node's nonce window (64): a scheduling stall of
+            // the node must slow the stream down, not make it send nonces it must refuse.
+            for (int i = 0; i < 5 && pending_.size() < kMaxPending; ++i) {
                 submitOne();
             }
             poll(seen);

@@ -1,0 +1,122 @@
+#include "replay.h"
+
+#include <chrono>
+
+#include <gridledger/consensus/committee.h>
+#include <gridledger/contracts/executor.h>
+#include <gridledger/ledger/columns.h>
+#include <gridledger/ledger/state_tree.h>
+#include <gridledger/storage/kv_store.h>
+
+namespace gridledger::node {
+namespace {
+
+std::unexpected<Error> atHeight(std::uint64_t height, ErrorCode code, const std::string& what) {
+    return fail(code, "height " + std::to_string(height) + ": " + what);
+}
+
+Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
+                                              const codec::Block& genesisBlock) {
+    std::vector<PubKey> validators;
+    validators.reserve(genesis.validators.size());
+    for (const auto& v : genesis.validators) {
+        validators.push_back(v.consensusKey);
+    }
+    const std::uint64_t epoch = genesisBlock.header.epoch;
+    GL_ASSIGN_OR_RETURN(
+        members, consensus::selectCommittee(validators, genesis.chainId, epoch, genesisBlock.id,
+                                            genesis.consensus.committeeMax));
+    return consensus::Committee::create(genesis.chainId, epoch, genesisBlock.id, members);
+}
+
+}  // namespace
+
+Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
+                                  const ledger::BlockStore& source,
+                                  const std::filesystem::path& scratch,
+                                  std::optional<std::uint64_t> toHeight,
+                                  const ReplayProgress& progress) {
+    const auto started = std::chrono::steady_clock::now();
+    if (std::filesystem::exists(scratch)) {
+        return fail(ErrorCode::kInvalidArgument, scratch.string() + " already exists");
+    }
+    GL_ASSIGN_OR_RETURN(store, storage::KvStore::open(scratch, ledger::columnNames()));
+    ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
+    ledger::BlockStore replayed(*store);
+    contracts::Executor executor(*store, tree, replayed, genesis.chainId);
+
+    GL_ASSIGN_OR_RETURN(written, executor.commitGenesis(genesis));
+    GL_ASSIGN_OR_RETURN(storedGenesis, source.blockAt(0));
+    GL_ASSIGN_OR_RETURN(ownGenesis, replayed.blockAt(0));
+    if (!storedGenesis || !ownGenesis || storedGenesis->id != ownGenesis->id) {
+        return atHeight(0, ErrorCode::kCorrupt,
+                        "the stored genesis block is not the one this genesis file gives");
+    }
+    GL_ASSIGN_OR_RETURN(committee, genesisCommittee(genesis, *ownGenesis));
+    GL_ASSIGN_OR_RETURN(executed, source.executedHeight());
+    const std::uint64_t top = std::min(executed.value_or(0), toHeight.value_or(UINT64_MAX));
+
+    ReplaySummary summary;
+    summary.stateRoot = written.roots.stateRoot;
+    Hash256 parentId = ownGenesis->id;
+    for (std::uint64_t h = 1; h <= top; ++h) {
+        auto block = source.blockAt(h);
+        if (!block || !*block) {
+            return atHeight(h, ErrorCode::kCorrupt,
+                            block ? "the block is missing" : block.error().message);
+        }
+        const codec::Block& b = **block;
+        if (b.header.height != h || b.header.parentId != parentId ||
+            b.header.qc.blockId != parentId) {
+            return atHeight(
+                h, ErrorCode::kInvalidBlock,
+                "the block does not extend the block at height " + std::to_string(h - 1));
+        }
+        if (auto checked = consensus::verifyProposal(b, committee, genesis.chainId); !checked) {
+            return atHeight(h, checked.error().code, checked.error().message);
+        }
+        auto cert = source.certAt(h);
+        if (!cert || !*cert) {
+            return atHeight(h, ErrorCode::kCorrupt,
+                            cert ? "the certificate is missing" : cert.error().message);
+        }
+        if ((*cert)->blockId != b.id || (*cert)->round != b.header.round) {
+            return atHeight(h, ErrorCode::kInvalidCertificate,
+                            "the stored certificate is for another block");
+        }
+        if (auto checked = consensus::verifyQuorumCert(**cert, committee, genesis.chainId);
+            !checked) {
+            return atHeight(h, checked.error().code, "certificate: " + checked.error().message);
+        }
+        GL_ASSIGN_OR_RETURN(execRoots, replayed.rootsAt(b.header.execHeight));
+        if (b.header.execHeight >= h || !execRoots ||
+            execRoots->stateRoot != b.header.execStateRoot ||
+            execRoots->resultsRoot != b.header.execResultsRoot) {
+            return atHeight(h, ErrorCode::kInvalidBlock,
+                            "the header's roots of height " + std::to_string(b.header.execHeight) +
+                                " differ from the replayed ones");
+        }
+        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, **cert, {}));
+        GL_ASSIGN_OR_RETURN(stored, source.rootsAt(h));
+        if (!stored || *stored != done.roots) {
+            return atHeight(h, ErrorCode::kCorrupt,
+                            "replayed state root " + done.roots.stateRoot.hex() +
+                                " differs from the stored " +
+                                (stored ? stored->stateRoot.hex() : std::string("(none)")));
+        }
+        summary.blocks += 1;
+        summary.txs += b.txs.size();
+        summary.certificates += 2;
+        summary.height = h;
+        summary.stateRoot = done.roots.stateRoot;
+        parentId = b.id;
+        if (progress) {
+            progress(h);
+        }
+    }
+    summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return summary;
+}
+
+}  // namespace gridledger::node

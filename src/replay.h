@@ -1,0 +1,47 @@
+#pragma once
+
+// Replay for auditors: rebuilds the state from genesis using only the stored blocks and their
+// certificates, checking every certificate, every signature and every state root on the way.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include <gridledger/base/result.h>
+#include <gridledger/contracts/genesis.h>
+#include <gridledger/ledger/block_store.h>
+
+namespace gridledger::node {
+
+/** What a successful replay checked. */
+struct ReplaySummary {
+    std::uint64_t blocks = 0;
+    std::uint64_t txs = 0;
+    /** QCs checked: the one in each header and the one that certifies each block. */
+    std::uint64_t certificates = 0;
+    double seconds = 0;
+    /** The replayed head and the state root after it (equal to the stored one). */
+    std::uint64_t height = 0;
+    Hash256 stateRoot;
+};
+
+/** Called after each replayed height, for progress reports. */
+using ReplayProgress = std::function<void(std::uint64_t height)>;
+
+/**
+ * Re-executes the committed chain of `source` from the genesis of `genesis` into a new database
+ * at `scratch` (which must not exist), up to `toHeight` or the source's executed height. For
+ * each height it checks that the stored block decodes, is signed by a member of the committee,
+ * carries a valid QC for its parent and links to it, that the stored certificate is a valid QC
+ * for it, that the execution roots in its header are the replay's own, executes it with every
+ * transaction signature verified, and compares the resulting state and results roots with the
+ * stored ones. Fails at the first difference with an error that starts with "height N:".
+ */
+[[nodiscard]] Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
+                                                const ledger::BlockStore& source,
+                                                const std::filesystem::path& scratch,
+                                                std::optional<std::uint64_t> toHeight,
+                                                const ReplayProgress& progress = {});
+
+}  // namespace gridledger::node
