@@ -12,12 +12,16 @@ Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
     if (request.fromHeight == 0 || request.fromHeight > response.headHeight) {
         return response;
     }
-    const std::uint64_t count =
-        std::min<std::uint64_t>({maxBlocks, request.maxBlocks, codec::kMaxSyncBlocks,
-                                 response.headHeight - request.fromHeight + 1});
+    const std::uint64_t available = response.headHeight - request.fromHeight + 1;
+    const std::uint64_t wanted =
+        std::min<std::uint64_t>({maxBlocks, request.maxBlocks, codec::kMaxSyncBlocks, available});
+    // Past `wanted` only while no block so far has a commit proof: a node that synced in larger
+    // batches holds proofs further apart, and an answer without blocks would end the sync.
+    const std::uint64_t reach =
+        wanted == 0 ? 0 : std::min<std::uint64_t>(codec::kMaxSyncBlocks, available);
     std::size_t bytes = 0;
     std::size_t provenCount = 0;
-    for (std::uint64_t i = 0; i < count; ++i) {
+    for (std::uint64_t i = 0; i < reach && (i < wanted || provenCount == 0); ++i) {
         const std::uint64_t height = request.fromHeight + i;
         GL_ASSIGN_OR_RETURN(block, blocks.blockAt(height));
         if (!block) {
@@ -45,12 +49,32 @@ Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
     return response;
 }
 
+std::vector<HeightProof> chainedCommitProofs(const std::vector<const codec::Block*>& blocks,
+                                             const std::vector<const codec::QuorumCert*>& certs) {
+    std::vector<HeightProof> proofs;
+    for (std::size_t i = 0; i + 1 < blocks.size() && i + 1 < certs.size(); ++i) {
+        const codec::Block& block = *blocks[i];
+        const codec::Block& child = *blocks[i + 1];
+        if (child.header.round != block.header.round + 1 || child.header.parentId != block.id ||
+            certs[i + 1]->blockId != child.id) {
+            continue;
+        }
+        auto proof = codec::makeCommitProof(child.headerBytes, *certs[i + 1]);
+        if (proof) {
+            proofs.push_back(HeightProof{block.header.height, std::move(*proof)});
+        }
+    }
+    return proofs;
+}
+
 Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uint64_t headHeight,
                                           const Hash256& headId,
                                           const consensus::Committee& committee,
                                           std::string_view chainId) {
     if (response.blocks.empty() || !response.proof) {
-        return fail(ErrorCode::kInvalidBlock, "sync response carries no blocks");
+        return fail(ErrorCode::kInvalidBlock, response.blocks.empty()
+                                                  ? "sync response carries no blocks"
+                                                  : "sync response carries no commit proof");
     }
     VerifiedBlocks out;
     Hash256 parentId = headId;
@@ -61,7 +85,8 @@ Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uin
         if (block.header.height != height || block.header.epoch != committee.epoch()) {
             return fail(ErrorCode::kInvalidBlock, where + " has another height or epoch");
         }
-        if (block.header.parentId != parentId || block.header.qc.blockId != parentId) {
+        if (block.header.parentId != parentId || block.header.qc.blockId != parentId ||
+            (i > 0 && block.header.qc.round != response.blocks[i - 1].header.round)) {
             return fail(ErrorCode::kInvalidBlock, where + " does not extend the previous block");
         }
         if (auto verified = consensus::verifyQuorumCert(block.header.qc, committee, chainId);

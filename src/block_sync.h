@@ -20,14 +20,31 @@ inline constexpr std::size_t kMaxSyncResponseBytes = std::size_t{8} << 20U;
 
 /**
  * The answer to `request` from the ledger: committed blocks from request.fromHeight on, at most
- * min(request.maxBlocks, maxBlocks) of them and at most kMaxSyncResponseBytes of headers and
- * transactions (or one block, when the first alone is larger), cut back to the highest one this
- * node holds a commit proof for, with that proof. No blocks when there are none above the
- * request (or none with a proof). headHeight is the executed height.
+ * min(request.maxBlocks, maxBlocks) of them (more, up to codec::kMaxSyncBlocks, only while none
+ * of them has a commit proof) and at most kMaxSyncResponseBytes of headers and transactions (or
+ * one block, when the first alone is larger), cut back to the highest one this node holds a
+ * commit proof for, with that proof. No blocks when there are none above the request (or none
+ * with a proof within reach). headHeight is the executed height.
  */
 [[nodiscard]] Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
                                                     const codec::SyncRequest& request,
                                                     std::uint64_t maxBlocks);
+
+/** A commit proof for the committed block at `height`. */
+struct HeightProof {
+    std::uint64_t height = 0;
+    codec::CommitProof proof;
+};
+
+/**
+ * The commit proofs that consecutive committed blocks give one another: block i is proven by
+ * block i + 1 when that one's round directly follows, with `certs[i + 1]`, the QC that certifies
+ * block i + 1. `certs[i]` certifies `blocks[i]`; both have the same length. Stored with every
+ * commit and sync batch, they let this node serve sync from almost any height.
+ */
+[[nodiscard]] std::vector<HeightProof> chainedCommitProofs(
+    const std::vector<const codec::Block*>& blocks,
+    const std::vector<const codec::QuorumCert*>& certs);
 
 /** Committed blocks checked by verifySyncResponse, each with the QC that certifies it. */
 struct VerifiedBlocks {

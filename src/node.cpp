@@ -111,7 +111,7 @@ class NodeImpl {
     /** Executes a committed block certified by `certifying`; false after a fatal error. */
     std::optional<ledger::ExecRoots> executeCommitted(const codec::Block& block,
                                                       const codec::QuorumCert& certifying);
-    void storeCommitProof(std::uint64_t height, const codec::CommitProof& proof);
+    void storeCommitProofs(const std::vector<HeightProof>& proofs);
     void buildProposal(const consensus::BuildProposal& request);
     void schedule(const consensus::ScheduleTimer& timer);
     void signalPayload();
@@ -529,14 +529,25 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         height = block.header.height;
         loopback_.push_back(consensus::Executed{height, roots->stateRoot, roots->resultsRoot});
     }
-    // The child that commitQc certifies proves the last block final to peers that sync from here.
+    // Commit proofs for peers that sync from here: each block of the commit proven by its
+    // successor when their rounds follow each other, and the last one by the child that
+    // commitQc certifies.
+    std::vector<const codec::Block*> committed;
+    std::vector<const codec::QuorumCert*> certs;
+    for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
+        committed.push_back(commit.blocks[i].get());
+        certs.push_back(i + 1 < commit.blocks.size() ? &commit.blocks[i + 1]->header.qc
+                                                     : &commit.qc);
+    }
+    auto proofs = chainedCommitProofs(committed, certs);
     if (const auto child = inFlight_.find(commit.commitQc.blockId);
         child != inFlight_.end() && !commit.blocks.empty()) {
         auto proof = codec::makeCommitProof(child->second.headerBytes, commit.commitQc);
         if (proof) {
-            storeCommitProof(commit.blocks.back()->header.height, *proof);
+            proofs.push_back(HeightProof{commit.blocks.back()->header.height, std::move(*proof)});
         }
     }
+    storeCommitProofs(proofs);
     std::erase_if(inFlight_, [height](const auto& entry) { return entry.second.height <= height; });
     persist(consensusStore_->prune(height, commit.qc.round));
 }
@@ -566,9 +577,14 @@ std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& 
     return done->roots;
 }
 
-void NodeImpl::storeCommitProof(std::uint64_t height, const codec::CommitProof& proof) {
+void NodeImpl::storeCommitProofs(const std::vector<HeightProof>& proofs) {
+    if (proofs.empty()) {
+        return;
+    }
     auto batch = store_->batch();
-    blocks_->stageCommitProof(batch, height, proof);
+    for (const auto& [height, proof] : proofs) {
+        blocks_->stageCommitProof(batch, height, proof);
+    }
     persist(store_->write(batch, false));
 }
 
@@ -905,7 +921,15 @@ void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) 
         }
     }
     const std::uint64_t lastHeight = verified->blocks.back().header.height;
-    storeCommitProof(lastHeight, verified->proof);
+    std::vector<const codec::Block*> synced;
+    std::vector<const codec::QuorumCert*> certs;
+    for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
+        synced.push_back(&verified->blocks[i]);
+        certs.push_back(&verified->certs[i]);
+    }
+    auto proofs = chainedCommitProofs(synced, certs);
+    proofs.push_back(HeightProof{lastHeight, verified->proof});
+    storeCommitProofs(proofs);
     metrics_->blocksSynced(verified->blocks.size());
     sync_->failures = 0;
     log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);

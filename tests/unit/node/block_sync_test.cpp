@@ -227,9 +227,21 @@ TEST_F(BlockSyncTest, CutsTheAnswerBackToTheHighestBlockWithAStoredProof) {
     EXPECT_EQ(response.proof->childId, chain_.at(5).id);
 }
 
-TEST_F(BlockSyncTest, GivesNoBlocksWhenNoneInReachHasAProof) {
+TEST_F(BlockSyncTest, ReachesPastTheLimitToTheFirstProvenBlock) {
     Ledger ledger;
     ledger.commitWithProofs(chain_, kCommitted, {9});
+    // Asked for 5 blocks from height 1, none of 1..5 has a proof: the answer goes on to 9, the
+    // first proven height, rather than answer nothing (which would end the requester's sync).
+    const codec::SyncResponse response = serve(ledger, 1, 5);
+    EXPECT_EQ(heightsOf(response.blocks), heights(1, 9));
+    ASSERT_TRUE(response.proof.has_value());
+    EXPECT_EQ(response.proof->childId, chain_.at(10).id);
+    EXPECT_EQ(overTheWire(response).blocks.size(), 9U);
+}
+
+TEST_F(BlockSyncTest, GivesNoBlocksWhenNoneInReachHasAProof) {
+    Ledger ledger;
+    ledger.commitWithProofs(chain_, kCommitted, {});
     const codec::SyncResponse response = serve(ledger, 1, 5);
     EXPECT_TRUE(response.blocks.empty());
     EXPECT_FALSE(response.proof.has_value());
@@ -580,6 +592,37 @@ TEST_F(BlockSyncTest, RefusesAProofWhoseChildIsOfAFork) {
     codec::SyncResponse response = honestResponse(4);
     response.proof = fork.proofOf(kCommitted);
     expectRefusedAt(verifyAt(std::move(response), 4), ErrorCode::kInvalidCertificate, kCommitted);
+}
+
+}  // namespace
+}  // namespace gridledger::node
+
+namespace gridledger::node {
+namespace {
+
+TEST(ChainedCommitProofs, EachBlockIsProvenByASuccessorInTheNextRound) {
+    testing::ChainBuilder chain{testing::TestCommittee::create()};
+    chain.appendMany(3);  // heights 1..3 in rounds 1..3
+    // Height 4 comes after a timed-out round: round 5, so it does not prove height 3.
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 5; });
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 6; });
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 7; });
+    std::vector<const codec::Block*> blocks;
+    std::vector<const codec::QuorumCert*> certs;
+    for (std::uint64_t h = 1; h <= 6; ++h) {
+        blocks.push_back(&chain.at(h));
+        certs.push_back(&chain.certifyingQc(h));
+    }
+    const auto proofs = chainedCommitProofs(blocks, certs);
+    // 1 by 2, 2 by 3, 4 by 5, 5 by 6; not 3 (its successor is two rounds later), not 6 (last).
+    std::vector<std::uint64_t> proven;
+    for (const auto& p : proofs) {
+        proven.push_back(p.height);
+        EXPECT_TRUE(consensus::verifyCommitProof(chain.at(p.height), p.proof, chain.committee(),
+                                                 testing::kChainId))
+            << "height " << p.height;
+    }
+    EXPECT_EQ(proven, (std::vector<std::uint64_t>{1, 2, 4, 5}));
 }
 
 }  // namespace
