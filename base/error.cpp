@@ -68,6 +68,44 @@ std::string_view reasonOf(ErrorCode code) {
             return "unavailable";
         case ErrorCode::kInternal:
             return "internal";
+        case ErrorCode::kNotValidator:
+            return "not_validator";
+        case ErrorCode::kAlreadyVoted:
+            return "already_voted";
+        case ErrorCode::kProposalNotFound:
+            return "proposal_not_found";
+        case ErrorCode::kProposalClosed:
+            return "proposal_closed";
+        case ErrorCode::kProposalExpired:
+            return "proposal_expired";
+        case ErrorCode::kInvalidProposal:
+            return "invalid_proposal";
+        case ErrorCode::kProviderExists:
+            return "provider_exists";
+        case ErrorCode::kProviderNotFound:
+            return "provider_not_found";
+        case ErrorCode::kProviderNotAdmitted:
+            return "provider_not_admitted";
+        case ErrorCode::kProviderSuspended:
+            return "provider_suspended";
+        case ErrorCode::kBeyondInventory:
+            return "beyond_inventory";
+        case ErrorCode::kSlotAlreadyAttested:
+            return "slot_already_attested";
+        case ErrorCode::kFutureSlot:
+            return "future_slot";
+        case ErrorCode::kWrongEpoch:
+            return "wrong_epoch";
+        case ErrorCode::kNotVerifier:
+            return "not_verifier";
+        case ErrorCode::kAttestationNotFound:
+            return "attestation_not_found";
+        case ErrorCode::kAlreadyChallenged:
+            return "already_challenged";
+        case ErrorCode::kInvalidInventory:
+            return "invalid_inventory";
+        case ErrorCode::kUnknownCategory:
+            return "unknown_category";
     }
     return "unknown";
 }

@@ -1,6 +1,10 @@
+#include <gridledger/base/overloaded.h>
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/executor.h>
+#include <gridledger/contracts/governance.h>
+#include <gridledger/contracts/settlement.h>
 #include <gridledger/crypto/sha256.h>
+#include <gridledger/ledger/tx_validation.h>
 
 namespace gridledger::contracts {
 namespace {
@@ -21,33 +25,95 @@ Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId, std:
     return {};
 }
 
-/** Runs the payload in its own layer; the layer is merged only on success. */
-Result<std::vector<codec::Event>> runPayload(StateLayer& state, const codec::SignedTx& tx) {
-    StateLayer layer(state);
-    std::vector<codec::Event> events;
-    auto result = std::visit(
-        [&](const codec::Transfer& transfer) -> Status {
-            GL_ASSIGN_OR_RETURN(event, executeTransfer(layer, tx.sender, transfer));
-            events.push_back(std::move(event));
-            return {};
+/** Dispatches a payload to its system contract. */
+Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext& block,
+                                           const Address& sender, const codec::Payload& payload) {
+    using Events = Result<std::vector<codec::Event>>;
+    return std::visit(
+        Overloaded{
+            [&](const codec::Transfer& t) -> Events {
+                GL_ASSIGN_OR_RETURN(event, executeTransfer(layer, sender, t));
+                return std::vector<codec::Event>{std::move(event)};
+            },
+            [&](const codec::Propose& p) { return executePropose(layer, block, sender, p); },
+            [&](const codec::ProposalVote& v) { return executeVote(layer, block, sender, v); },
+            [&](const codec::RegisterProvider& r) {
+                return executeRegisterProvider(layer, block, sender, r);
+            },
+            [&](const codec::Attest& a) { return executeAttest(layer, block, sender, a); },
+            [&](const codec::Challenge& c) { return executeChallenge(layer, block, sender, c); },
         },
-        tx.body.payload);
-    if (!result) {
-        return std::unexpected(result.error());
-    }
+        payload);
+}
+
+/**
+ * Runs the payload in its own layer, after the same shape checks as admission (a block may carry
+ * what the mempool would refuse); the layer is merged only on success.
+ */
+Result<std::vector<codec::Event>> runPayload(StateLayer& state, const BlockContext& block,
+                                             const codec::SignedTx& tx) {
+    GL_TRY(ledger::checkPayloadShape(tx.body.payload, tx.sender));
+    StateLayer layer(state);
+    GL_ASSIGN_OR_RETURN(events, dispatch(layer, block, tx.sender, tx.body.payload));
     layer.mergeIntoParent();
     return events;
 }
 
+bool isStorageError(const Error& error) {
+    return error.code == ErrorCode::kStorage || error.code == ErrorCode::kCorrupt;
+}
+
+/** Writes what the system contracts start from: parameters, roles, pool, genesis providers. */
+Status writeContractGenesis(StateLayer& state, const Genesis& genesis) {
+    const ChainParams params = genesis.chainParams();
+    GL_TRY(params.validate());
+    storeParams(state, params);
+    ValidatorSet set;
+    for (const auto& v : genesis.validators) {
+        set.validators.push_back(ValidatorEntry{v.name, v.consensusKey, v.nodeId});
+    }
+    std::sort(set.validators.begin(), set.validators.end(),
+              [](const auto& a, const auto& b) { return a.consensusKey < b.consensusKey; });
+    storeValidatorSet(state, set);
+    TokenomicsState tokenomics;
+    tokenomics.emission.lastHalvingMs = genesis.genesisTimeMs;
+    tokenomics.emission.rewardPool = genesis.rewardPool;
+    storeTokenomics(state, tokenomics);
+    for (const auto& verifier : genesis.verifiers) {
+        GL_TRY(setVerifier(state, verifier, true));
+    }
+    const BlockContext block{0, genesis.genesisTimeMs};
+    for (const auto& provider : genesis.providers) {
+        GL_TRY(ledger::checkPayloadShape(codec::Payload{provider.inventory}, provider.address));
+        GL_TRY(addProvider(state, block, provider.address, provider.inventory,
+                           ProviderStatus::kAdmitted));
+    }
+    return {};
+}
+
 }  // namespace
+
+Hash256 systemReceiptHash(std::uint64_t height) {
+    crypto::Sha256 h;
+    h.update("gridledger/system-receipt").updateU64(height);
+    return h.finish();
+}
 
 Executor::Executor(storage::KvStore& store, ledger::StateTree& tree,
                    const ledger::BlockStore& blocks, std::string chainId)
     : store_(store), tree_(tree), blocks_(blocks), chainId_(std::move(chainId)) {}
 
 Hash256 Executor::resultsRoot(const std::vector<codec::Receipt>& receipts) {
+    return resultsRoot(std::nullopt, receipts);
+}
+
+Hash256 Executor::resultsRoot(const std::optional<codec::Receipt>& system,
+                              const std::vector<codec::Receipt>& receipts) {
     std::vector<Hash256> leaves;
-    leaves.reserve(receipts.size());
+    leaves.reserve(receipts.size() + 1);
+    if (system) {
+        leaves.push_back(crypto::sha256(codec::encodeReceipt(*system)));
+    }
     for (const auto& receipt : receipts) {
         leaves.push_back(crypto::sha256(codec::encodeReceipt(receipt)));
     }
@@ -68,6 +134,7 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
         }
         storeAccount(state, account.address, Account{0, *balance});
     }
+    GL_TRY(writeContractGenesis(state, genesis));
     auto batch = store_.batch();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(0, updates, batch));
@@ -75,16 +142,16 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
     const ledger::ExecRoots roots{stateRoot, resultsRoot({})};
     blocks_.stageExecuted(batch, block, genesisQc(block), {}, roots);
     GL_TRY(store_.write(batch, true));
-    return ExecutedBlock{0, {}, roots};
+    return ExecutedBlock{0, {}, std::nullopt, roots};
 }
 
-Result<codec::Receipt> Executor::executeTx(StateLayer& state, std::uint64_t height,
+Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext& context,
                                            std::uint32_t index, ByteView raw,
                                            const VerifiedCache& verified,
                                            std::set<Hash256>& seen) const {
     codec::Receipt receipt;
     receipt.txHash = crypto::sha256(raw);
-    receipt.height = height;
+    receipt.height = context.height;
     receipt.index = index;
     auto failed = [&receipt](const Error& error) {
         receipt.code = error.code;
@@ -99,7 +166,7 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, std::uint64_t heig
     if (location || !seen.insert(tx->hash).second) {
         return failed(Error{ErrorCode::kDuplicateTx, "transaction already executed"});
     }
-    if (auto envelope = checkEnvelope(*tx, chainId_, height, verified); !envelope) {
+    if (auto envelope = checkEnvelope(*tx, chainId_, context.height, verified); !envelope) {
         return failed(envelope.error());
     }
     GL_ASSIGN_OR_RETURN(sender, loadAccount(state, tx->sender));
@@ -109,9 +176,8 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, std::uint64_t heig
                   "expected nonce " + std::to_string(sender.nonce)});
     }
     // From here the nonce is consumed, whether the payload succeeds or not.
-    auto events = runPayload(state, *tx);
-    if (!events && (events.error().code == ErrorCode::kStorage ||
-                    events.error().code == ErrorCode::kCorrupt)) {
+    auto events = runPayload(state, context, *tx);
+    if (!events && isStorageError(events.error())) {
         return std::unexpected(events.error());
     }
     GL_ASSIGN_OR_RETURN(after, loadAccount(state, tx->sender));
@@ -124,6 +190,30 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, std::uint64_t heig
     return receipt;
 }
 
+Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& block,
+                                        const VerifiedCache& verified) const {
+    const BlockContext context{block.header.height, block.header.timestampMs};
+    ExecutedBlock out;
+    out.height = context.height;
+    GL_ASSIGN_OR_RETURN(settled, settleEndedEpochs(state, context));
+    if (!settled.empty()) {
+        codec::Receipt system;
+        system.txHash = systemReceiptHash(context.height);
+        system.height = context.height;
+        system.index = ledger::kSystemReceiptIndex;
+        system.events = std::move(settled);
+        out.systemReceipt = std::move(system);
+    }
+    out.receipts.reserve(block.txs.size());
+    std::set<Hash256> seen;
+    for (std::size_t i = 0; i < block.txs.size(); ++i) {
+        GL_ASSIGN_OR_RETURN(receipt, executeTx(state, context, static_cast<std::uint32_t>(i),
+                                               block.txs[i], verified, seen));
+        out.receipts.push_back(std::move(receipt));
+    }
+    return out;
+}
+
 Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
                                                  const codec::QuorumCert& certifyingQc,
                                                  const VerifiedCache& verified) {
@@ -134,28 +224,24 @@ Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
                     "block at height " + std::to_string(height) + " is not the next to execute");
     }
     StateLayer state(tree_, *executed);
-    std::vector<codec::Receipt> receipts;
-    receipts.reserve(block.txs.size());
-    std::set<Hash256> seen;
-    for (std::size_t i = 0; i < block.txs.size(); ++i) {
-        GL_ASSIGN_OR_RETURN(receipt, executeTx(state, height, static_cast<std::uint32_t>(i),
-                                               block.txs[i], verified, seen));
-        receipts.push_back(std::move(receipt));
-    }
-    return commit(block, certifyingQc, state, std::move(receipts));
+    GL_ASSIGN_OR_RETURN(done, execute(state, block, verified));
+    return commit(block, certifyingQc, state, std::move(done));
 }
 
 Result<ExecutedBlock> Executor::commit(const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
-                                       const StateLayer& state,
-                                       std::vector<codec::Receipt> receipts) {
+                                       const StateLayer& state, ExecutedBlock executed) {
     auto batch = store_.batch();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));
-    const ledger::ExecRoots roots{stateRoot, resultsRoot(receipts)};
-    blocks_.stageExecuted(batch, block, certifyingQc, receipts, roots);
+    executed.roots =
+        ledger::ExecRoots{stateRoot, resultsRoot(executed.systemReceipt, executed.receipts)};
+    blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, executed.roots);
+    if (executed.systemReceipt) {
+        blocks_.stageSystemReceipt(batch, block.header.height, *executed.systemReceipt);
+    }
     GL_TRY(store_.write(batch, true));
-    return ExecutedBlock{block.header.height, std::move(receipts), roots};
+    return executed;
 }
 
 }  // namespace gridledger::contracts

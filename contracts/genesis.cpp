@@ -1,42 +1,57 @@
 #include <set>
 
-#include <boost/json.hpp>
-
 #include <gridledger/contracts/genesis.h>
 #include <gridledger/crypto/sha256.h>
 
+#include "genesis_json.h"
+
 namespace gridledger::contracts {
 namespace json = boost::json;
-namespace {
 
-Error bad(std::string_view field, std::string_view why) {
+namespace detail {
+
+Error badField(std::string_view field, std::string_view why) {
     return Error{ErrorCode::kConfig, "genesis." + std::string(field) + ": " + std::string(why)};
+}
+
+const json::value* optionalMember(const json::object& obj, std::string_view key) {
+    return obj.if_contains(key);
 }
 
 Result<const json::value*> member(const json::object& obj, std::string_view key,
                                   std::string_view path) {
     const auto* value = obj.if_contains(key);
     if (value == nullptr) {
-        return std::unexpected(bad(std::string(path) + std::string(key), "missing"));
+        return std::unexpected(badField(std::string(path) + std::string(key), "missing"));
     }
     return value;
 }
 
 Result<std::string> getString(const json::object& obj, std::string_view key,
-                              std::string_view path = "") {
+                              std::string_view path) {
     GL_ASSIGN_OR_RETURN(value, member(obj, key, path));
     if (!value->is_string()) {
-        return std::unexpected(bad(std::string(path) + std::string(key), "must be a string"));
+        return std::unexpected(badField(std::string(path) + std::string(key), "must be a string"));
     }
     return std::string(value->as_string());
 }
 
-Result<std::uint64_t> getU64(const json::object& obj, std::string_view key,
-                             std::string_view path = "") {
+Result<std::uint64_t> getU64(const json::object& obj, std::string_view key, std::string_view path) {
     GL_ASSIGN_OR_RETURN(text, getString(obj, key, path));
     auto value = parseU64(text);
     if (!value) {
-        return std::unexpected(bad(std::string(path) + std::string(key), value.error().message));
+        return std::unexpected(
+            badField(std::string(path) + std::string(key), value.error().message));
+    }
+    return *value;
+}
+
+Result<u128> getU128(const json::object& obj, std::string_view key, std::string_view path) {
+    GL_ASSIGN_OR_RETURN(text, getString(obj, key, path));
+    auto value = parseU128(text);
+    if (!value) {
+        return std::unexpected(
+            badField(std::string(path) + std::string(key), value.error().message));
     }
     return *value;
 }
@@ -44,19 +59,44 @@ Result<std::uint64_t> getU64(const json::object& obj, std::string_view key,
 Result<std::uint32_t> getU32(const json::object& obj, std::string_view key, std::string_view path) {
     GL_ASSIGN_OR_RETURN(value, member(obj, key, path));
     if (!value->is_int64() || value->as_int64() < 0 || value->as_int64() > UINT32_MAX) {
-        return std::unexpected(bad(std::string(path) + std::string(key), "must be a u32 number"));
+        return std::unexpected(
+            badField(std::string(path) + std::string(key), "must be a u32 number"));
     }
     return static_cast<std::uint32_t>(value->as_int64());
 }
 
-template <typename Fixed>
-Result<Fixed> getFixed(const json::object& obj, std::string_view key, std::string_view path) {
-    GL_ASSIGN_OR_RETURN(text, getString(obj, key, path));
-    auto value = Fixed::fromHex(text);
-    if (!value) {
-        return std::unexpected(bad(std::string(path) + std::string(key), value.error().message));
+Result<const json::array*> getArray(const json::object& obj, std::string_view key,
+                                    std::string_view path) {
+    GL_ASSIGN_OR_RETURN(value, member(obj, key, path));
+    if (!value->is_array()) {
+        return std::unexpected(badField(std::string(path) + std::string(key), "must be an array"));
     }
-    return *value;
+    return &value->as_array();
+}
+
+Result<const json::object*> getObject(const json::object& obj, std::string_view key,
+                                      std::string_view path) {
+    GL_ASSIGN_OR_RETURN(value, member(obj, key, path));
+    if (!value->is_object()) {
+        return std::unexpected(badField(std::string(path) + std::string(key), "must be an object"));
+    }
+    return &value->as_object();
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::badField;
+using detail::getArray;
+using detail::getFixed;
+using detail::getString;
+using detail::getU32;
+using detail::getU64;
+using detail::member;
+
+Error bad(std::string_view field, std::string_view why) {
+    return badField(field, why);
 }
 
 Result<ConsensusParams> parseConsensus(const json::object& obj) {
@@ -80,14 +120,6 @@ Result<ConsensusParams> parseConsensus(const json::object& obj) {
     p.maxBlockBytes = maxBytes;
     p.maxValidityBlocks = validity;
     return p;
-}
-
-Result<const json::array*> getArray(const json::object& obj, std::string_view key) {
-    GL_ASSIGN_OR_RETURN(value, member(obj, key, ""));
-    if (!value->is_array()) {
-        return std::unexpected(bad(key, "must be an array"));
-    }
-    return &value->as_array();
 }
 
 Status parseValidators(const json::array& list, Genesis& out) {
@@ -159,7 +191,12 @@ Result<Genesis> parseGenesis(std::string_view text) {
     GL_TRY(parseValidators(*validators, out));
     GL_ASSIGN_OR_RETURN(accounts, getArray(obj, "accounts"));
     GL_TRY(parseAccounts(*accounts, out));
+    GL_TRY(detail::parseContractSections(obj, out));
     return out;
+}
+
+ChainParams Genesis::chainParams() const {
+    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance};
 }
 
 std::string genesisToJson(const Genesis& g) {
@@ -188,6 +225,7 @@ std::string genesisToJson(const Genesis& g) {
     root["consensus"] = std::move(consensus);
     root["validators"] = std::move(validators);
     root["accounts"] = std::move(accounts);
+    detail::renderContractSections(g, root);
     return json::serialize(root);
 }
 

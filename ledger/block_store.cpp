@@ -77,6 +77,12 @@ void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& b
     batch.put(kMetaColumn, asBytes(kExecutedHeightKey), heightKey(height));
 }
 
+void BlockStore::stageSystemReceipt(storage::WriteBatch& batch, std::uint64_t height,
+                                    const codec::Receipt& receipt) const {
+    batch.put(kReceiptsColumn, receiptKey(TxLocation{height, kSystemReceiptIndex}),
+              codec::encodeReceipt(receipt));
+}
+
 void BlockStore::stageCommitProof(storage::WriteBatch& batch, std::uint64_t height,
                                   const codec::CommitProof& proof) const {
     batch.put(kMetaColumn, prefixedHeightKey(kCommitProofPrefix, height),
@@ -138,6 +144,10 @@ Result<std::optional<TxLocation>> BlockStore::locateTx(const Hash256& txHash) co
 
 Result<std::optional<codec::Receipt>> BlockStore::receiptAt(const TxLocation& where) const {
     return readDecoded(store_, kReceiptsColumn, receiptKey(where), "receipt", codec::decodeReceipt);
+}
+
+Result<std::optional<codec::Receipt>> BlockStore::systemReceiptAt(std::uint64_t height) const {
+    return receiptAt(TxLocation{height, kSystemReceiptIndex});
 }
 
 }  // namespace gridledger::ledger

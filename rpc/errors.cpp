@@ -77,6 +77,45 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kConfigError;
         case ErrorCode::kUnavailable:
             return kResourceUnavailable;
+        // System contracts: refusals at execution; the not-found ones as resources.
+        case ErrorCode::kNotValidator:
+            return kTransactionRejected;
+        case ErrorCode::kAlreadyVoted:
+            return kTransactionRejected;
+        case ErrorCode::kProposalNotFound:
+            return kResourceNotFound;
+        case ErrorCode::kProposalClosed:
+            return kTransactionRejected;
+        case ErrorCode::kProposalExpired:
+            return kTransactionRejected;
+        case ErrorCode::kInvalidProposal:
+            return kTransactionRejected;
+        case ErrorCode::kProviderExists:
+            return kTransactionRejected;
+        case ErrorCode::kProviderNotFound:
+            return kResourceNotFound;
+        case ErrorCode::kProviderNotAdmitted:
+            return kTransactionRejected;
+        case ErrorCode::kProviderSuspended:
+            return kTransactionRejected;
+        case ErrorCode::kBeyondInventory:
+            return kTransactionRejected;
+        case ErrorCode::kSlotAlreadyAttested:
+            return kTransactionRejected;
+        case ErrorCode::kFutureSlot:
+            return kTransactionRejected;
+        case ErrorCode::kWrongEpoch:
+            return kTransactionRejected;
+        case ErrorCode::kNotVerifier:
+            return kTransactionRejected;
+        case ErrorCode::kAttestationNotFound:
+            return kResourceNotFound;
+        case ErrorCode::kAlreadyChallenged:
+            return kTransactionRejected;
+        case ErrorCode::kInvalidInventory:
+            return kTransactionRejected;
+        case ErrorCode::kUnknownCategory:
+            return kTransactionRejected;
         // A handler that fails with kOk is a bug in the handler: report it as internal.
         case ErrorCode::kOk:
             return kInternalError;

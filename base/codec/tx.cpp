@@ -2,6 +2,7 @@
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/proto/chain.pb.h>
 
+#include "payloads_pb.h"
 #include "pb_util.h"
 
 namespace gridledger::codec {
@@ -16,32 +17,8 @@ proto::TxBody toProto(const TxBody& body) {
     pb.set_sender_pubkey(str(body.sender.view()));
     pb.set_nonce(body.nonce);
     pb.set_valid_until_height(body.validUntilHeight);
-    std::visit(
-        [&pb](const Transfer& t) {
-            auto* transfer = pb.mutable_transfer();
-            transfer->set_to(str(t.to.view()));
-            Bytes amount;
-            appendU128(amount, t.amount);
-            transfer->set_amount(str(amount));
-        },
-        body.payload);
+    detail::payloadToProto(body.payload, pb);
     return pb;
-}
-
-Result<Payload> payloadFromProto(const proto::TxBody& pb) {
-    switch (pb.payload_case()) {
-        case proto::TxBody::kTransfer: {
-            GL_ASSIGN_OR_RETURN(to, fixed<Address>(pb.transfer().to(), "transfer.to"));
-            auto amount = readU128(asBytes(pb.transfer().amount()));
-            if (!amount) {
-                return fail(ErrorCode::kBadLength, "transfer.amount must be 16 bytes");
-            }
-            return Transfer{to, *amount};
-        }
-        case proto::TxBody::PAYLOAD_NOT_SET:
-            break;
-    }
-    return fail(ErrorCode::kUnknownPayload, "transaction has no known payload");
 }
 
 }  // namespace
@@ -71,7 +48,7 @@ Result<SignedTx> decodeTx(ByteView raw) {
     out.body.sender = sender;
     out.body.nonce = body.nonce();
     out.body.validUntilHeight = body.valid_until_height();
-    GL_ASSIGN_OR_RETURN(payload, payloadFromProto(body));
+    GL_ASSIGN_OR_RETURN(payload, detail::payloadFromProto(body));
     out.body.payload = payload;
     out.sender = crypto::addressOf(sender);
     return out;

@@ -34,6 +34,11 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
     if (cert) {
         out["certified_by"] = qcJson(*cert);
     }
+    GL_ASSIGN_OR_RETURN(system, ctx.blocks->systemReceiptAt(block->header.height));
+    if (system) {
+        // The chain's own work before the block's txs (epoch settlements): docs/tokenomics.md.
+        out["system_receipt"] = receiptJson(*system);
+    }
     if (roots) {
         // The roots after executing this block; a later block's header carries them certified.
         out["state_root"] = roots->stateRoot.hex();

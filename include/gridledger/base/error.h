@@ -48,6 +48,26 @@ enum class ErrorCode : std::uint16_t {
     kConfig = 80,
     kUnavailable = 81,
     kInternal = 99,
+    // System contracts (DESIGN.md §6): refusals recorded on receipts.
+    kNotValidator = 100,
+    kAlreadyVoted = 101,
+    kProposalNotFound = 102,
+    kProposalClosed = 103,
+    kProposalExpired = 104,
+    kInvalidProposal = 105,
+    kProviderExists = 106,
+    kProviderNotFound = 107,
+    kProviderNotAdmitted = 108,
+    kProviderSuspended = 109,
+    kBeyondInventory = 110,
+    kSlotAlreadyAttested = 111,
+    kFutureSlot = 112,
+    kWrongEpoch = 113,
+    kNotVerifier = 114,
+    kAttestationNotFound = 115,
+    kAlreadyChallenged = 116,
+    kInvalidInventory = 117,
+    kUnknownCategory = 118,
 };
 
 /** The stable snake_case token of a code, e.g. "bad_signature". Never changes once published. */

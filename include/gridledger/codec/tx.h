@@ -7,21 +7,13 @@
 #include <gridledger/base/amount.h>
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
+#include <gridledger/codec/payloads.h>
 #include <gridledger/crypto/schnorr.h>
 
 namespace gridledger::codec {
 
 /** Largest encoded transaction accepted anywhere (RPC, mempool, blocks). */
 inline constexpr std::size_t kMaxTxBytes = 64 * 1024;
-
-/** Moves `amount` DPS base units from the sender to `to`. */
-struct Transfer {
-    Address to;
-    u128 amount = 0;
-};
-
-/** What a transaction does; one alternative per system-contract action. */
-using Payload = std::variant<Transfer>;
 
 /** The signed part of a transaction. */
 struct TxBody {

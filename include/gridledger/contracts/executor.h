@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <gridledger/codec/block.h>
 #include <gridledger/codec/receipt.h>
 #include <gridledger/contracts/genesis.h>
+#include <gridledger/contracts/providers.h>
 #include <gridledger/contracts/state.h>
 #include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/state_tree.h>
@@ -18,9 +20,19 @@ namespace gridledger::contracts {
 /** What executing one committed block produced. */
 struct ExecutedBlock {
     std::uint64_t height = 0;
+    /** One receipt per transaction, in block order. */
     std::vector<codec::Receipt> receipts;
+    /**
+     * The events of the work the chain did by itself before the block's transactions (the epoch
+     * settlements it triggered): set only when there were any. Index kSystemReceiptIndex, tx hash
+     * systemReceiptHash(height).
+     */
+    std::optional<codec::Receipt> systemReceipt;
     ledger::ExecRoots roots;
 };
+
+/** The tx hash of the system receipt at `height`: SHA-256("gridledger/system-receipt" ‖ height). */
+[[nodiscard]] Hash256 systemReceiptHash(std::uint64_t height);
 
 /** Tells whether a transaction's signature was already verified (e.g. at mempool admission). */
 using VerifiedCache = std::function<bool(const Hash256& txHash)>;
@@ -35,13 +47,17 @@ class Executor {
     Executor(storage::KvStore& store, ledger::StateTree& tree, const ledger::BlockStore& blocks,
              std::string chainId);
 
-    /** Writes the genesis state (version 0) and block; requires an empty database. */
+    /**
+     * Writes the genesis state (version 0) and block; requires an empty database. Besides the
+     * accounts it writes the chain parameters, the validator set, the tokenomics state with the
+     * reward pool, the verifiers and the providers admitted at genesis.
+     */
     [[nodiscard]] Result<ExecutedBlock> commitGenesis(const Genesis& genesis);
 
     /**
      * Executes `block` (height = executed height + 1) certified by `certifyingQc` and commits it.
      * An invalid transaction fails with a receipt; it never halts the chain. Fails only on storage
-     * errors or a block at the wrong height.
+     * errors, a block at the wrong height, or a broken settlement invariant (kInternal).
      */
     [[nodiscard]] Result<ExecutedBlock> executeAndCommit(const codec::Block& block,
                                                          const codec::QuorumCert& certifyingQc,
@@ -49,16 +65,29 @@ class Executor {
 
     /** Root of the results of one block: Merkle root over SHA-256 of each encoded receipt. */
     [[nodiscard]] static Hash256 resultsRoot(const std::vector<codec::Receipt>& receipts);
+    /**
+     * The same with the block's system receipt, when there is one, as the first leaf (it ran
+     * before the transactions); without one it equals resultsRoot(receipts).
+     */
+    [[nodiscard]] static Hash256 resultsRoot(const std::optional<codec::Receipt>& system,
+                                             const std::vector<codec::Receipt>& receipts);
+
+    /**
+     * Executes `block` into `state` without committing: the system work of its timestamp (epoch
+     * settlements), then its transactions. What executeAndCommit commits; tests use it to run
+     * many blocks in memory. Fails only on storage errors or a broken settlement invariant.
+     */
+    [[nodiscard]] Result<ExecutedBlock> execute(StateLayer& state, const codec::Block& block,
+                                                const VerifiedCache& verified) const;
 
   private:
-    [[nodiscard]] Result<codec::Receipt> executeTx(StateLayer& block, std::uint64_t height,
+    [[nodiscard]] Result<codec::Receipt> executeTx(StateLayer& state, const BlockContext& context,
                                                    std::uint32_t index, ByteView raw,
                                                    const VerifiedCache& verified,
                                                    std::set<Hash256>& seen) const;
     [[nodiscard]] Result<ExecutedBlock> commit(const codec::Block& block,
                                                const codec::QuorumCert& certifyingQc,
-                                               const StateLayer& state,
-                                               std::vector<codec::Receipt> receipts);
+                                               const StateLayer& state, ExecutedBlock executed);
 
     storage::KvStore& store_;
     ledger::StateTree& tree_;

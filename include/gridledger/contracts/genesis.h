@@ -9,6 +9,9 @@
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
 #include <gridledger/codec/block.h>
+#include <gridledger/codec/payloads.h>
+#include <gridledger/contracts/params.h>
+#include <gridledger/contracts/tokenomics.h>
 
 namespace gridledger::contracts {
 
@@ -36,6 +39,12 @@ struct ConsensusParams {
     std::uint64_t maxValidityBlocks = 100000;  // how far ahead valid_until_height may reach
 };
 
+/** A provider registered and admitted at genesis. */
+struct GenesisProvider {
+    Address address;
+    codec::RegisterProvider inventory;
+};
+
 /** The chain's starting point: identity, validators, balances and parameters. */
 struct Genesis {
     std::string chainId;
@@ -43,12 +52,42 @@ struct Genesis {
     std::vector<GenesisValidator> validators;
     std::vector<GenesisAccount> accounts;
     ConsensusParams consensus;
+    /** Tokenomics parameters (the paper's defaults unless the file sets them). */
+    TokenomicsParams tokenomics;
+    /** DPS base units in the reward pool at genesis: part of the total supply, in no account. */
+    u128 rewardPool = 0;
+    /** The power index (defaultPowerIndex() unless the file sets it). */
+    PowerIndexParams powerIndex = defaultPowerIndex();
+    GovernanceParams governance;
+    /** Accounts holding the verifier role from genesis. */
+    std::vector<Address> verifiers;
+    /** Providers admitted from genesis. */
+    std::vector<GenesisProvider> providers;
+
+    /** The parameters the system contracts start with. */
+    [[nodiscard]] ChainParams chainParams() const;
 };
 
-/** Parses genesis JSON (the format of the files in genesis/); every field is checked. */
+/**
+ * Parses genesis JSON (the format of the files in genesis/); every field is checked. The
+ * sections `tokenomics`, `power_index`, `governance`, `verifiers` and `providers` are optional, and
+ * so is every field of `tokenomics` and `governance`: an absent one takes its default. The
+ * parameters must validate, verifiers and providers be unique, inventories well formed and
+ * valued by the power index, and Σ balances + reward pool fit in 128 bits (kConfig otherwise).
+ */
 [[nodiscard]] Result<Genesis> parseGenesis(std::string_view json);
-/** Renders genesis JSON, stable field order, amounts as decimal strings. */
+/** Renders genesis JSON with every section and field, stable order, amounts as decimal strings. */
 [[nodiscard]] std::string genesisToJson(const Genesis& genesis);
+
+/**
+ * A provider inventory from its JSON form (the `providers[]` entries of genesis without
+ * `address`, and the file `gridledger tx register-provider --inventory` reads):
+ * `{"devices": [{"model", "count", "peak_gflops", "memory_bandwidth_gbps", "memory_capacity_gb",
+ * "features": [...], "power_watts", "factors": [{"name", "value"}]}], "labels": [{"key",
+ * "value"}], "categories": [...]}`; u64 values as decimal strings. kConfig naming the field.
+ */
+[[nodiscard]] Result<codec::RegisterProvider> parseInventoryJson(std::string_view json);
+[[nodiscard]] std::string inventoryToJson(const codec::RegisterProvider& inventory);
 
 /**
  * The genesis block: height 0, round 0, parent id = SHA-256 of genesisToJson(genesis), timestamp

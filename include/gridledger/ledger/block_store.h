@@ -15,6 +15,13 @@ struct TxLocation {
     std::uint32_t index = 0;
 };
 
+/**
+ * The receipt index of a block's system receipt (the events of the chain's own work before the
+ * block's transactions, such as epoch settlements). No transaction can have it: a block holds
+ * fewer than 2^32 − 1 transactions.
+ */
+inline constexpr std::uint32_t kSystemReceiptIndex = 0xffffffffU;
+
 /** The roots after executing the block at some height. */
 struct ExecRoots {
     Hash256 stateRoot;
@@ -37,6 +44,13 @@ class BlockStore {
                        const std::vector<codec::Receipt>& receipts, const ExecRoots& roots) const;
 
     /**
+     * Stages the system receipt of the block at `height` under (height, kSystemReceiptIndex). It
+     * is not indexed by tx hash: no transaction carries it.
+     */
+    void stageSystemReceipt(storage::WriteBatch& batch, std::uint64_t height,
+                            const codec::Receipt& receipt) const;
+
+    /**
      * Stages the commit proof of the committed block at `height` (a node serves committed blocks
      * to peers up to a height it holds a proof for).
      */
@@ -53,6 +67,8 @@ class BlockStore {
     [[nodiscard]] Result<std::optional<ExecRoots>> rootsAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<TxLocation>> locateTx(const Hash256& txHash) const;
     [[nodiscard]] Result<std::optional<codec::Receipt>> receiptAt(const TxLocation& where) const;
+    /** The system receipt of the block at `height`; std::nullopt when the block had none. */
+    [[nodiscard]] Result<std::optional<codec::Receipt>> systemReceiptAt(std::uint64_t height) const;
 
   private:
     storage::KvStore& store_;

@@ -17,6 +17,16 @@ inline constexpr std::uint64_t kDefaultNonceWindow = 64;
 /** How far ahead of the next height a transaction may set its expiry (one day at 1 block/s). */
 inline constexpr std::uint64_t kDefaultMaxValidityBlocks = 86'400;
 
+/** Bounds on the text and lists of system-contract payloads (checkPayloadShape). */
+inline constexpr std::size_t kMaxNameBytes = 64;
+inline constexpr std::size_t kMaxTextBytes = 256;
+inline constexpr std::size_t kMaxInventoryModels = 64;
+inline constexpr std::size_t kMaxDeviceFeatures = 16;
+inline constexpr std::size_t kMaxDeviceFactors = 16;
+inline constexpr std::size_t kMaxLabels = 32;
+inline constexpr std::size_t kMaxCategories = 16;
+inline constexpr std::size_t kMaxEvidence = 16;
+
 /**
  * The admission rules a transaction's shape is checked against. `nextHeight` is the height of
  * the next block to be built (last committed height + 1); the rest is configuration.
@@ -33,7 +43,7 @@ struct TxRules {
  * Stateless checks of a decoded transaction, in this order:
  * - chain id differs from rules.chainId: kWrongChainId;
  * - encoded size above min(rules.maxTxBytes, codec::kMaxTxBytes): kTxTooLarge;
- * - payload: a transfer of zero: kZeroAmount; a transfer to the sender itself: kSelfTransfer;
+ * - payload: checkPayloadShape;
  * - validUntilHeight < rules.nextHeight: kExpired;
  * - validUntilHeight > rules.nextHeight + rules.maxValidityBlocks: kInvalidArgument.
  *
@@ -41,6 +51,24 @@ struct TxRules {
  * or the nonce. Pure: the same inputs always give the same answer.
  */
 [[nodiscard]] Status checkShape(const codec::SignedTx& tx, const TxRules& rules);
+
+/**
+ * Stateless checks of a payload sent by `sender`; the executor runs them again before executing
+ * a payload, so a block carrying a malformed payload fails it with the same code.
+ * - transfer: zero amount kZeroAmount; to the sender itself kSelfTransfer;
+ * - propose: kInvalidProposal for an empty or oversized name or value, a zero key or address;
+ * - register_provider: kInvalidInventory unless it has 1 … kMaxInventoryModels devices with unique
+ *   non-empty model names, each with a count > 0, a peak > 0, unique non-empty features and factor
+ *   names (at most 16 each), at most kMaxLabels labels with unique non-empty keys, and
+ *   1 … kMaxCategories unique non-empty categories;
+ * - attest: kInvalidArgument unless the category is non-empty, 1 … kMaxInventoryModels devices
+ *   have unique non-empty models and counts > 0, the renewable share is ≤ 10 000 bps and there are
+ *   at most kMaxEvidence evidence hashes;
+ * - challenge: kInvalidArgument for a reason above kMaxTextBytes.
+ * Every text (names, labels, reasons, values) must be printable ASCII, names at most
+ * kMaxNameBytes and other texts at most kMaxTextBytes. Pure.
+ */
+[[nodiscard]] Status checkPayloadShape(const codec::Payload& payload, const Address& sender);
 
 /** The nonces one sender has pending (not yet committed), each with the hash of its tx. */
 using PendingNonces = std::map<std::uint64_t, Hash256>;

@@ -40,6 +40,22 @@ TEST(RpcErrors, TransactionErrorsMapToTransactionRejected) {
     }
 }
 
+TEST(RpcErrors, ContractRefusalsMapToTransactionRejectedAndTheirNotFoundsToNotFound) {
+    for (ErrorCode code :
+         {ErrorCode::kNotValidator, ErrorCode::kAlreadyVoted, ErrorCode::kProposalClosed,
+          ErrorCode::kProposalExpired, ErrorCode::kInvalidProposal, ErrorCode::kProviderExists,
+          ErrorCode::kProviderNotAdmitted, ErrorCode::kProviderSuspended,
+          ErrorCode::kBeyondInventory, ErrorCode::kSlotAlreadyAttested, ErrorCode::kFutureSlot,
+          ErrorCode::kWrongEpoch, ErrorCode::kNotVerifier, ErrorCode::kAlreadyChallenged,
+          ErrorCode::kInvalidInventory, ErrorCode::kUnknownCategory}) {
+        EXPECT_EQ(rpcCodeOf(code), kTransactionRejected) << reasonOf(code);
+    }
+    for (ErrorCode code : {ErrorCode::kProposalNotFound, ErrorCode::kProviderNotFound,
+                           ErrorCode::kAttestationNotFound}) {
+        EXPECT_EQ(rpcCodeOf(code), kResourceNotFound) << reasonOf(code);
+    }
+}
+
 TEST(RpcErrors, ResourceLimitAndInternalErrorsMapToTheirCategories) {
     EXPECT_EQ(rpcCodeOf(ErrorCode::kNotFound), kResourceNotFound);
     EXPECT_EQ(rpcCodeOf(ErrorCode::kMempoolFull), kLimitExceeded);

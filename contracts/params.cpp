@@ -1,0 +1,343 @@
+#include <gridledger/contracts/params.h>
+
+#include "record.h"
+
+namespace gridledger::contracts {
+namespace {
+
+constexpr std::uint8_t kFormat = 1;
+constexpr std::string_view kFactorPrefix = "index.factor.";
+constexpr std::string_view kCategoryPrefix = "index.category.";
+
+Error badParameter(std::string_view name, std::string_view why) {
+    return Error{ErrorCode::kInvalidProposal,
+                 "parameter '" + std::string(name) + "': " + std::string(why)};
+}
+
+Result<std::uint64_t> u64Value(std::string_view name, std::string_view text) {
+    auto value = parseU64(text);
+    if (!value) {
+        return std::unexpected(badParameter(name, "value is not a decimal u64"));
+    }
+    return *value;
+}
+
+Result<std::uint32_t> bpsValue(std::string_view name, std::string_view text) {
+    GL_ASSIGN_OR_RETURN(value, u64Value(name, text));
+    if (value > kBps) {
+        return std::unexpected(badParameter(name, "value above 10000 bps"));
+    }
+    return static_cast<std::uint32_t>(value);
+}
+
+/** "factor=bps,factor=bps" → weights, in the order given. */
+Result<std::vector<FactorWeight>> weightsValue(std::string_view name, std::string_view text) {
+    std::vector<FactorWeight> out;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        const auto eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0) {
+            return std::unexpected(badParameter(name, "weights are factor=bps,factor=bps"));
+        }
+        GL_ASSIGN_OR_RETURN(bps, bpsValue(name, item.substr(eq + 1)));
+        out.push_back(FactorWeight{std::string(item.substr(0, eq)), bps});
+    }
+    return out;
+}
+
+std::string weightsText(const std::vector<FactorWeight>& weights) {
+    std::string out;
+    for (const auto& w : weights) {
+        out += (out.empty() ? "" : ",") + w.factor + "=" + std::to_string(w.weightBps);
+    }
+    return out;
+}
+
+/** Splits "index.category.<name>.<field>" into name and field; false when it does not fit. */
+bool splitNamed(std::string_view full, std::string_view prefix, std::string_view& name,
+                std::string_view& field) {
+    if (!full.starts_with(prefix)) {
+        return false;
+    }
+    const std::string_view rest = full.substr(prefix.size());
+    const auto dot = rest.rfind('.');
+    if (dot == std::string_view::npos || dot == 0) {
+        return false;
+    }
+    name = rest.substr(0, dot);
+    field = rest.substr(dot + 1);
+    return true;
+}
+
+PerformanceFactor* findFactor(PowerIndexParams& index, std::string_view name) {
+    for (auto& f : index.factors) {
+        if (f.name == name) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+WorkloadCategory* findCategory(PowerIndexParams& index, std::string_view name) {
+    for (auto& c : index.categories) {
+        if (c.name == name) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+/** Applies one change in place; the caller validates the whole result. */
+Status setOne(ChainParams& p, std::string_view name, std::string_view value) {
+    auto& t = p.tokenomics;
+    if (name == "tokenomics.epoch_ms" || name == "tokenomics.slot_ms") {
+        return std::unexpected(badParameter(name, "fixed at genesis: it defines the epoch grid"));
+    }
+    if (name == "tokenomics.reward_share_bps") {
+        GL_ASSIGN_OR_RETURN(v, bpsValue(name, value));
+        t.rewardShareBps = v;
+        return {};
+    }
+    if (name == "tokenomics.pool_share_bps") {
+        GL_ASSIGN_OR_RETURN(v, bpsValue(name, value));
+        t.poolShareBps = v;
+        return {};
+    }
+    if (name == "tokenomics.reward_rate") {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        t.rewardRate = v;
+        return {};
+    }
+    if (name == "tokenomics.halving_period_ms") {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        t.halvingPeriodMs = v;
+        return {};
+    }
+    if (name == "tokenomics.halving_gfl_threshold") {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        t.halvingGflThreshold = v;
+        return {};
+    }
+    if (name == "index.green_max_bonus_bps") {
+        GL_ASSIGN_OR_RETURN(v, bpsValue(name, value));
+        p.index.greenMaxBonusBps = v;
+        return {};
+    }
+    if (name == "governance.proposal_ttl_ms") {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        p.governance.proposalTtlMs = v;
+        return {};
+    }
+    std::string_view item;
+    std::string_view field;
+    if (splitNamed(name, kFactorPrefix, item, field) && field == "reference_max") {
+        auto* factor = findFactor(p.index, item);
+        if (factor == nullptr) {
+            return std::unexpected(badParameter(name, "no such factor"));
+        }
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        factor->referenceMax = v;
+        return {};
+    }
+    if (splitNamed(name, kCategoryPrefix, item, field)) {
+        auto* category = findCategory(p.index, item);
+        if (category == nullptr) {
+            return std::unexpected(badParameter(name, "no such category"));
+        }
+        if (field == "price_rate") {
+            auto v = parseU128(value);
+            if (!v) {
+                return std::unexpected(badParameter(name, "value is not a decimal u128"));
+            }
+            category->priceRate = *v;
+            return {};
+        }
+        if (field == "weights") {
+            GL_ASSIGN_OR_RETURN(weights, weightsValue(name, value));
+            category->weights = std::move(weights);
+            return {};
+        }
+    }
+    return std::unexpected(badParameter(name, "unknown parameter"));
+}
+
+void writeIndex(detail::RecordWriter& w, const PowerIndexParams& index) {
+    w.list(index.factors, [](detail::RecordWriter& out, const PerformanceFactor& f) {
+        out.text(f.name).u64(f.referenceMax);
+    });
+    w.list(index.categories, [](detail::RecordWriter& out, const WorkloadCategory& c) {
+        out.text(c.name);
+        out.list(c.weights, [](detail::RecordWriter& o, const FactorWeight& fw) {
+            o.text(fw.factor).u32(fw.weightBps);
+        });
+        out.u128v(c.priceRate);
+    });
+    w.u32(index.greenMaxBonusBps);
+}
+
+PowerIndexParams readIndex(detail::RecordReader& r) {
+    PowerIndexParams index;
+    index.factors = r.list<PerformanceFactor>([](detail::RecordReader& in) {
+        PerformanceFactor f;
+        f.name = in.text();
+        f.referenceMax = in.u64();
+        return f;
+    });
+    index.categories = r.list<WorkloadCategory>([](detail::RecordReader& in) {
+        WorkloadCategory c;
+        c.name = in.text();
+        c.weights = in.list<FactorWeight>([](detail::RecordReader& i) {
+            FactorWeight fw;
+            fw.factor = i.text();
+            fw.weightBps = i.u32();
+            return fw;
+        });
+        c.priceRate = in.u128v();
+        return c;
+    });
+    index.greenMaxBonusBps = r.u32();
+    return index;
+}
+
+}  // namespace
+
+Status ChainParams::validate() const {
+    GL_TRY(tokenomics.validate());
+    GL_TRY(index.validate());
+    if (governance.proposalTtlMs == 0) {
+        return fail(ErrorCode::kInvalidArgument, "governance.proposal_ttl_ms must be positive");
+    }
+    return {};
+}
+
+PowerIndexParams defaultPowerIndex() {
+    PowerIndexParams index;
+    index.factors = {
+        {"memory_bandwidth", 4000}, {"memory_capacity", 80}, {"feature.tensor_cores", 1}};
+    // C in DPS base units per PFLOP/s per second: 2.5·10^14 is 0.9 DPS per PFLOP/s-hour.
+    index.categories = {
+        {"ml_training",
+         {{"memory_bandwidth", 5000}, {"memory_capacity", 3000}, {"feature.tensor_cores", 2000}},
+         250'000'000'000'000},
+        {"inference",
+         {{"memory_bandwidth", 6000}, {"memory_capacity", 2000}, {"feature.tensor_cores", 2000}},
+         125'000'000'000'000},
+        {"hpc", {{"memory_bandwidth", 7000}, {"memory_capacity", 3000}}, 250'000'000'000'000},
+    };
+    return index;
+}
+
+Hash256 paramsKey() {
+    return detail::stateKey("gridledger/state/params");
+}
+
+Bytes encodeParams(const ChainParams& p) {
+    detail::RecordWriter w(kFormat);
+    w.u64(p.genesisTimeMs);
+    const auto& t = p.tokenomics;
+    w.u64(t.epochMs).u64(t.slotMs).u32(t.rewardShareBps).u64(t.rewardRate);
+    w.u64(t.halvingPeriodMs).u64(t.halvingGflThreshold).u32(t.poolShareBps);
+    writeIndex(w, p.index);
+    w.u64(p.governance.proposalTtlMs);
+    return w.take();
+}
+
+Result<ChainParams> decodeParams(ByteView bytes) {
+    detail::RecordReader r(bytes, "chain parameters");
+    r.format(kFormat);
+    ChainParams p;
+    p.genesisTimeMs = r.u64();
+    auto& t = p.tokenomics;
+    t.epochMs = r.u64();
+    t.slotMs = r.u64();
+    t.rewardShareBps = r.u32();
+    t.rewardRate = r.u64();
+    t.halvingPeriodMs = r.u64();
+    t.halvingGflThreshold = r.u64();
+    t.poolShareBps = r.u32();
+    p.index = readIndex(r);
+    p.governance.proposalTtlMs = r.u64();
+    GL_TRY(r.finish());
+    return p;
+}
+
+Result<ChainParams> loadParams(const StateLayer& state) {
+    GL_ASSIGN_OR_RETURN(value, state.get(paramsKey()));
+    if (!value) {
+        return fail(ErrorCode::kCorrupt, "the state holds no chain parameters");
+    }
+    return decodeParams(*value);
+}
+
+void storeParams(StateLayer& state, const ChainParams& params) {
+    state.put(paramsKey(), encodeParams(params));
+}
+
+Result<ChainParams> readParams(const ledger::StateTree& tree, std::uint64_t version) {
+    GL_ASSIGN_OR_RETURN(value, tree.get(paramsKey(), version));
+    if (!value) {
+        return fail(ErrorCode::kNotFound, "no chain parameters at this height");
+    }
+    return decodeParams(*value);
+}
+
+Result<ChainParams> withParameter(const ChainParams& params, const codec::SetParameter& change) {
+    ChainParams out = params;
+    GL_TRY(setOne(out, change.name, change.value));
+    if (auto valid = out.validate(); !valid) {
+        return std::unexpected(badParameter(change.name, valid.error().message));
+    }
+    return out;
+}
+
+std::string parameterValue(const ChainParams& params, std::string_view name) {
+    const auto& t = params.tokenomics;
+    if (name == "tokenomics.epoch_ms") {
+        return std::to_string(t.epochMs);
+    }
+    if (name == "tokenomics.slot_ms") {
+        return std::to_string(t.slotMs);
+    }
+    if (name == "tokenomics.reward_share_bps") {
+        return std::to_string(t.rewardShareBps);
+    }
+    if (name == "tokenomics.pool_share_bps") {
+        return std::to_string(t.poolShareBps);
+    }
+    if (name == "tokenomics.reward_rate") {
+        return std::to_string(t.rewardRate);
+    }
+    if (name == "tokenomics.halving_period_ms") {
+        return std::to_string(t.halvingPeriodMs);
+    }
+    if (name == "tokenomics.halving_gfl_threshold") {
+        return std::to_string(t.halvingGflThreshold);
+    }
+    if (name == "index.green_max_bonus_bps") {
+        return std::to_string(params.index.greenMaxBonusBps);
+    }
+    if (name == "governance.proposal_ttl_ms") {
+        return std::to_string(params.governance.proposalTtlMs);
+    }
+    auto copy = params.index;
+    std::string_view item;
+    std::string_view field;
+    if (splitNamed(name, kFactorPrefix, item, field) && field == "reference_max") {
+        const auto* factor = findFactor(copy, item);
+        return factor == nullptr ? "" : std::to_string(factor->referenceMax);
+    }
+    if (splitNamed(name, kCategoryPrefix, item, field)) {
+        const auto* category = findCategory(copy, item);
+        if (category != nullptr && field == "price_rate") {
+            return toDecimal(category->priceRate);
+        }
+        if (category != nullptr && field == "weights") {
+            return weightsText(category->weights);
+        }
+    }
+    return "";
+}
+
+}  // namespace gridledger::contracts

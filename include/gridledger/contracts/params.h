@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <gridledger/base/result.h>
+#include <gridledger/codec/payloads.h>
+#include <gridledger/contracts/state.h>
+#include <gridledger/contracts/tokenomics.h>
+#include <gridledger/ledger/state_tree.h>
+
+/**
+ * The chain parameters the system contracts run on (DESIGN.md §6): written at genesis into the
+ * state tree and changed only by governance (`set_parameter` proposals), so every node reads the
+ * same values at the same height.
+ */
+namespace gridledger::contracts {
+
+/** Governance parameters (DESIGN.md §6.1). */
+struct GovernanceParams {
+    /** A proposal takes votes for this long after the block that created it (7 days). */
+    std::uint64_t proposalTtlMs = 7 * kDayMs;
+
+    bool operator==(const GovernanceParams&) const = default;
+};
+
+/** Everything the system contracts read besides the state itself. */
+struct ChainParams {
+    /** Genesis time: tokenomics epoch 0 starts here. Fixed for the life of the chain. */
+    std::uint64_t genesisTimeMs = 0;
+    TokenomicsParams tokenomics;
+    PowerIndexParams index;
+    GovernanceParams governance;
+
+    /** Checks tokenomics, index and governance parameters (kInvalidArgument naming the fault). */
+    [[nodiscard]] Status validate() const;
+};
+
+/**
+ * GridLedger's default power index (the paper gives no values; docs/tokenomics.md): factors
+ * memory_bandwidth (4000 GB/s), memory_capacity (80 GB) and feature.tensor_cores (1), and the
+ * categories ml_training, inference and hpc.
+ */
+[[nodiscard]] PowerIndexParams defaultPowerIndex();
+
+/** State key of the chain parameters: SHA-256("gridledger/state/params"). */
+[[nodiscard]] Hash256 paramsKey();
+
+[[nodiscard]] Bytes encodeParams(const ChainParams& params);
+[[nodiscard]] Result<ChainParams> decodeParams(ByteView bytes);
+
+/** The parameters in `state`; kCorrupt if absent (genesis always writes them). */
+[[nodiscard]] Result<ChainParams> loadParams(const StateLayer& state);
+void storeParams(StateLayer& state, const ChainParams& params);
+[[nodiscard]] Result<ChainParams> readParams(const ledger::StateTree& tree, std::uint64_t version);
+
+/**
+ * `params` with one parameter set (the names and value forms of docs/tokenomics.md), validated.
+ * kInvalidProposal for an unknown name, a parameter fixed at genesis (tokenomics.epoch_ms,
+ * tokenomics.slot_ms), a value that does not parse, or a result that fails validate().
+ */
+[[nodiscard]] Result<ChainParams> withParameter(const ChainParams& params,
+                                                const codec::SetParameter& change);
+
+/** The current text value of a governable parameter (as withParameter reads it), or "". */
+[[nodiscard]] std::string parameterValue(const ChainParams& params, std::string_view name);
+
+}  // namespace gridledger::contracts

@@ -1,0 +1,172 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gridledger/codec/payloads.h>
+#include <gridledger/codec/receipt.h>
+#include <gridledger/contracts/params.h>
+#include <gridledger/contracts/state.h>
+#include <gridledger/contracts/tokenomics.h>
+#include <gridledger/ledger/state_tree.h>
+
+/**
+ * Providers, verifiers and PoCP attestations (DESIGN.md §6.2, docs/tokenomics.md "State layout"):
+ * registration with a hardware inventory, the admission status governance sets, one attestation
+ * per provider per slot valued by the power index, and verifiers' challenges.
+ */
+namespace gridledger::contracts {
+
+/** Where a provider stands; only kAdmitted providers may attest. */
+enum class ProviderStatus : std::uint8_t {
+    kRegistered = 0,  // waiting for governance to admit it
+    kAdmitted = 1,
+    kSuspended = 2,
+};
+
+/** "registered", "admitted" or "suspended". */
+[[nodiscard]] std::string_view statusName(ProviderStatus status);
+
+/** A registered provider. The inventory is kept sorted (devices by model, labels by key). */
+struct Provider {
+    Address address;
+    ProviderStatus status = ProviderStatus::kRegistered;
+    std::uint64_t registeredHeight = 0;
+    /** Height of the last status change (registration, admission, suspension, reinstatement). */
+    std::uint64_t statusHeight = 0;
+    codec::RegisterProvider inventory;
+
+    bool operator==(const Provider&) const = default;
+};
+
+/** One stored attestation and, once challenged, the challenge that zeroed it. */
+struct Attestation {
+    Address provider;
+    std::uint64_t epoch = 0;
+    std::uint64_t slot = 0;
+    std::uint64_t height = 0;
+    std::uint64_t timestampMs = 0;
+    codec::Attest claim;
+    /** The slot value: corrected GFLOP/s by the power index at the time of the attestation. */
+    std::uint64_t gflops = 0;
+    bool challenged = false;
+    Address challenger;
+    std::string challengeReason;
+    Hash256 challengeEvidence;
+    std::uint64_t challengeHeight = 0;
+
+    bool operator==(const Attestation&) const = default;
+};
+
+/** The block a transaction executes in. */
+struct BlockContext {
+    std::uint64_t height = 0;
+    std::uint64_t timestampMs = 0;
+};
+
+/** Upper bound on one slot value (10^9 PFLOP/s), so Σ over providers never nears 2^64. */
+inline constexpr std::uint64_t kMaxSlotGflops = 1'000'000'000'000'000ULL;
+
+[[nodiscard]] Result<std::optional<Provider>> loadProvider(const StateLayer& state,
+                                                           const Address& address);
+void storeProvider(StateLayer& state, const Provider& provider);
+[[nodiscard]] Result<std::optional<Provider>> readProvider(const ledger::StateTree& tree,
+                                                           std::uint64_t version,
+                                                           const Address& address);
+
+/** Every registered provider, ascending. */
+[[nodiscard]] Result<std::vector<Address>> loadProviderIndex(const StateLayer& state);
+[[nodiscard]] Result<std::vector<Address>> readProviderIndex(const ledger::StateTree& tree,
+                                                             std::uint64_t version);
+/** Every provider ever admitted (the ones an epoch settlement looks at), ascending. */
+[[nodiscard]] Result<std::vector<Address>> loadSettledIndex(const StateLayer& state);
+
+/** Every account holding the verifier role, ascending. */
+[[nodiscard]] Result<std::vector<Address>> loadVerifiers(const StateLayer& state);
+[[nodiscard]] Result<std::vector<Address>> readVerifiers(const ledger::StateTree& tree,
+                                                         std::uint64_t version);
+void storeVerifiers(StateLayer& state, const std::vector<Address>& verifiers);
+
+/** The attested slots of `provider` in `epoch`, ascending by slot. */
+[[nodiscard]] Result<std::vector<SlotSample>> loadSlotSamples(const StateLayer& state,
+                                                              const Address& provider,
+                                                              std::uint64_t epoch);
+[[nodiscard]] Result<std::optional<Attestation>> readAttestation(const ledger::StateTree& tree,
+                                                                 std::uint64_t version,
+                                                                 const Address& provider,
+                                                                 std::uint64_t epoch,
+                                                                 std::uint64_t slot);
+
+/**
+ * The power-index factor values of a device: memory_bandwidth (GB/s), memory_capacity (GB),
+ * `feature.<flag>` = 1 for each of its flags and 0 for every other `feature.` factor the index
+ * knows, then its named factors. kInvalidInventory if a named factor shadows one of these.
+ */
+[[nodiscard]] Result<DeviceSpec> deviceSpec(const PowerIndexParams& index,
+                                            const codec::DeviceModel& device);
+
+/**
+ * Checks that every device of `reg` can be valued by `index` in every category it serves:
+ * kUnknownCategory for a category the index lacks, kInvalidInventory when a device lacks a factor
+ * or the whole inventory at the largest green bonus exceeds kMaxSlotGflops.
+ */
+[[nodiscard]] Status checkInventory(const PowerIndexParams& index,
+                                    const codec::RegisterProvider& reg);
+
+/**
+ * Adds a provider with status `status` (genesis admits its providers directly). Requires the
+ * inventory's shape to be checked (ledger::checkPayloadShape). kProviderExists if registered;
+ * kUnknownCategory for a category the index lacks; kInvalidInventory when a device cannot be
+ * valued in one of the categories it serves or its full inventory exceeds kMaxSlotGflops.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> addProvider(StateLayer& state,
+                                                            const BlockContext& block,
+                                                            const Address& address,
+                                                            const codec::RegisterProvider& reg,
+                                                            ProviderStatus status);
+
+/** Executes register_provider: addProvider with status kRegistered. */
+[[nodiscard]] Result<std::vector<codec::Event>> executeRegisterProvider(
+    StateLayer& state, const BlockContext& block, const Address& sender,
+    const codec::RegisterProvider& reg);
+
+/**
+ * Moves a provider from `from` to `to` (governance: admit, suspend, reinstate). kProviderNotFound
+ * if unregistered, kInvalidProposal if its status is not `from`.
+ */
+[[nodiscard]] Result<codec::Event> changeProviderStatus(StateLayer& state,
+                                                        const BlockContext& block,
+                                                        const Address& address, ProviderStatus from,
+                                                        ProviderStatus to);
+
+/**
+ * Executes an attestation by `sender` in `block` (DESIGN.md §6.2). Refusals, in this order:
+ * kProviderNotAdmitted (never registered, or registered and not yet admitted), kProviderSuspended,
+ * kWrongEpoch (not the epoch of the block's timestamp, or a block before genesis), kInvalidArgument
+ * (slot ≥ S), kFutureSlot (a later slot than the block's), kSlotAlreadyAttested, kUnknownCategory
+ * (not served or not in the index), kBeyondInventory (a model not in the inventory, or more devices
+ * than registered), kOverflow (value beyond kMaxSlotGflops).
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> executeAttest(StateLayer& state,
+                                                              const BlockContext& block,
+                                                              const Address& sender,
+                                                              const codec::Attest& attest);
+
+/**
+ * Executes a verifier's challenge: it is upheld at once, zeroes the slot and is recorded on the
+ * attestation. Refusals: kNotVerifier, kWrongEpoch (the attestation's epoch is not the block's),
+ * kAttestationNotFound, kAlreadyChallenged.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> executeChallenge(StateLayer& state,
+                                                                 const BlockContext& block,
+                                                                 const Address& sender,
+                                                                 const codec::Challenge& challenge);
+
+/** Grants (true) or revokes (false) the verifier role; kInvalidProposal if it is already so. */
+[[nodiscard]] Result<codec::Event> setVerifier(StateLayer& state, const Address& account,
+                                               bool granted);
+
+}  // namespace gridledger::contracts

@@ -1,0 +1,45 @@
+// The system-contract error codes reach receipts on disk and clients: their numbers and reason
+// tokens are pinned here so that a renumbering fails a test.
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <gridledger/base/error.h>
+
+namespace gridledger {
+namespace {
+
+TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
+    const std::vector<std::pair<ErrorCode, std::pair<int, std::string>>> pinned{
+        {ErrorCode::kNotValidator, {100, "not_validator"}},
+        {ErrorCode::kAlreadyVoted, {101, "already_voted"}},
+        {ErrorCode::kProposalNotFound, {102, "proposal_not_found"}},
+        {ErrorCode::kProposalClosed, {103, "proposal_closed"}},
+        {ErrorCode::kProposalExpired, {104, "proposal_expired"}},
+        {ErrorCode::kInvalidProposal, {105, "invalid_proposal"}},
+        {ErrorCode::kProviderExists, {106, "provider_exists"}},
+        {ErrorCode::kProviderNotFound, {107, "provider_not_found"}},
+        {ErrorCode::kProviderNotAdmitted, {108, "provider_not_admitted"}},
+        {ErrorCode::kProviderSuspended, {109, "provider_suspended"}},
+        {ErrorCode::kBeyondInventory, {110, "beyond_inventory"}},
+        {ErrorCode::kSlotAlreadyAttested, {111, "slot_already_attested"}},
+        {ErrorCode::kFutureSlot, {112, "future_slot"}},
+        {ErrorCode::kWrongEpoch, {113, "wrong_epoch"}},
+        {ErrorCode::kNotVerifier, {114, "not_verifier"}},
+        {ErrorCode::kAttestationNotFound, {115, "attestation_not_found"}},
+        {ErrorCode::kAlreadyChallenged, {116, "already_challenged"}},
+        {ErrorCode::kInvalidInventory, {117, "invalid_inventory"}},
+        {ErrorCode::kUnknownCategory, {118, "unknown_category"}},
+    };
+    std::set<std::string_view> reasons;
+    for (const auto& [code, expected] : pinned) {
+        EXPECT_EQ(static_cast<int>(code), expected.first) << expected.second;
+        EXPECT_EQ(reasonOf(code), expected.second);
+        EXPECT_TRUE(reasons.insert(reasonOf(code)).second) << "duplicate " << expected.second;
+    }
+}
+
+}  // namespace
+}  // namespace gridledger

@@ -1,0 +1,362 @@
+// Properties over thousands of random operation sequences (seeded; each failure names its seed):
+// total DPS over accounts and the reward pool never changes, the GFL supply always equals the sum
+// of the providers' balances, nothing goes negative or wraps, and every ended epoch is settled
+// exactly once. Then: the same blocks replayed into a fresh database give the same roots.
+
+#include <random>
+#include <set>
+
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include "chain_harness.h"
+
+namespace gridledger::contracts {
+namespace {
+
+using testing::addressOf;
+using testing::Chain;
+using testing::kDps;
+using testing::kEpochMs;
+using testing::kGenesisMs;
+using testing::kSlotMs;
+using testing::petaflopInventory;
+using testing::testKey;
+
+constexpr std::uint64_t G = kGenesisMs;
+constexpr std::size_t kValidators = 3;
+
+struct Actors {
+    std::vector<crypto::SecretKey> validators{testKey(1), testKey(2), testKey(3)};
+    std::vector<crypto::SecretKey> providers{testKey(20), testKey(21), testKey(22)};
+    crypto::SecretKey verifier = testKey(30);
+    std::vector<crypto::SecretKey> users{testKey(40), testKey(41)};
+    /** A key that registers during the run and may get admitted. */
+    crypto::SecretKey newcomer = testKey(23);
+
+    /** Every key whose account can hold DPS in a run. */
+    std::vector<const crypto::SecretKey*> all() const {
+        std::vector<const crypto::SecretKey*> out;
+        for (const auto* list : {&validators, &providers, &users}) {
+            for (const auto& k : *list) {
+                out.push_back(&k);
+            }
+        }
+        out.push_back(&verifier);
+        out.push_back(&newcomer);
+        return out;
+    }
+};
+
+/** Epochs of 10 × 1 s, halving every 3 epochs or at 150 GFL converted, a 0.05 DPS pool. */
+Genesis propertyGenesis(const Actors& actors) {
+    Genesis g = testing::shortEpochGenesis(kValidators, kDps / 20);
+    g.tokenomics.halvingPeriodMs = 3 * kEpochMs;
+    g.tokenomics.halvingGflThreshold = 150 * kGflUnit;
+    g.governance.proposalTtlMs = 4 * kEpochMs;
+    const std::uint64_t sizes[] = {100, 50, 20};
+    for (std::size_t i = 0; i < actors.providers.size(); ++i) {
+        g.providers.push_back(
+            GenesisProvider{addressOf(actors.providers[i]), petaflopInventory(sizes[i])});
+        g.accounts.push_back(GenesisAccount{addressOf(actors.providers[i]), kDps});
+    }
+    g.verifiers.push_back(addressOf(actors.verifier));
+    for (const auto& u : actors.users) {
+        g.accounts.push_back(GenesisAccount{addressOf(u), 3 * kDps});
+    }
+    return g;
+}
+
+/** Random but plausible transactions: most are valid, many are not. */
+class OpGenerator {
+  public:
+    OpGenerator(const Actors& actors, std::uint64_t seed) : actors_(actors), rng_(seed) {}
+
+    /** The next block's time: usually within the slot grid, sometimes after idle epochs. */
+    std::uint64_t nextTime(std::uint64_t now) {
+        if (pick(10) == 0) {
+            return now + kEpochMs * (1 + pick(4)) + pick(kSlotMs);
+        }
+        return now + 200 + pick(kSlotMs);
+    }
+
+    std::vector<Bytes> txs(std::uint64_t now, std::uint64_t height) {
+        std::vector<Bytes> out;
+        // Providers mostly attest the current slot, so that medians are often non-zero.
+        const std::uint64_t epoch = (now - G) / kEpochMs;
+        const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
+        for (const auto& provider : actors_.providers) {
+            if (pick(5) != 0) {
+                out.push_back(
+                    sign(provider, testing::petaflops(epoch, slot, 1 + pick(110)), height));
+            }
+        }
+        const std::uint64_t count = pick(6);
+        for (std::uint64_t i = 0; i < count; ++i) {
+            auto [key, payload] = op(now);
+            out.push_back(sign(*key, std::move(payload), height));
+        }
+        return out;
+    }
+
+  private:
+    std::uint64_t pick(std::uint64_t n) {
+        return std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_);
+    }
+
+    template <typename T>
+    const T& oneOf(const std::vector<T>& items) {
+        return items[pick(items.size())];
+    }
+
+    Bytes sign(const crypto::SecretKey& key, codec::Payload payload, std::uint64_t height) {
+        auto& nonce = nonces_[addressOf(key)];
+        codec::TxBody body{std::string(testing::kChain), key.publicKey(), nonce++, height + 100,
+                           std::move(payload)};
+        return codec::signTx(body, key).raw;
+    }
+
+    const crypto::SecretKey& anyKey() { return *oneOf(actors_.all()); }
+
+    const crypto::SecretKey& anyProvider() {
+        return pick(8) == 0 ? actors_.newcomer : oneOf(actors_.providers);
+    }
+
+    std::pair<const crypto::SecretKey*, codec::Payload> op(std::uint64_t now) {
+        const std::uint64_t epoch = (now - G) / kEpochMs;
+        const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
+        switch (pick(10)) {
+            case 0:
+            case 1: {  // a DPS transfer, sometimes of more than the sender holds, or of zero
+                const auto& from = anyKey();
+                const auto& to = anyKey();
+                const u128 amount = pick(10) == 0 ? 0 : u128{pick(4'000)} * (kDps / 1'000);
+                return {&from, codec::Transfer{addressOf(to), amount}};
+            }
+            case 2:
+            case 3:
+            case 4:
+            case 5: {  // an attestation, mostly of the current or an earlier slot
+                codec::Attest a = testing::petaflops(epoch, slot, 1 + pick(110));
+                if (pick(6) == 0) {
+                    a.slot = pick(10);  // may be future or already attested
+                } else if (slot > 0 && pick(3) == 0) {
+                    a.slot = pick(slot);  // a late attestation of an earlier slot
+                }
+                if (pick(20) == 0) {
+                    a.epoch = epoch + 1;
+                }
+                return {&anyProvider(), a};
+            }
+            case 6: {  // a challenge, by the verifier or by someone without the role
+                const auto& who = pick(4) == 0 ? anyKey() : actors_.verifier;
+                codec::Challenge c{addressOf(anyProvider()), epoch, pick(slot + 1), "", {}};
+                return {&who, c};
+            }
+            case 7: {  // a proposal
+                const auto& proposer = pick(6) == 0 ? anyKey() : oneOf(actors_.validators);
+                const Address p = addressOf(anyProvider());
+                codec::ProposalAction action;
+                switch (pick(6)) {
+                    case 0:
+                        action = codec::SuspendProvider{p};
+                        break;
+                    case 1:
+                        action = codec::ReinstateProvider{p};
+                        break;
+                    case 2:
+                        action = codec::AdmitProvider{p};
+                        break;
+                    case 3:
+                        action = codec::SetParameter{"tokenomics.reward_share_bps",
+                                                     std::to_string(pick(10'001))};
+                        break;
+                    case 4:
+                        action = codec::SetParameter{"tokenomics.reward_rate",
+                                                     std::to_string(1 + pick(20'000'000'000ULL))};
+                        break;
+                    default:
+                        action = codec::SetParameter{"tokenomics.halving_gfl_threshold",
+                                                     std::to_string(1 + pick(300 * kGflUnit))};
+                        break;
+                }
+                proposals_ += 1;
+                return {&proposer, codec::Propose{action}};
+            }
+            case 8: {  // a vote on some proposal, mostly yes
+                const auto& voter = pick(8) == 0 ? anyKey() : oneOf(actors_.validators);
+                return {&voter, codec::ProposalVote{pick(proposals_ + 2), pick(4) != 0}};
+            }
+            default:  // the newcomer registers (once it succeeds, later ones are refused)
+                return {&actors_.newcomer, petaflopInventory(1 + pick(30))};
+        }
+    }
+
+    const Actors& actors_;
+    std::mt19937_64 rng_;
+    std::map<Address, std::uint64_t> nonces_;
+    std::uint64_t proposals_ = 0;
+};
+
+/** What the invariants saw, to show the runs did exercise settlements. */
+struct Coverage {
+    std::uint64_t settlements = 0;
+    std::uint64_t halvings = 0;
+    std::uint64_t shortfalls = 0;
+    std::uint64_t payouts = 0;
+    std::uint64_t successes = 0;
+    std::uint64_t refusals = 0;
+};
+
+/** Checks every invariant on `state` after a block at `now`. */
+void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDps,
+                     std::uint64_t now) {
+    const auto tokenomics = loadTokenomics(state);
+    ASSERT_TRUE(tokenomics);
+    // DPS: accounts + pool is constant (u128 sums, checked).
+    u128 dps = tokenomics->emission.rewardPool;
+    for (const auto* key : actors.all()) {
+        const auto account = loadAccount(state, addressOf(*key));
+        ASSERT_TRUE(account);
+        const auto sum = checkedAdd(dps, account->balance);
+        ASSERT_TRUE(sum) << "DPS sum overflows";
+        dps = *sum;
+    }
+    EXPECT_TRUE(dps == totalDps) << "total DPS " << toDecimal(dps) << " != " << toDecimal(totalDps);
+    // GFL: the supply is the sum of the balances.
+    std::uint64_t gfl = 0;
+    std::vector<const crypto::SecretKey*> holders;
+    for (const auto& p : actors.providers) {
+        holders.push_back(&p);
+    }
+    holders.push_back(&actors.newcomer);
+    for (const auto* key : holders) {
+        const auto balance = loadGfl(state, addressOf(*key));
+        ASSERT_TRUE(balance);
+        const auto sum = checkedAdd(gfl, *balance);
+        ASSERT_TRUE(sum) << "GFL sum overflows";
+        gfl = *sum;
+    }
+    EXPECT_EQ(gfl, tokenomics->gflSupply);
+    // Every ended epoch is settled, none ahead.
+    EXPECT_EQ(tokenomics->nextEpoch, (now - G) / kEpochMs);
+}
+
+void tally(const ExecutedBlock& done, Coverage& coverage) {
+    for (const auto& r : done.receipts) {
+        (r.success() ? coverage.successes : coverage.refusals) += 1;
+    }
+    if (!done.systemReceipt) {
+        return;
+    }
+    for (const auto& e : done.systemReceipt->events) {
+        coverage.settlements += e.kind == "epoch_settled" ? 1U : 0U;
+        coverage.halvings += e.kind == "halving" ? 1U : 0U;
+        coverage.payouts += e.kind == "dps_paid" ? 1U : 0U;
+        coverage.shortfalls +=
+            e.kind == "dps_paid" && testing::attr(e, "shortfall") != "0" ? 1U : 0U;
+    }
+}
+
+u128 totalOf(const Genesis& g) {
+    u128 total = g.rewardPool;
+    for (const auto& a : g.accounts) {
+        total += a.balance;
+    }
+    return total;
+}
+
+TEST(ConservationProperty, RandomSequencesConserveDpsAndGflAndSettleEachEpochOnce) {
+    const Actors actors;
+    const Genesis genesis = propertyGenesis(actors);
+    const u128 totalDps = totalOf(genesis);  // 0.05 (pool) + 3 × 1 + 2 × 3 = 9.05 DPS
+    ASSERT_TRUE(totalDps == 905 * kDps / 100);
+    Chain chain(genesis);
+    const auto alwaysVerified = [](const Hash256&) { return true; };
+    Coverage coverage;
+    constexpr std::uint64_t kSequences = 2'000;
+    constexpr std::uint64_t kBlocks = 16;
+    for (std::uint64_t seed = 1; seed <= kSequences; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        OpGenerator ops(actors, seed);
+        StateLayer state(chain.tree(), 0);
+        std::uint64_t now = G + 100;
+        for (std::uint64_t h = 1; h <= kBlocks; ++h) {
+            now = ops.nextTime(now);
+            codec::BlockHeader header;
+            header.height = h;
+            header.timestampMs = now;
+            auto done = chain.executor().execute(state, codec::makeBlock(header, ops.txs(now, h)),
+                                                 alwaysVerified);
+            ASSERT_TRUE(done) << done.error().message;
+            tally(*done, coverage);
+            checkInvariants(state, actors, totalDps, now);
+            if (::testing::Test::HasFailure()) {
+                return;
+            }
+        }
+    }
+    std::cout << "sequences=" << kSequences << " blocks=" << kSequences * kBlocks
+              << " settlements=" << coverage.settlements << " halvings=" << coverage.halvings
+              << " payouts=" << coverage.payouts << " shortfalls=" << coverage.shortfalls
+              << " ok_txs=" << coverage.successes << " refused_txs=" << coverage.refusals << "\n";
+    // The runs did exercise what the invariants are about.
+    EXPECT_GT(coverage.settlements, kSequences);
+    EXPECT_GT(coverage.halvings, 100U);
+    EXPECT_GT(coverage.shortfalls, 10U);
+    EXPECT_GT(coverage.successes, 10'000U);
+    EXPECT_GT(coverage.refusals, 10'000U);
+}
+
+TEST(ConservationProperty, TheInvariantCheckCatchesOneBaseUnitTooManyOfEitherToken) {
+    const Actors actors;
+    const Genesis genesis = propertyGenesis(actors);
+    Chain chain(genesis);
+    {
+        StateLayer state(chain.tree(), 0);
+        const Address user = addressOf(actors.users[0]);
+        auto account = *loadAccount(state, user);
+        account.balance += 1;
+        storeAccount(state, user, account);
+        EXPECT_NONFATAL_FAILURE(checkInvariants(state, actors, totalOf(genesis), G + 100),
+                                "total DPS");
+    }
+    {
+        StateLayer state(chain.tree(), 0);
+        auto tokenomics = *loadTokenomics(state);
+        tokenomics.gflSupply += 1;
+        storeTokenomics(state, tokenomics);
+        EXPECT_NONFATAL_FAILURE(checkInvariants(state, actors, totalOf(genesis), G + 100),
+                                "gflSupply");
+    }
+}
+
+TEST(ReplayDeterminism, TheSameBlocksInAFreshDatabaseGiveTheSameRootsOverNinetyEpochs) {
+    const Actors actors;
+    const Genesis genesis = propertyGenesis(actors);
+    Chain first(genesis);
+    OpGenerator ops(actors, 20240601);
+    std::uint64_t now = G + 100;
+    std::vector<ledger::ExecRoots> roots;
+    while ((now - G) / kEpochMs < 90) {
+        now = ops.nextTime(now);
+        auto done = first.block(now, ops.txs(now, first.height() + 1));
+        roots.push_back(done.roots);
+    }
+    const auto tokenomics = first.tokenomics();
+    EXPECT_GE(tokenomics.nextEpoch, 90U);
+    EXPECT_GE(tokenomics.emission.halvings, 5U);
+
+    Chain second(genesis);
+    ASSERT_EQ(*second.tree().rootAt(0), *first.tree().rootAt(0));
+    for (std::size_t i = 0; i < first.blocksRun().size(); ++i) {
+        auto done =
+            second.executor().executeAndCommit(first.blocksRun()[i], codec::QuorumCert{}, nullptr);
+        ASSERT_TRUE(done) << done.error().message;
+        ASSERT_EQ(done->roots, roots[i]) << "height " << i + 1;
+    }
+    EXPECT_EQ(second.tokenomics(), tokenomics);
+}
+
+}  // namespace
+}  // namespace gridledger::contracts

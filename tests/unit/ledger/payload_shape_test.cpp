@@ -1,0 +1,124 @@
+// Stateless shape checks of the system-contract payloads (ledger::checkPayloadShape), which both
+// admission and execution apply.
+
+#include <gtest/gtest.h>
+
+#include <gridledger/ledger/tx_validation.h>
+
+namespace gridledger::ledger {
+namespace {
+
+const Address kSender = [] {
+    Address a;
+    a[0] = 1;
+    return a;
+}();
+
+codec::RegisterProvider inventory() {
+    codec::DeviceModel d{"A100", 4, 312'000, 2'039, 80, {"tensor_cores"}, 400, {}};
+    return codec::RegisterProvider{{d}, {{"region", "eu"}}, {"ml_training"}};
+}
+
+codec::Attest attest() {
+    return codec::Attest{0, 0, "ml_training", {{"A100", 2}}, 800, 5'000, {}};
+}
+
+Address someone() {
+    Address a;
+    a[0] = 9;
+    return a;
+}
+
+TEST(PayloadShape, WellFormedPayloadsPass) {
+    NodeId node;
+    node[0] = 1;
+    PubKey key;
+    key[0] = 1;
+    for (const codec::Payload& p : std::vector<codec::Payload>{
+             inventory(), attest(), codec::Challenge{someone(), 0, 0, "why", {}},
+             codec::ProposalVote{0, true}, codec::Propose{codec::AddValidator{"v", key, node}},
+             codec::Propose{codec::SetParameter{"tokenomics.pool_share_bps", "500"}}}) {
+        auto status = checkPayloadShape(p, kSender);
+        EXPECT_TRUE(status) << codec::payloadKind(p) << ": " << status.error().message;
+    }
+}
+
+TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
+    struct Case {
+        std::string name;
+        codec::Payload payload;
+        ErrorCode code;
+    };
+    auto inv = [](auto change) {
+        auto r = inventory();
+        change(r);
+        return codec::Payload{r};
+    };
+    auto att = [](auto change) {
+        auto a = attest();
+        change(a);
+        return codec::Payload{a};
+    };
+    const std::string tooLong(kMaxNameBytes + 1, 'x');
+    const std::vector<Case> cases{
+        {"no device", inv([](auto& r) { r.devices.clear(); }), ErrorCode::kInvalidInventory},
+        {"empty model", inv([](auto& r) { r.devices[0].model = ""; }),
+         ErrorCode::kInvalidInventory},
+        {"model too long", inv([&](auto& r) { r.devices[0].model = tooLong; }),
+         ErrorCode::kInvalidInventory},
+        {"non-printable model", inv([](auto& r) { r.devices[0].model = "a\nb"; }),
+         ErrorCode::kInvalidInventory},
+        {"duplicate model", inv([](auto& r) { r.devices.push_back(r.devices[0]); }),
+         ErrorCode::kInvalidInventory},
+        {"count 0", inv([](auto& r) { r.devices[0].count = 0; }), ErrorCode::kInvalidInventory},
+        {"peak 0", inv([](auto& r) { r.devices[0].peakGflops = 0; }), ErrorCode::kInvalidInventory},
+        {"duplicate feature", inv([](auto& r) {
+             r.devices[0].features = {"a", "a"};
+         }),
+         ErrorCode::kInvalidInventory},
+        {"duplicate factor", inv([](auto& r) {
+             r.devices[0].factors = {{"x", 1}, {"x", 2}};
+         }),
+         ErrorCode::kInvalidInventory},
+        {"duplicate label key", inv([](auto& r) { r.labels.push_back(r.labels[0]); }),
+         ErrorCode::kInvalidInventory},
+        {"no category", inv([](auto& r) { r.categories.clear(); }), ErrorCode::kInvalidInventory},
+        {"too many models", inv([](auto& r) {
+             r.devices.clear();
+             for (std::size_t i = 0; i <= kMaxInventoryModels; ++i) {
+                 r.devices.push_back({"m" + std::to_string(i), 1, 1, 0, 0, {}, 0, {}});
+             }
+         }),
+         ErrorCode::kInvalidInventory},
+        {"attest without category", att([](auto& a) { a.category = ""; }),
+         ErrorCode::kInvalidArgument},
+        {"attest without device", att([](auto& a) { a.devices.clear(); }),
+         ErrorCode::kInvalidArgument},
+        {"attest count 0", att([](auto& a) { a.devices[0].count = 0; }),
+         ErrorCode::kInvalidArgument},
+        {"attest duplicate model", att([](auto& a) { a.devices.push_back(a.devices[0]); }),
+         ErrorCode::kInvalidArgument},
+        {"renewable share above 100%", att([](auto& a) { a.renewableShareBps = 10'001; }),
+         ErrorCode::kInvalidArgument},
+        {"too much evidence", att([](auto& a) { a.evidence.resize(kMaxEvidence + 1); }),
+         ErrorCode::kInvalidArgument},
+        {"challenge reason too long",
+         codec::Challenge{someone(), 0, 0, std::string(kMaxTextBytes + 1, 'r'), {}},
+         ErrorCode::kInvalidArgument},
+        {"empty parameter value", codec::Propose{codec::SetParameter{"a", ""}},
+         ErrorCode::kInvalidProposal},
+        {"zero provider address", codec::Propose{codec::AdmitProvider{Address{}}},
+         ErrorCode::kInvalidProposal},
+        {"zero consensus key", codec::Propose{codec::AddValidator{"v", PubKey{}, NodeId{}}},
+         ErrorCode::kInvalidProposal},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto status = checkPayloadShape(c.payload, kSender);
+        ASSERT_FALSE(status);
+        EXPECT_EQ(status.error().code, c.code) << reasonOf(status.error().code);
+    }
+}
+
+}  // namespace
+}  // namespace gridledger::ledger
