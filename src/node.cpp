@@ -59,6 +59,8 @@ template <class... Fs>
 struct Overloaded : Fs... {
     using Fs::operator()...;
 };
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
 
 /** How often admitted transactions leave for the peers, batched. */
 constexpr auto kGossipInterval = std::chrono::milliseconds(5);
@@ -83,8 +85,8 @@ constexpr std::size_t kPeerWorkThreads = 2;
 
 class NodeImpl {
   public:
-    NodeImpl(const crypto::SecretKey& validatorKey, crypto::NodeKey nodeKey)
-        : validatorKey_(validatorKey), nodeKey_(std::move(nodeKey)), proposer_(validatorKey) {}
+    NodeImpl(const crypto::SecretKey& validatorKey, const crypto::NodeKey& nodeKey)
+        : validatorKey_(validatorKey), nodeKey_(nodeKey), proposer_(validatorKey) {}
 
     Status open(const Home& home);
     /** Runs the consensus loop until a signal or a fatal storage error. */
@@ -990,7 +992,7 @@ void NodeImpl::fatal(const Error& error) {
 Result<std::unique_ptr<Node>> Node::start(const Home& home) {
     GL_ASSIGN_OR_RETURN(key, home.loadKey("validator"));
     GL_ASSIGN_OR_RETURN(nodeKey, home.loadNodeKey());
-    auto impl = std::make_unique<NodeImpl>(key, std::move(nodeKey));
+    auto impl = std::make_unique<NodeImpl>(key, nodeKey);
     GL_TRY(impl->open(home));
     return std::unique_ptr<Node>(new Node(std::move(impl)));
 }
