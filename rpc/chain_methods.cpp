@@ -13,6 +13,11 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"account_get", handlers::accountGet},
         {"chain_getHead", handlers::chainGetHead},
         {"chain_getBlock", handlers::chainGetBlock},
+        {"validator_getSet", handlers::validatorGetSet},
+        {"governance_getProposal", handlers::governanceGetProposal},
+        {"provider_get", handlers::providerGet},
+        {"tokenomics_get", handlers::tokenomicsGet},
+        {"tokenomics_getEpoch", handlers::tokenomicsGetEpoch},
     };
     for (const auto& [name, fn] : methods) {
         GL_TRY(table.add(

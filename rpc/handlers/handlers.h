@@ -19,9 +19,20 @@ Result<value> txGet(const ChainContext& ctx, const value& params);
 Result<value> accountGet(const ChainContext& ctx, const value& params);
 Result<value> chainGetHead(const ChainContext& ctx, const value& params);
 Result<value> chainGetBlock(const ChainContext& ctx, const value& params);
+Result<value> validatorGetSet(const ChainContext& ctx, const value& params);
+Result<value> governanceGetProposal(const ChainContext& ctx, const value& params);
+Result<value> providerGet(const ChainContext& ctx, const value& params);
+Result<value> tokenomicsGet(const ChainContext& ctx, const value& params);
+Result<value> tokenomicsGetEpoch(const ChainContext& ctx, const value& params);
 
 /** The executed head height; kUnavailable before genesis was written. */
 Result<std::uint64_t> executedHeight(const ChainContext& ctx);
+
+/**
+ * The state height a read method looks at: the optional decimal param `height` (position `index`
+ * or the named member), at most the executed head (kNotFound above it), else the head.
+ */
+Result<std::uint64_t> readHeight(const ChainContext& ctx, const value& params, std::size_t index);
 
 boost::json::object headerJson(const codec::Block& block);
 boost::json::object qcJson(const codec::QuorumCert& qc);

@@ -19,6 +19,18 @@ Result<std::uint64_t> executedHeight(const ChainContext& ctx) {
     return *height;
 }
 
+Result<std::uint64_t> readHeight(const ChainContext& ctx, const value& params, std::size_t index) {
+    GL_ASSIGN_OR_RETURN(head, executedHeight(ctx));
+    GL_ASSIGN_OR_RETURN(at, optionalU64Decimal(params, index, "height"));
+    const std::uint64_t height = at.value_or(head);
+    if (height > head) {
+        return fail(ErrorCode::kNotFound, "height " + std::to_string(height) +
+                                              " is above the executed head " +
+                                              std::to_string(head));
+    }
+    return height;
+}
+
 json::object qcJson(const codec::QuorumCert& qc) {
     json::array sigs;
     for (const auto& sig : qc.signatures) {

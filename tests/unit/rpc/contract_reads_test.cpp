@@ -1,0 +1,113 @@
+// The RPC views of the system contracts over a real executed chain: receipts' events rendered
+// generically by tx_get, the system receipt on chain_getBlock, and the contract read methods.
+
+#include <gtest/gtest.h>
+
+#include <gridledger/rpc/chain_methods.h>
+
+#include "unit/contracts/chain_harness.h"
+
+namespace gridledger::rpc {
+namespace {
+
+using contracts::testing::addressOf;
+using contracts::testing::Chain;
+using contracts::testing::kDps;
+using contracts::testing::kGenesisMs;
+using contracts::testing::petaflopInventory;
+using contracts::testing::petaflops;
+using contracts::testing::testKey;
+namespace json = boost::json;
+
+class ContractReads : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        auto genesis = contracts::testing::shortEpochGenesis(1, kDps);
+        chain_ = std::make_unique<Chain>(genesis);
+        const auto provider = testKey(50);
+        chain_->run(kGenesisMs + 100, provider, petaflopInventory(100));
+        chain_->pass(kGenesisMs + 200, codec::AdmitProvider{addressOf(provider)});
+        for (std::uint64_t slot = 0; slot < 10; ++slot) {
+            auto r =
+                chain_->run(kGenesisMs + slot * 1'000 + 500, provider, petaflops(0, slot, 100));
+            attestHash_ = r.txHash;
+        }
+        chain_->block(kGenesisMs + 10'500, {});  // settles epoch 0
+        settledAt_ = chain_->height();
+        ChainContext ctx;
+        ctx.chainId = chain_->genesis().chainId;
+        ctx.blocks = &chain_->blocks();
+        ctx.tree = &chain_->tree();
+        ASSERT_TRUE(addChainMethods(table_, ctx));
+    }
+
+    json::value call(const std::string& method, json::value params) {
+        const auto* handler = table_.find(method);
+        EXPECT_NE(handler, nullptr) << method;
+        auto out = (*handler)(params);
+        EXPECT_TRUE(out) << method << ": " << out.error().message;
+        return out ? *out : json::value{};
+    }
+
+    std::unique_ptr<Chain> chain_;
+    MethodTable table_;
+    Hash256 attestHash_;
+    std::uint64_t settledAt_ = 0;
+};
+
+TEST_F(ContractReads, TxGetRendersAContractReceiptsEventsGenerically) {
+    const auto tx = call("tx_get", json::array{json::string(attestHash_.hex())});
+    const auto& event = tx.at("receipt").at("events").at(0);
+    EXPECT_EQ(event.at("kind"), "attestation");
+    EXPECT_EQ(event.at("attributes").at("gflops"), "100000000");
+    EXPECT_EQ(event.at("attributes").at("slot"), "9");
+}
+
+TEST_F(ContractReads, ChainGetBlockShowsTheSystemReceiptOfASettlingBlock) {
+    const auto block =
+        call("chain_getBlock", json::array{json::string(std::to_string(settledAt_))});
+    const auto& system = block.at("system_receipt");
+    EXPECT_EQ(system.at("tx_hash").as_string(), contracts::systemReceiptHash(settledAt_).hex());
+    bool settled = false;
+    for (const auto& e : system.at("events").as_array()) {
+        settled = settled || e.at("kind") == "epoch_settled";
+    }
+    EXPECT_TRUE(settled);
+    const auto quiet =
+        call("chain_getBlock", json::array{json::string(std::to_string(settledAt_ - 1))});
+    EXPECT_FALSE(quiet.as_object().contains("system_receipt"));
+}
+
+TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) {
+    const auto set = call("validator_getSet", json::array{});
+    EXPECT_EQ(set.at("version"), "0");
+    EXPECT_EQ(set.at("validators").as_array().size(), 1U);
+
+    const auto proposal = call("governance_getProposal", json::array{json::string("0")});
+    EXPECT_EQ(proposal.at("action"), "admit_provider");
+    EXPECT_EQ(proposal.at("status"), "passed");
+    EXPECT_EQ(proposal.at("yes").as_array().size(), 1U);
+
+    const auto provider =
+        call("provider_get", json::array{json::string(addressOf(testKey(50)).hex())});
+    EXPECT_EQ(provider.at("status"), "admitted");
+    EXPECT_EQ(provider.at("gfl_balance"), "100000000");
+    EXPECT_EQ(provider.at("inventory").at("devices").at(0).at("model"), "pf1");
+
+    const auto tokenomics = call("tokenomics_get", json::array{});
+    EXPECT_EQ(tokenomics.at("gfl_supply"), "100000000");
+    EXPECT_EQ(tokenomics.at("next_epoch"), "1");
+    EXPECT_EQ(tokenomics.at("tokenomics").at("epoch_ms"), "10000");
+
+    const auto epoch = call("tokenomics_getEpoch", json::array{json::string("0")});
+    EXPECT_EQ(epoch.at("height").as_string(), std::to_string(settledAt_));
+    EXPECT_EQ(epoch.at("gfl_minted"), "100000000");
+
+    const auto* handler = table_.find("provider_get");
+    auto missing = (*handler)(json::array{json::string(addressOf(testKey(99)).hex())});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().code, ErrorCode::kProviderNotFound);
+}
+
+}  // namespace
+}  // namespace gridledger::rpc
