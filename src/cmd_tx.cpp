@@ -1,10 +1,14 @@
 #include <chrono>
+#include <fstream>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include <boost/json.hpp>
 
 #include <gridledger/codec/tx.h>
+#include <gridledger/contracts/genesis.h>
 
 #include "cli_options.h"
 
@@ -16,6 +20,44 @@ namespace {
 
 /** Default lifetime of a transaction built by the CLI, in blocks after the current head. */
 constexpr std::uint64_t kDefaultValidity = 1000;
+
+constexpr const char* kUsage = R"(usage: gridledger tx <payload> --from KEY [options]
+
+payloads:
+  transfer            --to ADDRESS --amount UNITS           move DPS (GFL cannot be transferred)
+  propose <action>    a governance proposal (validators only); actions:
+                        add-validator --name N --consensus-key 0x.. --node-id 0x..
+                        remove-validator --consensus-key 0x..
+                        admit-provider | suspend-provider | reinstate-provider --provider 0x..
+                        grant-verifier | revoke-verifier --account 0x..
+                        set-parameter --parameter NAME --value V
+  vote                --proposal ID [--reject]              a validator's vote
+  register-provider   --inventory FILE.json                 register as a provider
+  attest              --category C --device MODEL=COUNT...  a PoCP attestation (default: the
+                      [--epoch E --slot S]                  head block's epoch and slot)
+  challenge           --provider 0x.. --epoch E --slot S    a verifier's challenge
+
+common options: --from KEY (name of a key in the home) --nonce N --valid-for BLOCKS --rpc HOST:PORT
+--wait (print the receipt once committed) --home DIR; every payload takes --help.
+)";
+
+/** Options every payload takes. */
+struct Common {
+    std::string homeFlag;
+    std::string from;
+    std::string rpc;
+    std::string nonce;
+    std::uint64_t validFor = kDefaultValidity;
+    bool wait = false;
+};
+
+void addCommon(po::options_description& desc, Common& c) {
+    desc.add_options()("from", po::value(&c.from)->required(), "name of the sender's key")(
+        "nonce", po::value(&c.nonce), "sender nonce (default: the account's next nonce)")(
+        "valid-for", po::value(&c.validFor), "blocks after the head the tx stays valid")(
+        "rpc", po::value(&c.rpc), "node RPC endpoint host:port")(
+        "wait", po::bool_switch(&c.wait), "wait until committed and print the receipt");
+}
 
 Result<std::uint64_t> u64Field(const json::value& value, std::string_view key) {
     const auto* obj = value.if_object();
@@ -43,80 +85,293 @@ Result<json::value> waitCommitted(const Endpoint& endpoint, const std::string& h
     }
 }
 
-int runTransfer(const Args& args) {
-    std::string homeFlag;
-    std::string from;
-    std::string to;
-    std::string amount;
-    std::string rpc;
-    std::string nonceFlag;
-    std::uint64_t validFor = kDefaultValidity;
-    bool wait = false;
-    po::options_description desc("gridledger tx transfer --from KEY --to ADDRESS --amount UNITS");
-    desc.add_options()("from", po::value(&from)->required(), "name of the sender's key")(
-        "to", po::value(&to)->required(), "recipient address (0x + 40 hex)")(
-        "amount", po::value(&amount)->required(), "DPS base units (1 DPS = 10^18)")(
-        "nonce", po::value(&nonceFlag), "sender nonce (default: the account's next nonce)")(
-        "valid-for", po::value(&validFor), "blocks after the head the tx stays valid")(
-        "rpc", po::value(&rpc), "node RPC endpoint host:port")(
-        "wait", po::bool_switch(&wait), "wait until committed and print the receipt");
+/** Builds a payload once the node is known (some payloads read the chain first). */
+using Build = std::function<Result<codec::Payload>(const Endpoint&)>;
+
+/** Signs the payload from `--from`, submits it and prints the answers. */
+Status signAndSubmit(const Common& c, const Build& build) {
+    const Home home = Home::resolve(c.homeFlag);
+    GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from));
+    GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
+    const std::string sender = crypto::addressOf(key.publicKey()).hex();
+    GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
+    GL_ASSIGN_OR_RETURN(status, callRpc(endpoint, "node_status", json::array{}));
+    GL_ASSIGN_OR_RETURN(account,
+                        callRpc(endpoint, "account_get", json::array{json::string(sender)}));
+    GL_ASSIGN_OR_RETURN(height, u64Field(head, "height"));
+    GL_ASSIGN_OR_RETURN(nonce, c.nonce.empty() ? u64Field(account, "nonce") : parseU64(c.nonce));
+    const auto* chain = status.as_object().if_contains("chain_id");
+    if (chain == nullptr || !chain->is_string()) {
+        return fail(ErrorCode::kMalformed, "unexpected answer from the node");
+    }
+    GL_ASSIGN_OR_RETURN(payload, build(endpoint));
+    codec::TxBody body{std::string(chain->as_string()), key.publicKey(), nonce, height + c.validFor,
+                       std::move(payload)};
+    const codec::SignedTx tx = codec::signTx(body, key);
+    GL_ASSIGN_OR_RETURN(submitted,
+                        callRpc(endpoint, "tx_submit", json::array{json::string(toHex(tx.raw))}));
+    std::cout << json::serialize(submitted) << "\n";
+    if (c.wait) {
+        GL_ASSIGN_OR_RETURN(committed,
+                            waitCommitted(endpoint, tx.hash.hex(), std::chrono::seconds(60)));
+        std::cout << json::serialize(committed) << "\n";
+    }
+    return {};
+}
+
+/** Parses the options of `tx <name>` and runs it; `build` sees the parsed values. */
+int runPayload(const std::string& name, po::options_description& specific, const Args& args,
+               Common& common, const std::function<Result<Build>()>& prepare) {
+    po::options_description desc("gridledger tx " + name);
+    desc.add(specific);
+    addCommon(desc, common);
     int exitCode = 0;
-    if (!parseOptions("tx transfer", desc, {}, args, homeFlag, exitCode)) {
+    if (!parseOptions("tx " + name, desc, {}, args, common.homeFlag, exitCode)) {
         return exitCode;
     }
-    const Home home = Home::resolve(homeFlag);
-    auto key = home.loadKey(from);
-    auto toAddress = Address::fromHex(to);
-    auto units = parseU128(amount);
-    auto endpoint = resolveEndpoint(rpc, home);
-    for (const auto* error :
-         {key ? nullptr : &key.error(), toAddress ? nullptr : &toAddress.error(),
-          units ? nullptr : &units.error(), endpoint ? nullptr : &endpoint.error()}) {
-        if (error != nullptr) {
-            return reportError("tx transfer", *error);
+    auto build = prepare();
+    auto done = build ? signAndSubmit(common, *build) : Status(std::unexpected(build.error()));
+    return done ? 0 : reportError("tx " + name, done.error());
+}
+
+template <typename Fixed>
+Result<Fixed> fixedArg(const std::string& text, std::string_view what) {
+    auto value = Fixed::fromHex(text);
+    if (!value) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "--" + std::string(what) + ": " + value.error().message);
+    }
+    return *value;
+}
+
+Result<std::string> readFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return fail(ErrorCode::kIo, "cannot read " + path);
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+int runTransfer(const Args& args) {
+    Common c;
+    std::string to;
+    std::string amount;
+    po::options_description o("transfer");
+    o.add_options()("to", po::value(&to)->required(), "recipient address (0x + 40 hex)")(
+        "amount", po::value(&amount)->required(), "DPS base units (1 DPS = 10^18)");
+    return runPayload("transfer", o, args, c, [&]() -> Result<Build> {
+        GL_ASSIGN_OR_RETURN(address, fixedArg<Address>(to, "to"));
+        GL_ASSIGN_OR_RETURN(units, parseU128(amount));
+        return Build([address, units](const Endpoint&) -> Result<codec::Payload> {
+            return codec::Transfer{address, units};
+        });
+    });
+}
+
+/** The proposal action named `action` from the parsed values. */
+Result<codec::ProposalAction> proposalAction(const std::string& action,
+                                             const std::map<std::string, std::string>& v) {
+    const auto get = [&v](const std::string& key) -> Result<std::string> {
+        const auto it = v.find(key);
+        if (it == v.end() || it->second.empty()) {
+            return fail(ErrorCode::kInvalidArgument, "--" + key + " is required");
         }
+        return it->second;
+    };
+    if (action == "add-validator") {
+        GL_ASSIGN_OR_RETURN(name, get("name"));
+        GL_ASSIGN_OR_RETURN(keyText, get("consensus-key"));
+        GL_ASSIGN_OR_RETURN(nodeText, get("node-id"));
+        GL_ASSIGN_OR_RETURN(key, fixedArg<PubKey>(keyText, "consensus-key"));
+        GL_ASSIGN_OR_RETURN(node, fixedArg<NodeId>(nodeText, "node-id"));
+        return codec::AddValidator{name, key, node};
     }
-    const std::string sender = crypto::addressOf(key->publicKey()).hex();
-    auto head = callRpc(*endpoint, "chain_getHead", json::array{});
-    auto status = head ? callRpc(*endpoint, "node_status", json::array{}) : head;
-    auto account =
-        status ? callRpc(*endpoint, "account_get", json::array{json::string(sender)}) : status;
-    if (!account) {
-        return reportError("tx transfer", account.error());
+    if (action == "remove-validator") {
+        GL_ASSIGN_OR_RETURN(keyText, get("consensus-key"));
+        GL_ASSIGN_OR_RETURN(key, fixedArg<PubKey>(keyText, "consensus-key"));
+        return codec::RemoveValidator{key};
     }
-    auto height = u64Field(*head, "height");
-    auto nonce = nonceFlag.empty() ? u64Field(*account, "nonce") : parseU64(nonceFlag);
-    const auto* chain = status->as_object().if_contains("chain_id");
-    if (!height || !nonce || chain == nullptr || !chain->is_string()) {
-        return reportError("tx transfer",
-                           Error{ErrorCode::kMalformed, "unexpected answer from the node"});
+    if (action == "set-parameter") {
+        GL_ASSIGN_OR_RETURN(name, get("parameter"));
+        GL_ASSIGN_OR_RETURN(value, get("value"));
+        return codec::SetParameter{name, value};
     }
-    codec::TxBody body{std::string(chain->as_string()), key->publicKey(), *nonce,
-                       *height + validFor, codec::Transfer{*toAddress, *units}};
-    const codec::SignedTx tx = codec::signTx(body, *key);
-    auto submitted = callRpc(*endpoint, "tx_submit", json::array{json::string(toHex(tx.raw))});
-    if (!submitted) {
-        return reportError("tx transfer", submitted.error());
-    }
-    std::cout << json::serialize(*submitted) << "\n";
-    if (wait) {
-        auto committed = waitCommitted(*endpoint, tx.hash.hex(), std::chrono::seconds(60));
-        if (!committed) {
-            return reportError("tx transfer", committed.error());
+    const bool onProvider = action == "admit-provider" || action == "suspend-provider" ||
+                            action == "reinstate-provider";
+    if (onProvider) {
+        GL_ASSIGN_OR_RETURN(text, get("provider"));
+        GL_ASSIGN_OR_RETURN(who, fixedArg<Address>(text, "provider"));
+        if (action == "admit-provider") {
+            return codec::AdmitProvider{who};
         }
-        std::cout << json::serialize(*committed) << "\n";
+        if (action == "suspend-provider") {
+            return codec::SuspendProvider{who};
+        }
+        return codec::ReinstateProvider{who};
     }
-    return 0;
+    if (action == "grant-verifier" || action == "revoke-verifier") {
+        GL_ASSIGN_OR_RETURN(text, get("account"));
+        GL_ASSIGN_OR_RETURN(who, fixedArg<Address>(text, "account"));
+        if (action == "grant-verifier") {
+            return codec::GrantVerifier{who};
+        }
+        return codec::RevokeVerifier{who};
+    }
+    return fail(ErrorCode::kInvalidArgument, "unknown proposal action '" + action + "'");
+}
+
+int runPropose(const Args& args) {
+    if (args.empty() || args[0].starts_with("-")) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    const std::string action = args[0];
+    Common c;
+    std::map<std::string, std::string> v;
+    po::options_description o("propose " + action);
+    for (const char* key :
+         {"name", "consensus-key", "node-id", "provider", "account", "parameter", "value"}) {
+        o.add_options()(key, po::value(&v[key]), key);
+    }
+    return runPayload("propose " + action, o, Args(args.begin() + 1, args.end()), c,
+                      [&]() -> Result<Build> {
+                          GL_ASSIGN_OR_RETURN(parsed, proposalAction(action, v));
+                          return Build([parsed](const Endpoint&) -> Result<codec::Payload> {
+                              return codec::Propose{parsed};
+                          });
+                      });
+}
+
+int runVote(const Args& args) {
+    Common c;
+    std::uint64_t proposal = 0;
+    bool reject = false;
+    po::options_description o("vote");
+    o.add_options()("proposal", po::value(&proposal)->required(), "proposal id")(
+        "reject", po::bool_switch(&reject), "vote no (default: yes)");
+    return runPayload("vote", o, args, c, [&]() -> Result<Build> {
+        return Build([&](const Endpoint&) -> Result<codec::Payload> {
+            return codec::ProposalVote{proposal, !reject};
+        });
+    });
+}
+
+int runRegisterProvider(const Args& args) {
+    Common c;
+    std::string file;
+    po::options_description o("register-provider");
+    o.add_options()("inventory", po::value(&file)->required(),
+                    "JSON file: {devices: [...], labels: [...], categories: [...]} "
+                    "(docs/tokenomics.md)");
+    return runPayload("register-provider", o, args, c, [&]() -> Result<Build> {
+        GL_ASSIGN_OR_RETURN(text, readFile(file));
+        GL_ASSIGN_OR_RETURN(inventory, contracts::parseInventoryJson(text));
+        return Build([inventory](const Endpoint&) -> Result<codec::Payload> { return inventory; });
+    });
+}
+
+/** The epoch and slot of the node's head block, from tokenomics_get and chain_getHead. */
+Result<std::pair<std::uint64_t, std::uint64_t>> headSlot(const Endpoint& endpoint) {
+    GL_ASSIGN_OR_RETURN(t, callRpc(endpoint, "tokenomics_get", json::array{}));
+    GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
+    GL_ASSIGN_OR_RETURN(genesis, u64Field(t, "genesis_time_ms"));
+    GL_ASSIGN_OR_RETURN(epochMs, u64Field(t.at("tokenomics"), "epoch_ms"));
+    GL_ASSIGN_OR_RETURN(slotMs, u64Field(t.at("tokenomics"), "slot_ms"));
+    GL_ASSIGN_OR_RETURN(now, u64Field(head.at("header"), "timestamp_ms"));
+    if (now < genesis || epochMs == 0 || slotMs == 0) {
+        return fail(ErrorCode::kMalformed, "the node's head is before genesis");
+    }
+    return std::pair{(now - genesis) / epochMs, ((now - genesis) % epochMs) / slotMs};
+}
+
+int runAttest(const Args& args) {
+    Common c;
+    codec::Attest a;
+    std::vector<std::string> devices;
+    std::vector<std::string> evidence;
+    std::string epoch;
+    std::string slot;
+    po::options_description o("attest");
+    o.add_options()("category", po::value(&a.category)->required(), "workload category")(
+        "device", po::value(&devices)->multitoken()->required(),
+        "MODEL=COUNT of an inventory model (repeatable)")("epoch", po::value(&epoch),
+                                                          "epoch (default: the head block's)")(
+        "slot", po::value(&slot), "slot within the epoch (default: the head block's)")(
+        "power-watts", po::value(&a.powerWatts), "energy data: power draw in W")(
+        "renewable-bps", po::value(&a.renewableShareBps), "energy data: renewable share, bps")(
+        "evidence", po::value(&evidence)->multitoken(), "0x hash of a benchmark or task");
+    return runPayload("attest", o, args, c, [&]() -> Result<Build> {
+        for (const auto& d : devices) {
+            const auto eq = d.rfind('=');
+            auto count = eq == std::string::npos ? parseU64("") : parseU64(d.substr(eq + 1));
+            if (!count) {
+                return fail(ErrorCode::kInvalidArgument, "--device wants MODEL=COUNT: " + d);
+            }
+            a.devices.push_back(codec::DeviceCount{d.substr(0, eq), *count});
+        }
+        for (const auto& e : evidence) {
+            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(e, "evidence"));
+            a.evidence.push_back(hash);
+        }
+        return Build([&](const Endpoint& endpoint) -> Result<codec::Payload> {
+            if (epoch.empty() || slot.empty()) {
+                GL_ASSIGN_OR_RETURN(current, headSlot(endpoint));
+                a.epoch = current.first;
+                a.slot = current.second;
+            }
+            if (!epoch.empty()) {
+                GL_ASSIGN_OR_RETURN(e, parseU64(epoch));
+                a.epoch = e;
+            }
+            if (!slot.empty()) {
+                GL_ASSIGN_OR_RETURN(s, parseU64(slot));
+                a.slot = s;
+            }
+            return a;
+        });
+    });
+}
+
+int runChallenge(const Args& args) {
+    Common c;
+    std::string provider;
+    std::string evidence;
+    codec::Challenge ch;
+    po::options_description o("challenge");
+    o.add_options()("provider", po::value(&provider)->required(), "the attesting provider")(
+        "epoch", po::value(&ch.epoch)->required(), "the attestation's epoch")(
+        "slot", po::value(&ch.slot)->required(), "the attestation's slot")(
+        "reason", po::value(&ch.reason), "why the attestation is wrong")(
+        "evidence", po::value(&evidence), "0x hash of the evidence");
+    return runPayload("challenge", o, args, c, [&]() -> Result<Build> {
+        GL_ASSIGN_OR_RETURN(who, fixedArg<Address>(provider, "provider"));
+        ch.provider = who;
+        if (!evidence.empty()) {
+            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(evidence, "evidence"));
+            ch.evidence = hash;
+        }
+        return Build([&](const Endpoint&) -> Result<codec::Payload> { return ch; });
+    });
 }
 
 }  // namespace
 
 int runTx(const Args& args) {
-    if (args.empty() || args[0] != "transfer") {
-        std::cerr << "usage: gridledger tx transfer --from KEY --to ADDRESS --amount UNITS\n";
-        return 2;
+    using Run = int (*)(const Args&);
+    const std::pair<const char*, Run> payloads[] = {
+        {"transfer", runTransfer}, {"propose", runPropose},
+        {"vote", runVote},         {"register-provider", runRegisterProvider},
+        {"attest", runAttest},     {"challenge", runChallenge},
+    };
+    for (const auto& [name, run] : payloads) {
+        if (!args.empty() && args[0] == name) {
+            return run(Args(args.begin() + 1, args.end()));
+        }
     }
-    return runTransfer(Args(args.begin() + 1, args.end()));
+    std::cerr << kUsage;
+    return 2;
 }
 
 }  // namespace gridledger::node

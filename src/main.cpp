@@ -13,7 +13,8 @@ commands:
   keys new|show|list   manage account keys in the home
   start                run the node
   testnet              write the homes of an N-validator network on one machine
-  tx transfer          sign and submit a DPS transfer
+  tx <payload>         sign and submit a transaction: transfer, propose, vote,
+                       register-provider, attest, challenge (gridledger tx for the list)
   query account        show an account's balance and nonce
   replay               rebuild the state from genesis, checking every certificate and root
   version              print the version

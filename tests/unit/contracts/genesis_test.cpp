@@ -117,7 +117,14 @@ TEST(GenesisJson, TheDevTemplateParsesOnceItHasAValidator) {
     auto g = parseGenesis(json);
     ASSERT_TRUE(g) << g.error().message;
     EXPECT_EQ(g->tokenomics.epochMs, 1'296'000'000U);
+    EXPECT_TRUE(g->rewardPool == 1'000'000 * kDps);
     EXPECT_EQ(genesisToJson(*parseGenesis(genesisToJson(*g))), genesisToJson(*g));
+    // The template spells out the same parameters as the code's defaults.
+    Genesis defaults = *g;
+    defaults.tokenomics = TokenomicsParams{};
+    defaults.powerIndex = defaultPowerIndex();
+    defaults.governance = GovernanceParams{};
+    EXPECT_EQ(genesisToJson(defaults), genesisToJson(*g));
 }
 
 TEST(GenesisJson, BadContractSectionsAreRefusedNamingTheField) {
