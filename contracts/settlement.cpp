@@ -160,16 +160,10 @@ Result<std::vector<ProviderEpoch>> gatherProviders(const StateLayer& state,
     return out;
 }
 
-/** Settles one ended epoch into `state` and `tokenomics`, appending its events. */
-Status settleOne(StateLayer& state, const ChainParams& params, std::uint64_t height,
-                 TokenomicsState& tokenomics, std::vector<codec::Event>& events) {
-    const std::uint64_t epoch = tokenomics.nextEpoch;
-    const std::string epochText = std::to_string(epoch);
-    GL_ASSIGN_OR_RETURN(boundary, epochEndMs(params.tokenomics, params.genesisTimeMs, epoch));
-    GL_ASSIGN_OR_RETURN(entries, gatherProviders(state, params.tokenomics, epoch));
-    GL_ASSIGN_OR_RETURN(settlement, settleEpoch(params.tokenomics, tokenomics.emission, boundary,
-                                                std::move(entries)));
-    for (const auto& p : settlement.providers) {
+/** Writes the balances after settlement and credits the DPS paid to the providers' accounts. */
+Status applyProviders(StateLayer& state, const std::string& epoch, const EpochSettlement& s,
+                      std::vector<codec::Event>& events) {
+    for (const auto& p : s.providers) {
         storeGfl(state, p.provider, p.balanceAfter);
         if (p.paid > 0) {
             GL_ASSIGN_OR_RETURN(account, loadAccount(state, p.provider));
@@ -180,64 +174,92 @@ Status settleOne(StateLayer& state, const ChainParams& params, std::uint64_t hei
             account.balance = *credited;
             storeAccount(state, p.provider, account);
         }
-        providerEvents(epochText, p, events);
+        providerEvents(epoch, p, events);
     }
-    // Conservation: the pool pays exactly what providers receive; the supply moves by the burns
-    // and mints and ends at Σ medians.
-    const auto poolLeft = checkedSub(tokenomics.emission.rewardPool, settlement.totalPaid);
-    if (!poolLeft || *poolLeft != settlement.after.rewardPool) {
+    return {};
+}
+
+/**
+ * Conservation: the pool pays exactly what providers receive; the supply moves by exactly the
+ * burns and mints and ends at Σ medians.
+ */
+Status checkConservation(const TokenomicsState& before, const EpochSettlement& s) {
+    const auto poolLeft = checkedSub(before.emission.rewardPool, s.totalPaid);
+    if (!poolLeft || *poolLeft != s.after.rewardPool) {
         return std::unexpected(broken("pool debit differs from the DPS paid"));
     }
     const auto supply =
-        checkedSub(tokenomics.gflSupply, settlement.totalPayoutBurned)
-            .and_then(
-                [&](std::uint64_t s) { return checkedSub(s, settlement.totalRebalanceBurned); })
-            .and_then([&](std::uint64_t s) { return checkedAdd(s, settlement.totalMinted); });
-    if (!supply || *supply != settlement.supplyAfter) {
+        checkedSub(before.gflSupply, s.totalPayoutBurned)
+            .and_then([&](std::uint64_t v) { return checkedSub(v, s.totalRebalanceBurned); })
+            .and_then([&](std::uint64_t v) { return checkedAdd(v, s.totalMinted); });
+    if (!supply || *supply != s.supplyAfter) {
         return std::unexpected(broken("GFL supply differs from the burns and mints"));
     }
+    return {};
+}
+
+EpochRecord recordOf(std::uint64_t epoch, std::uint64_t boundary, std::uint64_t height,
+                     const EpochSettlement& s) {
+    return EpochRecord{epoch,
+                       boundary,
+                       height,
+                       s.providers.size(),
+                       s.supplyAfter,
+                       s.totalPayoutBurned,
+                       s.totalMinted,
+                       s.totalRebalanceBurned,
+                       s.totalOwed,
+                       s.totalPaid,
+                       s.totalShortfall,
+                       s.after.halvings,
+                       s.halvedByPeriod,
+                       s.halvedByThreshold,
+                       s.after.rewardPool,
+                       s.after.convertedGfl};
+}
+
+/** The epoch's closing events: the halving (if any), then the summary. */
+void epochEvents(const EpochRecord& r, std::vector<codec::Event>& events) {
+    const std::string epoch = std::to_string(r.epoch);
+    if (r.halvedByPeriod || r.halvedByThreshold) {
+        events.push_back(codec::Event{"halving",
+                                      {{"epoch", epoch},
+                                       {"at_ms", std::to_string(r.boundaryMs)},
+                                       {"halvings", std::to_string(r.halvings)},
+                                       {"by_period", r.halvedByPeriod ? "true" : "false"},
+                                       {"by_threshold", r.halvedByThreshold ? "true" : "false"}}});
+    }
+    events.push_back(codec::Event{"epoch_settled",
+                                  {{"epoch", epoch},
+                                   {"boundary_ms", std::to_string(r.boundaryMs)},
+                                   {"providers", std::to_string(r.providers)},
+                                   {"gfl_supply", std::to_string(r.supplyAfter)},
+                                   {"gfl_payout_burned", std::to_string(r.payoutBurned)},
+                                   {"gfl_minted", std::to_string(r.minted)},
+                                   {"gfl_rebalance_burned", std::to_string(r.rebalanceBurned)},
+                                   {"dps_owed", toDecimal(r.owed)},
+                                   {"dps_paid", toDecimal(r.paid)},
+                                   {"dps_shortfall", toDecimal(r.shortfall)},
+                                   {"reward_pool", toDecimal(r.rewardPoolAfter)},
+                                   {"halvings", std::to_string(r.halvings)},
+                                   {"converted_gfl", std::to_string(r.convertedAfter)}}});
+}
+
+/** Settles epoch tokenomics.nextEpoch into `state` and `tokenomics`, appending its events. */
+Status settleOne(StateLayer& state, const ChainParams& params, std::uint64_t height,
+                 TokenomicsState& tokenomics, std::vector<codec::Event>& events) {
+    const std::uint64_t epoch = tokenomics.nextEpoch;
+    GL_ASSIGN_OR_RETURN(boundary, epochEndMs(params.tokenomics, params.genesisTimeMs, epoch));
+    GL_ASSIGN_OR_RETURN(entries, gatherProviders(state, params.tokenomics, epoch));
+    GL_ASSIGN_OR_RETURN(settlement, settleEpoch(params.tokenomics, tokenomics.emission, boundary,
+                                                std::move(entries)));
+    GL_TRY(applyProviders(state, std::to_string(epoch), settlement, events));
+    GL_TRY(checkConservation(tokenomics, settlement));
     tokenomics.emission = settlement.after;
     tokenomics.gflSupply = settlement.supplyAfter;
-    if (settlement.halved()) {
-        events.push_back(
-            codec::Event{"halving",
-                         {{"epoch", epochText},
-                          {"at_ms", std::to_string(boundary)},
-                          {"halvings", std::to_string(settlement.after.halvings)},
-                          {"by_period", settlement.halvedByPeriod ? "true" : "false"},
-                          {"by_threshold", settlement.halvedByThreshold ? "true" : "false"}}});
-    }
-    const EpochRecord record{epoch,
-                             boundary,
-                             height,
-                             settlement.providers.size(),
-                             settlement.supplyAfter,
-                             settlement.totalPayoutBurned,
-                             settlement.totalMinted,
-                             settlement.totalRebalanceBurned,
-                             settlement.totalOwed,
-                             settlement.totalPaid,
-                             settlement.totalShortfall,
-                             settlement.after.halvings,
-                             settlement.halvedByPeriod,
-                             settlement.halvedByThreshold,
-                             settlement.after.rewardPool,
-                             settlement.after.convertedGfl};
+    const EpochRecord record = recordOf(epoch, boundary, height, settlement);
     state.put(epochRecordKey(epoch), encodeEpochRecord(record));
-    events.push_back(codec::Event{"epoch_settled",
-                                  {{"epoch", epochText},
-                                   {"boundary_ms", std::to_string(boundary)},
-                                   {"providers", std::to_string(record.providers)},
-                                   {"gfl_supply", std::to_string(record.supplyAfter)},
-                                   {"gfl_payout_burned", std::to_string(record.payoutBurned)},
-                                   {"gfl_minted", std::to_string(record.minted)},
-                                   {"gfl_rebalance_burned", std::to_string(record.rebalanceBurned)},
-                                   {"dps_owed", toDecimal(record.owed)},
-                                   {"dps_paid", toDecimal(record.paid)},
-                                   {"dps_shortfall", toDecimal(record.shortfall)},
-                                   {"reward_pool", toDecimal(record.rewardPoolAfter)},
-                                   {"halvings", std::to_string(record.halvings)},
-                                   {"converted_gfl", std::to_string(record.convertedAfter)}}});
+    epochEvents(record, events);
     return {};
 }
 

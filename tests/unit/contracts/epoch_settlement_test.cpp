@@ -240,6 +240,43 @@ TEST(EpochSettlement, AShortPoolPaysProRataByLargestRemainderAndRecordsTheShortf
     EXPECT_EQ(record->shortfall, u128{200000000000000000ULL});
 }
 
+TEST(EpochSettlement, AThresholdHalvingHalvesTheNextPayoutRate) {
+    auto genesis = shortEpochGenesis(1, kDps);
+    genesis.tokenomics.halvingGflThreshold = 20 * kGflUnit;  // 20 GFL converted
+    const auto provider = testKey(50);
+    const Address p = addressOf(provider);
+    genesis.providers.push_back(GenesisProvider{p, petaflopInventory(100)});
+    Chain chain(genesis);
+    // 100 PFLOP/s through epochs 0, 1 and 2.
+    for (std::uint64_t epoch = 0; epoch < 3; ++epoch) {
+        for (std::uint64_t slot = 0; slot < 10; ++slot) {
+            ASSERT_TRUE(
+                chain.run(at(epoch, slot), provider, petaflops(epoch, slot, 100)).success());
+        }
+    }
+    // The settlements of epochs 0, 1 and 2 ran in the first blocks of epochs 1, 2 and 3; read
+    // them back from their system receipts.
+    auto receiptAt = [&](std::uint64_t epoch) {
+        const auto record = chain.epochRecord(epoch);
+        EXPECT_TRUE(record);
+        return **chain.blocks().systemReceiptAt(record->height);
+    };
+    chain.block(at(3, 0), {});
+    // Epoch 1: burn 20 GFL, owed 2·10^7 × 10^10 = 2·10^17 at n = 0; the converted counter reaches
+    // the 20 GFL threshold (the 365-day period is far): halving by threshold, n = 1.
+    const auto e1 = receiptAt(1).events;
+    EXPECT_EQ(attr(eventsOf(e1, "dps_paid").at(0), "owed"), "200000000000000000");
+    ASSERT_EQ(eventsOf(e1, "halving").size(), 1U);
+    EXPECT_EQ(attr(eventsOf(e1, "halving")[0], "by_threshold"), "true");
+    EXPECT_EQ(attr(eventsOf(e1, "halving")[0], "by_period"), "false");
+    // Epoch 2: the same 20 GFL burned now pays 2·10^17 / 2^1 = 10^17 (0.1 DPS), and halves again.
+    const auto e2 = receiptAt(2).events;
+    EXPECT_EQ(attr(eventsOf(e2, "dps_paid").at(0), "owed"), "100000000000000000");
+    EXPECT_EQ(attr(eventsOf(e2, "halving").at(0), "halvings"), "2");
+    EXPECT_EQ(chain.account(p).balance, 3 * kDps / 10);
+    EXPECT_EQ(chain.tokenomics().emission.rewardPool, 7 * kDps / 10);
+}
+
 TEST(EpochSettlement, ADpsTransferNeverMovesGfl) {
     auto genesis = shortEpochGenesis(1, kDps);
     const auto provider = testKey(50);
