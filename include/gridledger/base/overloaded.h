@@ -7,5 +7,8 @@ template <typename... Fs>
 struct Overloaded : Fs... {
     using Fs::operator()...;
 };
+/** Spelled out for compilers without aggregate deduction (clang). */
+template <typename... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
 
 }  // namespace gridledger
