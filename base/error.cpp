@@ -106,6 +106,14 @@ std::string_view reasonOf(ErrorCode code) {
             return "invalid_inventory";
         case ErrorCode::kUnknownCategory:
             return "unknown_category";
+        case ErrorCode::kTaskNotFound:
+            return "task_not_found";
+        case ErrorCode::kInvalidTaskTransition:
+            return "invalid_task_transition";
+        case ErrorCode::kNotTaskParty:
+            return "not_task_party";
+        case ErrorCode::kInvalidTask:
+            return "invalid_task";
     }
     return "unknown";
 }

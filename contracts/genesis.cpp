@@ -196,7 +196,7 @@ Result<Genesis> parseGenesis(std::string_view text) {
 }
 
 ChainParams Genesis::chainParams() const {
-    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance};
+    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance, tasks};
 }
 
 std::string genesisToJson(const Genesis& g) {

@@ -262,6 +262,15 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_TRY(optionalU64(*governance, "proposal_ttl_ms", "governance.",
                            out.governance.proposalTtlMs));
     }
+    if (optionalMember(root, "tasks") != nullptr) {
+        GL_ASSIGN_OR_RETURN(tasks, getObject(root, "tasks"));
+        auto& k = out.tasks;
+        GL_TRY(optionalU64(*tasks, "claim_timeout_ms", "tasks.", k.claimTimeoutMs));
+        GL_TRY(optionalU64(*tasks, "assign_timeout_ms", "tasks.", k.assignTimeoutMs));
+        GL_TRY(optionalU64(*tasks, "verify_window_ms", "tasks.", k.verifyWindowMs));
+        GL_TRY(optionalU64(*tasks, "panic_after_slots", "tasks.", k.panicAfterSlots));
+        GL_TRY(optionalU64(*tasks, "cancellation_fee_minutes", "tasks.", k.cancellationFeeMinutes));
+    }
     if (optionalMember(root, "verifiers") != nullptr) {
         GL_ASSIGN_OR_RETURN(verifiers, getArray(root, "verifiers"));
         std::set<Address> seen;
@@ -308,6 +317,12 @@ void renderContractSections(const Genesis& g, json::object& root) {
                                        {"categories", std::move(categories)}};
     root["governance"] =
         json::object{{"proposal_ttl_ms", std::to_string(g.governance.proposalTtlMs)}};
+    root["tasks"] =
+        json::object{{"claim_timeout_ms", std::to_string(g.tasks.claimTimeoutMs)},
+                     {"assign_timeout_ms", std::to_string(g.tasks.assignTimeoutMs)},
+                     {"verify_window_ms", std::to_string(g.tasks.verifyWindowMs)},
+                     {"panic_after_slots", std::to_string(g.tasks.panicAfterSlots)},
+                     {"cancellation_fee_minutes", std::to_string(g.tasks.cancellationFeeMinutes)}};
     json::array verifiers;
     for (const auto& v : g.verifiers) {
         verifiers.push_back(json::string(v.hex()));

@@ -5,7 +5,8 @@
 namespace gridledger::contracts {
 namespace {
 
-constexpr std::uint8_t kFormat = 1;
+// Format 2 appends the task parameters.
+constexpr std::uint8_t kFormat = 2;
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
 
@@ -53,6 +54,26 @@ std::string weightsText(const std::vector<FactorWeight>& weights) {
         out += (out.empty() ? "" : ",") + w.factor + "=" + std::to_string(w.weightBps);
     }
     return out;
+}
+
+/** The task parameter named `name` ("tasks.claim_timeout_ms", …), or nullptr. */
+std::uint64_t* taskField(TaskParams& tasks, std::string_view name) {
+    if (name == "tasks.claim_timeout_ms") {
+        return &tasks.claimTimeoutMs;
+    }
+    if (name == "tasks.assign_timeout_ms") {
+        return &tasks.assignTimeoutMs;
+    }
+    if (name == "tasks.verify_window_ms") {
+        return &tasks.verifyWindowMs;
+    }
+    if (name == "tasks.panic_after_slots") {
+        return &tasks.panicAfterSlots;
+    }
+    if (name == "tasks.cancellation_fee_minutes") {
+        return &tasks.cancellationFeeMinutes;
+    }
+    return nullptr;
 }
 
 /** Splits "index.category.<name>.<field>" into name and field; false when it does not fit. */
@@ -128,6 +149,11 @@ Status setOne(ChainParams& p, std::string_view name, std::string_view value) {
     if (name == "governance.proposal_ttl_ms") {
         GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
         p.governance.proposalTtlMs = v;
+        return {};
+    }
+    if (auto* field = taskField(p.tasks, name); field != nullptr) {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        *field = v;
         return {};
     }
     std::string_view item;
@@ -209,7 +235,7 @@ Status ChainParams::validate() const {
     if (governance.proposalTtlMs == 0) {
         return fail(ErrorCode::kInvalidArgument, "governance.proposal_ttl_ms must be positive");
     }
-    return {};
+    return tasks.validate();
 }
 
 PowerIndexParams defaultPowerIndex() {
@@ -241,6 +267,9 @@ Bytes encodeParams(const ChainParams& p) {
     w.u64(t.halvingPeriodMs).u64(t.halvingGflThreshold).u32(t.poolShareBps);
     writeIndex(w, p.index);
     w.u64(p.governance.proposalTtlMs);
+    const auto& k = p.tasks;
+    w.u64(k.claimTimeoutMs).u64(k.assignTimeoutMs).u64(k.verifyWindowMs);
+    w.u64(k.panicAfterSlots).u64(k.cancellationFeeMinutes);
     return w.take();
 }
 
@@ -259,6 +288,12 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     t.poolShareBps = r.u32();
     p.index = readIndex(r);
     p.governance.proposalTtlMs = r.u64();
+    auto& k = p.tasks;
+    k.claimTimeoutMs = r.u64();
+    k.assignTimeoutMs = r.u64();
+    k.verifyWindowMs = r.u64();
+    k.panicAfterSlots = r.u64();
+    k.cancellationFeeMinutes = r.u64();
     GL_TRY(r.finish());
     return p;
 }
@@ -320,6 +355,10 @@ std::string parameterValue(const ChainParams& params, std::string_view name) {
     }
     if (name == "governance.proposal_ttl_ms") {
         return std::to_string(params.governance.proposalTtlMs);
+    }
+    auto tasks = params.tasks;
+    if (const auto* field = taskField(tasks, name); field != nullptr) {
+        return std::to_string(*field);
     }
     auto copy = params.index;
     std::string_view item;

@@ -116,6 +116,14 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kTransactionRejected;
         case ErrorCode::kUnknownCategory:
             return kTransactionRejected;
+        case ErrorCode::kTaskNotFound:
+            return kResourceNotFound;
+        case ErrorCode::kInvalidTaskTransition:
+            return kTransactionRejected;
+        case ErrorCode::kNotTaskParty:
+            return kTransactionRejected;
+        case ErrorCode::kInvalidTask:
+            return kTransactionRejected;
         // A handler that fails with kOk is a bug in the handler: report it as internal.
         case ErrorCode::kOk:
             return kInternalError;

@@ -68,6 +68,11 @@ enum class ErrorCode : std::uint16_t {
     kAlreadyChallenged = 116,
     kInvalidInventory = 117,
     kUnknownCategory = 118,
+    // Task lifecycle (DESIGN.md §6.6, docs/tasks.md).
+    kTaskNotFound = 119,
+    kInvalidTaskTransition = 120,
+    kNotTaskParty = 121,
+    kInvalidTask = 122,
 };
 
 /** The stable snake_case token of a code, e.g. "bad_signature". Never changes once published. */

@@ -59,6 +59,7 @@ struct Genesis {
     /** The power index (defaultPowerIndex() unless the file sets it). */
     PowerIndexParams powerIndex = defaultPowerIndex();
     GovernanceParams governance;
+    TaskParams tasks;
     /** Accounts holding the verifier role from genesis. */
     std::vector<Address> verifiers;
     /** Providers admitted from genesis. */
@@ -70,8 +71,9 @@ struct Genesis {
 
 /**
  * Parses genesis JSON (the format of the files in genesis/); every field is checked. The
- * sections `tokenomics`, `power_index`, `governance`, `verifiers` and `providers` are optional, and
- * so is every field of `tokenomics` and `governance`: an absent one takes its default. The
+ * sections `tokenomics`, `power_index`, `governance`, `tasks`, `verifiers` and `providers` are
+ * optional, and so is every field of `tokenomics`, `governance` and `tasks`: an absent one takes
+ * its default. The
  * parameters must validate, verifiers and providers be unique, inventories well formed and
  * valued by the power index, and Σ balances + reward pool fit in 128 bits (kConfig otherwise).
  */

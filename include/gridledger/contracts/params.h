@@ -7,6 +7,7 @@
 #include <gridledger/base/result.h>
 #include <gridledger/codec/payloads.h>
 #include <gridledger/contracts/state.h>
+#include <gridledger/contracts/task_lifecycle.h>
 #include <gridledger/contracts/tokenomics.h>
 #include <gridledger/ledger/state_tree.h>
 
@@ -32,8 +33,10 @@ struct ChainParams {
     TokenomicsParams tokenomics;
     PowerIndexParams index;
     GovernanceParams governance;
+    /** The task lifecycle's timeouts and cancellation fee (DESIGN.md §6.6, docs/tasks.md). */
+    TaskParams tasks;
 
-    /** Checks tokenomics, index and governance parameters (kInvalidArgument naming the fault). */
+    /** Checks tokenomics, index, governance and task parameters (kInvalidArgument naming it). */
     [[nodiscard]] Status validate() const;
 };
 

@@ -32,6 +32,10 @@ TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
         {ErrorCode::kAlreadyChallenged, {116, "already_challenged"}},
         {ErrorCode::kInvalidInventory, {117, "invalid_inventory"}},
         {ErrorCode::kUnknownCategory, {118, "unknown_category"}},
+        {ErrorCode::kTaskNotFound, {119, "task_not_found"}},
+        {ErrorCode::kInvalidTaskTransition, {120, "invalid_task_transition"}},
+        {ErrorCode::kNotTaskParty, {121, "not_task_party"}},
+        {ErrorCode::kInvalidTask, {122, "invalid_task"}},
     };
     std::set<std::string_view> reasons;
     for (const auto& [code, expected] : pinned) {
