@@ -17,5 +17,6 @@ int runTestnet(const Args& args);
 int runTx(const Args& args);
 int runQuery(const Args& args);
 int runReplay(const Args& args);
+int runVerifyProof(const Args& args);
 
 }  // namespace gridledger::node

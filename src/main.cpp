@@ -17,6 +17,7 @@ commands:
                        register-provider, attest, challenge (gridledger tx for the list)
   query account        show an account's balance and nonce
   replay               rebuild the state from genesis, checking every certificate and root
+  verify-proof         check a state_getProof proof offline against a trusted state root
   version              print the version
 
 Every command takes --help; all but testnet take --home DIR (default $GRIDLEDGER_HOME, else
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
     }
     if (command == "replay") {
         return runReplay(args);
+    }
+    if (command == "verify-proof") {
+        return runVerifyProof(args);
     }
     if (command == "version") {
         std::cout << "gridledger " << GRIDLEDGER_VERSION << "\n";

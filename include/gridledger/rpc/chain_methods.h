@@ -43,9 +43,9 @@ struct ChainContext {
 };
 
 /**
- * Registers node_status, tx_submit, tx_get, account_get, chain_getHead, chain_getBlock and the
- * system-contract reads validator_getSet, governance_getProposal, provider_get, tokenomics_get and
- * tokenomics_getEpoch, one handler file each under rpc/handlers/.
+ * Registers node_status, tx_submit, tx_get, account_get, chain_getHead, chain_getBlock,
+ * state_getProof and the system-contract reads validator_getSet, governance_getProposal,
+ * provider_get, tokenomics_get and tokenomics_getEpoch, one handler file each under rpc/handlers/.
  */
 [[nodiscard]] Status addChainMethods(MethodTable& table, const ChainContext& context);
 
