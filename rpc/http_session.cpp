@@ -72,11 +72,35 @@ ServerState::ServerState(MethodTable methods, const ServerLimits& limits)
     : dispatcher_(std::move(methods), limits), limits_(limits) {}
 
 bool ServerState::admit(const std::shared_ptr<HttpSession>& session) {
-    const std::lock_guard lock(mutex_);
-    if (stopping_ || sessions_.size() >= limits_.maxConnections) {
-        return false;
+    std::shared_ptr<HttpSession> evicted;
+    {
+        const std::lock_guard lock(mutex_);
+        if (stopping_) {
+            return false;
+        }
+        if (sessions_.size() >= limits_.maxConnections) {
+            auto oldest = sessions_.end();
+            std::int64_t oldestSince = 0;
+            for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+                const std::int64_t since = it->first->idleSince();
+                if (since != HttpSession::kBusy &&
+                    (oldest == sessions_.end() || since < oldestSince)) {
+                    oldest = it;
+                    oldestSince = since;
+                }
+            }
+            if (oldest == sessions_.end()) {
+                return false;
+            }
+            // It no longer counts against the limit: it closes as soon as its strand runs.
+            evicted = oldest->second.lock();
+            sessions_.erase(oldest);
+        }
+        sessions_.emplace(session.get(), session);
     }
-    sessions_.emplace(session.get(), session);
+    if (evicted) {
+        evicted->close();
+    }
     return true;
 }
 
@@ -138,12 +162,14 @@ void HttpSession::readHeader() {
     parser_->header_limit(headerLimit(limits.maxHeaderBytes));
     parser_->body_limit(std::uint64_t{limits.maxBodyBytes});
     stream_.expires_after(limits.idleTimeout);
+    idleSince_.store(std::chrono::steady_clock::now().time_since_epoch().count());
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
 }
 
 void HttpSession::onHeader(beast::error_code ec) {
+    idleSince_.store(kBusy);
     if (ec) {
         onReadError(ec);
         return;
@@ -353,6 +379,7 @@ void HttpSession::doClose() {
         return;
     }
     closed_ = true;
+    idleSince_.store(kBusy);
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();

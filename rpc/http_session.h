@@ -2,9 +2,11 @@
 
 // Private to the rpc module: one HTTP/1.1 client connection of the JSON-RPC server.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -40,7 +42,12 @@ class ServerState {
     [[nodiscard]] const Dispatcher& dispatcher() const { return dispatcher_; }
     [[nodiscard]] const ServerLimits& limits() const { return limits_; }
 
-    /** Registers a new session; false when the server stops or the connection limit is reached. */
+    /**
+     * Registers a new session. At the connection limit it makes room by closing the session that
+     * has waited longest for a request head (an idle keep-alive connection, or one that never
+     * sent a request), so idle connections cannot lock clients out. False when the server stops,
+     * or when the limit is reached and no session is idle (every one is in a request).
+     */
     [[nodiscard]] bool admit(const std::shared_ptr<HttpSession>& session);
     /** Forgets a session (called by its destructor). */
     void release(const HttpSession* session);
@@ -80,6 +87,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     void start();
     /** Closes the connection from any thread; pending operations end with an error. */
     void close();
+    /**
+     * Since when the session has waited for a request head (steady clock ticks), or kBusy while
+     * it reads, answers or closes. Read from any thread.
+     */
+    [[nodiscard]] std::int64_t idleSince() const { return idleSince_.load(); }
+    static constexpr std::int64_t kBusy = -1;
 
   private:
     /** What to do with the connection once a response is written. */
@@ -110,6 +123,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     std::vector<char> drain_;
     std::size_t drained_ = 0;
     bool closed_ = false;
+    std::atomic<std::int64_t> idleSince_{kBusy};
 };
 
 }  // namespace gridledger::rpc::detail

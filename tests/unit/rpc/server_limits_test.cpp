@@ -120,25 +120,43 @@ TEST(ServerLimits, BatchAboveTheLimitGetsOneError) {
     expectRpcError(client.post(batch(101)).json(), kLimitExceeded, "batch_too_large");
 }
 
-TEST(ServerLimits, ConnectionsBeyondTheLimitAreClosedAtOnce) {
+TEST(ServerLimits, AtTheLimitANewConnectionEvictsTheLongestIdleOne) {
     const auto server = startServer(ServerLimits{.maxConnections = 2});
-    auto first = std::make_unique<HttpTestClient>(server->port());
+    HttpTestClient first(server->port());
     HttpTestClient second(server->port());
-    // A served request proves that the server has admitted the connection.
-    ASSERT_EQ(first->post(requestText("echo", "[1]", 1)).status, 200U);
+    // A served request proves that the server has admitted the connection; both then sit idle,
+    // `first` the longer.
+    ASSERT_EQ(first.post(requestText("echo", "[1]", 1)).status, 200U);
     ASSERT_EQ(second.post(requestText("echo", "[2]", 2)).status, 200U);
     EXPECT_EQ(server->connectionCount(), 2U);
 
     HttpTestClient extra(server->port());
+    EXPECT_EQ(extra.post(requestText("echo", "[3]", 3)).status, 200U);
+    EXPECT_TRUE(first.closedByPeer());
+    EXPECT_EQ(second.post(requestText("echo", "[4]", 4)).status, 200U);
+    EXPECT_LE(server->connectionCount(), 2U);
+}
+
+TEST(ServerLimits, AtTheLimitWithEveryConnectionInARequestANewOneIsClosedAtOnce) {
+    const auto server = startServer(ServerLimits{.maxConnections = 2});
+    const std::string request = requestText("echo", "[5]", 5);
+    const std::string head =
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+        std::to_string(request.size()) + "\r\n";
+    std::vector<std::unique_ptr<HttpTestClient>> busy;
+    for (int i = 0; i < 2; ++i) {  // Each has its head accepted (100 Continue) and owes its body.
+        busy.push_back(std::make_unique<HttpTestClient>(server->port()));
+        ASSERT_FALSE(busy.back()->writeRaw(head + "Expect: 100-continue\r\n\r\n"));
+        EXPECT_TRUE(busy.back()->readRawUntil("\r\n\r\n").starts_with("HTTP/1.1 100"));
+    }
+
+    HttpTestClient extra(server->port());
     ASSERT_TRUE(extra.connected());     // The kernel completes the handshake...
     EXPECT_TRUE(extra.closedByPeer());  // ...and the server closes it without a word.
-    EXPECT_EQ(second.post(requestText("echo", "[3]", 3)).status, 200U);
-
-    first->close();
-    first.reset();
-    ASSERT_TRUE(test::waitUntil([&] { return server->connectionCount() < 2; }));
-    HttpTestClient later(server->port());
-    EXPECT_EQ(later.post(requestText("echo", "[4]", 4)).status, 200U);
+    for (auto& client : busy) {         // The requests in flight are answered.
+        ASSERT_FALSE(client->writeRaw(request));
+        EXPECT_EQ(client->readReply().status, 200U);
+    }
 }
 
 TEST(ServerLimits, IdleConnectionIsClosedAfterTheTimeout) {
