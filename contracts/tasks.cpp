@@ -1,0 +1,337 @@
+#include <algorithm>
+
+#include <gridledger/contracts/accounts.h>
+#include <gridledger/contracts/params.h>
+#include <gridledger/contracts/settlement.h>
+#include <gridledger/contracts/tasks.h>
+
+#include "record.h"
+
+namespace gridledger::contracts {
+namespace {
+
+using detail::RecordReader;
+using detail::RecordWriter;
+
+constexpr std::uint8_t kFormat = 1;
+
+Hash256 taskKey(const Hash256& id) {
+    return detail::stateKey("gridledger/state/task", id.view());
+}
+
+Hash256 consumerIndexKey(const Address& consumer) {
+    return detail::stateKey("gridledger/state/tasks_by_consumer", consumer.view());
+}
+
+Hash256 providerIndexKey(const Address& provider) {
+    return detail::stateKey("gridledger/state/tasks_by_provider", provider.view());
+}
+
+Hash256 stateIndexKey(TaskState taskState) {
+    const std::uint8_t id = static_cast<std::uint8_t>(taskState);
+    return detail::stateKey("gridledger/state/tasks_by_state", ByteView{&id, 1});
+}
+
+Bytes encodeIds(const std::vector<Hash256>& ids) {
+    RecordWriter w(kFormat);
+    w.list(ids, [](RecordWriter& out, const Hash256& id) { out.fixed(id); });
+    return w.take();
+}
+
+Result<std::vector<Hash256>> decodeIds(ByteView bytes) {
+    RecordReader r(bytes, "task index");
+    r.format(kFormat);
+    auto ids = r.list<Hash256>([](RecordReader& in) { return in.fixed<Hash256>(); });
+    GL_TRY(r.finish());
+    return ids;
+}
+
+Result<std::vector<Hash256>> loadIds(const StateLayer& state, const Hash256& key) {
+    GL_ASSIGN_OR_RETURN(value, state.get(key));
+    if (!value) {
+        return std::vector<Hash256>{};
+    }
+    return decodeIds(*value);
+}
+
+Result<std::vector<Hash256>> readIds(const ledger::StateTree& tree, std::uint64_t version,
+                                     const Hash256& key) {
+    GL_ASSIGN_OR_RETURN(value, tree.get(key, version));
+    if (!value) {
+        return std::vector<Hash256>{};
+    }
+    return decodeIds(*value);
+}
+
+/** Adds (true) or removes (false) `id` in the sorted list under `key`. */
+Status updateIndex(StateLayer& state, const Hash256& key, const Hash256& id, bool add) {
+    GL_ASSIGN_OR_RETURN(ids, loadIds(state, key));
+    const auto it = std::lower_bound(ids.begin(), ids.end(), id);
+    const bool present = it != ids.end() && *it == id;
+    if (add && !present) {
+        ids.insert(it, id);
+    } else if (!add && present) {
+        ids.erase(it);
+    } else {
+        return {};
+    }
+    state.put(key, encodeIds(ids));
+    return {};
+}
+
+void writeClock(RecordWriter& w, const TaskClock& c) {
+    w.u8(static_cast<std::uint8_t>(c.state));
+    w.u64(c.pendingSinceMs).u64(c.createdMs).u64(c.assignedMs).u64(c.startedMs);
+    w.u64(c.submittedMs).u64(c.escrowMinutes).u64(c.unattestedSinceMs);
+}
+
+TaskClock readClock(RecordReader& r) {
+    TaskClock c;
+    c.state = static_cast<TaskState>(r.u8());
+    c.pendingSinceMs = r.u64();
+    c.createdMs = r.u64();
+    c.assignedMs = r.u64();
+    c.startedMs = r.u64();
+    c.submittedMs = r.u64();
+    c.escrowMinutes = r.u64();
+    c.unattestedSinceMs = r.u64();
+    return c;
+}
+
+void updateClock(Task& task, TaskTrigger trigger, std::uint64_t nowMs) {
+    auto& c = task.clock;
+    switch (trigger) {
+        case TaskTrigger::kAssign:
+            c.assignedMs = nowMs;
+            break;
+        case TaskTrigger::kRefuse:
+        case TaskTrigger::kClaimTimeout:
+            c.pendingSinceMs = nowMs;
+            break;
+        case TaskTrigger::kStart:
+            c.startedMs = nowMs;
+            c.unattestedSinceMs = nowMs;
+            break;
+        case TaskTrigger::kSubmitResult:
+            c.submittedMs = nowMs;
+            break;
+        default:
+            break;
+    }
+    c.state = task.state;
+}
+
+}  // namespace
+
+Hash256 taskIdOf(const Address& consumer, std::uint64_t nonce) {
+    crypto::Sha256 h;
+    h.update("gridledger/task-id").update(consumer.view()).updateU64(nonce);
+    return h.finish();
+}
+
+Bytes encodeTask(const Task& t) {
+    RecordWriter w(kFormat);
+    w.fixed(t.id).fixed(t.consumer).fixed(t.provider).u8(static_cast<std::uint8_t>(t.state));
+    w.text(t.category).u64(t.minGflops);
+    w.list(t.constraints, [](RecordWriter& out, const std::string& c) { out.text(c); });
+    w.u64(t.maxMinutes).u128v(t.ratePerMinute).u128v(t.escrow).u64(t.createdHeight);
+    writeClock(w, t.clock);
+    w.list(t.excluded, [](RecordWriter& out, const Address& a) { out.fixed(a); });
+    w.list(t.history, [](RecordWriter& out, const TaskHistoryEntry& e) {
+        out.u8(static_cast<std::uint8_t>(e.from)).u8(static_cast<std::uint8_t>(e.to));
+        out.u8(static_cast<std::uint8_t>(e.trigger)).u64(e.height).u64(e.timestampMs);
+        out.fixed(e.actor);
+    });
+    return w.take();
+}
+
+Result<Task> decodeTask(ByteView bytes) {
+    RecordReader r(bytes, "task");
+    r.format(kFormat);
+    Task t;
+    t.id = r.fixed<Hash256>();
+    t.consumer = r.fixed<Address>();
+    t.provider = r.fixed<Address>();
+    t.state = static_cast<TaskState>(r.u8());
+    t.category = r.text();
+    t.minGflops = r.u64();
+    t.constraints = r.list<std::string>([](RecordReader& in) { return in.text(); });
+    t.maxMinutes = r.u64();
+    t.ratePerMinute = r.u128v();
+    t.escrow = r.u128v();
+    t.createdHeight = r.u64();
+    t.clock = readClock(r);
+    t.excluded = r.list<Address>([](RecordReader& in) { return in.fixed<Address>(); });
+    t.history = r.list<TaskHistoryEntry>([](RecordReader& in) {
+        TaskHistoryEntry e;
+        e.from = static_cast<TaskState>(in.u8());
+        e.to = static_cast<TaskState>(in.u8());
+        e.trigger = static_cast<TaskTrigger>(in.u8());
+        e.height = in.u64();
+        e.timestampMs = in.u64();
+        e.actor = in.fixed<Address>();
+        return e;
+    });
+    GL_TRY(r.finish());
+    if (static_cast<std::uint8_t>(t.state) >= kTaskStateCount) {
+        return fail(ErrorCode::kCorrupt, "stored task has an unknown state");
+    }
+    return t;
+}
+
+Result<std::optional<Task>> loadTask(const StateLayer& state, const Hash256& id) {
+    GL_ASSIGN_OR_RETURN(value, state.get(taskKey(id)));
+    if (!value) {
+        return std::optional<Task>();
+    }
+    GL_ASSIGN_OR_RETURN(task, decodeTask(*value));
+    return std::optional<Task>(std::move(task));
+}
+
+Result<std::optional<Task>> readTask(const ledger::StateTree& tree, std::uint64_t version,
+                                     const Hash256& id) {
+    GL_ASSIGN_OR_RETURN(value, tree.get(taskKey(id), version));
+    if (!value) {
+        return std::optional<Task>();
+    }
+    GL_ASSIGN_OR_RETURN(task, decodeTask(*value));
+    return std::optional<Task>(std::move(task));
+}
+
+Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
+    GL_ASSIGN_OR_RETURN(existing, state.get(taskKey(task.id)));
+    if (existing) {
+        return fail(ErrorCode::kInvalidTask, "task " + task.id.hex() + " exists");
+    }
+    task.state = TaskState::kPending;
+    task.createdHeight = block.height;
+    task.clock.state = TaskState::kPending;
+    task.clock.createdMs = block.timestampMs;
+    task.clock.pendingSinceMs = block.timestampMs;
+    GL_TRY(updateIndex(state, consumerIndexKey(task.consumer), task.id, true));
+    GL_TRY(updateIndex(state, stateIndexKey(task.state), task.id, true));
+    state.put(taskKey(task.id), encodeTask(task));
+    return {};
+}
+
+Status checkParty(const Task& task, const TaskTransition& transition, const Address& actor,
+                  bool actorIsVerifier) {
+    bool allowed = false;
+    switch (transition.actor) {
+        case TaskActor::kConsumer:
+            allowed = actor == task.consumer;
+            break;
+        case TaskActor::kProvider:
+            allowed = actor == task.provider && task.provider != Address{};
+            break;
+        case TaskActor::kConsumerOrVerifier:
+            allowed = actor == task.consumer || actorIsVerifier;
+            break;
+        case TaskActor::kSystem:
+            allowed = false;
+            break;
+    }
+    if (!allowed) {
+        return fail(ErrorCode::kNotTaskParty, actor.hex() + " may not " +
+                                                  std::string(triggerName(transition.trigger)) +
+                                                  " task " + task.id.hex());
+    }
+    return {};
+}
+
+Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger trigger,
+                                      const BlockContext& block, const Address& actor,
+                                      const Address& assignee) {
+    GL_ASSIGN_OR_RETURN(row, checkTrigger(task.state, trigger));
+    GL_TRY(updateIndex(state, stateIndexKey(row.from), task.id, false));
+    GL_TRY(updateIndex(state, stateIndexKey(row.to), task.id, true));
+    if (trigger == TaskTrigger::kAssign) {
+        task.provider = assignee;
+        GL_TRY(updateIndex(state, providerIndexKey(assignee), task.id, true));
+    }
+    if (trigger == TaskTrigger::kRefuse || trigger == TaskTrigger::kClaimTimeout) {
+        detail::insertSorted(task.excluded, task.provider);
+        task.provider = Address{};
+    }
+    task.state = row.to;
+    updateClock(task, trigger, block.timestampMs);
+    task.history.push_back(
+        TaskHistoryEntry{row.from, row.to, trigger, block.height, block.timestampMs, actor});
+    state.put(taskKey(task.id), encodeTask(task));
+    return row;
+}
+
+Status escrowTask(StateLayer& state, Task task, const BlockContext& block) {
+    GL_ASSIGN_OR_RETURN(consumer, loadAccount(state, task.consumer));
+    if (consumer.balance < task.escrow) {
+        return fail(ErrorCode::kInsufficientBalance, "escrow of " + toDecimal(task.escrow) +
+                                                         " exceeds the balance " +
+                                                         toDecimal(consumer.balance));
+    }
+    consumer.balance -= task.escrow;
+    storeAccount(state, task.consumer, consumer);
+    return insertTask(state, std::move(task), block);
+}
+
+Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
+                         const BlockContext& block, const Address& actor, const TaskUsage& usage) {
+    GL_ASSIGN_OR_RETURN(row, checkTrigger(task.state, trigger));
+    if (isHot(row.to)) {
+        return fail(ErrorCode::kInvalidArgument,
+                    std::string(triggerName(trigger)) + " does not end a task");
+    }
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    GL_ASSIGN_OR_RETURN(tokenomics, loadTokenomics(state));
+    const auto minutes = billedMinutes(row, usage, params.tasks);
+    GL_ASSIGN_OR_RETURN(bill, billTask(params.tokenomics, tokenomics.emission, task.escrow,
+                                       task.ratePerMinute, minutes));
+    auto credit = [&state](const Address& to, u128 amount) -> Status {
+        if (amount == 0) {
+            return {};
+        }
+        GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
+        const auto balance = checkedAdd(account.balance, amount);
+        if (!balance) {
+            return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " overflows");
+        }
+        account.balance = *balance;
+        storeAccount(state, to, account);
+        return {};
+    };
+    GL_TRY(credit(task.provider, bill.toProvider));
+    GL_TRY(credit(task.consumer, bill.refund));
+    tokenomics.emission = bill.emission;
+    storeTokenomics(state, tokenomics);
+    task.escrow = 0;
+    GL_TRY(transitionTask(state, task, trigger, block, actor));
+    return bill;
+}
+
+Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state, const Address& consumer) {
+    return loadIds(state, consumerIndexKey(consumer));
+}
+
+Result<std::vector<Hash256>> loadTasksByProvider(const StateLayer& state, const Address& provider) {
+    return loadIds(state, providerIndexKey(provider));
+}
+
+Result<std::vector<Hash256>> loadTasksByState(const StateLayer& state, TaskState taskState) {
+    return loadIds(state, stateIndexKey(taskState));
+}
+
+Result<std::vector<Hash256>> readTasksByConsumer(const ledger::StateTree& tree,
+                                                 std::uint64_t version, const Address& consumer) {
+    return readIds(tree, version, consumerIndexKey(consumer));
+}
+
+Result<std::vector<Hash256>> readTasksByProvider(const ledger::StateTree& tree,
+                                                 std::uint64_t version, const Address& provider) {
+    return readIds(tree, version, providerIndexKey(provider));
+}
+
+Result<std::vector<Hash256>> readTasksByState(const ledger::StateTree& tree, std::uint64_t version,
+                                              TaskState taskState) {
+    return readIds(tree, version, stateIndexKey(taskState));
+}
+
+}  // namespace gridledger::contracts

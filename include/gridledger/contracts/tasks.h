@@ -1,0 +1,131 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gridledger/base/amount.h>
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+#include <gridledger/contracts/providers.h>
+#include <gridledger/contracts/state.h>
+#include <gridledger/contracts/task_lifecycle.h>
+#include <gridledger/ledger/state_tree.h>
+
+/**
+ * Task records in state (DESIGN.md §6.6, docs/tasks.md "State"): one record per task with its
+ * escrow, clock, exclusions and the history of every transition (height, timestamp, actor), and
+ * sorted index values listing tasks by consumer, by provider and by state.
+ */
+namespace gridledger::contracts {
+
+/** One transition a task went through. `actor` is zero for the chain's own work. */
+struct TaskHistoryEntry {
+    TaskState from = TaskState::kPending;
+    TaskState to = TaskState::kPending;
+    TaskTrigger trigger = TaskTrigger::kAssign;
+    std::uint64_t height = 0;
+    std::uint64_t timestampMs = 0;
+    Address actor;
+
+    bool operator==(const TaskHistoryEntry&) const = default;
+};
+
+/** A task as stored. */
+struct Task {
+    Hash256 id;
+    Address consumer;
+    /** The assigned provider; zero while none. */
+    Address provider;
+    TaskState state = TaskState::kPending;
+    std::string category;
+    std::uint64_t minGflops = 0;
+    /** Label constraints in their text form ("region == eu"). */
+    std::vector<std::string> constraints;
+    std::uint64_t maxMinutes = 0;
+    u128 ratePerMinute = 0;
+    /** DPS held for the task while it is hot; 0 once it ended. */
+    u128 escrow = 0;
+    std::uint64_t createdHeight = 0;
+    TaskClock clock;
+    /** Providers that refused it or let the claim time out, ascending. */
+    std::vector<Address> excluded;
+    std::vector<TaskHistoryEntry> history;
+
+    bool operator==(const Task&) const = default;
+};
+
+/** SHA-256("gridledger/task-id" ‖ consumer ‖ nonce): the id of the task a consumer's tx creates. */
+[[nodiscard]] Hash256 taskIdOf(const Address& consumer, std::uint64_t nonce);
+
+[[nodiscard]] Bytes encodeTask(const Task& task);
+[[nodiscard]] Result<Task> decodeTask(ByteView bytes);
+
+[[nodiscard]] Result<std::optional<Task>> loadTask(const StateLayer& state, const Hash256& id);
+[[nodiscard]] Result<std::optional<Task>> readTask(const ledger::StateTree& tree,
+                                                   std::uint64_t version, const Hash256& id);
+
+/**
+ * Stores a new task (state Pending, created at `block`) and lists it under its consumer and its
+ * state. kInvalidTask if the id is taken.
+ */
+[[nodiscard]] Status insertTask(StateLayer& state, Task task, const BlockContext& block);
+
+/**
+ * Whether `actor` may fire `transition` on `task`: the consumer for kConsumer, the assigned
+ * provider for kProvider, the consumer or a verifier for kConsumerOrVerifier; kSystem rows are
+ * the chain's own and refused to every transaction. kNotTaskParty otherwise.
+ */
+[[nodiscard]] Status checkParty(const Task& task, const TaskTransition& transition,
+                                const Address& actor, bool actorIsVerifier);
+
+/**
+ * Fires `trigger` on `task` in `block` and stores it: kInvalidTaskTransition (both states named)
+ * when the table has no such row, and then nothing is written. Moves the task between the state
+ * lists; on kAssign sets the provider to `assignee` and lists the task under it (a provider's
+ * list keeps every task it was ever assigned); on kRefuse and kClaimTimeout excludes the
+ * provider and clears it; updates the clock; appends the history entry (actor zero for the
+ * chain). Billing is the caller's: this moves no DPS.
+ */
+[[nodiscard]] Result<TaskTransition> transitionTask(StateLayer& state, Task& task,
+                                                    TaskTrigger trigger, const BlockContext& block,
+                                                    const Address& actor,
+                                                    const Address& assignee = Address{});
+
+/**
+ * Creates a task: moves `task.escrow` from the consumer's account into it (kInsufficientBalance
+ * when the consumer holds less) and inserts it (insertTask). Σ accounts + pool + escrow is kept.
+ */
+[[nodiscard]] Status escrowTask(StateLayer& state, Task task, const BlockContext& block);
+
+/**
+ * Ends a hot task with a trigger that leads to a terminal state and pays its escrow out: the
+ * bill of billedMinutes at the task's rate (billTask), pool_share of it to the reward pool
+ * (replenish, stored in the tokenomics state), the rest to the provider's account, the remainder
+ * back to the consumer; the task keeps escrow 0. kInvalidTaskTransition when the table has no
+ * such row; kInvalidArgument when the row does not end the task. Σ accounts + pool + escrow is
+ * kept.
+ */
+[[nodiscard]] Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
+                                       const BlockContext& block, const Address& actor,
+                                       const TaskUsage& usage);
+
+/** Task ids of a consumer, of a provider, or in a state, ascending. */
+[[nodiscard]] Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state,
+                                                               const Address& consumer);
+[[nodiscard]] Result<std::vector<Hash256>> loadTasksByProvider(const StateLayer& state,
+                                                               const Address& provider);
+[[nodiscard]] Result<std::vector<Hash256>> loadTasksByState(const StateLayer& state,
+                                                            TaskState taskState);
+[[nodiscard]] Result<std::vector<Hash256>> readTasksByConsumer(const ledger::StateTree& tree,
+                                                               std::uint64_t version,
+                                                               const Address& consumer);
+[[nodiscard]] Result<std::vector<Hash256>> readTasksByProvider(const ledger::StateTree& tree,
+                                                               std::uint64_t version,
+                                                               const Address& provider);
+[[nodiscard]] Result<std::vector<Hash256>> readTasksByState(const ledger::StateTree& tree,
+                                                            std::uint64_t version,
+                                                            TaskState taskState);
+
+}  // namespace gridledger::contracts
