@@ -19,6 +19,8 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"provider_get", handlers::providerGet},
         {"tokenomics_get", handlers::tokenomicsGet},
         {"tokenomics_getEpoch", handlers::tokenomicsGetEpoch},
+        {"task_get", handlers::taskGet},
+        {"tasks_list", handlers::tasksList},
     };
     for (const auto& [name, fn] : methods) {
         GL_TRY(table.add(

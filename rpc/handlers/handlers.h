@@ -25,6 +25,8 @@ Result<value> governanceGetProposal(const ChainContext& ctx, const value& params
 Result<value> providerGet(const ChainContext& ctx, const value& params);
 Result<value> tokenomicsGet(const ChainContext& ctx, const value& params);
 Result<value> tokenomicsGetEpoch(const ChainContext& ctx, const value& params);
+Result<value> taskGet(const ChainContext& ctx, const value& params);
+Result<value> tasksList(const ChainContext& ctx, const value& params);
 
 /** The executed head height; kUnavailable before genesis was written. */
 Result<std::uint64_t> executedHeight(const ChainContext& ctx);

@@ -1,0 +1,100 @@
+#include <gridledger/base/amount.h>
+#include <gridledger/contracts/tasks.h>
+
+#include "handlers.h"
+
+namespace gridledger::rpc::handlers {
+namespace {
+
+boost::json::array historyJson(const std::vector<contracts::TaskHistoryEntry>& history) {
+    boost::json::array out;
+    for (const auto& e : history) {
+        out.push_back(boost::json::object{
+            {"from", std::string(contracts::taskStateName(e.from))},
+            {"to", std::string(contracts::taskStateName(e.to))},
+            {"trigger", std::string(contracts::triggerName(e.trigger))},
+            {"height", std::to_string(e.height)},
+            {"timestamp_ms", std::to_string(e.timestampMs)},
+            {"actor", e.actor == Address{} ? std::string("system") : e.actor.hex()}});
+    }
+    return out;
+}
+
+Result<contracts::TaskState> stateNamed(const std::string& name) {
+    for (std::uint8_t s = 0; s < contracts::kTaskStateCount; ++s) {
+        const auto state = static_cast<contracts::TaskState>(s);
+        if (contracts::taskStateName(state) == name) {
+            return state;
+        }
+    }
+    return fail(ErrorCode::kInvalidArgument, "no task state '" + name + "'");
+}
+
+}  // namespace
+
+/** params: `id` (32-byte hex), optional `height`. The task with every transition it went through.
+ */
+Result<value> taskGet(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"id", "height"}));
+    GL_ASSIGN_OR_RETURN(id, requireFixedHex<32>(params, 0, "id"));
+    GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 1));
+    GL_ASSIGN_OR_RETURN(task, contracts::readTask(*ctx.tree, height, id));
+    if (!task) {
+        return fail(ErrorCode::kTaskNotFound, "no task " + id.hex());
+    }
+    boost::json::array constraints;
+    for (const auto& c : task->constraints) {
+        constraints.push_back(boost::json::string(c));
+    }
+    boost::json::array excluded;
+    for (const auto& a : task->excluded) {
+        excluded.push_back(boost::json::string(a.hex()));
+    }
+    return boost::json::object{
+        {"id", id.hex()},
+        {"height", std::to_string(height)},
+        {"consumer", task->consumer.hex()},
+        {"provider", task->provider == Address{} ? std::string() : task->provider.hex()},
+        {"state", std::string(contracts::taskStateName(task->state))},
+        {"category", task->category},
+        {"min_gflops", std::to_string(task->minGflops)},
+        {"constraints", std::move(constraints)},
+        {"max_minutes", std::to_string(task->maxMinutes)},
+        {"rate_per_minute", toDecimal(task->ratePerMinute)},
+        {"escrow", toDecimal(task->escrow)},
+        {"created_height", std::to_string(task->createdHeight)},
+        {"excluded", std::move(excluded)},
+        {"history", historyJson(task->history)}};
+}
+
+/**
+ * params: `by` ("consumer", "provider" or "state"), `key` (an address, or a state name such as
+ * "running"), optional `height`. The task ids, ascending.
+ */
+Result<value> tasksList(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"by", "key", "height"}));
+    GL_ASSIGN_OR_RETURN(by, requireString(params, 0, "by"));
+    GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 2));
+    std::vector<Hash256> ids;
+    if (by == "state") {
+        GL_ASSIGN_OR_RETURN(name, requireString(params, 1, "key"));
+        GL_ASSIGN_OR_RETURN(state, stateNamed(name));
+        GL_ASSIGN_OR_RETURN(found, contracts::readTasksByState(*ctx.tree, height, state));
+        ids = std::move(found);
+    } else if (by == "consumer" || by == "provider") {
+        GL_ASSIGN_OR_RETURN(address, requireFixedHex<20>(params, 1, "key"));
+        GL_ASSIGN_OR_RETURN(
+            found, by == "consumer" ? contracts::readTasksByConsumer(*ctx.tree, height, address)
+                                    : contracts::readTasksByProvider(*ctx.tree, height, address));
+        ids = std::move(found);
+    } else {
+        return fail(ErrorCode::kInvalidArgument, "`by` is consumer, provider or state");
+    }
+    boost::json::array out;
+    for (const auto& id : ids) {
+        out.push_back(boost::json::string(id.hex()));
+    }
+    return boost::json::object{{"height", std::to_string(height)}, {"tasks", std::move(out)}};
+}
+
+}  // namespace gridledger::rpc::handlers
