@@ -15,6 +15,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <gridledger/base/overloaded.h>
 #include <gridledger/consensus/core.h>
 #include <gridledger/consensus/double_sign_guard.h>
 #include <gridledger/contracts/accounts.h>
@@ -54,13 +55,6 @@ std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const std::s
     logger->set_level(spdlog::level::from_str(level));
     return logger;
 }
-
-template <class... Fs>
-struct Overloaded : Fs... {
-    using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 /** How often admitted transactions leave for the peers, batched. */
 constexpr auto kGossipInterval = std::chrono::milliseconds(5);
@@ -129,7 +123,7 @@ class NodeImpl {
     void admitGossipedTxs(const NodeId& from, ByteView payload);
     void serveBlock(const NodeId& from, ByteView payload);
     void serveSyncRequest(const NodeId& from, ByteView payload);
-    void invalidMessage(const NodeId& from, const p2p::Message& message, const Error& error,
+    void invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
                         std::uint32_t points);
     /** On the consensus thread: a checked consensus message reaches the core. */
     void onChecked(const NodeId& from, CheckedInput input);
@@ -708,7 +702,7 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         case codec::MessageKind::kSyncResponse: {
             auto response = codec::decodeSyncResponse(message.payload);
             if (!response) {
-                invalidMessage(from, message, response.error(), kInvalidSyncPoints);
+                invalidMessage(from, message.kind, response.error(), kInvalidSyncPoints);
                 return;
             }
             asio::post(io_, [this, from, response = std::move(*response)]() mutable {
@@ -721,7 +715,7 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
     }
     auto checked = checkConsensusMessage(message, *committee_, genesis_.chainId);
     if (!checked) {
-        invalidMessage(from, message, checked.error(), kInvalidMessagePoints);
+        invalidMessage(from, message.kind, checked.error(), kInvalidMessagePoints);
         return;
     }
     asio::post(io_, [this, from, input = std::move(*checked)]() mutable {
@@ -732,8 +726,7 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
 void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
     auto batch = codec::decodeTxBatch(payload);
     if (!batch) {
-        invalidMessage(from, p2p::Message{codec::MessageKind::kTx, {}}, batch.error(),
-                       kInvalidMessagePoints);
+        invalidMessage(from, codec::MessageKind::kTx, batch.error(), kInvalidMessagePoints);
         return;
     }
     bool admitted = false;
@@ -745,8 +738,7 @@ void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
         } else if (hash.error().code == ErrorCode::kBadSignature ||
                    hash.error().code == ErrorCode::kMalformed) {
             // A peer checks a transaction before it passes it on: this one was never valid.
-            invalidMessage(from, p2p::Message{codec::MessageKind::kTx, {}}, hash.error(),
-                           kInvalidTxPoints);
+            invalidMessage(from, codec::MessageKind::kTx, hash.error(), kInvalidTxPoints);
         }
     }
     if (admitted) {
@@ -757,7 +749,7 @@ void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
 void NodeImpl::serveBlock(const NodeId& from, ByteView payload) {
     auto request = codec::decodeBlockRequest(payload);
     if (!request) {
-        invalidMessage(from, p2p::Message{codec::MessageKind::kBlockRequest, {}}, request.error(),
+        invalidMessage(from, codec::MessageKind::kBlockRequest, request.error(),
                        kInvalidMessagePoints);
         return;
     }
@@ -778,7 +770,7 @@ void NodeImpl::serveBlock(const NodeId& from, ByteView payload) {
 void NodeImpl::serveSyncRequest(const NodeId& from, ByteView payload) {
     auto request = codec::decodeSyncRequest(payload);
     if (!request) {
-        invalidMessage(from, p2p::Message{codec::MessageKind::kSyncRequest, {}}, request.error(),
+        invalidMessage(from, codec::MessageKind::kSyncRequest, request.error(),
                        kInvalidMessagePoints);
         return;
     }
@@ -792,10 +784,10 @@ void NodeImpl::serveSyncRequest(const NodeId& from, ByteView payload) {
                                             codec::encodeSyncResponse(*response)});
 }
 
-void NodeImpl::invalidMessage(const NodeId& from, const p2p::Message& message, const Error& error,
+void NodeImpl::invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
                               std::uint32_t points) {
-    log_->debug("invalid {} from peer={} reason={} detail={}", codec::kindName(message.kind),
-                from.hex(), error.reason(), error.message);
+    log_->debug("invalid {} from peer={} reason={} detail={}", codec::kindName(kind), from.hex(),
+                error.reason(), error.message);
     metrics_->invalidMessage();
     network_->reportMisbehaviour(from, points);
 }
@@ -912,7 +904,7 @@ void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) 
     auto verified = verifySyncResponse(std::move(response), headHeight, (*head)->id, *committee_,
                                        genesis_.chainId);
     if (!verified) {
-        invalidMessage(from, p2p::Message{codec::MessageKind::kSyncResponse, {}}, verified.error(),
+        invalidMessage(from, codec::MessageKind::kSyncResponse, verified.error(),
                        kInvalidSyncPoints);
         syncFailed(verified.error().message);
         return;

@@ -1,16 +1,8 @@
 #include "peer_messages.h"
 
+#include <gridledger/base/overloaded.h>
+
 namespace gridledger::node {
-namespace {
-
-template <class... Fs>
-struct Overloaded : Fs... {
-    using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
-
-}  // namespace
 
 codec::NetMessage broadcastMessage(const consensus::Broadcast& broadcast) {
     return std::visit(

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <limits>
 
+#include <gridledger/base/overloaded.h>
 #include <gridledger/codec/p2p.h>
 #include <gridledger/codec/tx.h>
 #include <gridledger/proto/p2p.pb.h>
@@ -11,13 +12,6 @@ namespace gridledger::codec {
 namespace {
 
 using detail::str;
-
-template <class... Fs>
-struct Overloaded : Fs... {
-    using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 constexpr std::uint32_t kMaxPort = std::numeric_limits<std::uint16_t>::max();
 
