@@ -312,6 +312,13 @@ EpochRunResult runEpochs(const std::filesystem::path& templateHome, const EpochR
         *text = readText(file);
     }
     node.stop(SIGTERM);
+    // An auditor's replay checks every certificate, root and fixed-block-time stamp.
+    const auto replayLog = node.home().parent_path() / "replay.log";
+    if (runCommand(node.bin(), {"replay", "--home", node.home().string()}, replayLog) != 0 ||
+        readText(replayLog).find("replay ok") == std::string::npos) {
+        throw std::runtime_error("gridledger replay failed: " + readText(replayLog));
+    }
+    out.replay = readText(replayLog);
     return out;
 }
 

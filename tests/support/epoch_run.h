@@ -49,6 +49,8 @@ struct EpochRunResult {
     /** The corrected GFLOP/s the node reported on each accepted attestation, in order. */
     std::vector<std::uint64_t> attestedGflops;
     std::uint64_t challenges = 0;
+    /** The output of `gridledger replay` of the run's home once the node stopped. */
+    std::string replay;
 };
 
 /**
