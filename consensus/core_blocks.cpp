@@ -22,7 +22,7 @@ bool matchesRequest(const codec::BlockHeader& h, const BuildProposal& request, c
            h.parentId == request.parentId && h.qc == request.qc && h.tc == request.tc &&
            h.execHeight == request.execHeight && h.execStateRoot == request.execStateRoot &&
            h.execResultsRoot == request.execResultsRoot && h.author == self &&
-           h.timestampMs >= request.minTimestampMs;
+           h.timestampMs >= request.minTimestampMs && h.timestampMs <= request.maxTimestampMs;
 }
 
 }  // namespace
@@ -128,6 +128,10 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
     }
     if (h.timestampMs <= p.timestampMs) {
         return invalidBlock("timestamp is not after the parent's" + roundField(h));
+    }
+    if (options_.blockTimeMs != 0 && h.timestampMs - p.timestampMs != options_.blockTimeMs) {
+        return invalidBlock("timestamp is not the parent's + block_time_ms=" +
+                            std::to_string(options_.blockTimeMs) + roundField(h));
     }
     const bool live = origin == Origin::kProposal || origin == Origin::kOwnProposal;
     const std::uint64_t latest = checkedAdd(nowMs_, options_.maxClockDriftMs).value_or(UINT64_MAX);

@@ -41,7 +41,13 @@ void CoreImpl::maybePropose() {
     request.execHeight = exec->height;
     request.execStateRoot = exec->stateRoot;
     request.execResultsRoot = exec->resultsRoot;
-    request.minTimestampMs = checkedAdd(parent->header.timestampMs, 1).value_or(UINT64_MAX);
+    if (options_.blockTimeMs != 0) {
+        request.minTimestampMs =
+            checkedAdd(parent->header.timestampMs, options_.blockTimeMs).value_or(UINT64_MAX);
+        request.maxTimestampMs = request.minTimestampMs;
+    } else {
+        request.minTimestampMs = checkedAdd(parent->header.timestampMs, 1).value_or(UINT64_MAX);
+    }
     payloadAvailable_ = false;
     request_ = request;
     emit(std::move(request));

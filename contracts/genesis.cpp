@@ -109,6 +109,10 @@ Result<ConsensusParams> parseConsensus(const json::object& obj) {
     GL_ASSIGN_OR_RETURN(maxTxs, getU32(obj, "max_block_txs", path));
     GL_ASSIGN_OR_RETURN(maxBytes, getU64(obj, "max_block_bytes", path));
     GL_ASSIGN_OR_RETURN(validity, getU64(obj, "max_validity_blocks", path));
+    if (detail::optionalMember(obj, "block_time_ms") != nullptr) {
+        GL_ASSIGN_OR_RETURN(blockTime, getU64(obj, "block_time_ms", path));
+        p.blockTimeMs = blockTime;
+    }
     if (t0 == 0 || interval == 0 || committeeMax == 0 || maxTxs == 0 || maxBytes == 0) {
         return std::unexpected(bad("consensus", "timeouts, intervals and limits must be positive"));
     }
@@ -208,6 +212,7 @@ std::string genesisToJson(const Genesis& g) {
     consensus["max_block_txs"] = g.consensus.maxBlockTxs;
     consensus["max_block_bytes"] = std::to_string(g.consensus.maxBlockBytes);
     consensus["max_validity_blocks"] = std::to_string(g.consensus.maxValidityBlocks);
+    consensus["block_time_ms"] = std::to_string(g.consensus.blockTimeMs);
     json::array validators;
     for (const auto& v : g.validators) {
         validators.push_back(json::object{{"name", v.name},

@@ -18,5 +18,6 @@ int runTx(const Args& args);
 int runQuery(const Args& args);
 int runReplay(const Args& args);
 int runVerifyProof(const Args& args);
+int runExport(const Args& args);
 
 }  // namespace gridledger::node

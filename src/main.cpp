@@ -18,6 +18,7 @@ commands:
   query account        show an account's balance and nonce
   replay               rebuild the state from genesis, checking every certificate and root
   verify-proof         check a state_getProof proof offline against a trusted state root
+  export epochs|tasks  write the settled epochs or the tasks as csv or json (--format)
   version              print the version
 
 Every command takes --help; all but testnet take --home DIR (default $GRIDLEDGER_HOME, else
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
     }
     if (command == "verify-proof") {
         return runVerifyProof(args);
+    }
+    if (command == "export") {
+        return runExport(args);
     }
     if (command == "version") {
         std::cout << "gridledger " << GRIDLEDGER_VERSION << "\n";

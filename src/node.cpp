@@ -350,6 +350,7 @@ Status NodeImpl::buildCore() {
     options.t0Ms = genesis_.consensus.roundTimeoutMs;
     options.emptyBlockIntervalMs = genesis_.consensus.emptyBlockIntervalMs;
     options.maxClockDriftMs = genesis_.consensus.maxClockDriftMs;
+    options.blockTimeMs = genesis_.consensus.blockTimeMs;
     auto signer = std::make_unique<consensus::KeySigner>(validatorKey_);
     GL_ASSIGN_OR_RETURN(core,
                         consensus::Core::create(options, std::move(recovery), std::move(signer)));
@@ -629,7 +630,8 @@ void NodeImpl::buildProposal(const consensus::BuildProposal& request) {
     header.qc = request.qc;
     header.tc = request.tc;
     header.author = proposer_.publicKey();
-    header.timestampMs = std::max(nowMs(), request.minTimestampMs);
+    header.timestampMs =
+        std::min(std::max(nowMs(), request.minTimestampMs), request.maxTimestampMs);
     header.execHeight = request.execHeight;
     header.execStateRoot = request.execStateRoot;
     header.execResultsRoot = request.execResultsRoot;

@@ -59,6 +59,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
     ReplaySummary summary;
     summary.stateRoot = written.roots.stateRoot;
     Hash256 parentId = ownGenesis->id;
+    std::uint64_t parentTimeMs = ownGenesis->header.timestampMs;
     for (std::uint64_t h = 1; h <= top; ++h) {
         auto block = source.blockAt(h);
         if (!block || !*block) {
@@ -71,6 +72,14 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
             return atHeight(
                 h, ErrorCode::kInvalidBlock,
                 "the block does not extend the block at height " + std::to_string(h - 1));
+        }
+        // The time rules every voter applied (docs/protocol.md §3), but the clock's drift.
+        const std::uint64_t blockTimeMs = genesis.consensus.blockTimeMs;
+        if (b.header.timestampMs <= parentTimeMs ||
+            (blockTimeMs != 0 && b.header.timestampMs - parentTimeMs != blockTimeMs)) {
+            return atHeight(h, ErrorCode::kInvalidBlock,
+                            blockTimeMs != 0 ? "the timestamp is not the parent's + block_time_ms"
+                                             : "the timestamp is not after the parent's");
         }
         if (auto checked = consensus::verifyProposal(b, committee, genesis.chainId); !checked) {
             return atHeight(h, checked.error().code, checked.error().message);
@@ -110,6 +119,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
         summary.height = h;
         summary.stateRoot = done.roots.stateRoot;
         parentId = b.id;
+        parentTimeMs = b.header.timestampMs;
         if (progress) {
             progress(h);
         }

@@ -14,6 +14,16 @@ NodeProcess::NodeProcess() : home_(dir_.path() / "home"), log_(dir_.path() / "no
     if (code != 0) {
         throw std::runtime_error("gridledger init failed");
     }
+    usePorts();
+}
+
+NodeProcess::NodeProcess(const std::filesystem::path& templateHome)
+    : home_(dir_.path() / "home"), log_(dir_.path() / "node.log") {
+    std::filesystem::copy(templateHome, home_, std::filesystem::copy_options::recursive);
+    usePorts();
+}
+
+void NodeProcess::usePorts() {
     endpoint_.port = freePort();
     const auto config = home_ / "config" / "node.conf";
     std::ifstream in(config);

@@ -19,6 +19,12 @@ class NodeProcess {
   public:
     /** Runs `gridledger init` in a fresh home and points its RPC at a free port. */
     NodeProcess();
+    /**
+     * Copies the initialised home `templateHome` (keys, genesis, config; no data yet) into a fresh
+     * directory and points its RPC, metrics and P2P at free ports: two nodes made from one
+     * template share the genesis and the keys.
+     */
+    explicit NodeProcess(const std::filesystem::path& templateHome);
 
     void start();
     /** Stops the process with `signal` (SIGKILL simulates a crash). */
@@ -35,6 +41,8 @@ class NodeProcess {
     [[nodiscard]] std::uint16_t metricsPort() const { return metricsPort_; }
 
   private:
+    void usePorts();
+
     TempDir dir_;
     std::filesystem::path home_;
     std::filesystem::path log_;

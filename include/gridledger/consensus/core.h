@@ -41,6 +41,12 @@ struct Options {
     std::uint64_t emptyBlockIntervalMs = 500;
     /** How far ahead of the voter's clock a block's timestamp may be. */
     std::uint64_t maxClockDriftMs = 2000;
+    /**
+     * 0: a block's timestamp is the proposer's clock (above the parent's). Otherwise it must be
+     * exactly the parent's + blockTimeMs: the leader asks for that stamp and voters refuse any
+     * other (the drift rule above still applies).
+     */
+    std::uint64_t blockTimeMs = 0;
     /** Cap on blocks waiting for a parent, pending QCs and open fetches (each, >= 1). */
     std::size_t maxPendingBlocks = 256;
     /** Votes and timeouts are kept for rounds up to this far beyond the current one (1..1000000).

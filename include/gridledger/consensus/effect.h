@@ -85,7 +85,8 @@ struct Commit {
 /**
  * This validator leads `round`: build a block with these header fields, author = this validator,
  * txs from the mempool (none is fine; leave out txs of uncommitted ancestors),
- * timestampMs = max(clock, minTimestampMs), make it with codec::makeBlock, sign it (signProposal)
+ * timestampMs = min(max(clock, minTimestampMs), maxTimestampMs), make it with codec::makeBlock,
+ * sign it (signProposal)
  * and deliver it as ProposalBuilt. The core persists and broadcasts it. If transactions remain in
  * the mempool, send PayloadAvailable again.
  */
@@ -100,6 +101,8 @@ struct BuildProposal {
     Hash256 execStateRoot;
     Hash256 execResultsRoot;
     std::uint64_t minTimestampMs = 0;
+    /** Equal to minTimestampMs on a chain with a fixed block time, else UINT64_MAX. */
+    std::uint64_t maxTimestampMs = UINT64_MAX;
 };
 
 /** An input was refused; for logs at debug level (peers can trigger it). Nothing to perform. */

@@ -37,6 +37,11 @@ struct ConsensusParams {
     std::uint32_t maxBlockTxs = 5000;
     std::uint64_t maxBlockBytes = 4U << 20U;
     std::uint64_t maxValidityBlocks = 100000;  // how far ahead valid_until_height may reach
+    /**
+     * 0: blocks are stamped with the proposer's clock. Otherwise every block's timestamp is exactly
+     * its parent's + blockTimeMs (a consensus rule), for deterministic dev and test chains.
+     */
+    std::uint64_t blockTimeMs = 0;
 };
 
 /** A provider registered and admitted at genesis. */

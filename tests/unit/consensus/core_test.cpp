@@ -224,6 +224,49 @@ TEST_F(CoreTest, InvalidBlocksAreRefusedWithoutTouchingTheSafetyData) {
     EXPECT_EQ(votesIn(step(core, ProposalReceived{propose(1, genesis_, qc0)})).size(), 1U);
 }
 
+TEST_F(CoreTest, WithAFixedBlockTimeVotersRefuseAnyTimestampButTheParentsPlusTheBlockTime) {
+    Options options = testOptions();
+    options.blockTimeMs = 1000;
+    const std::size_t voter = nonLeaderOf({1});
+    Core core = makeCore(voter, std::nullopt, options);
+    (void)step(core, Start{});
+    const auto qc0 = genesisQc(0, genesis_.id);
+    // now_ is genesis + 1000: every stamp below lies within the drift; only the exact one passes.
+    for (const std::uint64_t offset : {1ULL, 999ULL, 1001ULL, 2000ULL}) {
+        SCOPED_TRACE(offset);
+        const auto effects =
+            step(core, ProposalReceived{propose(1, genesis_, qc0, {}, [&](codec::BlockHeader& h) {
+                     h.timestampMs = kGenesisTimeMs + offset;
+                 })});
+        EXPECT_TRUE(votesIn(effects).empty());
+        EXPECT_TRUE(rejectedWith(effects, ErrorCode::kInvalidBlock));
+    }
+    EXPECT_EQ(core.safetyData(), (SafetyData{0, 0, 0}));
+    const auto exact = propose(
+        1, genesis_, qc0, {}, [](codec::BlockHeader& h) { h.timestampMs = kGenesisTimeMs + 1000; });
+    EXPECT_EQ(votesIn(step(core, ProposalReceived{exact})).size(), 1U);
+}
+
+TEST_F(CoreTest, WithAFixedBlockTimeTheLeaderAsksForExactlyTheParentsPlusTheBlockTime) {
+    keys_ = testKeys(1);
+    const Committee solo = Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value();
+    committee_ = solo;
+    Options options = testOptions();
+    options.blockTimeMs = 1000;
+    Core core = makeCore(0, solo, options);
+    (void)step(core, Start{});
+    auto effects = step(core, PayloadAvailable{});
+    auto builds = effectsOf<BuildProposal>(effects);
+    ASSERT_EQ(builds.size(), 1U);
+    EXPECT_EQ(builds[0]->minTimestampMs, kGenesisTimeMs + 1000);
+    EXPECT_EQ(builds[0]->maxTimestampMs, kGenesisTimeMs + 1000);
+    // A block built with the clock's stamp instead does not match the request.
+    const auto clockStamped = propose(1, genesis_, builds[0]->qc, {}, [](codec::BlockHeader& h) {
+        h.timestampMs = kGenesisTimeMs + 1500;
+    });
+    EXPECT_TRUE(rejectedWith(step(core, ProposalBuilt{clockStamped}), ErrorCode::kInvalidBlock));
+}
+
 TEST_F(CoreTest, AProposalOnAnUnknownParentFetchesItThenVotes) {
     const std::size_t voter = nonLeaderOf({1, 2});
     Core core = makeCore(voter);

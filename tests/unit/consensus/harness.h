@@ -508,10 +508,14 @@ class CoreFixture : public ::testing::Test {
     Committee committee_ = Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value();
     std::uint64_t now_ = kGenesisTimeMs + 1000;
 
-    /** Member `i`'s core at genesis, of `committee` (default: the fixture's committee). */
-    Core makeCore(std::size_t i, std::optional<Committee> committee = std::nullopt) {
+    /**
+     * Member `i`'s core at genesis, of `committee` (default: the fixture's committee), with
+     * `options` (default: testOptions()).
+     */
+    Core makeCore(std::size_t i, std::optional<Committee> committee = std::nullopt,
+                  Options options = testOptions()) {
         const Committee& c = committee ? *committee : committee_;
-        auto core = Core::create(testOptions(), RecoveryData::genesis(c, genesis_, genesisState()),
+        auto core = Core::create(options, RecoveryData::genesis(c, genesis_, genesisState()),
                                  std::make_unique<KeySigner>(keys_[i]));
         EXPECT_TRUE(core.has_value()) << core.error().message;
         return std::move(*core);

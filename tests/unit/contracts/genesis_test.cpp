@@ -47,6 +47,7 @@ TEST(GenesisJson, AbsentSectionsTakeThePapersDefaults) {
     EXPECT_EQ(g->tokenomics.poolShareBps, 1'000U);
     EXPECT_TRUE(g->rewardPool == 0);
     EXPECT_EQ(g->governance.proposalTtlMs, 604'800'000U);  // 7 days
+    EXPECT_EQ(g->consensus.blockTimeMs, 0U);               // the proposer's clock
     ASSERT_EQ(g->powerIndex.categories.size(), 3U);
     EXPECT_EQ(g->powerIndex.categories[0].name, "ml_training");
     EXPECT_TRUE(g->verifiers.empty());
@@ -75,6 +76,7 @@ TEST(GenesisJson, EverySectionRoundTrips) {
     g->powerIndex = testing::flatIndex();
     g->powerIndex.greenMaxBonusBps = 500;
     g->governance.proposalTtlMs = 42;
+    g->consensus.blockTimeMs = 1'000;
     g->verifiers = {addressOf(testKey(30)), addressOf(testKey(31))};
     auto inventory = petaflopInventory(3);
     inventory.devices[0].features = {"rdma", "tensor_cores"};
@@ -93,6 +95,8 @@ TEST(GenesisJson, EverySectionRoundTrips) {
     EXPECT_EQ(back->powerIndex.greenMaxBonusBps, 500U);
     EXPECT_EQ(back->powerIndex.categories.size(), 2U);
     EXPECT_EQ(back->governance.proposalTtlMs, 42U);
+    EXPECT_EQ(back->consensus.blockTimeMs, 1'000U);
+    EXPECT_NE(text.find(R"("block_time_ms":"1000")"), std::string::npos);
     EXPECT_EQ(back->verifiers, g->verifiers);
     ASSERT_EQ(back->providers.size(), 1U);
     EXPECT_EQ(back->providers[0].inventory, inventory);
