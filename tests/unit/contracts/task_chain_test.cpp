@@ -332,6 +332,7 @@ TEST_F(TaskChain, ClaimTimeoutReturnsTheTaskAndAssignTimeoutExpiresItWithAFullRe
 }
 
 TEST_F(TaskChain, OutOfCreditsBillsTheWholeEscrowAndATopUpPushesItBack) {
+    const u128 before = balance(kConsumer);
     const Hash256 id = running(10);
     attestEverySlot(G + kMin, G + 8 * kMin);
     auto topUp = c.run(G + 8 * kMin, kConsumer, codec::TaskTopUp{id, 5});
@@ -347,6 +348,7 @@ TEST_F(TaskChain, OutOfCreditsBillsTheWholeEscrowAndATopUpPushesItBack) {
     EXPECT_EQ(attr(out.systemReceipt->events.at(0), "trigger"), "out_of_credits");
     EXPECT_EQ(attr(out.systemReceipt->events.at(0), "refund"), "0");
     EXPECT_EQ(balance(kP1), 15 * kRate - 15 * kRate / 10);
+    EXPECT_EQ(balance(kConsumer), before - 15 * kRate);  // 10 minutes escrowed + 5 topped up
     EXPECT_EQ(jobs(kP1).outOfCredits, 1U);
 }
 
