@@ -1,8 +1,11 @@
+#include <iterator>
+
 #include <gridledger/base/overloaded.h>
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/executor.h>
 #include <gridledger/contracts/governance.h>
 #include <gridledger/contracts/settlement.h>
+#include <gridledger/contracts/task_contract.h>
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/tx_validation.h>
 
@@ -25,9 +28,10 @@ Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId, std:
     return {};
 }
 
-/** Dispatches a payload to its system contract. */
+/** Dispatches a payload to its system contract; `nonce` is the transaction's (task ids). */
 Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext& block,
-                                           const Address& sender, const codec::Payload& payload) {
+                                           const Address& sender, std::uint64_t nonce,
+                                           const codec::Payload& payload) {
     using Events = Result<std::vector<codec::Event>>;
     return std::visit(
         Overloaded{
@@ -42,6 +46,20 @@ Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext
             },
             [&](const codec::Attest& a) { return executeAttest(layer, block, sender, a); },
             [&](const codec::Challenge& c) { return executeChallenge(layer, block, sender, c); },
+            [&](const codec::TaskCreate& t) {
+                return executeTaskCreate(layer, block, sender, nonce, t);
+            },
+            [&](const codec::TaskStart& t) { return executeTaskStart(layer, block, sender, t); },
+            [&](const codec::TaskRefuse& t) { return executeTaskRefuse(layer, block, sender, t); },
+            [&](const codec::TaskTopUp& t) { return executeTaskTopUp(layer, block, sender, t); },
+            [&](const codec::TaskSubmitResult& t) {
+                return executeTaskSubmitResult(layer, block, sender, t);
+            },
+            [&](const codec::TaskVerify& t) { return executeTaskVerify(layer, block, sender, t); },
+            [&](const codec::TaskReportFailure& t) {
+                return executeTaskReportFailure(layer, block, sender, t);
+            },
+            [&](const codec::TaskCancel& t) { return executeTaskCancel(layer, block, sender, t); },
         },
         payload);
 }
@@ -54,7 +72,7 @@ Result<std::vector<codec::Event>> runPayload(StateLayer& state, const BlockConte
                                              const codec::SignedTx& tx) {
     GL_TRY(ledger::checkPayloadShape(tx.body.payload, tx.sender));
     StateLayer layer(state);
-    GL_ASSIGN_OR_RETURN(events, dispatch(layer, block, tx.sender, tx.body.payload));
+    GL_ASSIGN_OR_RETURN(events, dispatch(layer, block, tx.sender, tx.body.nonce, tx.body.payload));
     layer.mergeIntoParent();
     return events;
 }
@@ -196,6 +214,9 @@ Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& b
     ExecutedBlock out;
     out.height = context.height;
     GL_ASSIGN_OR_RETURN(settled, settleEndedEpochs(state, context));
+    GL_ASSIGN_OR_RETURN(taskWork, runTaskSystemWork(state, context));
+    settled.insert(settled.end(), std::make_move_iterator(taskWork.begin()),
+                   std::make_move_iterator(taskWork.end()));
     if (!settled.empty()) {
         codec::Receipt system;
         system.txHash = systemReceiptHash(context.height);

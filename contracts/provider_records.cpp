@@ -4,6 +4,8 @@ namespace gridledger::contracts::detail {
 namespace {
 
 constexpr std::uint8_t kFormat = 1;
+/** Format 2 of the provider record added the task job counts (ProviderJobs). */
+constexpr std::uint8_t kProviderFormat = 2;
 
 Bytes addressEpochId(const Address& provider, std::uint64_t epoch) {
     Bytes id = provider.toBytes();
@@ -67,19 +69,22 @@ Hash256 attestationKey(const Address& provider, std::uint64_t epoch, std::uint64
 }
 
 Bytes encodeProvider(const Provider& p) {
-    RecordWriter w(kFormat);
+    RecordWriter w(kProviderFormat);
     w.fixed(p.address).u8(static_cast<std::uint8_t>(p.status));
     w.u64(p.registeredHeight).u64(p.statusHeight);
     w.list(p.inventory.devices, writeDevice);
     w.list(p.inventory.labels,
            [](RecordWriter& out, const codec::Label& l) { out.text(l.key).text(l.value); });
     w.list(p.inventory.categories, [](RecordWriter& out, const std::string& c) { out.text(c); });
+    const auto& j = p.jobs;
+    w.u64(j.assigned).u64(j.started).u64(j.refused).u64(j.claimTimeouts).u64(j.settled);
+    w.u64(j.rejected).u64(j.failed).u64(j.outOfCredits).u64(j.panicked).u64(j.cancelled);
     return w.take();
 }
 
 Result<Provider> decodeProvider(ByteView bytes) {
     RecordReader r(bytes, "provider");
-    r.format(kFormat);
+    r.format(kProviderFormat);
     Provider p;
     p.address = r.fixed<Address>();
     const std::uint8_t status = r.u8();
@@ -97,6 +102,17 @@ Result<Provider> decodeProvider(ByteView bytes) {
         return l;
     });
     p.inventory.categories = r.list<std::string>([](RecordReader& in) { return in.text(); });
+    auto& j = p.jobs;
+    j.assigned = r.u64();
+    j.started = r.u64();
+    j.refused = r.u64();
+    j.claimTimeouts = r.u64();
+    j.settled = r.u64();
+    j.rejected = r.u64();
+    j.failed = r.u64();
+    j.outOfCredits = r.u64();
+    j.panicked = r.u64();
+    j.cancelled = r.u64();
     GL_TRY(r.finish());
     return p;
 }

@@ -159,7 +159,7 @@ Result<std::vector<codec::Event>> addProvider(StateLayer& state, const BlockCont
     }
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
     GL_TRY(checkInventory(params.index, reg));
-    Provider provider{address, status, block.height, block.height, canonical(reg)};
+    Provider provider{address, status, block.height, block.height, canonical(reg), ProviderJobs{}};
     storeProvider(state, provider);
     GL_ASSIGN_OR_RETURN(index, loadProviderIndex(state));
     detail::insertSorted(index, address);

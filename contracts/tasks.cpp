@@ -14,6 +14,8 @@ using detail::RecordReader;
 using detail::RecordWriter;
 
 constexpr std::uint8_t kFormat = 1;
+/** Format 2 of the task record added the spec hash, the result hash and the reported duration. */
+constexpr std::uint8_t kTaskFormat = 2;
 
 Hash256 taskKey(const Hash256& id) {
     return detail::stateKey("gridledger/state/task", id.view());
@@ -130,11 +132,12 @@ Hash256 taskIdOf(const Address& consumer, std::uint64_t nonce) {
 }
 
 Bytes encodeTask(const Task& t) {
-    RecordWriter w(kFormat);
+    RecordWriter w(kTaskFormat);
     w.fixed(t.id).fixed(t.consumer).fixed(t.provider).u8(static_cast<std::uint8_t>(t.state));
     w.text(t.category).u64(t.minGflops);
     w.list(t.constraints, [](RecordWriter& out, const std::string& c) { out.text(c); });
     w.u64(t.maxMinutes).u128v(t.ratePerMinute).u128v(t.escrow).u64(t.createdHeight);
+    w.fixed(t.specHash).fixed(t.resultHash).u64(t.reportedMs);
     writeClock(w, t.clock);
     w.list(t.excluded, [](RecordWriter& out, const Address& a) { out.fixed(a); });
     w.list(t.history, [](RecordWriter& out, const TaskHistoryEntry& e) {
@@ -147,7 +150,7 @@ Bytes encodeTask(const Task& t) {
 
 Result<Task> decodeTask(ByteView bytes) {
     RecordReader r(bytes, "task");
-    r.format(kFormat);
+    r.format(kTaskFormat);
     Task t;
     t.id = r.fixed<Hash256>();
     t.consumer = r.fixed<Address>();
@@ -160,6 +163,9 @@ Result<Task> decodeTask(ByteView bytes) {
     t.ratePerMinute = r.u128v();
     t.escrow = r.u128v();
     t.createdHeight = r.u64();
+    t.specHash = r.fixed<Hash256>();
+    t.resultHash = r.fixed<Hash256>();
+    t.reportedMs = r.u64();
     t.clock = readClock(r);
     t.excluded = r.list<Address>([](RecordReader& in) { return in.fixed<Address>(); });
     t.history = r.list<TaskHistoryEntry>([](RecordReader& in) {
@@ -196,6 +202,10 @@ Result<std::optional<Task>> readTask(const ledger::StateTree& tree, std::uint64_
     }
     GL_ASSIGN_OR_RETURN(task, decodeTask(*value));
     return std::optional<Task>(std::move(task));
+}
+
+void storeTask(StateLayer& state, const Task& task) {
+    state.put(taskKey(task.id), encodeTask(task));
 }
 
 Status insertTask(StateLayer& state, Task task, const BlockContext& block) {

@@ -165,6 +165,75 @@ Status checkPayload(const codec::Challenge& challenge, const Address& /*sender*/
                      ErrorCode::kInvalidArgument);
 }
 
+// ---- Tasks: kInvalidTask for every malformed field ----
+
+Status checkTaskId(const Hash256& id) {
+    if (id.isZero()) {
+        return fail(ErrorCode::kInvalidTask, "task id is zero");
+    }
+    return {};
+}
+
+Status checkTaskText(std::string_view text, std::string_view what) {
+    return checkText(text, what, kMaxTextBytes, false, ErrorCode::kInvalidTask);
+}
+
+Status checkPayload(const codec::TaskCreate& create, const Address& /*sender*/) {
+    constexpr ErrorCode kCode = ErrorCode::kInvalidTask;
+    GL_TRY(checkName(create.category, "workload category", kCode));
+    if (create.minGflops == 0) {
+        return fail(kCode, "a task needs at least 1 GFLOP/s");
+    }
+    if (create.maxMinutes == 0) {
+        return fail(kCode, "a task runs for at least 1 minute");
+    }
+    if (create.constraints.size() > kMaxLabels) {
+        return fail(kCode, "more than " + std::to_string(kMaxLabels) + " label constraints");
+    }
+    for (const auto& constraint : create.constraints) {
+        GL_TRY(checkText(constraint, "label constraint", kMaxTextBytes, true, kCode));
+    }
+    return {};
+}
+
+Status checkPayload(const codec::TaskStart& start, const Address& /*sender*/) {
+    return checkTaskId(start.taskId);
+}
+
+Status checkPayload(const codec::TaskRefuse& refuse, const Address& /*sender*/) {
+    return checkTaskId(refuse.taskId);
+}
+
+Status checkPayload(const codec::TaskTopUp& topUp, const Address& /*sender*/) {
+    GL_TRY(checkTaskId(topUp.taskId));
+    if (topUp.extraMinutes == 0) {
+        return fail(ErrorCode::kInvalidTask, "a top-up adds at least 1 minute");
+    }
+    return {};
+}
+
+Status checkPayload(const codec::TaskSubmitResult& result, const Address& /*sender*/) {
+    GL_TRY(checkTaskId(result.taskId));
+    if (result.resultHash.isZero()) {
+        return fail(ErrorCode::kInvalidTask, "result hash is zero");
+    }
+    return checkTaskText(result.outputUri, "output uri");
+}
+
+Status checkPayload(const codec::TaskVerify& verify, const Address& /*sender*/) {
+    GL_TRY(checkTaskId(verify.taskId));
+    return checkTaskText(verify.reason, "verdict reason");
+}
+
+Status checkPayload(const codec::TaskReportFailure& failure, const Address& /*sender*/) {
+    GL_TRY(checkTaskId(failure.taskId));
+    return checkTaskText(failure.error, "failure error");
+}
+
+Status checkPayload(const codec::TaskCancel& cancel, const Address& /*sender*/) {
+    return checkTaskId(cancel.taskId);
+}
+
 std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b) {
     return checkedAdd(a, b).value_or(std::numeric_limits<std::uint64_t>::max());
 }

@@ -11,15 +11,13 @@
 #include <gridledger/contracts/genesis.h>
 
 #include "cli_options.h"
+#include "cmd_tx_support.h"
 
 namespace gridledger::node {
 namespace po = boost::program_options;
 namespace json = boost::json;
 
 namespace {
-
-/** Default lifetime of a transaction built by the CLI, in blocks after the current head. */
-constexpr std::uint64_t kDefaultValidity = 1000;
 
 constexpr const char* kUsage = R"(usage: gridledger tx <payload> --from KEY [options]
 
@@ -36,20 +34,14 @@ payloads:
   attest              --category C --device MODEL=COUNT...  a PoCP attestation (default: the
                       [--epoch E --slot S]                  head block's epoch and slot)
   challenge           --provider 0x.. --epoch E --slot S    a verifier's challenge
+{tasks}
 
 common options: --from KEY (name of a key in the home) --nonce N --valid-for BLOCKS --rpc HOST:PORT
 --wait (print the receipt once committed) --home DIR; every payload takes --help.
 )";
 
-/** Options every payload takes. */
-struct Common {
-    std::string homeFlag;
-    std::string from;
-    std::string rpc;
-    std::string nonce;
-    std::uint64_t validFor = kDefaultValidity;
-    bool wait = false;
-};
+using Common = TxCommon;
+using Build = TxBuild;
 
 void addCommon(po::options_description& desc, Common& c) {
     desc.add_options()("from", po::value(&c.from)->required(), "name of the sender's key")(
@@ -85,9 +77,6 @@ Result<json::value> waitCommitted(const Endpoint& endpoint, const std::string& h
     }
 }
 
-/** Builds a payload once the node is known (some payloads read the chain first). */
-using Build = std::function<Result<codec::Payload>(const Endpoint&)>;
-
 /** Signs the payload from `--from`, submits it and prints the answers. */
 Status signAndSubmit(const Common& c, const Build& build) {
     const Home home = Home::resolve(c.homeFlag);
@@ -119,9 +108,10 @@ Status signAndSubmit(const Common& c, const Build& build) {
     return {};
 }
 
-/** Parses the options of `tx <name>` and runs it; `build` sees the parsed values. */
-int runPayload(const std::string& name, po::options_description& specific, const Args& args,
-               Common& common, const std::function<Result<Build>()>& prepare) {
+}  // namespace
+
+int runTxPayload(const std::string& name, po::options_description& specific, const Args& args,
+                 Common& common, const std::function<Result<Build>()>& prepare) {
     po::options_description desc("gridledger tx " + name);
     desc.add(specific);
     addCommon(desc, common);
@@ -134,14 +124,11 @@ int runPayload(const std::string& name, po::options_description& specific, const
     return done ? 0 : reportError("tx " + name, done.error());
 }
 
-template <typename Fixed>
-Result<Fixed> fixedArg(const std::string& text, std::string_view what) {
-    auto value = Fixed::fromHex(text);
-    if (!value) {
-        return fail(ErrorCode::kInvalidArgument,
-                    "--" + std::string(what) + ": " + value.error().message);
-    }
-    return *value;
+namespace {
+
+int runPayload(const std::string& name, po::options_description& specific, const Args& args,
+               Common& common, const std::function<Result<Build>()>& prepare) {
+    return runTxPayload(name, specific, args, common, prepare);
 }
 
 Result<std::string> readFile(const std::string& path) {
@@ -370,7 +357,15 @@ int runTx(const Args& args) {
             return run(Args(args.begin() + 1, args.end()));
         }
     }
-    std::cerr << kUsage;
+    if (!args.empty()) {
+        const int done = runTaskTx(args[0], Args(args.begin() + 1, args.end()));
+        if (done >= 0) {
+            return done;
+        }
+    }
+    std::string usage(kUsage);
+    usage.replace(usage.find("{tasks}"), std::string_view("{tasks}").size(), kTaskTxUsage);
+    std::cerr << usage;
     return 2;
 }
 

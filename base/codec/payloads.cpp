@@ -91,7 +91,88 @@ void attestToProto(const Attest& a, proto::Attest& pb) {
     }
 }
 
+/** A zero hash is "none" and travels as an empty field. */
+std::string optionalHash(const Hash256& hash) {
+    return hash.isZero() ? std::string() : str(hash.view());
+}
+
+void taskCreateToProto(const TaskCreate& t, proto::TaskCreate& pb) {
+    pb.set_category(t.category);
+    pb.set_min_gflops(t.minGflops);
+    for (const auto& constraint : t.constraints) {
+        pb.add_constraints(constraint);
+    }
+    pb.set_max_minutes(t.maxMinutes);
+    pb.set_spec_hash(optionalHash(t.specHash));
+}
+
 // ---- From protobuf ----
+
+Result<Hash256> optionalHashFromProto(const std::string& field, std::string_view name) {
+    if (field.empty()) {
+        return Hash256{};
+    }
+    return fixed<Hash256>(field, name);
+}
+
+Result<TaskCreate> taskCreateFromProto(const proto::TaskCreate& pb) {
+    TaskCreate t;
+    t.category = pb.category();
+    t.minGflops = pb.min_gflops();
+    t.constraints.assign(pb.constraints().begin(), pb.constraints().end());
+    t.maxMinutes = pb.max_minutes();
+    GL_ASSIGN_OR_RETURN(spec, optionalHashFromProto(pb.spec_hash(), "task_create.spec_hash"));
+    t.specHash = spec;
+    return t;
+}
+
+Result<Hash256> taskIdFromProto(const std::string& field) {
+    return fixed<Hash256>(field, "task_id");
+}
+
+Result<Payload> taskPayloadFromProto(const proto::TxBody& pb) {
+    switch (pb.payload_case()) {
+        case proto::TxBody::kTaskCreate: {
+            GL_ASSIGN_OR_RETURN(create, taskCreateFromProto(pb.task_create()));
+            return create;
+        }
+        case proto::TxBody::kTaskStart: {
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(pb.task_start().task_id()));
+            return TaskStart{id};
+        }
+        case proto::TxBody::kTaskRefuse: {
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(pb.task_refuse().task_id()));
+            return TaskRefuse{id};
+        }
+        case proto::TxBody::kTaskTopUp: {
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(pb.task_top_up().task_id()));
+            return TaskTopUp{id, pb.task_top_up().extra_minutes()};
+        }
+        case proto::TxBody::kTaskSubmitResult: {
+            const auto& r = pb.task_submit_result();
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(r.task_id()));
+            GL_ASSIGN_OR_RETURN(hash, fixed<Hash256>(r.result_hash(), "result_hash"));
+            return TaskSubmitResult{id, hash, r.output_uri(), r.exit_code(), r.duration_ms()};
+        }
+        case proto::TxBody::kTaskVerify: {
+            const auto& v = pb.task_verify();
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(v.task_id()));
+            return TaskVerify{id, v.accept(), v.reason()};
+        }
+        case proto::TxBody::kTaskReportFailure: {
+            const auto& f = pb.task_report_failure();
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(f.task_id()));
+            return TaskReportFailure{id, f.exit_code(), f.error(), f.duration_ms()};
+        }
+        case proto::TxBody::kTaskCancel: {
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(pb.task_cancel().task_id()));
+            return TaskCancel{id};
+        }
+        default:
+            break;
+    }
+    return fail(ErrorCode::kUnknownPayload, "transaction has no known payload");
+}
 
 Result<ProposalAction> actionFromProto(const proto::Propose& pb) {
     switch (pb.action_case()) {
@@ -230,6 +311,42 @@ void payloadToProto(const Payload& payload, proto::TxBody& pb) {
                            challenge->set_evidence(str(c.evidence.view()));
                        }
                    },
+                   [&pb](const TaskCreate& t) { taskCreateToProto(t, *pb.mutable_task_create()); },
+                   [&pb](const TaskStart& t) {
+                       pb.mutable_task_start()->set_task_id(str(t.taskId.view()));
+                   },
+                   [&pb](const TaskRefuse& t) {
+                       pb.mutable_task_refuse()->set_task_id(str(t.taskId.view()));
+                   },
+                   [&pb](const TaskTopUp& t) {
+                       auto* out = pb.mutable_task_top_up();
+                       out->set_task_id(str(t.taskId.view()));
+                       out->set_extra_minutes(t.extraMinutes);
+                   },
+                   [&pb](const TaskSubmitResult& t) {
+                       auto* out = pb.mutable_task_submit_result();
+                       out->set_task_id(str(t.taskId.view()));
+                       out->set_result_hash(str(t.resultHash.view()));
+                       out->set_output_uri(t.outputUri);
+                       out->set_exit_code(t.exitCode);
+                       out->set_duration_ms(t.durationMs);
+                   },
+                   [&pb](const TaskVerify& t) {
+                       auto* out = pb.mutable_task_verify();
+                       out->set_task_id(str(t.taskId.view()));
+                       out->set_accept(t.accept);
+                       out->set_reason(t.reason);
+                   },
+                   [&pb](const TaskReportFailure& t) {
+                       auto* out = pb.mutable_task_report_failure();
+                       out->set_task_id(str(t.taskId.view()));
+                       out->set_exit_code(t.exitCode);
+                       out->set_error(t.error);
+                       out->set_duration_ms(t.durationMs);
+                   },
+                   [&pb](const TaskCancel& t) {
+                       pb.mutable_task_cancel()->set_task_id(str(t.taskId.view()));
+                   },
                },
                payload);
 }
@@ -262,6 +379,8 @@ Result<Payload> payloadFromProto(const proto::TxBody& pb) {
         }
         case proto::TxBody::PAYLOAD_NOT_SET:
             break;
+        default:
+            return taskPayloadFromProto(pb);
     }
     return fail(ErrorCode::kUnknownPayload, "transaction has no known payload");
 }
@@ -277,6 +396,14 @@ std::string_view payloadKind(const Payload& payload) {
             [](const RegisterProvider&) { return std::string_view("register_provider"); },
             [](const Attest&) { return std::string_view("attest"); },
             [](const Challenge&) { return std::string_view("challenge"); },
+            [](const TaskCreate&) { return std::string_view("task_create"); },
+            [](const TaskStart&) { return std::string_view("task_start"); },
+            [](const TaskRefuse&) { return std::string_view("task_refuse"); },
+            [](const TaskTopUp&) { return std::string_view("task_top_up"); },
+            [](const TaskSubmitResult&) { return std::string_view("task_submit_result"); },
+            [](const TaskVerify&) { return std::string_view("task_verify"); },
+            [](const TaskReportFailure&) { return std::string_view("task_report_failure"); },
+            [](const TaskCancel&) { return std::string_view("task_cancel"); },
         },
         payload);
 }

@@ -63,6 +63,9 @@ Result<value> taskGet(const ChainContext& ctx, const value& params) {
         {"rate_per_minute", toDecimal(task->ratePerMinute)},
         {"escrow", toDecimal(task->escrow)},
         {"created_height", std::to_string(task->createdHeight)},
+        {"spec_hash", task->specHash.hex()},
+        {"result_hash", task->resultHash.hex()},
+        {"reported_ms", std::to_string(task->reportedMs)},
         {"excluded", std::move(excluded)},
         {"history", historyJson(task->history)}};
 }

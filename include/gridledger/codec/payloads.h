@@ -11,9 +11,9 @@
 
 /**
  * The system-contract payloads of a transaction besides the DPS transfer (DESIGN.md §6,
- * docs/tokenomics.md): governance proposals and votes, provider registration, PoCP attestations and
- * challenges. Plain values; codec/tx.h encodes them, ledger/tx_validation checks their shape and
- * contracts/ executes them.
+ * docs/tokenomics.md, docs/tasks.md): governance proposals and votes, provider registration, PoCP
+ * attestations and challenges, and the task lifecycle. Plain values; codec/tx.h encodes them,
+ * ledger/tx_validation checks their shape and contracts/ executes them.
  */
 namespace gridledger::codec {
 
@@ -184,10 +184,89 @@ struct Challenge {
     bool operator==(const Challenge&) const = default;
 };
 
-/** What a transaction does; one alternative per system-contract action. */
-using Payload = std::variant<Transfer, Propose, ProposalVote, RegisterProvider, Attest, Challenge>;
+// ---- Tasks (DESIGN.md §6.6, docs/tasks.md) ----
 
-/** The stable snake_case name of a payload kind ("transfer", "propose", …). */
+/** A consumer's new task: the index price of `maxMinutes` at `minGflops` is escrowed. */
+struct TaskCreate {
+    std::string category;
+    /** Corrected GFLOP/s the task needs of its provider. */
+    std::uint64_t minGflops = 0;
+    /** Label constraints "key op value" (ops == != < <= > >= in). */
+    std::vector<std::string> constraints;
+    std::uint64_t maxMinutes = 0;
+    /** Hash of the job description (image, model, dataset, output references); zero when none. */
+    Hash256 specHash;
+
+    bool operator==(const TaskCreate&) const = default;
+};
+
+/** The assigned provider starts the task (Assigned → Running). */
+struct TaskStart {
+    Hash256 taskId;
+
+    bool operator==(const TaskStart&) const = default;
+};
+
+/** The assigned provider refuses the task (Assigned → Pending, the provider excluded). */
+struct TaskRefuse {
+    Hash256 taskId;
+
+    bool operator==(const TaskRefuse&) const = default;
+};
+
+/** The consumer escrows `extraMinutes` more at the task's rate, lengthening its maximum. */
+struct TaskTopUp {
+    Hash256 taskId;
+    std::uint64_t extraMinutes = 0;
+
+    bool operator==(const TaskTopUp&) const = default;
+};
+
+/** The assigned provider's result (Running → ResultSubmitted). */
+struct TaskSubmitResult {
+    Hash256 taskId;
+    Hash256 resultHash;
+    std::string outputUri;
+    std::uint32_t exitCode = 0;
+    /** The run's duration as the provider reports it, ms. */
+    std::uint64_t durationMs = 0;
+
+    bool operator==(const TaskSubmitResult&) const = default;
+};
+
+/** The consumer's or a verifier's verdict on a submitted result. */
+struct TaskVerify {
+    Hash256 taskId;
+    bool accept = false;
+    std::string reason;
+
+    bool operator==(const TaskVerify&) const = default;
+};
+
+/** The assigned provider reports that the run failed (Running → Failed). */
+struct TaskReportFailure {
+    Hash256 taskId;
+    std::uint32_t exitCode = 0;
+    std::string error;
+    /** How long it ran as the provider reports it, ms. */
+    std::uint64_t durationMs = 0;
+
+    bool operator==(const TaskReportFailure&) const = default;
+};
+
+/** The consumer cancels a task that is Pending, Assigned or Running. */
+struct TaskCancel {
+    Hash256 taskId;
+
+    bool operator==(const TaskCancel&) const = default;
+};
+
+/** What a transaction does; one alternative per system-contract action. */
+using Payload = std::variant<Transfer, Propose, ProposalVote, RegisterProvider, Attest, Challenge,
+                             TaskCreate, TaskStart, TaskRefuse, TaskTopUp, TaskSubmitResult,
+                             TaskVerify, TaskReportFailure, TaskCancel>;
+
+/** The stable snake_case name of a payload kind ("transfer", "propose", "task_create", …). */
 [[nodiscard]] std::string_view payloadKind(const Payload& payload);
 
 /** The stable snake_case name of a proposal action ("add_validator", …). */

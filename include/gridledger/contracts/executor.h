@@ -24,8 +24,8 @@ struct ExecutedBlock {
     std::vector<codec::Receipt> receipts;
     /**
      * The events of the work the chain did by itself before the block's transactions (the epoch
-     * settlements it triggered): set only when there were any. Index kSystemReceiptIndex, tx hash
-     * systemReceiptHash(height).
+     * settlements it triggered, then task timeouts and matching): set only when there were any.
+     * Index kSystemReceiptIndex, tx hash systemReceiptHash(height).
      */
     std::optional<codec::Receipt> systemReceipt;
     ledger::ExecRoots roots;
@@ -74,8 +74,9 @@ class Executor {
 
     /**
      * Executes `block` into `state` without committing: the system work of its timestamp (epoch
-     * settlements), then its transactions. What executeAndCommit commits; tests use it to run
-     * many blocks in memory. Fails only on storage errors or a broken settlement invariant.
+     * settlements, then task timeouts and matching), then its transactions. What executeAndCommit
+     * commits; tests use it to run many blocks in memory. Fails only on storage errors or a broken
+     * settlement invariant.
      */
     [[nodiscard]] Result<ExecutedBlock> execute(StateLayer& state, const codec::Block& block,
                                                 const VerifiedCache& verified) const;

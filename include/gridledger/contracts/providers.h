@@ -30,6 +30,25 @@ enum class ProviderStatus : std::uint8_t {
 /** "registered", "admitted" or "suspended". */
 [[nodiscard]] std::string_view statusName(ProviderStatus status);
 
+/**
+ * A provider's task record (DESIGN.md §6.6, docs/tasks.md "Reputation"): how many tasks it was
+ * assigned and how each ended for it. Counted by the task contract, never by a transaction.
+ */
+struct ProviderJobs {
+    std::uint64_t assigned = 0;
+    std::uint64_t started = 0;
+    std::uint64_t refused = 0;
+    std::uint64_t claimTimeouts = 0;
+    std::uint64_t settled = 0;
+    std::uint64_t rejected = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t outOfCredits = 0;
+    std::uint64_t panicked = 0;
+    std::uint64_t cancelled = 0;
+
+    bool operator==(const ProviderJobs&) const = default;
+};
+
 /** A registered provider. The inventory is kept sorted (devices by model, labels by key). */
 struct Provider {
     Address address;
@@ -38,6 +57,7 @@ struct Provider {
     /** Height of the last status change (registration, admission, suspension, reinstatement). */
     std::uint64_t statusHeight = 0;
     codec::RegisterProvider inventory;
+    ProviderJobs jobs;
 
     bool operator==(const Provider&) const = default;
 };

@@ -48,6 +48,12 @@ struct Task {
     /** DPS held for the task while it is hot; 0 once it ended. */
     u128 escrow = 0;
     std::uint64_t createdHeight = 0;
+    /** Hash of the job description the consumer gave; zero when none. */
+    Hash256 specHash;
+    /** The submitted result's hash; zero until a result is submitted. */
+    Hash256 resultHash;
+    /** The duration the provider reported with its result or failure, ms. */
+    std::uint64_t reportedMs = 0;
     TaskClock clock;
     /** Providers that refused it or let the claim time out, ascending. */
     std::vector<Address> excluded;
@@ -65,6 +71,9 @@ struct Task {
 [[nodiscard]] Result<std::optional<Task>> loadTask(const StateLayer& state, const Hash256& id);
 [[nodiscard]] Result<std::optional<Task>> readTask(const ledger::StateTree& tree,
                                                    std::uint64_t version, const Hash256& id);
+
+/** Stores `task` as it is (its lists untouched): for changes that are not transitions (top-up). */
+void storeTask(StateLayer& state, const Task& task);
 
 /**
  * Stores a new task (state Pending, created at `block`) and lists it under its consumer and its

@@ -64,7 +64,11 @@ struct TxRules {
  * - attest: kInvalidArgument unless the category is non-empty, 1 … kMaxInventoryModels devices
  *   have unique non-empty models and counts > 0, the renewable share is ≤ 10 000 bps and there are
  *   at most kMaxEvidence evidence hashes;
- * - challenge: kInvalidArgument for a reason above kMaxTextBytes.
+ * - challenge: kInvalidArgument for a reason above kMaxTextBytes;
+ * - task payloads: kInvalidTask for a zero task id, a task_create without a category, with 0
+ *   GFLOP/s, 0 minutes or more than kMaxLabels constraints (each non-empty), a top-up of 0
+ *   minutes, a result with a zero result hash, or a text (output uri, reason, error) above
+ *   kMaxTextBytes. Constraints are parsed at execution (docs/tasks.md).
  * Every text (names, labels, reasons, values) must be printable ASCII, names at most
  * kMaxNameBytes and other texts at most kMaxTextBytes. Pure.
  */

@@ -52,6 +52,16 @@ std::vector<Payload> everyPayload() {
         Attest{0, 0, "inference", {{"a", 1}, {"b", 2}}, 0, 0, {}},
         Challenge{address(2), 4, 100, "benchmark does not reproduce", hash(9)},
         Challenge{address(2), 4, 101, "", Hash256{}},
+        TaskCreate{"ml_training", 1'000'000, {"region == eu", "tier >= 3"}, 60, hash(5)},
+        TaskCreate{"hpc", 1, {}, 1, Hash256{}},
+        TaskStart{hash(6)},
+        TaskRefuse{hash(6)},
+        TaskTopUp{hash(6), 30},
+        TaskSubmitResult{hash(6), hash(7), "s3://bucket/out", 0, 2'700'000},
+        TaskVerify{hash(6), true, "ok"},
+        TaskVerify{hash(6), false, ""},
+        TaskReportFailure{hash(6), 137, "oom", 600'000},
+        TaskCancel{hash(6)},
     };
 }
 
@@ -79,6 +89,14 @@ TEST(TxPayloadCodec, KindsHaveStableNames) {
     EXPECT_EQ(payloadKind(all[11]), "register_provider");
     EXPECT_EQ(payloadKind(all[12]), "attest");
     EXPECT_EQ(payloadKind(all[14]), "challenge");
+    EXPECT_EQ(payloadKind(all[16]), "task_create");
+    EXPECT_EQ(payloadKind(all[18]), "task_start");
+    EXPECT_EQ(payloadKind(all[19]), "task_refuse");
+    EXPECT_EQ(payloadKind(all[20]), "task_top_up");
+    EXPECT_EQ(payloadKind(all[21]), "task_submit_result");
+    EXPECT_EQ(payloadKind(all[22]), "task_verify");
+    EXPECT_EQ(payloadKind(all[24]), "task_report_failure");
+    EXPECT_EQ(payloadKind(all[25]), "task_cancel");
 }
 
 TEST(TxPayloadCodec, AnyFlippedByteOfEachPayloadBreaksDecodingOrTheSignature) {

@@ -1,13 +1,17 @@
 // Properties over thousands of random operation sequences (seeded; each failure names its seed):
-// total DPS over accounts and the reward pool never changes, the GFL supply always equals the sum
-// of the providers' balances, nothing goes negative or wraps, and every ended epoch is settled
-// exactly once. Then: the same blocks replayed into a fresh database give the same roots.
+// total DPS over accounts, the reward pool and the escrow of hot tasks never changes, the GFL
+// supply always equals the sum of the providers' balances, nothing goes negative or wraps, and
+// every ended epoch is settled exactly once. Then: the same blocks replayed into a fresh database
+// give the same roots.
 
+#include <map>
 #include <random>
 #include <set>
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+
+#include <gridledger/contracts/tasks.h>
 
 #include "chain_harness.h"
 
@@ -54,6 +58,11 @@ Genesis propertyGenesis(const Actors& actors) {
     g.tokenomics.halvingPeriodMs = 3 * kEpochMs;
     g.tokenomics.halvingGflThreshold = 150 * kGflUnit;
     g.governance.proposalTtlMs = 4 * kEpochMs;
+    // Task timeouts short enough to fall due within a sequence of 16 blocks.
+    g.tasks.claimTimeoutMs = 3'000;
+    g.tasks.assignTimeoutMs = 20'000;
+    g.tasks.verifyWindowMs = 5'000;
+    g.tasks.panicAfterSlots = 3;
     const std::uint64_t sizes[] = {100, 50, 20};
     for (std::size_t i = 0; i < actors.providers.size(); ++i) {
         g.providers.push_back(
@@ -122,10 +131,74 @@ class OpGenerator {
         return pick(8) == 0 ? actors_.newcomer : oneOf(actors_.providers);
     }
 
+    /** A task of 1 … 40 PFLOP/s for 1 … 3 minutes, mostly by a user, sometimes malformed. */
+    std::pair<const crypto::SecretKey*, codec::Payload> createTask() {
+        const auto& who = pick(5) == 0 ? anyKey() : oneOf(actors_.users);
+        codec::TaskCreate t{"flat", 1'000'000 * (1 + pick(40)), {}, 1 + pick(3), {}};
+        switch (pick(8)) {
+            case 0:
+                t.constraints = {"region == eu"};
+                break;
+            case 1:
+                t.constraints = {"region != eu"};
+                break;
+            case 2:
+                t.constraints = {"region ~ eu"};  // does not parse
+                break;
+            case 3:
+                t.category = "quantum";
+                break;
+            default:
+                break;
+        }
+        // The id the task gets if the transaction succeeds: sign() uses this nonce.
+        tasks_.push_back(taskIdOf(addressOf(who), nonces_[addressOf(who)]));
+        return {&who, t};
+    }
+
+    /** A step on one of the last tasks created, by a plausible or a random party. */
+    std::pair<const crypto::SecretKey*, codec::Payload> stepTask() {
+        if (tasks_.empty()) {
+            return createTask();
+        }
+        const std::size_t recent = std::min<std::size_t>(tasks_.size(), 3);
+        const Hash256 id = tasks_[tasks_.size() - 1 - pick(recent)];
+        const auto& consumer = pick(4) == 0 ? anyKey() : oneOf(actors_.users);
+        Hash256 result;
+        result[0] = 1;
+        switch (pick(8)) {
+            case 0:
+            case 1:
+                return {&anyProvider(), codec::TaskStart{id}};
+            case 2:
+                return {&anyProvider(), codec::TaskRefuse{id}};
+            case 3:
+                return {&anyProvider(), codec::TaskSubmitResult{id, result, "", 0, pick(90'000)}};
+            case 4:
+                return {&anyProvider(), codec::TaskReportFailure{id, 1, "", pick(90'000)}};
+            case 5: {
+                const auto& who = pick(2) == 0 ? actors_.verifier : consumer;
+                return {&who, codec::TaskVerify{id, pick(3) != 0, ""}};
+            }
+            case 6:
+                return {&consumer, codec::TaskCancel{id}};
+            default:
+                return {&consumer, codec::TaskTopUp{id, 1 + pick(2)}};
+        }
+    }
+
     std::pair<const crypto::SecretKey*, codec::Payload> op(std::uint64_t now) {
         const std::uint64_t epoch = (now - G) / kEpochMs;
         const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
-        switch (pick(10)) {
+        switch (pick(16)) {
+            case 10:
+            case 11:
+                return createTask();
+            case 12:
+            case 13:
+            case 14:
+            case 15:
+                return stepTask();
             case 0:
             case 1: {  // a DPS transfer, sometimes of more than the sender holds, or of zero
                 const auto& from = anyKey();
@@ -196,6 +269,8 @@ class OpGenerator {
     std::mt19937_64 rng_;
     std::map<Address, std::uint64_t> nonces_;
     std::uint64_t proposals_ = 0;
+    /** Ids of every task a generated task_create would create, valid or not. */
+    std::vector<Hash256> tasks_;
 };
 
 /** What the invariants saw, to show the runs did exercise settlements. */
@@ -206,6 +281,8 @@ struct Coverage {
     std::uint64_t payouts = 0;
     std::uint64_t successes = 0;
     std::uint64_t refusals = 0;
+    /** Task transitions by trigger name, from transactions and from the chain's own work. */
+    std::map<std::string, std::uint64_t> triggers;
 };
 
 /** Checks every invariant on `state` after a block at `now`. */
@@ -213,8 +290,25 @@ void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDp
                      std::uint64_t now) {
     const auto tokenomics = loadTokenomics(state);
     ASSERT_TRUE(tokenomics);
-    // DPS: accounts + pool is constant (u128 sums, checked).
+    // DPS: accounts + pool + escrow of hot tasks is constant (u128 sums, checked); each task is
+    // listed once, under its own state, and a task that ended holds no escrow.
     u128 dps = tokenomics->emission.rewardPool;
+    for (std::uint8_t s = 0; s < kTaskStateCount; ++s) {
+        const auto listed = static_cast<TaskState>(s);
+        const auto ids = loadTasksByState(state, listed);
+        ASSERT_TRUE(ids);
+        for (const auto& id : *ids) {
+            const auto task = loadTask(state, id);
+            ASSERT_TRUE(task && *task);
+            EXPECT_EQ((*task)->state, listed);
+            if (!isHot(listed)) {
+                EXPECT_TRUE((*task)->escrow == 0) << "an ended task holds escrow";
+            }
+            const auto sum = checkedAdd(dps, (*task)->escrow);
+            ASSERT_TRUE(sum) << "DPS sum overflows";
+            dps = *sum;
+        }
+    }
     for (const auto* key : actors.all()) {
         const auto account = loadAccount(state, addressOf(*key));
         ASSERT_TRUE(account);
@@ -242,13 +336,23 @@ void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDp
     EXPECT_EQ(tokenomics->nextEpoch, (now - G) / kEpochMs);
 }
 
+void tallyTasks(const std::vector<codec::Event>& events, Coverage& coverage) {
+    for (const auto& e : events) {
+        if (e.kind == "task_transition") {
+            coverage.triggers[testing::attr(e, "trigger")] += 1;
+        }
+    }
+}
+
 void tally(const ExecutedBlock& done, Coverage& coverage) {
     for (const auto& r : done.receipts) {
         (r.success() ? coverage.successes : coverage.refusals) += 1;
+        tallyTasks(r.events, coverage);
     }
     if (!done.systemReceipt) {
         return;
     }
+    tallyTasks(done.systemReceipt->events, coverage);
     for (const auto& e : done.systemReceipt->events) {
         coverage.settlements += e.kind == "epoch_settled" ? 1U : 0U;
         coverage.halvings += e.kind == "halving" ? 1U : 0U;
@@ -300,12 +404,24 @@ TEST(ConservationProperty, RandomSequencesConserveDpsAndGflAndSettleEachEpochOnc
               << " settlements=" << coverage.settlements << " halvings=" << coverage.halvings
               << " payouts=" << coverage.payouts << " shortfalls=" << coverage.shortfalls
               << " ok_txs=" << coverage.successes << " refused_txs=" << coverage.refusals << "\n";
+    for (const auto& [trigger, count] : coverage.triggers) {
+        std::cout << "task " << trigger << "=" << count << "\n";
+    }
     // The runs did exercise what the invariants are about.
     EXPECT_GT(coverage.settlements, kSequences);
     EXPECT_GT(coverage.halvings, 100U);
     EXPECT_GT(coverage.shortfalls, 10U);
     EXPECT_GT(coverage.successes, 10'000U);
     EXPECT_GT(coverage.refusals, 10'000U);
+    // … and the task lifecycle: matching, the chain's timeouts and the parties' steps.
+    EXPECT_GT(coverage.triggers["assign"], 1'000U);
+    EXPECT_GT(coverage.triggers["assign_timeout"], 100U);
+    EXPECT_GT(coverage.triggers["claim_timeout"], 100U);
+    EXPECT_GT(coverage.triggers["panic"], 10U);
+    EXPECT_GT(coverage.triggers["start"], 50U);
+    EXPECT_GT(coverage.triggers["refuse"], 10U);
+    EXPECT_GT(coverage.triggers["cancel"], 50U);
+    EXPECT_GT(coverage.triggers["submit_result"], 0U);
 }
 
 TEST(ConservationProperty, TheInvariantCheckCatchesOneBaseUnitTooManyOfEitherToken) {

@@ -28,12 +28,34 @@ const crypto::SecretKey kSuspended = testKey(22);   // admitted, then suspended
 const crypto::SecretKey kVerifier = testKey(30);
 const crypto::SecretKey kOutsider = testKey(40);  // no role at all
 const crypto::SecretKey kValidator2 = testKey(2);
+const crypto::SecretKey kConsumer = testKey(41);  // funded at genesis, creates the tasks below
 
 /** Proposal ids of the base chain. */
 constexpr std::uint64_t kPassedProposal = 0;  // admit kAdmitted
 constexpr std::uint64_t kOpenProposal = 4;    // grant kOutsider verifier; validator 1 voted yes
 constexpr std::uint64_t kRejectedProposal = 5;
 constexpr std::uint64_t kOpenCreatedMs = G + 11'100;  // expires 5 s later
+
+/**
+ * Tasks of kConsumer in each state (kAdmitted is their provider), created in epoch 1 after the
+ * block at kOpenCreatedMs; kAdmitted is offline at kNow (slot 1 challenged, slot 2 free), so
+ * nothing is matched or timed out at kNow.
+ */
+struct Tasks {
+    Hash256 pending;  // "region == mars": never matched
+    Hash256 assigned;
+    Hash256 running;
+    Hash256 submitted;  // result submitted
+    Hash256 failed;
+    Hash256 cancelled;
+};
+Tasks gTasks;
+
+Hash256 createdTask(const codec::Receipt& receipt) {
+    EXPECT_TRUE(receipt.success()) << reasonOf(receipt.code);
+    return receipt.events.empty() ? Hash256{}
+                                  : *Hash256::fromHex(receipt.events[0].attributes.at(0).second);
+}
 
 /** Rows run at this time: epoch 1 (G+10 s … G+20 s), slot 2 (free; slots 0 and 1 attested). */
 constexpr std::uint64_t kNow = G + 12'500;
@@ -43,6 +65,8 @@ class Refusals : public ::testing::Test {
     static void SetUpTestSuite() {
         auto genesis = shortEpochGenesis(3, testing::kDps);
         genesis.governance.proposalTtlMs = 5'000;
+        genesis.tasks.panicAfterSlots = 20;  // the running task outlives every row's time
+        genesis.accounts = {{addressOf(kConsumer), testing::kDps}};
         chain_ = std::make_unique<Chain>(genesis);
         Chain& c = *chain_;
         // Epoch 0.
@@ -68,7 +92,40 @@ class Refusals : public ::testing::Test {
         for (const auto& r : b.receipts) {
             EXPECT_TRUE(r.success()) << reasonOf(r.code);
         }
+        createTasks(c);
     }
+
+    /** Matching runs at G+11.3 s (kAdmitted online by its slot 0 of epoch 1). */
+    static void createTasks(Chain& c) {
+        const auto create = [&](std::vector<std::string> constraints) {
+            return c.tx(kConsumer,
+                        codec::TaskCreate{"flat", 1'000'000, std::move(constraints), 60, {}});
+        };
+        auto created = c.block(G + 11'200, {create({}), create({}), create({}), create({}),
+                                            create({}), create({"region == mars"})});
+        Tasks& t = gTasks;
+        t.assigned = createdTask(created.receipts.at(0));
+        t.running = createdTask(created.receipts.at(1));
+        t.submitted = createdTask(created.receipts.at(2));
+        t.failed = createdTask(created.receipts.at(3));
+        t.cancelled = createdTask(created.receipts.at(4));
+        t.pending = createdTask(created.receipts.at(5));
+        Hash256 result;
+        result[0] = 1;
+        auto moved = c.block(G + 11'300, {c.tx(kAdmitted, codec::TaskStart{t.running}),
+                                          c.tx(kAdmitted, codec::TaskStart{t.submitted}),
+                                          c.tx(kAdmitted, codec::TaskStart{t.failed}),
+                                          c.tx(kConsumer, codec::TaskCancel{t.cancelled})});
+        auto ended = c.block(
+            G + 11'400, {c.tx(kAdmitted, codec::TaskSubmitResult{t.submitted, result, "", 0, 1}),
+                         c.tx(kAdmitted, codec::TaskReportFailure{t.failed, 1, "", 1})});
+        for (const auto* b : {&moved, &ended}) {
+            for (const auto& r : b->receipts) {
+                EXPECT_TRUE(r.success()) << reasonOf(r.code);
+            }
+        }
+    }
+
     static void TearDownTestSuite() { chain_.reset(); }
 
     static std::unique_ptr<Chain> chain_;
@@ -195,6 +252,74 @@ std::vector<Row> rows() {
          ErrorCode::kAlreadyChallenged},
         {"challenging an attestation of an ended epoch", &kVerifier,
          codec::Challenge{admitted, 0, 0, "", {}}, ErrorCode::kWrongEpoch},
+        // Tasks (DESIGN.md §6.6): malformed, unknown, wrong state, wrong party.
+        {"a task in a category the index lacks", &kConsumer,
+         codec::TaskCreate{"quantum", 1'000'000, {}, 10, {}}, ErrorCode::kUnknownCategory},
+        {"a label constraint that does not parse", &kConsumer,
+         codec::TaskCreate{"flat", 1'000'000, {"region ~ eu"}, 10, {}}, ErrorCode::kInvalidTask},
+        {"an ordering constraint on a word", &kConsumer,
+         codec::TaskCreate{"flat", 1'000'000, {"tier < gold"}, 10, {}}, ErrorCode::kInvalidTask},
+        {"a task priced at 0 per minute", &kConsumer, codec::TaskCreate{"flat", 1, {}, 10, {}},
+         ErrorCode::kInvalidTask},
+        {"a task of 0 GFLOP/s (shape)", &kConsumer, codec::TaskCreate{"flat", 0, {}, 10, {}},
+         ErrorCode::kInvalidTask},
+        {"a task of 0 minutes (shape)", &kConsumer, codec::TaskCreate{"flat", 1'000'000, {}, 0, {}},
+         ErrorCode::kInvalidTask},
+        {"a task without a category (shape)", &kConsumer,
+         codec::TaskCreate{"", 1'000'000, {}, 10, {}}, ErrorCode::kInvalidTask},
+        {"an escrow above the balance", &kOutsider,
+         codec::TaskCreate{"flat", 1'000'000, {}, 10, {}}, ErrorCode::kInsufficientBalance},
+        {"starting an unknown task", &kAdmitted, codec::TaskStart{Hash256{{9}}},
+         ErrorCode::kTaskNotFound},
+        {"cancelling an unknown task", &kConsumer, codec::TaskCancel{Hash256{{9}}},
+         ErrorCode::kTaskNotFound},
+        {"a zero task id (shape)", &kAdmitted, codec::TaskStart{Hash256{}},
+         ErrorCode::kInvalidTask},
+        {"starting a pending task", &kAdmitted, codec::TaskStart{gTasks.pending},
+         ErrorCode::kInvalidTaskTransition},
+        {"starting a running task", &kAdmitted, codec::TaskStart{gTasks.running},
+         ErrorCode::kInvalidTaskTransition},
+        {"starting as the consumer", &kConsumer, codec::TaskStart{gTasks.assigned},
+         ErrorCode::kNotTaskParty},
+        {"starting as another provider", &kSuspended, codec::TaskStart{gTasks.assigned},
+         ErrorCode::kNotTaskParty},
+        {"refusing a running task", &kAdmitted, codec::TaskRefuse{gTasks.running},
+         ErrorCode::kInvalidTaskTransition},
+        {"refusing as an outsider", &kOutsider, codec::TaskRefuse{gTasks.assigned},
+         ErrorCode::kNotTaskParty},
+        {"topping up a cancelled task", &kConsumer, codec::TaskTopUp{gTasks.cancelled, 5},
+         ErrorCode::kInvalidTaskTransition},
+        {"topping up a failed task", &kConsumer, codec::TaskTopUp{gTasks.failed, 5},
+         ErrorCode::kInvalidTaskTransition},
+        {"topping up as the provider", &kAdmitted, codec::TaskTopUp{gTasks.running, 5},
+         ErrorCode::kNotTaskParty},
+        {"a top-up of 0 minutes (shape)", &kConsumer, codec::TaskTopUp{gTasks.running, 0},
+         ErrorCode::kInvalidTask},
+        {"a result for an assigned task", &kAdmitted,
+         codec::TaskSubmitResult{gTasks.assigned, Hash256{{1}}, "", 0, 1},
+         ErrorCode::kInvalidTaskTransition},
+        {"a result from the consumer", &kConsumer,
+         codec::TaskSubmitResult{gTasks.running, Hash256{{1}}, "", 0, 1}, ErrorCode::kNotTaskParty},
+        {"a result without a hash (shape)", &kAdmitted,
+         codec::TaskSubmitResult{gTasks.running, Hash256{}, "", 0, 1}, ErrorCode::kInvalidTask},
+        {"a verdict from an outsider", &kOutsider, codec::TaskVerify{gTasks.submitted, true, ""},
+         ErrorCode::kNotTaskParty},
+        {"a verdict from the provider", &kAdmitted, codec::TaskVerify{gTasks.submitted, true, ""},
+         ErrorCode::kNotTaskParty},
+        {"a verdict on a running task", &kConsumer, codec::TaskVerify{gTasks.running, false, ""},
+         ErrorCode::kInvalidTaskTransition},
+        {"a verdict on a failed task", &kVerifier, codec::TaskVerify{gTasks.failed, true, ""},
+         ErrorCode::kInvalidTaskTransition},
+        {"a failure report after the result", &kAdmitted,
+         codec::TaskReportFailure{gTasks.submitted, 1, "", 1}, ErrorCode::kInvalidTaskTransition},
+        {"a failure report from an outsider", &kOutsider,
+         codec::TaskReportFailure{gTasks.running, 1, "", 1}, ErrorCode::kNotTaskParty},
+        {"cancelling after the result", &kConsumer, codec::TaskCancel{gTasks.submitted},
+         ErrorCode::kInvalidTaskTransition},
+        {"cancelling a cancelled task", &kConsumer, codec::TaskCancel{gTasks.cancelled},
+         ErrorCode::kInvalidTaskTransition},
+        {"cancelling as the provider", &kAdmitted, codec::TaskCancel{gTasks.running},
+         ErrorCode::kNotTaskParty},
     };
 }
 
@@ -225,6 +350,18 @@ TEST_F(Refusals, TheSameActionsSucceedWhenAllowed) {
         {"a proposal by a validator", &kValidator2,
          codec::Propose{codec::ReinstateProvider{addressOf(kSuspended)}}, ErrorCode::kOk},
         {"a registration", &kOutsider, petaflopInventory(1), ErrorCode::kOk},
+        {"a task", &kConsumer, codec::TaskCreate{"flat", 1'000'000, {"region in eu,us"}, 10, {}},
+         ErrorCode::kOk},
+        {"the provider's start", &kAdmitted, codec::TaskStart{gTasks.assigned}, ErrorCode::kOk},
+        {"the provider's refusal", &kAdmitted, codec::TaskRefuse{gTasks.assigned}, ErrorCode::kOk},
+        {"the consumer's top-up", &kConsumer, codec::TaskTopUp{gTasks.assigned, 5}, ErrorCode::kOk},
+        {"the provider's result", &kAdmitted,
+         codec::TaskSubmitResult{gTasks.running, Hash256{{1}}, "", 0, 1}, ErrorCode::kOk},
+        {"a verifier's verdict", &kVerifier, codec::TaskVerify{gTasks.submitted, false, ""},
+         ErrorCode::kOk},
+        {"the consumer's cancel", &kConsumer, codec::TaskCancel{gTasks.running}, ErrorCode::kOk},
+        {"the provider's failure report", &kAdmitted,
+         codec::TaskReportFailure{gTasks.running, 1, "", 1}, ErrorCode::kOk},
     };
     for (const auto& row : allowed) {
         SCOPED_TRACE(row.name);
@@ -240,7 +377,7 @@ TEST_F(Refusals, EveryRefusalHasItsStableCodeAndWritesOnlyTheNonce) {
     Chain& c = *chain_;
     const std::uint64_t base = c.height();
     const auto all = rows();
-    EXPECT_GE(all.size(), 40U);
+    EXPECT_GE(all.size(), 70U);
     for (const auto& row : all) {
         SCOPED_TRACE(row.name);
         StateLayer state(c.tree(), base);

@@ -37,7 +37,14 @@ TEST(PayloadShape, WellFormedPayloadsPass) {
     for (const codec::Payload& p : std::vector<codec::Payload>{
              inventory(), attest(), codec::Challenge{someone(), 0, 0, "why", {}},
              codec::ProposalVote{0, true}, codec::Propose{codec::AddValidator{"v", key, node}},
-             codec::Propose{codec::SetParameter{"tokenomics.pool_share_bps", "500"}}}) {
+             codec::Propose{codec::SetParameter{"tokenomics.pool_share_bps", "500"}},
+             codec::TaskCreate{"ml_training", 1, {"region == eu"}, 1, {}},
+             codec::TaskStart{Hash256{{1}}}, codec::TaskRefuse{Hash256{{1}}},
+             codec::TaskTopUp{Hash256{{1}}, 1},
+             codec::TaskSubmitResult{Hash256{{1}}, Hash256{{2}}, "s3://out", 0, 0},
+             codec::TaskVerify{Hash256{{1}}, false, "why"},
+             codec::TaskReportFailure{Hash256{{1}}, 1, "oom", 0},
+             codec::TaskCancel{Hash256{{1}}}}) {
         auto status = checkPayloadShape(p, kSender);
         EXPECT_TRUE(status) << codec::payloadKind(p) << ": " << status.error().message;
     }
@@ -111,6 +118,23 @@ TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
          ErrorCode::kInvalidProposal},
         {"zero consensus key", codec::Propose{codec::AddValidator{"v", PubKey{}, NodeId{}}},
          ErrorCode::kInvalidProposal},
+        {"task without category", codec::TaskCreate{"", 1, {}, 1, {}}, ErrorCode::kInvalidTask},
+        {"task of 0 GFLOP/s", codec::TaskCreate{"c", 0, {}, 1, {}}, ErrorCode::kInvalidTask},
+        {"task of 0 minutes", codec::TaskCreate{"c", 1, {}, 0, {}}, ErrorCode::kInvalidTask},
+        {"empty constraint", codec::TaskCreate{"c", 1, {""}, 1, {}}, ErrorCode::kInvalidTask},
+        {"too many constraints",
+         codec::TaskCreate{"c", 1, std::vector<std::string>(kMaxLabels + 1, "a == b"), 1, {}},
+         ErrorCode::kInvalidTask},
+        {"zero task id", codec::TaskCancel{Hash256{}}, ErrorCode::kInvalidTask},
+        {"top-up of 0 minutes", codec::TaskTopUp{Hash256{{1}}, 0}, ErrorCode::kInvalidTask},
+        {"result without hash", codec::TaskSubmitResult{Hash256{{1}}, Hash256{}, "", 0, 0},
+         ErrorCode::kInvalidTask},
+        {"output uri too long",
+         codec::TaskSubmitResult{Hash256{{1}}, Hash256{{2}}, std::string(kMaxTextBytes + 1, 'u'), 0,
+                                 0},
+         ErrorCode::kInvalidTask},
+        {"non-printable failure error", codec::TaskReportFailure{Hash256{{1}}, 1, "a\tb", 0},
+         ErrorCode::kInvalidTask},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);

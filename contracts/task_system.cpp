@@ -1,0 +1,234 @@
+// The chain's own task work before each block's transactions: timeouts, then matching
+// (docs/tasks.md "Timeouts", "Matching"). Only sorted lists and ordered maps are iterated.
+
+#include <algorithm>
+#include <map>
+
+#include <gridledger/contracts/params.h>
+#include <gridledger/contracts/task_contract.h>
+
+#include "task_steps.h"
+
+namespace gridledger::contracts {
+namespace {
+
+using Events = std::vector<codec::Event>;
+
+/** Slot numbers counted from genesis: global slot g starts at genesis + g·slotMs. */
+struct SlotClock {
+    std::uint64_t genesisMs = 0;
+    std::uint64_t slotMs = 1;
+    std::uint64_t slotsPerEpoch = 1;
+
+    /** The global slot of `timeMs`; nullopt before genesis. */
+    [[nodiscard]] std::optional<std::uint64_t> slotAt(std::uint64_t timeMs) const {
+        if (timeMs < genesisMs) {
+            return std::nullopt;
+        }
+        return (timeMs - genesisMs) / slotMs;
+    }
+    /** The start of global slot `g`, saturating. */
+    [[nodiscard]] std::uint64_t startOf(std::uint64_t g) const {
+        const auto offset = checkedMul(g, slotMs);
+        const auto start = offset ? checkedAdd(genesisMs, *offset) : std::nullopt;
+        return start.value_or(~std::uint64_t{0});
+    }
+};
+
+SlotClock slotClock(const ChainParams& params) {
+    return SlotClock{params.genesisTimeMs, params.tokenomics.slotMs,
+                     params.tokenomics.slotsPerEpoch()};
+}
+
+/** The value of `provider`'s unchallenged attestation of global slot `g`, if any. */
+Result<std::optional<std::uint64_t>> attestedValue(const StateLayer& state, const SlotClock& clock,
+                                                   const Address& provider, std::uint64_t g) {
+    GL_ASSIGN_OR_RETURN(samples, loadSlotSamples(state, provider, g / clock.slotsPerEpoch));
+    const std::uint64_t slot = g % clock.slotsPerEpoch;
+    for (const auto& sample : samples) {
+        if (sample.slot == slot && !sample.challenged) {
+            return std::optional<std::uint64_t>(sample.gflops);
+        }
+    }
+    return std::optional<std::uint64_t>();
+}
+
+/**
+ * The start of the slot after `provider`'s latest unchallenged attestation in the epoch of
+ * `nowMs` or the one before, if any.
+ */
+Result<std::optional<std::uint64_t>> attestedUntil(const StateLayer& state, const SlotClock& clock,
+                                                   const Address& provider, std::uint64_t nowMs) {
+    const auto now = clock.slotAt(nowMs);
+    if (!now) {
+        return std::optional<std::uint64_t>();
+    }
+    const std::uint64_t epoch = *now / clock.slotsPerEpoch;
+    for (std::uint64_t back = 0; back < 2 && back <= epoch; ++back) {
+        GL_ASSIGN_OR_RETURN(samples, loadSlotSamples(state, provider, epoch - back));
+        for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
+            if (!it->challenged) {
+                const std::uint64_t g = (epoch - back) * clock.slotsPerEpoch + it->slot;
+                return std::optional<std::uint64_t>(clock.startOf(g + 1));
+            }
+        }
+    }
+    return std::optional<std::uint64_t>();
+}
+
+/** Running: moves unattestedSinceMs up to the provider's latest attestation (stored if moved). */
+Status refreshAttestation(StateLayer& state, const SlotClock& clock, Task& task,
+                          std::uint64_t nowMs) {
+    GL_ASSIGN_OR_RETURN(until, attestedUntil(state, clock, task.provider, nowMs));
+    if (until && *until > task.clock.unattestedSinceMs) {
+        task.clock.unattestedSinceMs = *until;
+        storeTask(state, task);
+    }
+    return {};
+}
+
+/** Fires the due timeout `trigger` on `task` as the chain. */
+Result<codec::Event> fireTimeout(StateLayer& state, Task& task, TaskTrigger trigger,
+                                 const BlockContext& block) {
+    const Address chain{};
+    switch (trigger) {
+        case TaskTrigger::kClaimTimeout:
+            return detail::moveTask(state, task, trigger, block, chain);
+        case TaskTrigger::kVerifyTimeout:
+            return detail::finishTask(state, task, trigger, block, chain,
+                                      detail::resultUsage(task));
+        default:
+            return detail::finishTask(
+                state, task, trigger, block, chain,
+                TaskUsage{0, detail::elapsedSinceStart(task, block.timestampMs)});
+    }
+}
+
+Status runTimeouts(StateLayer& state, const ChainParams& params, const BlockContext& block,
+                   Events& events) {
+    const SlotClock clock = slotClock(params);
+    // Assigned first: a task a claim timeout sends back is then checked as Pending.
+    for (const TaskState list : {TaskState::kAssigned, TaskState::kPending, TaskState::kRunning,
+                                 TaskState::kResultSubmitted}) {
+        GL_ASSIGN_OR_RETURN(ids, loadTasksByState(state, list));
+        for (const auto& id : ids) {
+            GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
+            if (!task || task->state != list) {
+                return fail(ErrorCode::kCorrupt, "task list of " +
+                                                     std::string(taskStateName(list)) +
+                                                     " names task " + id.hex() + " wrongly");
+            }
+            if (list == TaskState::kRunning) {
+                GL_TRY(refreshAttestation(state, clock, *task, block.timestampMs));
+            }
+            const auto due =
+                dueTimeout(task->clock, params.tasks, params.tokenomics.slotMs, block.timestampMs);
+            if (due) {
+                GL_ASSIGN_OR_RETURN(event, fireTimeout(state, *task, *due, block));
+                events.push_back(std::move(event));
+            }
+        }
+    }
+    return {};
+}
+
+/** Corrected GFLOP/s held by each provider's Assigned and Running tasks. */
+Result<std::map<Address, std::uint64_t>> heldCapacity(const StateLayer& state) {
+    std::map<Address, std::uint64_t> held;
+    for (const TaskState list : {TaskState::kAssigned, TaskState::kRunning}) {
+        GL_ASSIGN_OR_RETURN(ids, loadTasksByState(state, list));
+        for (const auto& id : ids) {
+            GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
+            if (!task) {
+                return fail(ErrorCode::kCorrupt, "task list names missing task " + id.hex());
+            }
+            auto& sum = held[task->provider];
+            sum = checkedAdd(sum, task->minGflops).value_or(~std::uint64_t{0});
+        }
+    }
+    return held;
+}
+
+/** Every admitted provider as matching sees it at `nowMs`, ascending by address. */
+Result<std::vector<MatchCandidate>> candidates(const StateLayer& state, const ChainParams& params,
+                                               std::uint64_t nowMs) {
+    std::vector<MatchCandidate> out;
+    const SlotClock clock = slotClock(params);
+    const auto now = clock.slotAt(nowMs);
+    if (!now) {
+        return out;
+    }
+    GL_ASSIGN_OR_RETURN(held, heldCapacity(state));
+    GL_ASSIGN_OR_RETURN(addresses, loadProviderIndex(state));
+    for (const auto& address : addresses) {
+        GL_ASSIGN_OR_RETURN(provider, loadProvider(state, address));
+        if (!provider || provider->status != ProviderStatus::kAdmitted) {
+            continue;
+        }
+        GL_ASSIGN_OR_RETURN(value, attestedValue(state, clock, address, *now));
+        if (!value && *now > 0) {
+            GL_ASSIGN_OR_RETURN(previous, attestedValue(state, clock, address, *now - 1));
+            value = previous;
+        }
+        if (!value) {
+            continue;
+        }
+        MatchCandidate c;
+        c.provider = address;
+        c.admitted = true;
+        c.online = true;
+        c.labels = provider->inventory.labels;
+        c.categories = provider->inventory.categories;
+        const auto it = held.find(address);
+        const std::uint64_t taken = it == held.end() ? 0 : it->second;
+        c.unassignedGflops = *value > taken ? *value - taken : 0;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+Status runMatching(StateLayer& state, const ChainParams& params, const BlockContext& block,
+                   Events& events) {
+    GL_ASSIGN_OR_RETURN(pending, loadTasksByState(state, TaskState::kPending));
+    if (pending.empty()) {
+        return {};
+    }
+    GL_ASSIGN_OR_RETURN(pool, candidates(state, params, block.timestampMs));
+    if (pool.empty()) {
+        return {};
+    }
+    for (const auto& id : pending) {
+        GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
+        if (!task) {
+            return fail(ErrorCode::kCorrupt, "task list names missing task " + id.hex());
+        }
+        MatchRequest request{task->id, task->category, task->minGflops, {}, task->excluded};
+        for (const auto& text : task->constraints) {
+            GL_ASSIGN_OR_RETURN(constraint, parseLabelConstraint(text));
+            request.constraints.push_back(std::move(constraint));
+        }
+        const auto chosen = matchProvider(request, pool);
+        if (!chosen) {
+            continue;
+        }
+        GL_ASSIGN_OR_RETURN(
+            event, detail::moveTask(state, *task, TaskTrigger::kAssign, block, Address{}, *chosen));
+        events.push_back(std::move(event));
+        auto candidate = std::find_if(pool.begin(), pool.end(),
+                                      [&](const auto& c) { return c.provider == *chosen; });
+        candidate->unassignedGflops -= task->minGflops;
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<std::vector<codec::Event>> runTaskSystemWork(StateLayer& state, const BlockContext& block) {
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    Events events;
+    GL_TRY(runTimeouts(state, params, block, events));
+    GL_TRY(runMatching(state, params, block, events));
+    return events;
+}
+
+}  // namespace gridledger::contracts

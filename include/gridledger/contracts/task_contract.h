@@ -1,0 +1,101 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <gridledger/base/result.h>
+#include <gridledger/codec/payloads.h>
+#include <gridledger/codec/receipt.h>
+#include <gridledger/contracts/providers.h>
+#include <gridledger/contracts/state.h>
+
+/**
+ * The task contract (DESIGN.md §6.6, docs/tasks.md): the eight task payloads executed by the
+ * ledger, and the chain's own task work before each block's transactions (timeouts, then
+ * matching). Every change of a task returns receipt events; every transition is stored in the
+ * task's history with its height, timestamp and actor; Σ accounts + reward pool + Σ escrow of
+ * hot tasks never changes.
+ *
+ * Each execute* function requires the payload's shape to be checked (ledger::checkPayloadShape)
+ * and writes nothing when it fails. Refusals common to the payloads that name a task:
+ * kTaskNotFound (119) for an unknown id, kInvalidTaskTransition (120) when the task's state has
+ * no such row (both states named), kNotTaskParty (121) for a sender that is not the party of the
+ * row.
+ */
+namespace gridledger::contracts {
+
+/**
+ * Creates a task with id taskIdOf(sender, nonce) and escrows the index price of its maximum
+ * duration: kUnknownCategory for a category the power index lacks, kInvalidTask for a label
+ * constraint that does not parse or a rate of 0, kOverflow for an escrow beyond 128 bits,
+ * kInsufficientBalance when the sender holds less than the escrow. Event `task_created`.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskCreate(StateLayer& state,
+                                                                  const BlockContext& block,
+                                                                  const Address& sender,
+                                                                  std::uint64_t nonce,
+                                                                  const codec::TaskCreate& create);
+
+/** The assigned provider starts the task (Assigned → Running). Event `task_transition`. */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskStart(StateLayer& state,
+                                                                 const BlockContext& block,
+                                                                 const Address& sender,
+                                                                 const codec::TaskStart& start);
+
+/** The assigned provider refuses (Assigned → Pending, the provider excluded from the task). */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskRefuse(StateLayer& state,
+                                                                  const BlockContext& block,
+                                                                  const Address& sender,
+                                                                  const codec::TaskRefuse& refuse);
+
+/**
+ * The consumer adds `extraMinutes` at the task's rate to its escrow and maximum duration, in a
+ * hot state only (kInvalidTaskTransition otherwise); kInsufficientBalance, kOverflow. Event
+ * `task_topped_up`.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskTopUp(StateLayer& state,
+                                                                 const BlockContext& block,
+                                                                 const Address& sender,
+                                                                 const codec::TaskTopUp& topUp);
+
+/** The assigned provider's result (Running → ResultSubmitted); moves no DPS. */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskSubmitResult(
+    StateLayer& state, const BlockContext& block, const Address& sender,
+    const codec::TaskSubmitResult& result);
+
+/**
+ * The consumer's or a verifier's verdict: accept → Settled, billed min(reported, run) minutes
+ * (the run from start to the result), reject → Rejected, refunded in full.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskVerify(StateLayer& state,
+                                                                  const BlockContext& block,
+                                                                  const Address& sender,
+                                                                  const codec::TaskVerify& verify);
+
+/** The assigned provider's failure report (Running → Failed), billed min(reported, elapsed). */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskReportFailure(
+    StateLayer& state, const BlockContext& block, const Address& sender,
+    const codec::TaskReportFailure& failure);
+
+/**
+ * The consumer cancels: from Pending or Assigned a full refund, from Running the elapsed minutes
+ * plus cancellation_fee_minutes are billed.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> executeTaskCancel(StateLayer& state,
+                                                                  const BlockContext& block,
+                                                                  const Address& sender,
+                                                                  const codec::TaskCancel& cancel);
+
+/**
+ * The chain's task work at `block`, before its transactions (docs/tasks.md "Timeouts",
+ * "Matching"): first every due timeout, visiting the Assigned, Pending, Running and
+ * ResultSubmitted lists in that order and each in ascending id order (Running tasks first learn
+ * their provider's latest attestation); then every Pending task, in ascending id order, is
+ * matched against the providers read from state, each assignment lowering the chosen provider's
+ * unassigned capacity. Returns the events for the block's system receipt. Fails only on storage
+ * errors or a broken invariant, which the executor treats as fatal for the block.
+ */
+[[nodiscard]] Result<std::vector<codec::Event>> runTaskSystemWork(StateLayer& state,
+                                                                  const BlockContext& block);
+
+}  // namespace gridledger::contracts

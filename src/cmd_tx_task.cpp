@@ -1,0 +1,158 @@
+// `gridledger tx task-*`: the task lifecycle's payloads (docs/tasks.md), built, signed and
+// submitted like every other payload (cmd_tx.cpp).
+
+#include <gridledger/codec/payloads.h>
+
+#include "cmd_tx_support.h"
+
+namespace gridledger::node {
+namespace po = boost::program_options;
+
+const char* const kTaskTxUsage =
+    R"(  task-create         --category C --min-gflops G           escrow DPS for a task of
+                      --max-minutes M [--spec-hash 0x..]    at most M minutes
+                      [--constraint "key op value"]...
+  task-start          --task 0x..                           the assigned provider starts it
+  task-refuse         --task 0x..                           the assigned provider refuses it
+  task-top-up         --task 0x.. --extra-minutes M         the consumer adds escrow
+  task-submit-result  --task 0x.. --result-hash 0x.. --duration-ms D [--output-uri U]
+                      [--exit-code N]                       the assigned provider's result
+  task-verify         --task 0x.. [--reject] [--reason R]   the consumer's or a verifier's verdict
+  task-report-failure --task 0x.. --duration-ms D [--exit-code N] [--error E]
+  task-cancel         --task 0x..                           the consumer cancels it)";
+
+namespace {
+
+/** `--task` as a task id. */
+Result<Hash256> taskArg(const std::string& text) {
+    return fixedArg<Hash256>(text, "task");
+}
+
+TxBuild fixedPayload(codec::Payload payload) {
+    return [payload = std::move(payload)](const Endpoint&) -> Result<codec::Payload> {
+        return payload;
+    };
+}
+
+/** Commands that name only the task: start, refuse, cancel. */
+template <typename Payload>
+int runTaskRef(const std::string& name, const Args& args) {
+    TxCommon c;
+    std::string task;
+    po::options_description o(name);
+    o.add_options()("task", po::value(&task)->required(), "task id (0x + 64 hex)");
+    return runTxPayload(name, o, args, c, [&]() -> Result<TxBuild> {
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        return fixedPayload(Payload{id});
+    });
+}
+
+int runCreate(const Args& args) {
+    TxCommon c;
+    codec::TaskCreate t;
+    std::string spec;
+    po::options_description o("task-create");
+    o.add_options()("category", po::value(&t.category)->required(), "workload category")(
+        "min-gflops", po::value(&t.minGflops)->required(), "corrected GFLOP/s the task needs")(
+        "max-minutes", po::value(&t.maxMinutes)->required(), "minutes the escrow pays for")(
+        "constraint", po::value(&t.constraints)->multitoken(),
+        "label constraint \"key op value\", op one of == != < <= > >= in (repeatable)")(
+        "spec-hash", po::value(&spec), "0x hash of the job description");
+    return runTxPayload("task-create", o, args, c, [&]() -> Result<TxBuild> {
+        if (!spec.empty()) {
+            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(spec, "spec-hash"));
+            t.specHash = hash;
+        }
+        return fixedPayload(t);
+    });
+}
+
+int runTopUp(const Args& args) {
+    TxCommon c;
+    std::string task;
+    std::uint64_t extra = 0;
+    po::options_description o("task-top-up");
+    o.add_options()("task", po::value(&task)->required(), "task id")(
+        "extra-minutes", po::value(&extra)->required(), "minutes to add at the task's rate");
+    return runTxPayload("task-top-up", o, args, c, [&]() -> Result<TxBuild> {
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        return fixedPayload(codec::TaskTopUp{id, extra});
+    });
+}
+
+int runSubmitResult(const Args& args) {
+    TxCommon c;
+    std::string task;
+    std::string hash;
+    codec::TaskSubmitResult r;
+    po::options_description o("task-submit-result");
+    o.add_options()("task", po::value(&task)->required(), "task id")(
+        "result-hash", po::value(&hash)->required(), "0x hash of the result")(
+        "duration-ms", po::value(&r.durationMs)->required(), "the run's duration in ms")(
+        "output-uri", po::value(&r.outputUri), "where the output is")(
+        "exit-code", po::value(&r.exitCode), "the job's exit code");
+    return runTxPayload("task-submit-result", o, args, c, [&]() -> Result<TxBuild> {
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        GL_ASSIGN_OR_RETURN(result, fixedArg<Hash256>(hash, "result-hash"));
+        r.taskId = id;
+        r.resultHash = result;
+        return fixedPayload(r);
+    });
+}
+
+int runVerify(const Args& args) {
+    TxCommon c;
+    std::string task;
+    bool reject = false;
+    std::string reason;
+    po::options_description o("task-verify");
+    o.add_options()("task", po::value(&task)->required(), "task id")(
+        "reject", po::bool_switch(&reject), "reject the result (default: accept)")(
+        "reason", po::value(&reason), "why");
+    return runTxPayload("task-verify", o, args, c, [&]() -> Result<TxBuild> {
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        return fixedPayload(codec::TaskVerify{id, !reject, reason});
+    });
+}
+
+int runReportFailure(const Args& args) {
+    TxCommon c;
+    std::string task;
+    codec::TaskReportFailure f;
+    po::options_description o("task-report-failure");
+    o.add_options()("task", po::value(&task)->required(), "task id")(
+        "duration-ms", po::value(&f.durationMs)->required(), "how long it ran, ms")(
+        "exit-code", po::value(&f.exitCode), "the job's exit code")("error", po::value(&f.error),
+                                                                    "what went wrong");
+    return runTxPayload("task-report-failure", o, args, c, [&]() -> Result<TxBuild> {
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        f.taskId = id;
+        return fixedPayload(f);
+    });
+}
+
+}  // namespace
+
+int runTaskTx(const std::string& name, const Args& args) {
+    using Run = int (*)(const Args&);
+    const std::pair<const char*, Run> commands[] = {
+        {"task-create", runCreate},
+        {"task-start", [](const Args& a) { return runTaskRef<codec::TaskStart>("task-start", a); }},
+        {"task-refuse",
+         [](const Args& a) { return runTaskRef<codec::TaskRefuse>("task-refuse", a); }},
+        {"task-top-up", runTopUp},
+        {"task-submit-result", runSubmitResult},
+        {"task-verify", runVerify},
+        {"task-report-failure", runReportFailure},
+        {"task-cancel",
+         [](const Args& a) { return runTaskRef<codec::TaskCancel>("task-cancel", a); }},
+    };
+    for (const auto& [command, run] : commands) {
+        if (name == command) {
+            return run(args);
+        }
+    }
+    return -1;
+}
+
+}  // namespace gridledger::node
