@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <regex>
 #include <string>
@@ -164,6 +165,33 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     ASSERT_TRUE(waitFor([&] { return fullHeight() >= removedAt + 10; }, std::chrono::seconds(60)));
     EXPECT_GT(countMatches(fullLog, "signed vote epoch=3"), 0U);
     expectSameChain(net, {0, 1, 2, 3}, removedAt);
+    std::cout << "[reconfig] five members from height ~" << switched << ", four from height ~"
+              << removedAt << "; the fifth validator signed votes: epoch 2: "
+              << countMatches(fullLog, "signed vote epoch=2")
+              << ", epoch 3: " << countMatches(fullLog, "signed vote epoch=3")
+              << "; removed validator's votes in epoch 3: "
+              << countMatches(net.log(3), "signed vote epoch=3") << "\n";
+    EXPECT_EQ(countMatches(net.log(3), "signed vote epoch=3"), 0U);  // removed: signs nothing
+
+    // An auditor's replay of a validator's ledger checks every block against the committee of its
+    // epoch, through both changes; the validator, started again, finds its epoch from its ledger
+    // and signs in it.
+    net.stop(1, SIGTERM);
+    std::tie(code, out) = cli(net, fullDir.path(), {"replay", "--home", net.home(1).string()});
+    ASSERT_EQ(code, 0) << out;
+    std::smatch summary;
+    ASSERT_TRUE(std::regex_search(out, summary, std::regex(R"(heights 1\.\.(\d+),)"))) << out;
+    EXPECT_GE(std::stoull(summary[1].str()), removedAt + 10);
+    const std::size_t votesBefore = countMatches(net.log(1), "signed vote epoch=3");
+    net.start(1);
+    const std::uint64_t restartedAt = heightOf(net, 0);
+    ASSERT_TRUE(waitFor(
+        [&] {
+            return heightOf(net, 1) >= restartedAt + 5 &&
+                   countMatches(net.log(1), "signed vote epoch=3") > votesBefore;
+        },
+        std::chrono::seconds(90)))
+        << readText(net.log(1));
     full->stop(SIGTERM);
 }
 
