@@ -96,7 +96,7 @@ bool BlockTree::hasUncommittedTxs() const {
 
 BlockPtr BlockTree::findByRound(std::uint64_t round) const {
     for (const auto& entry : blocks_) {
-        if (entry.second->header.round == round) {
+        if (entry.second != root_ && entry.second->header.round == round) {
             return entry.second;
         }
     }
@@ -106,7 +106,7 @@ BlockPtr BlockTree::findByRound(std::uint64_t round) const {
 std::uint64_t BlockTree::highestRoundBy(const PubKey& author) const {
     std::uint64_t out = 0;
     for (const auto& entry : blocks_) {
-        if (entry.second->header.author == author) {
+        if (entry.second != root_ && entry.second->header.author == author) {
             out = std::max(out, entry.second->header.round);
         }
     }

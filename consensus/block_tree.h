@@ -48,10 +48,11 @@ class BlockTree {
     /** True iff a block above the root on the highest QC's chain carries transactions. */
     [[nodiscard]] bool hasUncommittedTxs() const;
 
-    /** A block of `round` in the tree (the lowest id if several), or nullptr. */
+    /** A block of `round` above the root (the lowest id if several), or nullptr. (The root may
+     * be the seed block of an epoch, whose round counts in the previous epoch.) */
     [[nodiscard]] BlockPtr findByRound(std::uint64_t round) const;
 
-    /** The highest round of a block in the tree authored by `author` (0 if none). */
+    /** The highest round of a block above the root authored by `author` (0 if none). */
     [[nodiscard]] std::uint64_t highestRoundBy(const PubKey& author) const;
 
   private:

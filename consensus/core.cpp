@@ -38,6 +38,9 @@ const codec::Block& Core::committedRoot() const {
 std::uint64_t Core::executedHeight() const {
     return impl_->executedHeight();
 }
+const Committee& Core::committee() const {
+    return impl_->committee();
+}
 
 // ---- CoreImpl: events ----
 
@@ -69,6 +72,10 @@ Effects CoreImpl::step(const Event& event) {
                 onProposalBuilt(body.block);
             } else if constexpr (std::is_same_v<T, PayloadAvailable>) {
                 onPayload();
+            } else if constexpr (std::is_same_v<T, EpochChange>) {
+                onEpochChange(body);
+            } else if constexpr (std::is_same_v<T, EpochProofReceived>) {
+                onEpochProof(body);
             }
             // Start: nothing beyond the implicit start above.
         },
@@ -191,7 +198,7 @@ void CoreImpl::processQc(const codec::QuorumCert& qc, const std::optional<PubKey
         reject(ErrorCode::kInvalidCertificate, "qc of another epoch or an impossible round");
         return;
     }
-    if (qc.round <= tree_.root().header.round) {
+    if (qc.round <= rootRound()) {
         return;  // at or below the committed root: nothing to learn
     }
     if (!tree_.contains(qc.blockId)) {
@@ -248,10 +255,10 @@ void CoreImpl::maybeCommit(const codec::QuorumCert& qc) {
 
 void CoreImpl::afterCommit() {
     const codec::BlockHeader& root = tree_.root().header;
-    std::erase_if(waiting_, [&](const auto& entry) {
-        return entry.second.block->header.round <= root.round;
-    });
-    std::erase_if(pendingQcs_, [&](const auto& entry) { return entry.second.round <= root.round; });
+    const std::uint64_t rootRnd = rootRound();
+    std::erase_if(waiting_,
+                  [&](const auto& entry) { return entry.second.block->header.round <= rootRnd; });
+    std::erase_if(pendingQcs_, [&](const auto& entry) { return entry.second.round <= rootRnd; });
     std::erase_if(fetching_, [&](const Hash256& id) {
         return !pendingQcs_.contains(id) &&
                std::none_of(waiting_.begin(), waiting_.end(), [&](const auto& entry) {
@@ -277,6 +284,20 @@ void CoreImpl::enterRound(std::uint64_t round, bool viaTc) {
     emit(ScheduleTimer{TimerKind::kRound, round, pacemaker_.timeoutMs()});
     maybePropose();
     joinTimeoutsIfBehind();
+}
+
+std::uint64_t CoreImpl::rootRound() const {
+    const codec::QuorumCert* qc = tree_.qcFor(tree_.root().id);
+    return qc != nullptr ? qc->round : tree_.root().header.round;
+}
+
+std::uint64_t CoreImpl::certifiedRound(const codec::Block& block) const {
+    return block.id == tree_.root().id ? rootRound() : block.header.round;
+}
+
+std::uint64_t CoreImpl::execBoundOf(const codec::Block& parent) const {
+    // Every member of the epoch executed its seed block before it could know the committee.
+    return parent.id == committee_.seedBlockId() ? parent.header.height : execBound(parent.header);
 }
 
 void CoreImpl::emit(Effect effect) {

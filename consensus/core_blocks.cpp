@@ -47,7 +47,7 @@ void CoreImpl::handleBlock(const BlockPtr& block, Origin origin) {
         reject(ErrorCode::kInvalidBlock, "block of another epoch or an impossible round");
         return;
     }
-    if (h.round <= tree_.root().header.round || tree_.contains(block->id) || isWaiting(block->id)) {
+    if (h.round <= rootRound() || tree_.contains(block->id) || isWaiting(block->id)) {
         return;  // committed already, or known
     }
     if (h.qc.blockId != h.parentId) {
@@ -61,7 +61,7 @@ void CoreImpl::handleBlock(const BlockPtr& block, Origin origin) {
     }
     const BlockPtr parent = tree_.find(h.parentId);
     if (!parent) {
-        if (h.qc.round > tree_.root().header.round) {
+        if (h.qc.round > rootRound()) {
             wait(block, origin);  // processQc asked for the parent
         }
         return;
@@ -114,7 +114,7 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
     if (!follows(h.height, p.height)) {
         return invalidBlock("height is not the parent's + 1" + roundField(h));
     }
-    if (h.qc.blockId != parent.id || h.qc.round != p.round) {
+    if (h.qc.blockId != parent.id || h.qc.round != certifiedRound(parent)) {
         return invalidBlock("qc does not certify the parent" + roundField(h));
     }
     if (h.round <= h.qc.round) {
@@ -141,7 +141,7 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
     if (h.execHeight < p.execHeight) {
         return invalidBlock("exec height decreases" + roundField(h));
     }
-    if (h.execHeight > execBound(p)) {
+    if (h.execHeight > execBoundOf(parent)) {
         return invalidBlock("exec height is above what the chain proves committed" + roundField(h));
     }
     if (live && h.execHeight <= executedHeight_) {

@@ -61,6 +61,7 @@ class CoreImpl {
     [[nodiscard]] const SafetyData& safetyData() const { return safety_; }
     [[nodiscard]] const codec::Block& committedRoot() const { return tree_.root(); }
     [[nodiscard]] std::uint64_t executedHeight() const { return executedHeight_; }
+    [[nodiscard]] const Committee& committee() const { return committee_; }
 
   private:
     /** Where a block came from: it decides which checks apply and whether to vote. */
@@ -89,6 +90,17 @@ class CoreImpl {
     void emit(Effect effect);
     void reject(ErrorCode code, std::string message);
     [[nodiscard]] bool isSelf(const PubKey& key) const { return key == signer_->publicKey(); }
+    /** The round of the root's QC: the root's round, or 0 when it is the epoch's seed block. */
+    [[nodiscard]] std::uint64_t rootRound() const;
+    /** The round a QC on `block` names: rootRound() for the root, else the block's round. */
+    [[nodiscard]] std::uint64_t certifiedRound(const codec::Block& block) const;
+    /** execBound(parent), except for the epoch's seed block: its own height (docs §12). */
+    [[nodiscard]] std::uint64_t execBoundOf(const codec::Block& parent) const;
+
+    // core_epoch.cpp
+    void onEpochChange(const EpochChange& change);
+    void onEpochProof(const EpochProofReceived& proof);
+    void enterEpoch(Committee next, const codec::Block& seed);
 
     // core_blocks.cpp
     void onProposalBuilt(const codec::Block& block);

@@ -60,7 +60,7 @@ bool CoreImpl::hasReasonToPropose() const {
 }
 
 std::optional<ExecRecord> CoreImpl::execForProposal(const codec::Block& parent) const {
-    const std::uint64_t limit = std::min(executedHeight_, execBound(parent.header));
+    const std::uint64_t limit = std::min(executedHeight_, execBoundOf(parent));
     auto it = execRecords_.upper_bound(limit);
     if (it == execRecords_.begin()) {
         return std::nullopt;

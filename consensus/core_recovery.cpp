@@ -31,21 +31,29 @@ Status checkOptions(const Options& options) {
         options.maxRoundsAhead > kMaxRoundsAhead) {
         return invalidArgument("options: max_pending_blocks >= 1, max_rounds_ahead in 1..1000000");
     }
+    if (options.committeeMax == 0) {
+        return invalidArgument("options: committee_max must be at least 1");
+    }
     return {};
 }
 
 Status checkRecovery(const RecoveryData& data) {
     const std::uint64_t epoch = data.committee.epoch();
-    // Reconfiguration (a later task) will let the root and its QC belong to the previous epoch.
-    if (data.safety.epoch != epoch || data.root.header.epoch != epoch ||
-        data.rootQc.epoch != epoch) {
+    // Right after an epoch change the root is the previous epoch's reconfiguration block, the
+    // committee's seed block, certified by the epoch's genesis QC (docs/protocol.md §12).
+    const bool seedRoot = data.root.id == data.committee.seedBlockId() &&
+                          data.root.header.epoch <= epoch &&
+                          data.rootQc == genesisQc(epoch, data.root.id);
+    if (data.safety.epoch > epoch || data.rootQc.epoch != epoch ||
+        (!seedRoot && data.root.header.epoch != epoch)) {
         return invalidArgument("recovery: safety data, root and root qc must be of epoch " +
                                std::to_string(epoch));
     }
     if (data.root.header.round > kMaxRound || data.root.header.height > kMaxRound) {
         return invalidArgument("recovery: root round or height out of range");
     }
-    if (data.rootQc.blockId != data.root.id || data.rootQc.round != data.root.header.round) {
+    if (!seedRoot &&
+        (data.rootQc.blockId != data.root.id || data.rootQc.round != data.root.header.round)) {
         return invalidArgument("recovery: root qc does not certify the root block");
     }
     if (data.executed.empty()) {
@@ -99,7 +107,9 @@ CoreImpl::CoreImpl(Options options, const RecoveryData& recovery, std::unique_pt
       signer_(std::move(signer)),
       rules_(std::move(rules)),
       selfIndex_(committee_.indexOf(signer_->publicKey())),
-      safety_(recovery.safety),
+      safety_(recovery.safety.epoch == recovery.committee.epoch()
+                  ? recovery.safety
+                  : SafetyData{recovery.committee.epoch(), 0, 0}),
       tree_(std::make_shared<const codec::Block>(recovery.root), recovery.rootQc),
       pacemaker_(options_.t0Ms) {
     pacemaker_.enter(recovery.rootQc.round + 1, false);
@@ -122,13 +132,18 @@ Status CoreImpl::recover(const RecoveryData& recovery) {
                                                     : a->header.round < b->header.round;
     });
     for (const auto* block : blocks) {
+        if (block->header.epoch != committee_.epoch()) {
+            continue;  // left over from an earlier epoch
+        }
         handleBlock(std::make_shared<const codec::Block>(*block), Origin::kRecovered);
         drainReady();
     }
     for (const auto& qc : recovery.qcs) {
-        processQc(qc, std::nullopt);
+        if (qc.epoch == committee_.epoch()) {
+            processQc(qc, std::nullopt);
+        }
     }
-    if (recovery.highestTc) {
+    if (recovery.highestTc && recovery.highestTc->epoch == committee_.epoch()) {
         processTc(*recovery.highestTc, false);
     }
     drainReady();

@@ -37,6 +37,11 @@ Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
         if (i > 0 && bytes + blockBytes > kMaxSyncResponseBytes) {
             break;
         }
+        // An answer stays in one epoch: the asker checks it against one committee and learns
+        // the next one by executing the block that ends this epoch (docs/protocol.md §12).
+        if (i > 0 && block->header.epoch != response.blocks.front().header.epoch) {
+            break;
+        }
         bytes += blockBytes;
         response.blocks.push_back(std::move(*block));
         GL_ASSIGN_OR_RETURN(proof, blocks.commitProofAt(height));

@@ -32,6 +32,7 @@
 
 #include "block_sync.h"
 #include "consensus_store.h"
+#include "epochs.h"
 #include "metrics.h"
 #include "peer_messages.h"
 #include "tx_gossip.h"
@@ -64,6 +65,8 @@ constexpr auto kNetworkMetricsInterval = std::chrono::seconds(1);
 constexpr auto kSyncRequestTimeout = std::chrono::seconds(10);
 /** Peers block sync tries in a row without progress before consensus resumes without it. */
 constexpr std::size_t kMaxSyncFailures = 3;
+/** A consensus message of a later epoch starts a block sync at most this often. */
+constexpr auto kEpochSyncInterval = std::chrono::seconds(5);
 /** Outstanding block fetches remembered; beyond it the oldest requests are forgotten. */
 constexpr std::size_t kMaxOutstandingFetches = 1024;
 /** Ban points for a peer message that fails decoding or a signature check. */
@@ -108,6 +111,17 @@ class NodeImpl {
     std::optional<ledger::ExecRoots> executeCommitted(const codec::Block& block,
                                                       const codec::QuorumCert& certifying);
     void storeCommitProofs(const std::vector<HeightProof>& proofs);
+    /**
+     * After executing `block`: if it changed the validator set, switches to the next epoch's
+     * committee (docs/protocol.md §12) and returns the EpochChange to give the core. False
+     * after a fatal error.
+     */
+    std::optional<std::optional<consensus::EpochChange>> endEpochIfChanged(
+        const codec::Block& block);
+    /** The committee of the epoch the ledger is in (read by the peer-message workers too). */
+    [[nodiscard]] std::shared_ptr<const consensus::Committee> committee() const {
+        return committee_.load();
+    }
     void buildProposal(const consensus::BuildProposal& request);
     void schedule(const consensus::ScheduleTimer& timer);
     void signalPayload();
@@ -152,9 +166,11 @@ class NodeImpl {
     std::unique_ptr<contracts::Executor> executor_;
     std::unique_ptr<ConsensusStore> consensusStore_;
     std::unique_ptr<ledger::Mempool> mempool_;
-    std::optional<consensus::Committee> committee_;
+    std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
+    /** When a message of a later epoch last started a sync (io_ strand only). */
+    std::chrono::steady_clock::time_point lastEpochSync_{};
     std::optional<consensus::Core> core_;
-    /** The transport id of each validator's consensus key (genesis). */
+    /** The transport id of each validator's consensus key (genesis, then each epoch's set). */
     std::map<PubKey, NodeId> nodeIds_;
     std::unique_ptr<p2p::Network> network_;
     std::unique_ptr<rpc::Server> rpc_;
@@ -270,8 +286,14 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
     if (!root || !rootQc) {
         return fail(ErrorCode::kCorrupt, "the executed head block or its certificate is missing");
     }
+    if (root->id == committee.seedBlockId() && root->header.epoch < committee.epoch()) {
+        rootQc = consensus::genesisQc(committee.epoch(), root->id);  // the epoch's first root
+    }
+    if (!stored.safety || stored.safety->epoch < committee.epoch()) {
+        stored.safety = consensus::SafetyData{committee.epoch()};  // nothing signed in this epoch
+    }
     consensus::RecoveryData data{committee,
-                                 stored.safety.value_or(consensus::SafetyData{committee.epoch()}),
+                                 *stored.safety,
                                  std::move(*root),
                                  std::move(*rootQc),
                                  {},
@@ -322,24 +344,23 @@ Status NodeImpl::checkDoubleSign(const consensus::RecoveryData& recovery) const 
 }
 
 Status NodeImpl::openConsensus() {
-    GL_ASSIGN_OR_RETURN(genesisBlock, blocks_->blockAt(0));
-    std::vector<PubKey> validators;
     for (const auto& v : genesis_.validators) {
-        validators.push_back(v.consensusKey);
         nodeIds_.emplace(v.consensusKey, v.nodeId);
     }
-    const std::uint64_t epoch = genesisBlock->header.epoch;
-    GL_ASSIGN_OR_RETURN(
-        members, consensus::selectCommittee(validators, genesis_.chainId, epoch, genesisBlock->id,
-                                            genesis_.consensus.committeeMax));
-    GL_ASSIGN_OR_RETURN(committee, consensus::Committee::create(genesis_.chainId, epoch,
-                                                                genesisBlock->id, members));
-    committee_.emplace(std::move(committee));
+    GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
+    // The epoch the ledger is in: the last block that changed the validator set seeds it.
+    GL_ASSIGN_OR_RETURN(committee,
+                        committeeAtHead(genesis_, *blocks_, *tree_, executed.value_or(0)));
+    GL_ASSIGN_OR_RETURN(set, validatorKeysAt(*tree_, executed.value_or(0)));
+    for (std::size_t i = 0; i < set.keys.size() && i < set.nodeIds.size(); ++i) {
+        nodeIds_.insert_or_assign(set.keys[i], set.nodeIds[i]);
+    }
+    committee_.store(std::make_shared<const consensus::Committee>(std::move(committee)));
     return buildCore();
 }
 
 Status NodeImpl::buildCore() {
-    GL_ASSIGN_OR_RETURN(recovery, recoveryData(*committee_));
+    GL_ASSIGN_OR_RETURN(recovery, recoveryData(*committee()));
     GL_TRY(checkDoubleSign(recovery));
     inFlight_.clear();
     for (const auto& block : recovery.blocks) {
@@ -437,7 +458,7 @@ Status NodeImpl::run() {
     scheduleGossip();
     scheduleNetworkMetrics();
     log_->info("node started chain_id={} validator={} member={}", genesis_.chainId,
-               proposer_.publicKey().hex(), committee_->contains(proposer_.publicKey()));
+               proposer_.publicKey().hex(), committee()->contains(proposer_.publicKey()));
     io_.run();
     rpc_->stop();
     network_->stop();
@@ -512,10 +533,11 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         return;
     }
     std::uint64_t height = **executed;
+    std::optional<std::size_t> endedAt;
     for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
         const codec::Block& block = *commit.blocks[i];
-        if (block.header.height <= height) {
-            continue;  // already executed before a restart
+        if (block.header.height <= height || block.header.epoch != committee()->epoch()) {
+            continue;  // already executed before a restart, or above the end of its epoch
         }
         const codec::QuorumCert& certifying =
             i + 1 < commit.blocks.size() ? commit.blocks[i + 1]->header.qc : commit.qc;
@@ -525,6 +547,17 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         }
         height = block.header.height;
         loopback_.push_back(consensus::Executed{height, roots->stateRoot, roots->resultsRoot});
+        const auto change = endEpochIfChanged(block);
+        if (!change) {
+            return;
+        }
+        if (*change) {
+            // The epoch ends with this block: the blocks above it are never appended, and their
+            // transactions stay in the mempool.
+            loopback_.push_back(std::move(**change));
+            endedAt = i;
+            break;
+        }
     }
     // Commit proofs for peers that sync from here: each block of the commit proven by its
     // successor when their rounds follow each other, and the last one by the child that
@@ -538,14 +571,19 @@ void NodeImpl::commit(const consensus::Commit& commit) {
     }
     auto proofs = chainedCommitProofs(committed, certs);
     if (const auto child = inFlight_.find(commit.commitQc.blockId);
-        child != inFlight_.end() && !commit.blocks.empty()) {
+        child != inFlight_.end() && !commit.blocks.empty() &&
+        (!endedAt || *endedAt + 1 == commit.blocks.size())) {
         auto proof = codec::makeCommitProof(child->second.headerBytes, commit.commitQc);
         if (proof) {
             proofs.push_back(HeightProof{commit.blocks.back()->header.height, std::move(*proof)});
         }
     }
+    // Heights above the block that ended the epoch belong to the next epoch's blocks.
+    std::erase_if(proofs, [height](const HeightProof& p) { return p.height > height; });
     storeCommitProofs(proofs);
-    std::erase_if(inFlight_, [height](const auto& entry) { return entry.second.height <= height; });
+    std::erase_if(inFlight_, [height, &endedAt](const auto& entry) {
+        return entry.second.height <= height || endedAt.has_value();
+    });
     persist(consensusStore_->prune(height, commit.qc.round));
 }
 
@@ -572,6 +610,34 @@ std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& 
     log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
                 done->roots.stateRoot.hex());
     return done->roots;
+}
+
+std::optional<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
+    const codec::Block& block) {
+    const auto current = committee();
+    auto next =
+        nextEpochAfter(*tree_, block, *current, genesis_.chainId, genesis_.consensus.committeeMax);
+    if (!next) {
+        fatal(next.error());
+        return std::nullopt;
+    }
+    if (!*next) {
+        return std::make_optional(std::optional<consensus::EpochChange>{});  // no change
+    }
+    auto set = validatorKeysAt(*tree_, block.header.height);
+    if (!set) {
+        fatal(set.error());
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < set->keys.size() && i < set->nodeIds.size(); ++i) {
+        nodeIds_.insert_or_assign(set->keys[i], set->nodeIds[i]);
+    }
+    log_->info("epoch change height={} epoch={} members={} member={}", block.header.height,
+               (*next)->committee.epoch(), (*next)->committee.size(),
+               (*next)->committee.contains(proposer_.publicKey()));
+    committee_.store(std::make_shared<const consensus::Committee>((*next)->committee));
+    return std::make_optional(std::make_optional(
+        consensus::EpochChange{block, std::move((*next)->validators)}));
 }
 
 void NodeImpl::storeCommitProofs(const std::vector<HeightProof>& proofs) {
@@ -715,7 +781,24 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         default:
             break;
     }
-    auto checked = checkConsensusMessage(message, *committee_, genesis_.chainId);
+    auto checked = checkConsensusMessage(message, *committee(), genesis_.chainId);
+    if (!checked && checked.error().code == ErrorCode::kWrongEpoch) {
+        // Not misbehaviour: around an epoch change honest peers are an epoch apart. A peer
+        // ahead of this node has committed past it: catch up by block sync.
+        log_->debug("message of another epoch peer={} detail={}", from.hex(),
+                    checked.error().message);
+        if (checked.error().message.starts_with(kLaterEpochMessage)) {
+            asio::post(io_, [this, from] {
+                // At most one such sync per interval: the message itself proves nothing.
+                const auto now = std::chrono::steady_clock::now();
+                if (now - lastEpochSync_ >= kEpochSyncInterval) {
+                    lastEpochSync_ = now;
+                    syncIfBehind(from, UINT64_MAX);
+                }
+            });
+        }
+        return;
+    }
     if (!checked) {
         invalidMessage(from, message.kind, checked.error(), kInvalidMessagePoints);
         return;
@@ -903,7 +986,7 @@ void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) 
     }
     const std::uint64_t headHeight = (*head)->header.height;
     const std::uint64_t peerHead = response.headHeight;
-    auto verified = verifySyncResponse(std::move(response), headHeight, (*head)->id, *committee_,
+    auto verified = verifySyncResponse(std::move(response), headHeight, (*head)->id, *committee(),
                                        genesis_.chainId);
     if (!verified) {
         invalidMessage(from, codec::MessageKind::kSyncResponse, verified.error(),
@@ -913,6 +996,11 @@ void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) 
     }
     for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
         if (!executeCommitted(verified->blocks[i], verified->certs[i])) {
+            return;
+        }
+        // Synced blocks stop at an epoch's end (serveSync): the core is rebuilt in the new
+        // epoch when the sync ends.
+        if (!endEpochIfChanged(verified->blocks[i])) {
             return;
         }
     }

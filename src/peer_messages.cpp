@@ -34,6 +34,22 @@ bool isConsensusKind(codec::MessageKind kind) {
     }
 }
 
+namespace {
+
+/** kWrongEpoch for a message of `epoch` that is not the committee's (docs/protocol.md §12). */
+Status sameEpoch(std::uint64_t epoch, const consensus::Committee& committee) {
+    if (epoch == committee.epoch()) {
+        return {};
+    }
+    return fail(ErrorCode::kWrongEpoch,
+                std::string(epoch > committee.epoch() ? kLaterEpochMessage
+                                                      : "message of an earlier epoch") +
+                    ": epoch=" + std::to_string(epoch) +
+                    " committee_epoch=" + std::to_string(committee.epoch()));
+}
+
+}  // namespace
+
 Result<CheckedInput> checkConsensusMessage(const codec::NetMessage& message,
                                            const consensus::Committee& committee,
                                            std::string_view chainId) {
@@ -42,6 +58,7 @@ Result<CheckedInput> checkConsensusMessage(const codec::NetMessage& message,
         case codec::MessageKind::kProposal:
         case codec::MessageKind::kBlockResponse: {
             GL_ASSIGN_OR_RETURN(block, codec::decodeBlock(payload));
+            GL_TRY(sameEpoch(block.header.epoch, committee));
             GL_TRY(consensus::verifyProposal(block, committee, chainId));
             if (message.kind == codec::MessageKind::kProposal) {
                 return consensus::ProposalReceived{std::move(block)};
@@ -50,16 +67,19 @@ Result<CheckedInput> checkConsensusMessage(const codec::NetMessage& message,
         }
         case codec::MessageKind::kVote: {
             GL_ASSIGN_OR_RETURN(vote, codec::decodeVote(payload));
+            GL_TRY(sameEpoch(vote.epoch, committee));
             GL_TRY(consensus::verifyVote(vote, committee, chainId));
             return consensus::VoteReceived{vote};
         }
         case codec::MessageKind::kTimeout: {
             GL_ASSIGN_OR_RETURN(timeout, codec::decodeTimeout(payload));
+            GL_TRY(sameEpoch(timeout.epoch, committee));
             GL_TRY(consensus::verifyTimeout(timeout, committee, chainId));
             return consensus::TimeoutReceived{std::move(timeout)};
         }
         case codec::MessageKind::kTimeoutCert: {
             GL_ASSIGN_OR_RETURN(tc, codec::decodeTc(payload));
+            GL_TRY(sameEpoch(tc.epoch, committee));
             GL_TRY(consensus::verifyTimeoutCert(tc, committee, chainId));
             return consensus::TimeoutCertReceived{std::move(tc)};
         }

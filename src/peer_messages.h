@@ -14,6 +14,12 @@
 
 namespace gridledger::node {
 
+/**
+ * The start of the kWrongEpoch message for a consensus message of a later epoch than the
+ * committee's (the node lags behind an epoch change). An earlier epoch's gets another message.
+ */
+inline constexpr std::string_view kLaterEpochMessage = "message of a later epoch";
+
 /** A consensus message from a peer, decoded and checked, ready for the core. */
 using CheckedInput =
     std::variant<consensus::ProposalReceived, consensus::VoteReceived, consensus::TimeoutReceived,

@@ -8,25 +8,13 @@
 #include <gridledger/ledger/state_tree.h>
 #include <gridledger/storage/kv_store.h>
 
+#include "epochs.h"
+
 namespace gridledger::node {
 namespace {
 
 std::unexpected<Error> atHeight(std::uint64_t height, ErrorCode code, const std::string& what) {
     return fail(code, "height " + std::to_string(height) + ": " + what);
-}
-
-Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
-                                              const codec::Block& genesisBlock) {
-    std::vector<PubKey> validators;
-    validators.reserve(genesis.validators.size());
-    for (const auto& v : genesis.validators) {
-        validators.push_back(v.consensusKey);
-    }
-    const std::uint64_t epoch = genesisBlock.header.epoch;
-    GL_ASSIGN_OR_RETURN(
-        members, consensus::selectCommittee(validators, genesis.chainId, epoch, genesisBlock.id,
-                                            genesis.consensus.committeeMax));
-    return consensus::Committee::create(genesis.chainId, epoch, genesisBlock.id, members);
 }
 
 }  // namespace
@@ -106,6 +94,14 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
                                 " differ from the replayed ones");
         }
         GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, **cert, {}));
+        // A block whose execution changed the validator set ends its epoch: the blocks above it
+        // are checked against the next committee, seeded by it (docs/protocol.md §12).
+        GL_ASSIGN_OR_RETURN(next, nextEpochAfter(tree, b, committee, genesis.chainId,
+                                                 genesis.consensus.committeeMax));
+        if (next) {
+            committee = std::move(next->committee);
+            summary.epochChanges += 1;
+        }
         GL_ASSIGN_OR_RETURN(stored, source.rootsAt(h));
         if (!stored || *stored != done.roots) {
             return atHeight(h, ErrorCode::kCorrupt,

@@ -20,6 +20,8 @@ struct ReplaySummary {
     std::uint64_t txs = 0;
     /** QCs checked: the one in each header and the one that certifies each block. */
     std::uint64_t certificates = 0;
+    /** Epoch changes: blocks whose execution changed the validator set. */
+    std::uint64_t epochChanges = 0;
     double seconds = 0;
     /** The replayed head and the state root after it (equal to the stored one). */
     std::uint64_t height = 0;
@@ -32,7 +34,8 @@ using ReplayProgress = std::function<void(std::uint64_t height)>;
 /**
  * Re-executes the committed chain of `source` from the genesis of `genesis` into a new database
  * at `scratch` (which must not exist), up to `toHeight` or the source's executed height. For
- * each height it checks that the stored block decodes, is signed by a member of the committee,
+ * each height it checks that the stored block decodes, is signed by a member of the committee of
+ * its epoch (derived from the replayed state: docs/protocol.md §12),
  * carries a valid QC for its parent and links to it, that the stored certificate is a valid QC
  * for it, that the execution roots in its header are the replay's own, executes it with every
  * transaction signature verified, and compares the resulting state and results roots with the

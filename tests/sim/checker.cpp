@@ -15,10 +15,10 @@ std::string at(std::size_t i, std::uint64_t round) {
 
 }  // namespace
 
-Checker::Checker(const Scenario& scenario, const consensus::Committee& committee,
+Checker::Checker(const Scenario& scenario, const Verifier::Committees& committees,
                  const Verifier& verifier)
     : scenario_(scenario),
-      committee_(committee),
+      committees_(committees),
       verifier_(verifier),
       height_(scenario.instances(), 0),
       heightAtGst_(scenario.instances(), 0),
@@ -48,11 +48,11 @@ void Checker::onVoteSent(std::size_t i, const codec::Vote& vote,
     if (!safetyChecked(scenario_.roles[i])) {
         return;
     }
-    if (persisted.lastVotedRound < vote.round) {
+    if (persisted.epoch != vote.epoch || persisted.lastVotedRound < vote.round) {
         flag("unpersisted-send", at(i, vote.round) + ": vote left before its safety data", nowMs);
     }
     const std::size_t signer = scenario_.keyOf[i];
-    const auto key = std::make_pair(signer, vote.round);
+    const SignedRound key{signer, vote.epoch, vote.round};
     const auto [it, inserted] = votes_.emplace(key, vote.blockId);
     if (!inserted && it->second != vote.blockId) {
         flag("double-vote",
@@ -63,7 +63,7 @@ void Checker::onVoteSent(std::size_t i, const codec::Vote& vote,
     if (timeouts_.contains(key)) {
         flag("vote-after-timeout", at(i, vote.round) + ": voted in a round it timed out", nowMs);
     }
-    SignedRounds& rounds = signedRounds_[signer];
+    SignedRounds& rounds = signedRounds_[{signer, vote.epoch}];
     if (inserted && vote.round <= std::max(rounds.vote, rounds.timeout)) {
         flag("vote-rule",
              at(i, vote.round) + ": V1, voted after signing round " +
@@ -94,12 +94,12 @@ void Checker::onTimeoutSent(std::size_t i, const codec::Timeout& timeout,
     if (!safetyChecked(scenario_.roles[i])) {
         return;
     }
-    if (persisted.lastVotedRound < timeout.round) {
+    if (persisted.epoch != timeout.epoch || persisted.lastVotedRound < timeout.round) {
         flag("unpersisted-send", at(i, timeout.round) + ": timeout left before its safety data",
              nowMs);
     }
-    const auto key = std::make_pair(scenario_.keyOf[i], timeout.round);
-    SignedRounds& rounds = signedRounds_[scenario_.keyOf[i]];
+    const SignedRound key{scenario_.keyOf[i], timeout.epoch, timeout.round};
+    SignedRounds& rounds = signedRounds_[{scenario_.keyOf[i], timeout.epoch}];
     if (timeout.round < rounds.vote) {
         flag("timeout-rule",
              at(i, timeout.round) + ": timed out after voting in round " +
@@ -133,9 +133,11 @@ void Checker::checkValidity(const consensus::Commit& commit, std::size_t i, std:
         const std::string where = at(i, block.header.round) + " block=" + shortId(block.id);
         const codec::QuorumCert& cert =
             k + 1 < blocks.size() ? blocks[k + 1]->header.qc : commit.qc;
+        const auto committee = committees_.find(block.header.epoch);
         if (!signed_.contains(block.id)) {
             flag("validity", where + ": committed block was never proposed", nowMs);
-        } else if (block.header.author != committee_.leaderOf(block.header.round)) {
+        } else if (committee == committees_.end() ||
+                   block.header.author != committee->second.leaderOf(block.header.round)) {
             flag("validity", where + ": committed block is not from its round's leader", nowMs);
         } else if (!verifier_.proposal(block)) {
             flag("validity", where + ": committed block does not verify", nowMs);
@@ -166,6 +168,9 @@ void Checker::onCommit(std::size_t i, const consensus::Commit& commit, std::uint
     checkValidity(commit, i, nowMs);
     for (const auto& block : commit.blocks) {
         const std::uint64_t h = block->header.height;
+        if (scenario_.discarded(block->header.epoch, h)) {
+            continue;  // above its epoch's reconfiguration block: no ledger holds it
+        }
         if (h > height_[i] + 1) {
             flag("agreement",
                  "instance=i" + std::to_string(i) + " skipped from height " +

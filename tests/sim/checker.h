@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,8 +38,9 @@ struct Violation {
  */
 class Checker {
   public:
-    /** Keeps references: all three must outlive the checker. */
-    Checker(const Scenario& scenario, const consensus::Committee& committee,
+    /** Keeps references: all three must outlive the checker. `committees` holds the committee of
+     * each epoch (the simulator adds one per epoch change). */
+    Checker(const Scenario& scenario, const Verifier::Committees& committees,
             const Verifier& verifier);
 
     /** Every proposal any instance signed (what "proposed" means for validity). */
@@ -55,7 +57,8 @@ class Checker {
     void onTimeoutSent(std::size_t i, const codec::Timeout& timeout,
                        const consensus::SafetyData& persisted, std::uint64_t incarnation,
                        std::uint64_t nowMs);
-    /** Instance `i`'s core emitted `commit`. */
+    /** Instance `i`'s core emitted `commit`. Blocks above their epoch's reconfiguration block
+     * are left out: no ledger holds them (docs/protocol.md §12). */
     void onCommit(std::size_t i, const consensus::Commit& commit, std::uint64_t nowMs);
     /** Records a violation found by the driver itself (a message failing verification, a core
      * that cannot be rebuilt, a ledger that does not extend). */
@@ -84,7 +87,7 @@ class Checker {
     [[nodiscard]] bool livenessChecked(std::size_t i) const;
 
     const Scenario& scenario_;
-    const consensus::Committee& committee_;
+    const Verifier::Committees& committees_;
     const Verifier& verifier_;
     std::optional<Violation> violation_;
     std::map<std::string, Violation> all_;
@@ -92,19 +95,21 @@ class Checker {
     std::map<Hash256, consensus::BlockPtr> signed_;
     std::map<std::uint64_t, std::pair<Hash256, std::size_t>> canonical_;  // height -> (id, by)
     std::set<Hash256> validated_;
-    std::map<std::pair<std::size_t, std::uint64_t>, Hash256> votes_;  // (key, round)
+    /** (key, epoch, round): rounds start again at 1 in every epoch. */
+    using SignedRound = std::tuple<std::size_t, std::uint64_t, std::uint64_t>;
+    std::map<SignedRound, Hash256> votes_;
     struct SentTimeout {
         std::uint64_t hqcRound = 0;
         std::uint64_t incarnation = 0;
         std::size_t instance = 0;
     };
-    std::map<std::pair<std::size_t, std::uint64_t>, SentTimeout> timeouts_;  // (key, round)
-    /** Per key, the highest rounds it voted and timed out in. */
+    std::map<SignedRound, SentTimeout> timeouts_;
+    /** Per (key, epoch), the highest rounds it voted and timed out in. */
     struct SignedRounds {
         std::uint64_t vote = 0;
         std::uint64_t timeout = 0;
     };
-    std::map<std::size_t, SignedRounds> signedRounds_;
+    std::map<std::pair<std::size_t, std::uint64_t>, SignedRounds> signedRounds_;
 
     std::vector<std::uint64_t> height_;
     bool gstSeen_ = false;

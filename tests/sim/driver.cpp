@@ -98,6 +98,9 @@ void Simulator::performOne(std::size_t i, const consensus::Fetch& e) {
 void Simulator::performOne(std::size_t i, const consensus::Commit& e) {
     Store& st = instances_[i].store;
     for (const auto& block : e.blocks) {
+        if (block->header.epoch < st.epoch) {
+            continue;  // above the reconfiguration block that ended its epoch: never appended
+        }
         const std::uint64_t h = block->header.height;
         if (h < st.ledger.size()) {
             if (st.ledger[h]->id != block->id) {
@@ -120,15 +123,67 @@ void Simulator::performOne(std::size_t i, const consensus::Commit& e) {
         const consensus::ExecRecord& rec = st.executed.back();
         note(i, i, TraceKind::kCommitted, block->header.round, h, &block->id);
         local(i, consensus::Executed{rec.height, rec.stateRoot, rec.resultsRoot});
+        if (scenario_.endsEpoch(block->header.epoch, h)) {
+            reconfigure(i, e, block);
+            return;  // the epoch ends here: nothing above this block is appended
+        }
     }
     if (e.blocks.back()->id == st.ledger.back()->id) {
         st.rootQc = e.qc;
     }
     // The consensus store may drop what the ledger now holds.
-    const std::uint64_t rootRound = st.ledger.back()->header.round;
+    const std::uint64_t rootRound = st.rootQc.round;
     std::erase_if(st.blocks,
                   [&](const auto& entry) { return entry.second->header.round <= rootRound; });
     std::erase_if(st.qcs, [&](const auto& entry) { return entry.second.round <= rootRound; });
+}
+
+void Simulator::reconfigure(std::size_t i, const consensus::Commit& commit,
+                            const consensus::BlockPtr& block) {
+    Store& st = instances_[i].store;
+    const std::uint64_t next = block->header.epoch + 1;
+    std::vector<PubKey> validators;
+    for (const auto key : scenario_.validatorSets.at(next)) {
+        validators.push_back(keys_.publicKey(key));
+    }
+    const auto known = committees_.find(next);
+    if (known == committees_.end()) {
+        auto members = consensus::selectCommittee(validators, scenario_.options.chainId, next,
+                                                  block->id, scenario_.options.committeeMax);
+        committees_.emplace(next, consensus::Committee::create(scenario_.options.chainId, next,
+                                                               block->id, members.value())
+                                      .value());
+    } else if (known->second.seedBlockId() != block->id) {
+        checker_.flag("agreement",
+                      "instance=i" + std::to_string(i) + " ends epoch " +
+                          std::to_string(block->header.epoch) + " at another block",
+                      now_);
+        return;
+    }
+    // The proof that ended the epoch: the commit QC and the blocks from this one up to the
+    // block it certifies, for instances that lag behind.
+    EpochProof proof{{}, commit.commitQc};
+    bool above = false;
+    for (const auto& b : commit.blocks) {
+        if (above) {
+            proof.blocks.push_back(b);
+        }
+        above = above || b->id == block->id;
+    }
+    if (const auto certified = findBlock(i, commit.commitQc.blockId)) {
+        proof.blocks.push_back(certified);
+    }
+    st.epochProofs[block->header.epoch] = std::move(proof);
+    st.epoch = next;
+    st.rootQc = consensus::genesisQc(next, block->id);
+    std::erase_if(st.blocks, [&](const auto& entry) { return entry.second->header.epoch < next; });
+    std::erase_if(st.qcs, [&](const auto& entry) { return entry.second.epoch < next; });
+    if (st.tc && st.tc->epoch < next) {
+        st.tc.reset();
+    }
+    ++epochChanges_;
+    note(i, i, TraceKind::kCommitted, 0, block->header.height, &block->id);
+    local(i, consensus::EpochChange{*block, std::move(validators)});
 }
 
 void Simulator::performOne(std::size_t i, const consensus::BuildProposal& e) {
@@ -210,7 +265,7 @@ void Simulator::voteForged(std::size_t i, const consensus::BlockPtr& block) {
     vote.signature =
         keys_.sign(instances_[i].key,
                    consensus::voteDigest(scenario_.options.chainId, h.epoch, h.round, block->id));
-    for (const auto j : instancesOf(committee_.leaderOf(h.round + 1))) {
+    for (const auto j : instancesOf(committees_.at(h.epoch).leaderOf(h.round + 1))) {
         if (j != i) {
             send(i, j, vote);
         }

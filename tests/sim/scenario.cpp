@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -344,6 +345,42 @@ Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed, Rule
     return s;
 }
 
+Scenario makeReconfigScenario(const std::vector<std::vector<std::size_t>>& sets, FaultClass faults,
+                              std::uint64_t seed) {
+    std::size_t keys = 0;
+    std::size_t smallest = SIZE_MAX;
+    for (const auto& set : sets) {
+        for (const auto key : set) {
+            keys = std::max(keys, key + 1);
+        }
+        smallest = std::min(smallest, set.size());
+    }
+    Scenario s = makeScenario(keys, faults, seed);
+    s.n = sets.front().size();
+    s.validatorSets = sets;
+    // Permanent crashes beyond f of the smallest committee restart instead.
+    std::size_t permanent = 0;
+    for (auto& crash : s.crashes) {
+        if (!crash.restartMs && ++permanent > consensus::maxFaultyOf(smallest)) {
+            crash.restartMs = crash.atMs + 1500;
+            s.roles[crash.instance] = Role::kHonest;
+        }
+    }
+    s.checkLiveness = true;
+    s.endMs = s.gstMs + kLivenessCapMs;
+    return s;
+}
+
+std::size_t Scenario::keyCount() const {
+    std::size_t keys = n;
+    for (const auto& set : validatorSets) {
+        for (const auto key : set) {
+            keys = std::max(keys, key + 1);
+        }
+    }
+    return keys;
+}
+
 Scenario makeSteadyScenario(std::size_t n, std::uint64_t delayMs, std::uint64_t endMs) {
     Scenario s;
     s.n = n;
@@ -373,6 +410,17 @@ std::string Scenario::describe() const {
         << " tx_interval_ms=" << txIntervalMs << " end_ms=" << endMs
         << " liveness=" << (checkLiveness ? "checked" : "not checked")
         << " live_commits=" << liveCommits << " slack_rounds=" << livenessSlackRounds << "\n";
+    if (!validatorSets.empty()) {
+        out << "  validator sets (a change every " << reconfigInterval << " heights):";
+        for (const auto& set : validatorSets) {
+            out << " {";
+            for (std::size_t k = 0; k < set.size(); ++k) {
+                out << (k > 0 ? "," : "") << set[k];
+            }
+            out << "}";
+        }
+        out << "\n";
+    }
     for (const auto& p : partitions) {
         out << "  partition " << p.startMs << ".."
             << (p.healMs == kNever ? std::string("never") : std::to_string(p.healMs)) << " sides:";

@@ -138,6 +138,30 @@ struct Scenario {
     std::uint64_t livenessSlackRounds = 8;
     /** Hard end of the run. */
     std::uint64_t endMs = 0;
+    /**
+     * Reconfiguration runs (empty: one epoch): validatorSets[k] lists the keys, in order, of the
+     * validator set of epoch k. The simulated execution of the block at height reconfigHeight(k)
+     * of epoch k changes the set to validatorSets[k + 1] (docs/protocol.md §12); instances of
+     * keys outside the current committee follow the chain without signing.
+     */
+    std::vector<std::vector<std::size_t>> validatorSets;
+    std::uint64_t reconfigInterval = 10;
+
+    /** The height of epoch k's reconfiguration block. */
+    [[nodiscard]] std::uint64_t reconfigHeight(std::uint64_t epoch) const {
+        return reconfigInterval * (epoch + 1);
+    }
+    /** True iff executing `block` (of epoch `epoch`, at `height`) changes the validator set. */
+    [[nodiscard]] bool endsEpoch(std::uint64_t epoch, std::uint64_t height) const {
+        return epoch + 1 < validatorSets.size() && height == reconfigHeight(epoch);
+    }
+    /** True iff a block of `epoch` at `height` lies above its epoch's reconfiguration block:
+     * never appended to a ledger. */
+    [[nodiscard]] bool discarded(std::uint64_t epoch, std::uint64_t height) const {
+        return epoch + 1 < validatorSets.size() && height > reconfigHeight(epoch);
+    }
+    /** The number of keys: n, or every key named by validatorSets. */
+    [[nodiscard]] std::size_t keyCount() const;
 
     [[nodiscard]] std::size_t instances() const { return keyOf.size(); }
     [[nodiscard]] const LinkDelay& link(std::size_t from, std::size_t to) const {
@@ -154,6 +178,14 @@ struct Scenario {
 /** The scenario of (n, faults, rules, seed). Requires 1 <= n <= 64. Deterministic. */
 [[nodiscard]] Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed,
                                     RulesVariant rules = RulesVariant::kTwoChain);
+
+/**
+ * A reconfiguration run: the validator set moves through `sets` (key indices; sets[0] is the
+ * genesis committee), one change per epoch, under `faults` (none, lossy, crash or partition).
+ * Every key has one instance; permanent crashes stay within f of the smallest committee.
+ */
+[[nodiscard]] Scenario makeReconfigScenario(const std::vector<std::vector<std::size_t>>& sets,
+                                            FaultClass faults, std::uint64_t seed);
 
 /** A fault-free scenario with every link at exactly `delayMs` and a mempool that never runs dry
  * (for latency measurements); it runs until `endMs`. */

@@ -72,12 +72,20 @@ std::unique_ptr<consensus::Signer> Keyring::signer(std::size_t i) const {
     return std::make_unique<KeyringSigner>(*this, i);
 }
 
-Verifier::Verifier(const Keyring& keys, const consensus::Committee& committee, std::string chainId)
-    : keys_(keys), committee_(committee), chainId_(std::move(chainId)) {}
+Verifier::Verifier(const Keyring& keys, const Committees& committees, std::string chainId)
+    : keys_(keys), committees_(committees), chainId_(std::move(chainId)) {}
 
-Result<std::vector<std::size_t>> Verifier::signers(const Bytes& bitmap,
-                                                   std::size_t signatures) const {
-    const std::size_t n = committee_.size();
+Result<const consensus::Committee*> Verifier::committeeOf(std::uint64_t epoch) const {
+    const auto it = committees_.find(epoch);
+    if (it == committees_.end()) {
+        return invalidCert("message of an epoch without a known committee");
+    }
+    return &it->second;
+}
+
+Result<std::vector<std::size_t>> Verifier::signers(const consensus::Committee& committee,
+                                                   const Bytes& bitmap, std::size_t signatures) {
+    const std::size_t n = committee.size();
     if (bitmap.size() != (n + 7) / 8) {
         return invalidCert("signer bitmap has the wrong length");
     }
@@ -91,7 +99,7 @@ Result<std::vector<std::size_t>> Verifier::signers(const Bytes& bitmap,
         }
         out.push_back(i);
     }
-    if (out.size() < committee_.quorum()) {
+    if (out.size() < committee.quorum()) {
         return invalidCert("certificate below quorum");
     }
     if (signatures != out.size()) {
@@ -101,21 +109,19 @@ Result<std::vector<std::size_t>> Verifier::signers(const Bytes& bitmap,
 }
 
 Status Verifier::quorumCert(const codec::QuorumCert& qc) const {
-    if (qc.epoch != committee_.epoch()) {
-        return invalidCert("qc of another epoch");
-    }
+    GL_ASSIGN_OR_RETURN(committee, committeeOf(qc.epoch));
     if (qc.round == 0) {
         const bool noSigners = std::all_of(qc.signers.begin(), qc.signers.end(),
                                            [](std::uint8_t b) { return b == 0; });
-        if (noSigners && qc.signatures.empty() && qc.blockId == committee_.seedBlockId()) {
+        if (noSigners && qc.signatures.empty() && qc.blockId == committee->seedBlockId()) {
             return {};
         }
         return invalidCert("a round-0 qc must be the genesis qc");
     }
-    GL_ASSIGN_OR_RETURN(members, signers(qc.signers, qc.signatures.size()));
+    GL_ASSIGN_OR_RETURN(members, signers(*committee, qc.signers, qc.signatures.size()));
     const Hash256 digest = consensus::voteDigest(chainId_, qc.epoch, qc.round, qc.blockId);
     for (std::size_t k = 0; k < members.size(); ++k) {
-        if (!keys_.verify(committee_.member(members[k]), digest, qc.signatures[k])) {
+        if (!keys_.verify(committee->member(members[k]), digest, qc.signatures[k])) {
             return invalidCert("qc signature is invalid");
         }
     }
@@ -123,10 +129,8 @@ Status Verifier::quorumCert(const codec::QuorumCert& qc) const {
 }
 
 Status Verifier::timeoutCert(const codec::TimeoutCert& tc) const {
-    if (tc.epoch != committee_.epoch()) {
-        return invalidCert("tc of another epoch");
-    }
-    GL_ASSIGN_OR_RETURN(members, signers(tc.signers, tc.signatures.size()));
+    GL_ASSIGN_OR_RETURN(committee, committeeOf(tc.epoch));
+    GL_ASSIGN_OR_RETURN(members, signers(*committee, tc.signers, tc.signatures.size()));
     if (tc.hqcRounds.size() != members.size()) {
         return invalidCert("tc has one hqc round per signer");
     }
@@ -136,7 +140,7 @@ Status Verifier::timeoutCert(const codec::TimeoutCert& tc) const {
         }
         const Hash256 digest =
             consensus::timeoutDigest(chainId_, tc.epoch, tc.round, tc.hqcRounds[k]);
-        if (!keys_.verify(committee_.member(members[k]), digest, tc.signatures[k])) {
+        if (!keys_.verify(committee->member(members[k]), digest, tc.signatures[k])) {
             return invalidCert("tc signature is invalid");
         }
     }
@@ -144,7 +148,8 @@ Status Verifier::timeoutCert(const codec::TimeoutCert& tc) const {
 }
 
 Status Verifier::vote(const codec::Vote& vote) const {
-    if (vote.epoch != committee_.epoch() || !committee_.contains(vote.voter)) {
+    const auto committee = committeeOf(vote.epoch);
+    if (!committee || !(*committee)->contains(vote.voter)) {
         return fail(ErrorCode::kInvalidArgument, "vote is not from a member of this epoch");
     }
     const Hash256 digest = consensus::voteDigest(chainId_, vote.epoch, vote.round, vote.blockId);
@@ -155,7 +160,8 @@ Status Verifier::vote(const codec::Vote& vote) const {
 }
 
 Status Verifier::timeout(const codec::Timeout& timeout) const {
-    if (timeout.epoch != committee_.epoch() || !committee_.contains(timeout.author)) {
+    const auto committee = committeeOf(timeout.epoch);
+    if (!committee || !(*committee)->contains(timeout.author)) {
         return fail(ErrorCode::kInvalidArgument, "timeout is not from a member of this epoch");
     }
     if (timeout.highQc.round >= timeout.round) {
@@ -173,7 +179,8 @@ Status Verifier::proposal(const codec::Block& block) const {
     if (crypto::sha256(block.headerBytes) != block.id) {
         return fail(ErrorCode::kInvalidBlock, "block id is not the hash of its header");
     }
-    if (!committee_.contains(block.header.author)) {
+    const auto committee = committeeOf(block.header.epoch);
+    if (!committee || !(*committee)->contains(block.header.author)) {
         return fail(ErrorCode::kInvalidBlock, "block author is not a member");
     }
     if (!keys_.verify(block.header.author, consensus::proposalDigest(chainId_, block.id),

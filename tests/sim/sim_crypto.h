@@ -4,6 +4,7 @@
 // before the core sees it (docs/protocol.md §2), done with those signatures.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,12 +55,16 @@ class Keyring {
  * What a driver verifies before it hands a message to the core, with Keyring signatures instead
  * of BIP-340: the same shape rules as consensus::verifyProposal, verifyVote, verifyTimeout,
  * verifyTimeoutCert and verifyQuorumCert (bitmap of ⌈n/8⌉ bytes, no bit >= n, at least q
- * signers, one signature per signer, hqc rounds below the TC's round, genesis QC by convention).
+ * signers, one signature per signer, hqc rounds below the TC's round, genesis QC by convention),
+ * each message against the committee of its own epoch.
  */
 class Verifier {
   public:
-    /** Keeps references: `keys` and `committee` must outlive the verifier. */
-    Verifier(const Keyring& keys, const consensus::Committee& committee, std::string chainId);
+    /** The committee of each epoch, by epoch number; the simulator adds one per epoch change. */
+    using Committees = std::map<std::uint64_t, consensus::Committee>;
+
+    /** Keeps references: `keys` and `committees` must outlive the verifier. */
+    Verifier(const Keyring& keys, const Committees& committees, std::string chainId);
 
     [[nodiscard]] Status quorumCert(const codec::QuorumCert& qc) const;
     [[nodiscard]] Status timeoutCert(const codec::TimeoutCert& tc) const;
@@ -69,11 +74,12 @@ class Verifier {
     [[nodiscard]] Status proposal(const codec::Block& block) const;
 
   private:
-    [[nodiscard]] Result<std::vector<std::size_t>> signers(const Bytes& bitmap,
-                                                           std::size_t signatures) const;
+    [[nodiscard]] Result<const consensus::Committee*> committeeOf(std::uint64_t epoch) const;
+    [[nodiscard]] static Result<std::vector<std::size_t>> signers(
+        const consensus::Committee& committee, const Bytes& bitmap, std::size_t signatures);
 
     const Keyring& keys_;
-    const consensus::Committee& committee_;
+    const Committees& committees_;
     std::string chainId_;
 };
 

@@ -32,8 +32,16 @@ codec::Block makeGenesis(const consensus::ExecRecord& state) {
     return codec::makeBlock(header, {});
 }
 
-consensus::Committee makeCommittee(const Keyring& keys, const codec::Block& genesis) {
-    return consensus::Committee::create(kSimChainId, 0, genesis.id, keys.publicKeys()).value();
+consensus::Committee makeCommittee(const Keyring& keys, const codec::Block& genesis,
+                                   const Scenario& s) {
+    std::vector<PubKey> members = keys.publicKeys();
+    if (!s.validatorSets.empty()) {
+        members.clear();
+        for (const auto key : s.validatorSets.front()) {
+            members.push_back(keys.publicKey(key));
+        }
+    }
+    return consensus::Committee::create(kSimChainId, 0, genesis.id, members).value();
 }
 
 std::mt19937_64 runRng(const Scenario& s) {
@@ -58,12 +66,13 @@ consensus::ExecRecord executeBlock(const consensus::ExecRecord& previous,
 Simulator::Simulator(Scenario scenario, RunOptions options)
     : scenario_(std::move(scenario)),
       options_(options),
-      keys_(scenario_.n),
+      keys_(scenario_.keyCount()),
       genesisState_(genesisStateOf(scenario_.seed)),
       genesis_(makeGenesis(genesisState_)),
-      committee_(makeCommittee(keys_, genesis_)),
-      verifier_(keys_, committee_, scenario_.options.chainId),
-      checker_(scenario_, committee_, verifier_),
+      committee_(makeCommittee(keys_, genesis_, scenario_)),
+      committees_{{0, committee_}},
+      verifier_(keys_, committees_, scenario_.options.chainId),
+      checker_(scenario_, committees_, verifier_),
       network_(scenario_),
       trace_(options_.traceDepth),
       rng_(runRng(scenario_)) {
@@ -107,12 +116,16 @@ RunResult Simulator::run() {
     while (!queue_.empty() && (options_.keepGoing || !checker_.failed()) &&
            queue_.begin()->first.first <= scenario_.endMs) {
         stepOnce();
-        if (scenario_.checkLiveness && checker_.liveDone()) {
+        if (scenario_.checkLiveness && checker_.liveDone() && reconfigDone()) {
             break;
         }
     }
     if (scenario_.checkLiveness && !checker_.failed() && !checker_.liveDone()) {
         checker_.flag("liveness", "the run ended before every honest instance committed", now_);
+    }
+    if (scenario_.checkLiveness && !checker_.failed() && !reconfigDone()) {
+        checker_.flag("liveness",
+                      "the run ended before every honest instance reached the last epoch", now_);
     }
     return result();
 }
@@ -144,8 +157,10 @@ void Simulator::markGst() {
             r0 = std::max(r0, inst.core->currentRound());
         }
     }
+    // The latest committee leads from now on (instance k holds key k for every key).
+    const consensus::Committee& committee = committees_.rbegin()->second;
     const auto good = [&](std::uint64_t round) {
-        return scenario_.roles[committee_.leaderIndex(round)] == Role::kHonest;
+        return scenario_.roles[keys_.indexOf(committee.leaderOf(round))] == Role::kHonest;
     };
     // The first run of `window` rounds with honest leaders from r0 on (the scan is bounded: with
     // at most f faulty members, pseudo-random leaders give such runs often).
@@ -185,12 +200,89 @@ void Simulator::dispatch(const Item& item) {
     }
 }
 
+bool Simulator::reconfigDone() const {
+    if (scenario_.validatorSets.empty()) {
+        return true;
+    }
+    // Every honest instance is in the last epoch and committed liveCommits blocks of it.
+    const std::uint64_t last = scenario_.validatorSets.size() - 1;
+    const std::uint64_t target = scenario_.reconfigHeight(last - 1) + scenario_.liveCommits;
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+        const Instance& inst = instances_[i];
+        if (scenario_.roles[i] == Role::kHonest &&
+            (!inst.core || inst.core->committee().epoch() != last ||
+             inst.store.ledger.size() <= target)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool Simulator::epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch) {
+    Instance& inst = instances_[i];
+    if (!inst.core) {
+        return true;
+    }
+    const std::uint64_t own = inst.core->committee().epoch();
+    if (epoch > own) {
+        // Unverifiable here (the committee of that epoch is unknown): ask for the proof that
+        // ended this instance's epoch, at most every 200 ms.
+        if (!inst.proofAskedAt || now_ >= *inst.proofAskedAt + 200) {
+            inst.proofAskedAt = now_;
+            send(i, from, EpochProofRequest{own});
+        }
+        return false;
+    }
+    if (epoch < own) {
+        // The sender lags: offer it the proof that ended its epoch, at most every 200 ms.
+        const auto proof = inst.store.epochProofs.find(epoch);
+        const auto key = std::make_pair(from, epoch);
+        const auto offered = inst.proofOffered.find(key);
+        if (proof != inst.store.epochProofs.end() &&
+            (offered == inst.proofOffered.end() || now_ >= offered->second + 200)) {
+            inst.proofOffered[key] = now_;
+            send(i, from, EpochProofReply{epoch, proof->second});
+        }
+    }
+    return true;  // an older epoch's message still reaches the core, which must refuse it
+}
+
+void Simulator::receiveProof(std::size_t i, std::size_t from, const EpochProofReply& reply) {
+    Instance& inst = instances_[i];
+    if (!inst.core || inst.core->committee().epoch() != reply.epoch) {
+        return;  // not (or no longer) this instance's epoch
+    }
+    Status ok = verifier_.quorumCert(reply.proof.qc);
+    consensus::EpochProofReceived event{{}, reply.proof.qc};
+    for (const auto& block : reply.proof.blocks) {
+        if (ok) {
+            ok = verifier_.proposal(*block);
+        }
+        if (block->header.epoch != reply.epoch) {
+            ok = fail(ErrorCode::kInvalidBlock, "epoch proof block of another epoch");
+        }
+        event.blocks.push_back(*block);
+    }
+    if (!ok) {
+        checker_.flag("bad-message",
+                      "instance=i" + std::to_string(i) + " epoch proof from i" +
+                          std::to_string(from) + ": " + ok.error().message,
+                      now_);
+        return;
+    }
+    ++epochProofs_;
+    step(i, std::move(event));
+}
+
 void Simulator::receive(std::size_t i, const NetMessage& message) {
     std::visit(
         [&](const auto& payload) {
             using T = std::decay_t<decltype(payload)>;
             Status ok;
             if constexpr (std::is_same_v<T, consensus::BlockPtr>) {
+                if (!epochAdmits(i, message.from, payload->header.epoch)) {
+                    return;
+                }
                 const auto& h = payload->header;
                 note(i, message.from, TraceKind::kProposal, h.round, h.height, &payload->id);
                 ok = verifier_.proposal(*payload);
@@ -198,18 +290,27 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                     step(i, consensus::ProposalReceived{*payload});
                 }
             } else if constexpr (std::is_same_v<T, codec::Vote>) {
+                if (!epochAdmits(i, message.from, payload.epoch)) {
+                    return;
+                }
                 note(i, message.from, TraceKind::kVote, payload.round, 0, &payload.blockId);
                 ok = verifier_.vote(payload);
                 if (ok) {
                     step(i, consensus::VoteReceived{payload});
                 }
             } else if constexpr (std::is_same_v<T, codec::Timeout>) {
+                if (!epochAdmits(i, message.from, payload.epoch)) {
+                    return;
+                }
                 note(i, message.from, TraceKind::kTimeout, payload.round, payload.highQc.round);
                 ok = verifier_.timeout(payload);
                 if (ok) {
                     step(i, consensus::TimeoutReceived{payload});
                 }
             } else if constexpr (std::is_same_v<T, codec::TimeoutCert>) {
+                if (!epochAdmits(i, message.from, payload.epoch)) {
+                    return;
+                }
                 note(i, message.from, TraceKind::kTc, payload.round, 0);
                 ok = verifier_.timeoutCert(payload);
                 if (ok) {
@@ -217,7 +318,17 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 }
             } else if constexpr (std::is_same_v<T, FetchRequest>) {
                 answerFetch(i, message.from, payload.id);
+            } else if constexpr (std::is_same_v<T, EpochProofRequest>) {
+                const auto& proofs = instances_[i].store.epochProofs;
+                if (const auto it = proofs.find(payload.epoch); it != proofs.end()) {
+                    send(i, message.from, EpochProofReply{payload.epoch, it->second});
+                }
+            } else if constexpr (std::is_same_v<T, EpochProofReply>) {
+                receiveProof(i, message.from, payload);
             } else {
+                if (!epochAdmits(i, message.from, payload.block->header.epoch)) {
+                    return;
+                }
                 const auto& h = payload.block->header;
                 note(i, message.from, TraceKind::kFetched, h.round, h.height, &payload.block->id);
                 ok = verifier_.proposal(*payload.block);
@@ -347,8 +458,9 @@ void Simulator::restart(std::size_t i) {
 
 consensus::RecoveryData Simulator::recoveryOf(std::size_t i) const {
     const Store& st = instances_[i].store;
-    consensus::RecoveryData data{committee_, st.safety, *st.ledger.back(), st.rootQc, {}, {},
-                                 st.tc,      {}};
+    // The committee of the ledger's epoch (its reconfiguration blocks name them all).
+    consensus::RecoveryData data{
+        committees_.at(st.epoch), st.safety, *st.ledger.back(), st.rootQc, {}, {}, st.tc, {}};
     for (const auto& entry : st.blocks) {
         data.blocks.push_back(*entry.second);
     }
@@ -413,6 +525,8 @@ RunResult Simulator::result() const {
     r.timeoutCerts = timeoutCerts_;
     r.forgedBlocks = forgedBlocks_;
     r.withheldVotes = withheldVotes_;
+    r.epochChanges = epochChanges_;
+    r.epochProofs = epochProofs_;
     r.recoveryMs = checker_.recoveryMs();
     r.livenessBoundMs = checker_.livenessBoundMs();
     r.livenessMs = gstMarked_ && now_ > scenario_.gstMs ? now_ - scenario_.gstMs : 0;
@@ -424,6 +538,7 @@ RunResult Simulator::result() const {
         if (inst.core) {
             r.maxRound = std::max(r.maxRound, inst.core->currentRound());
         }
+        r.maxEpoch = std::max(r.maxEpoch, inst.store.epoch);
         if (!safetyChecked(inst.role)) {
             continue;
         }

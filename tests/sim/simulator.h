@@ -26,6 +26,13 @@
 
 namespace gridledger::sim {
 
+/** The proof that ended an epoch: `qc` committed its reconfiguration block, and `blocks` are the
+ * blocks above that one up to the block `qc` certifies. */
+struct EpochProof {
+    std::vector<consensus::BlockPtr> blocks;
+    codec::QuorumCert qc;
+};
+
 /** What an instance's driver persisted: the consensus store and the ledger. Survives crashes. */
 struct Store {
     consensus::SafetyData safety;
@@ -34,8 +41,10 @@ struct Store {
     std::optional<codec::TimeoutCert> tc;
     std::vector<consensus::BlockPtr> ledger;  // ledger[h]: the committed block at height h
     std::map<Hash256, std::uint64_t> ledgerIndex;
-    codec::QuorumCert rootQc;                     // certifies ledger.back()
-    std::vector<consensus::ExecRecord> executed;  // executed[h]: the state after height h
+    codec::QuorumCert rootQc;                         // certifies ledger.back()
+    std::vector<consensus::ExecRecord> executed;      // executed[h]: the state after height h
+    std::uint64_t epoch = 0;                          // the epoch the ledger is in
+    std::map<std::uint64_t, EpochProof> epochProofs;  // by the epoch each one ended
 };
 
 /** One running core and its driver's state. */
@@ -53,6 +62,8 @@ struct Instance {
     std::vector<std::uint64_t> commitTimes;         // commitTimes[h]: first Commit of height h
     std::size_t restarts = 0;
     std::size_t rejections = 0;
+    std::optional<std::uint64_t> proofAskedAt;  // last EpochProofRequest
+    std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> proofOffered;  // (peer, epoch)
 };
 
 /** How to run a scenario. */
@@ -82,6 +93,11 @@ struct RunResult {
      * votes withheld. */
     std::uint64_t forgedBlocks = 0;
     std::uint64_t withheldVotes = 0;
+    /** Epoch changes performed by instances, and the highest epoch reached. */
+    std::uint64_t epochChanges = 0;
+    std::uint64_t maxEpoch = 0;
+    /** Epoch proofs delivered to lagging instances. */
+    std::uint64_t epochProofs = 0;
     /** Longest time from GST to an honest instance's first new commit (liveness runs). */
     std::uint64_t recoveryMs = 0;
     /** The liveness bound set at GST, and the time from GST to the end of the run (when every
@@ -114,7 +130,10 @@ class Simulator {
 
     [[nodiscard]] std::uint64_t now() const { return now_; }
     [[nodiscard]] const Scenario& scenario() const { return scenario_; }
+    /** The genesis committee (epoch 0). */
     [[nodiscard]] const consensus::Committee& committee() const { return committee_; }
+    /** The committee of every epoch reached so far. */
+    [[nodiscard]] const Verifier::Committees& committees() const { return committees_; }
     [[nodiscard]] const Instance& instance(std::size_t i) const { return instances_.at(i); }
     [[nodiscard]] std::uint64_t height(std::size_t i) const {
         return instances_.at(i).store.ledger.size() - 1;
@@ -132,8 +151,17 @@ class Simulator {
     struct FetchReply {
         consensus::BlockPtr block;
     };
-    using Payload = std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout,
-                                 codec::TimeoutCert, FetchRequest, FetchReply>;
+    /** Asks for the proof that ended `epoch` (the asker's epoch; the answerer is past it). */
+    struct EpochProofRequest {
+        std::uint64_t epoch = 0;
+    };
+    struct EpochProofReply {
+        std::uint64_t epoch = 0;
+        EpochProof proof;
+    };
+    using Payload =
+        std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout, codec::TimeoutCert,
+                     FetchRequest, FetchReply, EpochProofRequest, EpochProofReply>;
     struct NetMessage {
         std::size_t from = 0;
         Payload payload;
@@ -153,6 +181,16 @@ class Simulator {
     /** Sets the liveness bound from the leader schedule after the highest round at GST. */
     void markGst();
     void dispatch(const Item& item);
+    /** The driver's epoch rule for a message of `epoch` from `from`: false when the message is of a
+     * later epoch than the instance's core (unverifiable: it asks `from` for the epoch proof). */
+    bool epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch);
+    void receiveProof(std::size_t i, std::size_t from, const EpochProofReply& reply);
+    /** After executing `block`, the reconfiguration block of its epoch: the switch. */
+    void reconfigure(std::size_t i, const consensus::Commit& commit,
+                     const consensus::BlockPtr& block);
+    /** Every honest instance reached the last epoch and committed liveCommits blocks in it (true
+     * without reconfigurations). */
+    [[nodiscard]] bool reconfigDone() const;
     void receive(std::size_t i, const NetMessage& message);
     void control(std::size_t i, Control what);
     void step(std::size_t i, const EventBody& body);
@@ -197,6 +235,7 @@ class Simulator {
     consensus::ExecRecord genesisState_;
     codec::Block genesis_;
     consensus::Committee committee_;
+    Verifier::Committees committees_;
     Verifier verifier_;
     Checker checker_;
     Network network_;
@@ -211,6 +250,8 @@ class Simulator {
     std::uint64_t forgedBlocks_ = 0;
     std::uint64_t withheldVotes_ = 0;
     bool gstMarked_ = false;
+    std::uint64_t epochChanges_ = 0;
+    std::uint64_t epochProofs_ = 0;
     std::map<Hash256, std::uint64_t> proposedAt_;
 };
 

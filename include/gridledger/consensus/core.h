@@ -52,6 +52,8 @@ struct Options {
     /** Votes and timeouts are kept for rounds up to this far beyond the current one (1..1000000).
      */
     std::uint64_t maxRoundsAhead = 32;
+    /** Largest committee chosen at an epoch change (>= 1; DESIGN §4 committee selection). */
+    std::size_t committeeMax = kDefaultCommitteeMax;
 };
 
 /** The state after executing every committed block up to `height` (height 0: genesis state). */
@@ -68,14 +70,24 @@ struct ExecRecord {
  * it persisted: the last Persist* effects it performed and the ledger's committed blocks.
  */
 struct RecoveryData {
+    /** The committee of the epoch the ledger is in (derived by the driver from its ledger). */
     Committee committee;
-    /** The last PersistSafety performed (SafetyData{epoch, 0, 0} on a fresh chain). */
+    /**
+     * The last PersistSafety performed (SafetyData{epoch, 0, 0} on a fresh chain). Safety data of
+     * an earlier epoch is taken as SafetyData{committee epoch, 0, 0}.
+     */
     SafetyData safety;
-    /** The highest committed block (the genesis block on a fresh chain). */
+    /**
+     * The highest committed block (the genesis block on a fresh chain). Right after an epoch
+     * change it is the reconfiguration block of the previous epoch, the committee's seed block.
+     */
     codec::Block root;
-    /** The QC that certifies `root` (Commit::qc; the genesis QC on a fresh chain). */
+    /**
+     * The QC that certifies `root` (Commit::qc; the genesis QC on a fresh chain, and
+     * genesisQc(epoch, root.id) when `root` is the committee's seed block).
+     */
     codec::QuorumCert rootQc;
-    /** Every block of PersistBlock above the root, in any order. */
+    /** Every block of PersistBlock above the root, in any order (other epochs' are ignored). */
     std::vector<codec::Block> blocks;
     /** Every QC of PersistQc above the root, in any order. */
     std::vector<codec::QuorumCert> qcs;
@@ -95,7 +107,8 @@ struct RecoveryData {
 class CoreImpl;
 
 /**
- * The SDBFT consensus core of one validator for one epoch: a deterministic state machine. It has
+ * The SDBFT consensus core of one validator: a deterministic state machine, in one epoch at a
+ * time (EpochChange moves it to the next). It has
  * no clock, threads, I/O or randomness; time arrives with each event and every output is an
  * effect for the driver to perform, in order (see docs/protocol.md).
  */
@@ -105,10 +118,9 @@ class Core {
      * Builds a core from its recovery data. `signer` is this validator's key; a signer that is not
      * a committee member yields a core that follows the chain without voting or proposing.
      * `rules` defaults to TwoChainSafetyRules. Fails with kInvalidArgument on inconsistent options
-     * or recovery data (epoch mismatch, rootQc not certifying root, t0Ms <= emptyBlockIntervalMs,
-     * no execution record, executed height above the root).
-     * Reconfiguration (a later task) will accept a root of the previous epoch here; the
-     * double-sign start-up guard will run before this, or wrap the signer.
+     * or recovery data (root or root QC of another epoch, unless the root is the committee's seed
+     * block with the epoch's genesis QC; safety data of a later epoch; rootQc not certifying
+     * root; t0Ms <= emptyBlockIntervalMs; no execution record; executed height above the root).
      */
     [[nodiscard]] static Result<Core> create(Options options, RecoveryData recovery,
                                              std::unique_ptr<Signer> signer,
@@ -136,6 +148,8 @@ class Core {
     [[nodiscard]] const codec::Block& committedRoot() const;
     /** The highest height reported by Executed (or recovered). */
     [[nodiscard]] std::uint64_t executedHeight() const;
+    /** The committee of the epoch the core is in (it changes with EpochChange). */
+    [[nodiscard]] const Committee& committee() const;
 
   private:
     explicit Core(std::unique_ptr<CoreImpl> impl);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <variant>
+#include <vector>
 
 #include <gridledger/base/bytes.h>
 #include <gridledger/codec/block.h>
@@ -75,11 +76,36 @@ struct ProposalBuilt {
  */
 struct PayloadAvailable {};
 
+/**
+ * The driver executed `block`, a committed block of the core's epoch, and its execution changed
+ * the validator set to `validators` (docs/protocol.md §12). Deliver it right after the block's
+ * Executed, and append or execute no block above it: the epoch ends with `block`. The core
+ * switches to the next epoch: committee selectCommittee(validators, chain, epoch + 1, block.id,
+ * committeeMax), root `block`, genesis QC of round 0 on it, round 1, zeroed safety data.
+ */
+struct EpochChange {
+    codec::Block block;
+    std::vector<PubKey> validators;
+};
+
+/**
+ * The proof that ended the core's epoch, from a member of a later epoch: `qc`, of the core's
+ * epoch, committed the reconfiguration block, and `blocks` are the blocks above that block up to
+ * the one `qc` certifies. The driver verified the QC and every block against the core's
+ * committee. The core takes them like fetched blocks and commits through the reconfiguration
+ * block; the driver then executes it and delivers EpochChange.
+ */
+struct EpochProofReceived {
+    std::vector<codec::Block> blocks;
+    codec::QuorumCert qc;
+};
+
 /** An input of the core and the driver's clock (milliseconds since the Unix epoch) at delivery. */
 struct Event {
     std::uint64_t nowMs = 0;
     std::variant<Start, ProposalReceived, VoteReceived, TimeoutReceived, TimeoutCertReceived,
-                 TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable>
+                 TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable, EpochChange,
+                 EpochProofReceived>
         body;
 };
 

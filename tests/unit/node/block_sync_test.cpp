@@ -211,6 +211,28 @@ TEST_F(BlockSyncTest, ServesEveryBlockFromTheRequestedHeightToTheHeadWithTheHead
     EXPECT_EQ(response.proof->childHeader.parentId, chain_.at(kCommitted).id);
 }
 
+TEST_F(BlockSyncTest, AnAnswerStopsAtTheLastBlockOfItsFirstBlocksEpoch) {
+    // Heights 6.. belong to the next epoch (docs/protocol.md §12): the asker checks an answer
+    // against one committee, so the block that ends the epoch (height 5) ends the answer.
+    ChainBuilder chain{TestCommittee::create()};
+    for (std::uint64_t h = 1; h <= kCommitted + 1; ++h) {
+        chain.append({}, [h](codec::BlockHeader& header) {
+            if (h > 5) {
+                header.epoch += 1;
+            }
+        });
+    }
+    Ledger ledger;
+    ledger.commitWithProofs(chain, kCommitted, heights(1, kCommitted));
+    const codec::SyncResponse first = serve(ledger, 2);
+    EXPECT_EQ(first.headHeight, kCommitted);
+    EXPECT_EQ(heightsOf(first.blocks), heights(2, 5));
+    ASSERT_TRUE(first.proof.has_value());
+    EXPECT_EQ(first.proof->childHeader.parentId, chain.at(5).id);
+    const codec::SyncResponse next = serve(ledger, 6);
+    EXPECT_EQ(heightsOf(next.blocks), heights(6, kCommitted));
+}
+
 TEST_F(BlockSyncTest, CutsTheAnswerBackToTheHighestBlockWithAStoredProof) {
     Ledger ledger;
     ledger.commitWithProofs(chain_, kCommitted, {4, 7});

@@ -202,10 +202,15 @@ TEST_F(PeerMessagesTest, RefusesATimeoutByANonMember) {
     expectRefused(MessageKind::kTimeout, codec::encodeTimeout(t), ErrorCode::kInvalidArgument);
 }
 
-TEST_F(PeerMessagesTest, RefusesAVoteOfAnotherEpoch) {
+TEST_F(PeerMessagesTest, RefusesAVoteOfAnotherEpochAsWrongEpochNamingALaterOne) {
+    // Around an epoch change honest peers are an epoch apart: kWrongEpoch, which the node does
+    // not count as misbehaviour, and a later epoch is named as such (it starts a block sync).
     consensus::KeySigner signer(members().keys[1]);
     const codec::Vote vote = consensus::signVote(signer, kChainId, 1, 3, chain_.at(3).id);
-    expectRefused(MessageKind::kVote, codec::encodeVote(vote), ErrorCode::kInvalidArgument);
+    expectRefused(MessageKind::kVote, codec::encodeVote(vote), ErrorCode::kWrongEpoch);
+    const auto checked = check(MessageKind::kVote, codec::encodeVote(vote));
+    ASSERT_FALSE(checked);
+    EXPECT_TRUE(checked.error().message.starts_with(kLaterEpochMessage)) << checked.error().message;
 }
 
 // ---- checkConsensusMessage: bad signatures ----

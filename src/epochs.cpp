@@ -1,0 +1,79 @@
+#include "epochs.h"
+
+#include <string>
+#include <utility>
+
+#include <gridledger/contracts/governance.h>
+
+namespace gridledger::node {
+
+Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
+                                              const codec::Block& genesisBlock) {
+    std::vector<PubKey> validators;
+    validators.reserve(genesis.validators.size());
+    for (const auto& v : genesis.validators) {
+        validators.push_back(v.consensusKey);
+    }
+    const std::uint64_t epoch = genesisBlock.header.epoch;
+    GL_ASSIGN_OR_RETURN(
+        members, consensus::selectCommittee(validators, genesis.chainId, epoch, genesisBlock.id,
+                                            genesis.consensus.committeeMax));
+    return consensus::Committee::create(genesis.chainId, epoch, genesisBlock.id, members);
+}
+
+Result<ValidatorKeys> validatorKeysAt(const ledger::StateTree& tree, std::uint64_t height) {
+    GL_ASSIGN_OR_RETURN(set, contracts::readValidatorSet(tree, height));
+    ValidatorKeys out;
+    out.changedAtHeight = set.changedAtHeight;
+    out.keys.reserve(set.validators.size());
+    out.nodeIds.reserve(set.validators.size());
+    for (const auto& v : set.validators) {
+        out.keys.push_back(v.consensusKey);
+        out.nodeIds.push_back(v.nodeId);
+    }
+    return out;
+}
+
+Result<std::optional<NextEpoch>> nextEpochAfter(const ledger::StateTree& tree,
+                                                const codec::Block& block,
+                                                const consensus::Committee& current,
+                                                std::string_view chainId,
+                                                std::size_t committeeMax) {
+    const std::uint64_t height = block.header.height;
+    GL_ASSIGN_OR_RETURN(set, validatorKeysAt(tree, height));
+    if (height == 0 || set.changedAtHeight != height) {
+        return std::optional<NextEpoch>{};
+    }
+    const std::uint64_t epoch = current.epoch() + 1;
+    GL_ASSIGN_OR_RETURN(
+        members, consensus::selectCommittee(set.keys, chainId, epoch, block.id, committeeMax));
+    GL_ASSIGN_OR_RETURN(committee, consensus::Committee::create(chainId, epoch, block.id, members));
+    return std::optional<NextEpoch>{NextEpoch{std::move(set.keys), std::move(committee)}};
+}
+
+Result<consensus::Committee> committeeAtHead(const contracts::Genesis& genesis,
+                                             const ledger::BlockStore& blocks,
+                                             const ledger::StateTree& tree,
+                                             std::uint64_t executedHeight) {
+    GL_ASSIGN_OR_RETURN(genesisBlock, blocks.blockAt(0));
+    if (!genesisBlock) {
+        return fail(ErrorCode::kCorrupt, "the genesis block is missing");
+    }
+    GL_ASSIGN_OR_RETURN(set, validatorKeysAt(tree, executedHeight));
+    if (set.changedAtHeight == 0) {
+        return genesisCommittee(genesis, *genesisBlock);
+    }
+    GL_ASSIGN_OR_RETURN(seed, blocks.blockAt(set.changedAtHeight));
+    if (!seed) {
+        return fail(ErrorCode::kCorrupt, "the block at height " +
+                                             std::to_string(set.changedAtHeight) +
+                                             " that changed the validator set is missing");
+    }
+    const std::uint64_t epoch = seed->header.epoch + 1;
+    GL_ASSIGN_OR_RETURN(members,
+                        consensus::selectCommittee(set.keys, genesis.chainId, epoch, seed->id,
+                                                   genesis.consensus.committeeMax));
+    return consensus::Committee::create(genesis.chainId, epoch, seed->id, members);
+}
+
+}  // namespace gridledger::node

@@ -1,0 +1,199 @@
+// Reconfiguration on a running network (docs/protocol.md §12): four validators of
+// `gridledger testnet` and a full node; governance adds the full node as a fifth validator with
+// `gridledger tx propose add-validator` and three votes, the chain continues in the next epoch and
+// the new member signs votes; then governance removes a validator and the chain continues again.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+
+#include "home.h"
+#include "network_support.h"
+
+namespace gridledger::testing {
+namespace {
+
+/** Replaces the line `key = …` of an INI file (the first one) with `key = value`. */
+void setConfig(const std::filesystem::path& file, const std::string& key,
+               const std::string& value) {
+    const std::string text = readText(file);
+    const std::regex line("(^|\n)" + key + " =[^\n]*");
+    ASSERT_TRUE(std::regex_search(text, line)) << key << " not in " << file;
+    std::ofstream(file, std::ios::trunc) << std::regex_replace(
+        text, line, "$1" + key + " = " + value, std::regex_constants::format_first_only);
+}
+
+/** Runs the CLI with `args`; returns (exit code, output). */
+std::pair<int, std::string> cli(const Testnet& net, const std::filesystem::path& dir,
+                                const std::vector<std::string>& args) {
+    static int serial = 0;
+    const auto log = dir / ("cli" + std::to_string(serial++) + ".log");
+    const int code = runCommand(net.bin(), args, log);
+    return {code, readText(log)};
+}
+
+/** The number of lines of `log` that match `pattern`. */
+std::size_t countMatches(const std::filesystem::path& log, const std::string& pattern) {
+    const std::string text = readText(log);
+    const std::regex re(pattern);
+    return static_cast<std::size_t>(
+        std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndTheChainContinues) {
+    TestnetOptions options;
+    options.validators = 4;
+    options.logLevel = "debug";
+    Testnet net(options);
+
+    // The full node: its own home and keys, the network's genesis, the validators as peers.
+    TempDir fullDir;
+    const auto fullHome = fullDir.path() / "home";
+    ASSERT_EQ(
+        runCommand(net.bin(), {"init", "--home", fullHome.string()}, fullDir.path() / "init.log"),
+        0);
+    std::filesystem::copy_file(net.home(0) / "config" / "genesis.json",
+                               fullHome / "config" / "genesis.json",
+                               std::filesystem::copy_options::overwrite_existing);
+    auto fullNodeKey = node::Home(fullHome).loadNodeKey();
+    auto fullValidatorKey = node::Home(fullHome).loadKey("validator");
+    ASSERT_TRUE(fullNodeKey && fullValidatorKey);
+    const auto ports = freePortRange(3);
+    const auto conf = fullHome / "config" / "node.conf";
+    std::string peers;
+    for (std::size_t i = 0; i < 4; ++i) {
+        auto key = node::Home(net.home(i)).loadNodeKey();
+        ASSERT_TRUE(key);
+        peers += (i > 0 ? "," : "") + key->nodeId().hex() +
+                 "@127.0.0.1:" + std::to_string(net.p2pPort(i));
+        ASSERT_NO_FATAL_FAILURE(setConfig(net.home(i) / "config" / "node.conf", "allowed_nodes",
+                                          fullNodeKey->nodeId().hex()));
+    }
+    ASSERT_NO_FATAL_FAILURE(setConfig(conf, "persistent_peers", peers));
+    ASSERT_NO_FATAL_FAILURE(setConfig(conf, "level", "debug"));
+    {
+        // [p2p], [rpc] and [metrics] each have a `port = ` line.
+        std::string text = readText(conf);
+        for (const std::string section : {"rpc", "p2p", "metrics"}) {
+            const auto at = text.find("[" + section + "]");
+            const auto port = text.find("port = ", at);
+            ASSERT_NE(port, std::string::npos) << section;
+            const auto end = text.find('\n', port);
+            const std::uint16_t value = section == "rpc"   ? ports
+                                        : section == "p2p" ? static_cast<std::uint16_t>(ports + 1)
+                                                           : static_cast<std::uint16_t>(ports + 2);
+            text.replace(port, end - port, "port = " + std::to_string(value));
+        }
+        std::ofstream(conf, std::ios::trunc) << text;
+    }
+    const node::Endpoint fullRpc{"127.0.0.1", ports};
+    const auto fullHeight = [&] {
+        auto status = node::callRpc(fullRpc, "node_status", json::array{});
+        return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
+    };
+    const auto fullLog = fullDir.path() / "node.log";
+
+    net.startAll();
+    auto full = std::make_unique<Process>(
+        net.bin(), std::vector<std::string>{"start", "--home", fullHome.string()}, fullLog);
+    ASSERT_TRUE(waitFor([&] { return fullHeight() >= 5; }, std::chrono::seconds(60)))
+        << readText(fullLog);
+    EXPECT_EQ(countMatches(fullLog, "signed vote"), 0U);  // a follower signs nothing
+
+    // Governance: validator 0 proposes the full node, validators 0, 1, 2 vote (3 of 4 > 2/3).
+    const std::string newKey = fullValidatorKey->publicKey().hex();
+    auto [code, out] = cli(net, fullDir.path(),
+                           {"tx", "propose", "add-validator", "--name", "v4", "--consensus-key",
+                            newKey, "--node-id", fullNodeKey->nodeId().hex(), "--from", "validator",
+                            "--wait", "--home", net.home(0).string()});
+    ASSERT_EQ(code, 0) << out;
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::tie(code, out) = cli(net, fullDir.path(),
+                                  {"tx", "vote", "--proposal", "0", "--from", "validator", "--wait",
+                                   "--home", net.home(i).string()});
+        ASSERT_EQ(code, 0) << out;
+    }
+    // Every node switches to the five-member committee, and the chain goes on in the new epoch.
+    for (std::size_t i = 0; i < 4; ++i) {
+        ASSERT_TRUE(
+            waitFor([&] { return countMatches(net.log(i), "epoch change .*members=5") > 0; },
+                    std::chrono::seconds(60)))
+            << "node " << i;
+    }
+    ASSERT_TRUE(
+        waitFor([&] { return countMatches(fullLog, "epoch change .*members=5 member=true") > 0; },
+                std::chrono::seconds(60)))
+        << readText(fullLog);
+    const std::uint64_t switched = heightOf(net, 0);
+    ASSERT_TRUE(
+        waitFor([&] { return heightOf(net, 0) >= switched + 10; }, std::chrono::seconds(90)));
+    // The fifth validator signs votes of the new epoch (epoch 2: genesis is epoch 1).
+    EXPECT_GT(countMatches(fullLog, "signed vote epoch=2"), 0U) << readText(fullLog);
+    ASSERT_TRUE(waitFor([&] { return fullHeight() >= switched + 10; }, std::chrono::seconds(60)));
+
+    // Governance removes validator 3 (4 of 5 votes > 2/3); the chain continues with four.
+    auto removed = node::Home(net.home(3)).loadKey("validator");
+    ASSERT_TRUE(removed);
+    std::tie(code, out) =
+        cli(net, fullDir.path(),
+            {"tx", "propose", "remove-validator", "--consensus-key", removed->publicKey().hex(),
+             "--from", "validator", "--wait", "--home", net.home(0).string()});
+    ASSERT_EQ(code, 0) << out;
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::tie(code, out) = cli(net, fullDir.path(),
+                                  {"tx", "vote", "--proposal", "1", "--from", "validator", "--wait",
+                                   "--home", net.home(i).string()});
+        ASSERT_EQ(code, 0) << out;
+    }
+    std::tie(code, out) = cli(net, fullDir.path(),
+                              {"tx", "vote", "--proposal", "1", "--from", "validator", "--wait",
+                               "--home", fullHome.string()});
+    ASSERT_EQ(code, 0) << out;
+    ASSERT_TRUE(waitFor([&] { return countMatches(net.log(0), "epoch change .*members=4") > 0; },
+                        std::chrono::seconds(60)));
+    ASSERT_TRUE(waitFor([&] { return countMatches(net.log(3), "member=false") > 0; },
+                        std::chrono::seconds(60)));
+    const std::uint64_t removedAt = heightOf(net, 0);
+    ASSERT_TRUE(
+        waitFor([&] { return heightOf(net, 0) >= removedAt + 10; }, std::chrono::seconds(90)));
+    ASSERT_TRUE(waitFor([&] { return fullHeight() >= removedAt + 10; }, std::chrono::seconds(60)));
+    EXPECT_GT(countMatches(fullLog, "signed vote epoch=3"), 0U);
+    expectSameChain(net, {0, 1, 2, 3}, removedAt);
+    std::cout << "[reconfig] five members from height ~" << switched << ", four from height ~"
+              << removedAt << "; the fifth validator signed votes: epoch 2: "
+              << countMatches(fullLog, "signed vote epoch=2")
+              << ", epoch 3: " << countMatches(fullLog, "signed vote epoch=3")
+              << "; removed validator's votes in epoch 3: "
+              << countMatches(net.log(3), "signed vote epoch=3") << "\n";
+    EXPECT_EQ(countMatches(net.log(3), "signed vote epoch=3"), 0U);  // removed: signs nothing
+
+    // An auditor's replay of a validator's ledger checks every block against the committee of its
+    // epoch, through both changes; the validator, started again, finds its epoch from its ledger
+    // and signs in it.
+    net.stop(1, SIGTERM);
+    std::tie(code, out) = cli(net, fullDir.path(), {"replay", "--home", net.home(1).string()});
+    ASSERT_EQ(code, 0) << out;
+    std::smatch summary;
+    ASSERT_TRUE(std::regex_search(out, summary, std::regex(R"(heights 1\.\.(\d+),)"))) << out;
+    EXPECT_GE(std::stoull(summary[1].str()), removedAt + 10);
+    const std::size_t votesBefore = countMatches(net.log(1), "signed vote epoch=3");
+    net.start(1);
+    const std::uint64_t restartedAt = heightOf(net, 0);
+    ASSERT_TRUE(waitFor(
+        [&] {
+            return heightOf(net, 1) >= restartedAt + 5 &&
+                   countMatches(net.log(1), "signed vote epoch=3") > votesBefore;
+        },
+        std::chrono::seconds(90)))
+        << readText(net.log(1));
+    full->stop(SIGTERM);
+}
+
+}  // namespace
+}  // namespace gridledger::testing
