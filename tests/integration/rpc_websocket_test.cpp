@@ -123,8 +123,7 @@ class TransferStream {
         validUntil_ = *parseU64(field(*account, "height")) + 100'000;
     }
 
-    /** Submits up to a few transfers; the node refusing a nonce it has not caught up with is fine.
-     */
+    /** Submits up to 16 transfers; stops early when the node's nonce window is full. */
     void some() {
         for (int i = 0; i < 16; ++i) {
             Address to;
