@@ -17,6 +17,8 @@
 #include <boost/beast/http/verb.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "ws_session.h"
+
 namespace gridledger::rpc::detail {
 namespace {
 
@@ -107,9 +109,53 @@ bool ServerState::admit(const std::shared_ptr<HttpSession>& session) {
 void ServerState::release(const HttpSession* session) {
     const std::lock_guard lock(mutex_);
     sessions_.erase(session);
-    if (sessions_.empty()) {
+    if (sessions_.empty() && wsSessions_.empty()) {
         empty_.notify_all();
     }
+}
+
+bool ServerState::admitWs(const std::shared_ptr<WsSession>& session) {
+    const std::lock_guard lock(mutex_);
+    if (stopping_ || wsSessions_.size() >= limits_.maxWsConnections) {
+        return false;
+    }
+    wsSessions_.emplace(session.get(), session);
+    return true;
+}
+
+bool ServerState::wsFull() const {
+    const std::lock_guard lock(mutex_);
+    return stopping_ || wsSessions_.size() >= limits_.maxWsConnections;
+}
+
+void ServerState::releaseWs(const WsSession* session) {
+    const std::lock_guard lock(mutex_);
+    wsSessions_.erase(session);
+    if (sessions_.empty() && wsSessions_.empty()) {
+        empty_.notify_all();
+    }
+}
+
+void ServerState::publish(const std::vector<Notification>& notifications) {
+    if (notifications.empty()) {
+        return;
+    }
+    const auto shared = std::make_shared<const std::vector<Notification>>(notifications);
+    for (const std::shared_ptr<WsSession>& session : openWebSockets()) {
+        session->deliver(shared);
+    }
+}
+
+std::vector<std::shared_ptr<WsSession>> ServerState::openWebSockets() const {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::shared_ptr<WsSession>> open;
+    open.reserve(wsSessions_.size());
+    for (const auto& [key, weak] : wsSessions_) {
+        if (std::shared_ptr<WsSession> session = weak.lock()) {
+            open.push_back(std::move(session));
+        }
+    }
+    return open;
 }
 
 std::vector<std::shared_ptr<HttpSession>> ServerState::beginStop() {
@@ -126,12 +172,18 @@ std::vector<std::shared_ptr<HttpSession>> ServerState::beginStop() {
 
 bool ServerState::waitUntilEmpty(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
-    return empty_.wait_until(lock, deadline, [this] { return sessions_.empty(); });
+    return empty_.wait_until(lock, deadline,
+                             [this] { return sessions_.empty() && wsSessions_.empty(); });
 }
 
 std::size_t ServerState::size() const {
     const std::lock_guard lock(mutex_);
-    return sessions_.size();
+    return sessions_.size() + wsSessions_.size();
+}
+
+std::size_t ServerState::wsSize() const {
+    const std::lock_guard lock(mutex_);
+    return wsSessions_.size();
 }
 
 // ---- HttpSession: reading -------------------------------------------------------------------
@@ -198,7 +250,7 @@ void HttpSession::onHeader(beast::error_code ec) {
 }
 
 void HttpSession::readBody() {
-    stream_.expires_after(state_->limits().idleTimeout);
+    stream_.expires_after(state_->limits().requestTimeout);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onBody(ec); });
@@ -296,16 +348,31 @@ void HttpSession::handleRequest(Request&& request) {
     respond(std::move(response), after);
 }
 
-// Extension point for the WebSocket endpoint. An upgrade request arrives here complete, with the
-// connection positioned right after it (`buffer_` holds any bytes the client already sent). The
-// WebSocket session for `/ws` will take over `stream_.release_socket()`, `buffer_` and
-// `request`, and run `async_accept(request)`; until subscriptions exist the upgrade is refused.
+// An upgrade request arrives here complete, with the connection positioned right after it (a
+// client sends no frame before the 101 answer). The WebSocket session takes over the socket.
 void HttpSession::handOffUpgrade(Request&& request) {
-    (void)request;
-    respondError(http::status::not_implemented,
-                 RpcError{kMethodNotSupported, "WebSocket is not available yet",
-                          std::string(reason::kWebSocketUnavailable)},
-                 After::kClose);
+    if (pathOf(request.target()) != "/ws") {
+        respondError(http::status::not_found,
+                     RpcError{kInvalidRequest, "WebSocket is served on /ws",
+                              std::string(reason::kPathNotFound)},
+                     After::kClose);
+        return;
+    }
+    if (state_->wsFull()) {
+        respondError(http::status::service_unavailable,
+                     RpcError{kLimitExceeded,
+                              "at most " + std::to_string(state_->limits().maxWsConnections) +
+                                  " WebSocket connections are open",
+                              std::string(reason::kTooManyWebSockets)},
+                     After::kClose);
+        return;
+    }
+    auto session = std::make_shared<WsSession>(stream_.release_socket(), state_);
+    closed_ = true;  // The socket is the WebSocket session's now; this session ends here.
+    if (state_->admitWs(session)) {
+        session->start(std::move(request));
+    }
+    // Refused in a race with other upgrades or with stop(): the socket closes with `session`.
 }
 
 // ---- HttpSession: writing and closing -------------------------------------------------------
@@ -329,7 +396,7 @@ void HttpSession::respond(Response&& response, After after) {
     response_.set(http::field::server, kServerName);
     response_.keep_alive(after == After::kReadNext);
     response_.prepare_payload();
-    stream_.expires_after(state_->limits().idleTimeout);
+    stream_.expires_after(state_->limits().requestTimeout);
     http::async_write(stream_, response_,
                       [self = shared_from_this(), after](beast::error_code ec, std::size_t) {
                           self->onWrite(ec, after);

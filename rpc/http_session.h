@@ -26,10 +26,12 @@
 #include <gridledger/rpc/errors.h>
 #include <gridledger/rpc/limits.h>
 #include <gridledger/rpc/method_table.h>
+#include <gridledger/rpc/subscriptions.h>
 
 namespace gridledger::rpc::detail {
 
 class HttpSession;
+class WsSession;
 
 /**
  * What the listener and every session share: the dispatcher, the limits and the registry of open
@@ -51,12 +53,32 @@ class ServerState {
     [[nodiscard]] bool admit(const std::shared_ptr<HttpSession>& session);
     /** Forgets a session (called by its destructor). */
     void release(const HttpSession* session);
+    /**
+     * Registers a WebSocket session; false when the server stops or ServerLimits::maxWsConnections
+     * are open already.
+     */
+    [[nodiscard]] bool admitWs(const std::shared_ptr<WsSession>& session);
+    /** True when a new WebSocket session would be refused by admitWs right now. */
+    [[nodiscard]] bool wsFull() const;
+    /** Forgets a WebSocket session (called by its destructor). */
+    void releaseWs(const WsSession* session);
+    /** Hands the notifications of an executed block to every WebSocket session; never blocks. */
+    void publish(const std::vector<Notification>& notifications);
+    /** A number for a new subscription id, unique in this server. */
+    [[nodiscard]] std::uint64_t nextSubscriptionNumber() { return ++subscriptionNumber_; }
+    /** Counts a WebSocket client dropped because it did not read its messages. */
+    void countSlowClientDropped() { ++slowClientsDropped_; }
+    [[nodiscard]] std::uint64_t slowClientsDropped() const { return slowClientsDropped_.load(); }
     /** Refuses further sessions from now on and returns those still open. */
     [[nodiscard]] std::vector<std::shared_ptr<HttpSession>> beginStop();
+    /** The WebSocket sessions still open. */
+    [[nodiscard]] std::vector<std::shared_ptr<WsSession>> openWebSockets() const;
     /** Waits until every session is gone or `deadline` passes; true when none is left. */
     [[nodiscard]] bool waitUntilEmpty(std::chrono::steady_clock::time_point deadline);
-    /** The number of open sessions. */
+    /** The number of open sessions, HTTP and WebSocket. */
     [[nodiscard]] std::size_t size() const;
+    /** The number of open WebSocket sessions. */
+    [[nodiscard]] std::size_t wsSize() const;
 
   private:
     Dispatcher dispatcher_;
@@ -64,7 +86,10 @@ class ServerState {
     mutable std::mutex mutex_;
     std::condition_variable empty_;
     std::unordered_map<const HttpSession*, std::weak_ptr<HttpSession>> sessions_;
+    std::unordered_map<const WsSession*, std::weak_ptr<WsSession>> wsSessions_;
     bool stopping_ = false;
+    std::atomic<std::uint64_t> subscriptionNumber_{0};
+    std::atomic<std::uint64_t> slowClientsDropped_{0};
 };
 
 /**

@@ -17,6 +17,7 @@
 #include <gridledger/rpc/server.h>
 
 #include "http_session.h"
+#include "ws_session.h"
 
 namespace gridledger::rpc {
 namespace {
@@ -43,6 +44,7 @@ class Server::Impl {
           io_(static_cast<int>(std::max<std::size_t>(options_.ioThreads, 1))),
           acceptor_(net::make_strand(io_)),
           retryTimer_(acceptor_.get_executor()),
+          feedStrand_(net::make_strand(io_)),
           work_(net::make_work_guard(io_)) {}
 
     ~Impl() { stop(); }
@@ -78,6 +80,24 @@ class Server::Impl {
 
     [[nodiscard]] std::uint16_t port() const { return port_.load(); }
     [[nodiscard]] std::size_t connectionCount() const { return state_->size(); }
+    [[nodiscard]] std::size_t webSocketCount() const { return state_->wsSize(); }
+    [[nodiscard]] std::uint64_t slowClientsDropped() const { return state_->slowClientsDropped(); }
+
+    void publishExecuted(std::uint64_t height) {
+        if (!options_.feed) {
+            return;
+        }
+        // One strand for the feed keeps the heights in order from here to every session.
+        net::post(feedStrand_, [this, height] {
+            if (state_->wsSize() == 0) {
+                return;
+            }
+            auto notifications = options_.feed(height);
+            if (notifications) {
+                state_->publish(*notifications);
+            }
+        });
+    }
 
   private:
     Status checkOptions() const {
@@ -87,7 +107,10 @@ class Server::Impl {
         const ServerLimits& limits = options_.limits;
         if (limits.maxConnections == 0 || limits.maxBatchItems == 0 || limits.maxJsonDepth == 0 ||
             limits.maxBodyBytes == 0 || limits.maxHeaderBytes == 0 ||
-            limits.idleTimeout <= std::chrono::milliseconds::zero()) {
+            limits.maxWsConnections == 0 || limits.maxSubscriptions == 0 ||
+            limits.maxSendBufferBytes == 0 ||
+            limits.idleTimeout <= std::chrono::milliseconds::zero() ||
+            limits.requestTimeout <= std::chrono::milliseconds::zero()) {
             return fail(ErrorCode::kConfig, "rpc: every limit must be positive");
         }
         return {};
@@ -178,6 +201,9 @@ class Server::Impl {
             session->close();
         }
         open.clear();
+        for (const std::shared_ptr<detail::WsSession>& session : state_->openWebSockets()) {
+            session->close();
+        }
         work_.reset();
         if (threads_.empty()) {
             // start() failed before any thread ran: close the acceptor here.
@@ -196,6 +222,7 @@ class Server::Impl {
     net::io_context io_;
     tcp::acceptor acceptor_;
     net::steady_timer retryTimer_;
+    net::strand<net::io_context::executor_type> feedStrand_;
     net::executor_work_guard<net::io_context::executor_type> work_;
     std::vector<std::thread> threads_;
     std::atomic<std::uint16_t> port_{0};
@@ -223,6 +250,18 @@ std::uint16_t Server::port() const {
 
 std::size_t Server::connectionCount() const {
     return impl_->connectionCount();
+}
+
+std::size_t Server::webSocketCount() const {
+    return impl_->webSocketCount();
+}
+
+std::uint64_t Server::slowClientsDropped() const {
+    return impl_->slowClientsDropped();
+}
+
+void Server::publishExecuted(std::uint64_t height) {
+    impl_->publishExecuted(height);
 }
 
 }  // namespace gridledger::rpc

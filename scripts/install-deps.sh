@@ -10,6 +10,7 @@ packages=(
     libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format clang-tidy python3
+    nodejs npm
 )
 
 missing=()

@@ -194,6 +194,16 @@ Result<NodeConfig> Home::loadConfig() const {
             "rpc.max_batch", po::value(&c.rpcMaxBatch)->default_value(c.rpcMaxBatch))(
             "rpc.max_connections",
             po::value(&c.rpcMaxConnections)->default_value(c.rpcMaxConnections))(
+            "rpc.max_ws_connections",
+            po::value(&c.rpcMaxWsConnections)->default_value(c.rpcMaxWsConnections))(
+            "rpc.max_subscriptions",
+            po::value(&c.rpcMaxSubscriptions)->default_value(c.rpcMaxSubscriptions))(
+            "rpc.max_send_buffer_bytes",
+            po::value(&c.rpcMaxSendBufferBytes)->default_value(c.rpcMaxSendBufferBytes))(
+            "rpc.idle_timeout_ms",
+            po::value(&c.rpcIdleTimeoutMs)->default_value(c.rpcIdleTimeoutMs))(
+            "rpc.request_timeout_ms",
+            po::value(&c.rpcRequestTimeoutMs)->default_value(c.rpcRequestTimeoutMs))(
             "mempool.max_txs", po::value(&c.mempoolMaxTxs)->default_value(c.mempoolMaxTxs))(
             "mempool.max_bytes", po::value(&c.mempoolMaxBytes)->default_value(c.mempoolMaxBytes))(
             "mempool.nonce_window",
@@ -256,7 +266,12 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "threads = " << c.rpcThreads << "\n"
         << "max_body_bytes = " << c.rpcMaxBodyBytes << "\n"
         << "max_batch = " << c.rpcMaxBatch << "\n"
-        << "max_connections = " << c.rpcMaxConnections << "\n\n"
+        << "max_connections = " << c.rpcMaxConnections << "\n"
+        << "max_ws_connections = " << c.rpcMaxWsConnections << "\n"
+        << "max_subscriptions = " << c.rpcMaxSubscriptions << "\n"
+        << "max_send_buffer_bytes = " << c.rpcMaxSendBufferBytes << "\n"
+        << "idle_timeout_ms = " << c.rpcIdleTimeoutMs << "\n"
+        << "request_timeout_ms = " << c.rpcRequestTimeoutMs << "\n\n"
         << "[mempool]\n"
         << "max_txs = " << c.mempoolMaxTxs << "\n"
         << "max_bytes = " << c.mempoolMaxBytes << "\n"

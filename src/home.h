@@ -24,6 +24,11 @@ struct NodeConfig {
     std::size_t rpcMaxBodyBytes = 1U << 20U;
     std::size_t rpcMaxBatch = 100;
     std::size_t rpcMaxConnections = 1024;
+    std::size_t rpcMaxWsConnections = 256;
+    std::size_t rpcMaxSubscriptions = 32;
+    std::size_t rpcMaxSendBufferBytes = 4U << 20U;
+    std::uint64_t rpcIdleTimeoutMs = 30000;
+    std::uint64_t rpcRequestTimeoutMs = 30000;
     std::size_t mempoolMaxTxs = 50000;
     std::size_t mempoolMaxBytes = 64U << 20U;
     std::uint64_t mempoolNonceWindow = 64;

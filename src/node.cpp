@@ -27,7 +27,9 @@
 #include <gridledger/ledger/state_tree.h>
 #include <gridledger/p2p/network.h>
 #include <gridledger/rpc/chain_methods.h>
+#include <gridledger/rpc/openrpc.h>
 #include <gridledger/rpc/server.h>
+#include <gridledger/rpc/subscriptions.h>
 #include <gridledger/storage/kv_store.h>
 
 #include "block_sync.h"
@@ -432,7 +434,7 @@ Status NodeImpl::openRpc() {
                                syncing_.load(std::memory_order_relaxed)};
     };
     rpc::MethodTable methods;
-    GL_TRY(rpc::addChainMethods(methods, context));
+    GL_TRY(rpc::addNodeMethods(methods, context));
     rpc::ServerOptions options;
     options.address = config_.rpcAddress;
     options.port = config_.rpcPort;
@@ -440,6 +442,14 @@ Status NodeImpl::openRpc() {
     options.limits.maxBodyBytes = config_.rpcMaxBodyBytes;
     options.limits.maxBatchItems = config_.rpcMaxBatch;
     options.limits.maxConnections = config_.rpcMaxConnections;
+    options.limits.maxWsConnections = config_.rpcMaxWsConnections;
+    options.limits.maxSubscriptions = config_.rpcMaxSubscriptions;
+    options.limits.maxSendBufferBytes = config_.rpcMaxSendBufferBytes;
+    options.limits.idleTimeout = std::chrono::milliseconds(config_.rpcIdleTimeoutMs);
+    options.limits.requestTimeout = std::chrono::milliseconds(config_.rpcRequestTimeoutMs);
+    options.feed = [context](std::uint64_t height) {
+        return rpc::notificationsAt(context, height);
+    };
     rpc_ = std::make_unique<rpc::Server>(std::move(methods), options);
     GL_TRY(rpc_->start());
     log_->info("rpc listening address={}:{}", config_.rpcAddress, rpc_->port());
@@ -609,6 +619,9 @@ std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& 
     mempool_->onCommitted(hashes, block.header.height);
     log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
                 done->roots.stateRoot.hex());
+    if (rpc_) {
+        rpc_->publishExecuted(block.header.height);  // WebSocket subscriptions (docs/rpc.md)
+    }
     return done->roots;
 }
 

@@ -20,8 +20,22 @@ struct ServerLimits {
     std::size_t maxJsonDepth = 64;
     /** Most open client connections; a connection beyond it is closed at once. */
     std::size_t maxConnections = 1024;
-    /** How long a connection may stay idle, or take to send a request or read a response. */
+    /**
+     * How long an HTTP connection may wait between requests, and a WebSocket connection may stay
+     * silent (the server pings it at half this time; a pong counts as traffic).
+     */
     std::chrono::milliseconds idleTimeout{30'000};
+    /** How long reading one HTTP request or writing one response may take, and the handshake. */
+    std::chrono::milliseconds requestTimeout{30'000};
+    /** Most WebSocket connections open at once; an upgrade beyond it is answered 503. */
+    std::size_t maxWsConnections = 256;
+    /** Most subscriptions of one WebSocket connection; beyond it: -32005 too_many_subscriptions. */
+    std::size_t maxSubscriptions = 32;
+    /**
+     * Most bytes queued for one WebSocket client that does not read them; a connection whose
+     * queue would grow beyond it is closed (the node never waits for a client).
+     */
+    std::size_t maxSendBufferBytes = std::size_t{4} << 20;
 };
 
 }  // namespace gridledger::rpc

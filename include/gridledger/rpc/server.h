@@ -2,12 +2,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gridledger/base/result.h>
 #include <gridledger/rpc/limits.h>
 #include <gridledger/rpc/method_table.h>
+#include <gridledger/rpc/subscriptions.h>
 
 namespace gridledger::rpc {
 
@@ -19,8 +22,13 @@ struct ServerOptions {
     std::uint16_t port = 0;
     /** Threads running the I/O and the handlers; at least 1. */
     std::size_t ioThreads = 2;
-    /** Body, batch, depth, connection and time limits. */
+    /** Body, batch, depth, connection, subscription and time limits. */
     ServerLimits limits{};
+    /**
+     * The notifications of an executed height (notificationsAt over the node's chain), called by
+     * publishExecuted on the server's own threads; empty: no notifications are ever sent.
+     */
+    std::function<Result<std::vector<Notification>>(std::uint64_t height)> feed{};
 };
 
 /**
@@ -29,8 +37,9 @@ struct ServerOptions {
  * - `POST /` with `Content-Type: application/json`: one request or a batch, answered with
  *   200 and the response (204 when the body held notifications only);
  * - `GET /livez`: 200 while the server runs;
- * - keep-alive connections, each bounded by ServerLimits; a WebSocket upgrade request is
- *   recognised and currently refused with 501 (subscriptions come later on `/ws`).
+ * - keep-alive connections, each bounded by ServerLimits;
+ * - `GET /ws` with a WebSocket upgrade: every method over WebSocket, plus chain_subscribe /
+ *   chain_unsubscribe and the notifications of ServerOptions::feed (subscriptions.h).
  *
  * No exception crosses this API: socket and protocol errors are handled per connection, and a
  * handler's exception becomes a -32603 error for its request. Not copyable or movable.
@@ -63,8 +72,22 @@ class Server {
     /** The bound TCP port once start() succeeded (the ephemeral one when options.port was 0). */
     [[nodiscard]] std::uint16_t port() const;
 
-    /** The number of client connections open right now. */
+    /** The number of client connections open right now (HTTP and WebSocket). */
     [[nodiscard]] std::size_t connectionCount() const;
+
+    /** The number of WebSocket connections open right now. */
+    [[nodiscard]] std::size_t webSocketCount() const;
+
+    /** How many WebSocket clients were disconnected because they did not read their messages. */
+    [[nodiscard]] std::uint64_t slowClientsDropped() const;
+
+    /**
+     * Announces that `height` was executed: its notifications (from ServerOptions::feed) go to
+     * the subscribers on the server's threads. Never blocks and never fails; call it once per
+     * height, in height order, from one thread, and subscribers receive them in that order.
+     * Nothing is read when no WebSocket client is connected.
+     */
+    void publishExecuted(std::uint64_t height);
 
   private:
     class Impl;

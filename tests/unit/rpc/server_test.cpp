@@ -159,20 +159,6 @@ TEST_F(ServerTest, WrongPathMethodOrContentTypeIsRefusedWithAReason) {
     EXPECT_EQ(charset.status, 200U);
 }
 
-TEST_F(ServerTest, WebSocketUpgradeIsRecognisedAndRefusedForNow) {
-    namespace http = boost::beast::http;
-    HttpTestClient client(server_->port());
-    http::request<http::string_body> request{http::verb::get, "/ws", 11};
-    request.set(http::field::host, "127.0.0.1");
-    request.set(http::field::connection, "Upgrade");
-    request.set(http::field::upgrade, "websocket");
-    request.set(http::field::sec_websocket_version, "13");
-    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
-    const HttpReply reply = client.send(std::move(request));
-    EXPECT_EQ(reply.status, 501U);
-    expectRpcError(reply.json(), kMethodNotSupported, "websocket_unavailable");
-}
-
 TEST_F(ServerTest, ExpectContinueGetsAGoAheadBeforeTheBody) {
     HttpTestClient client(server_->port());
     const std::string body = requestText("echo", "[1]", 1);

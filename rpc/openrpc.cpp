@@ -1,0 +1,61 @@
+#include <memory>
+#include <utility>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <gridledger/rpc/openrpc.h>
+#include <gridledger/rpc/params.h>
+#include <gridledger/rpc/subscriptions.h>
+
+namespace gridledger::rpc {
+namespace {
+
+Result<boost::json::value> parseDocument() {
+    boost::system::error_code ec;
+    const std::string_view text = openRpcDocument();
+    boost::json::value document =
+        boost::json::parse(boost::json::string_view(text.data(), text.size()), ec);
+    if (ec || !document.is_object()) {
+        return fail(ErrorCode::kCorrupt, "the compiled-in OpenRPC document is not a JSON object");
+    }
+    return document;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> openRpcMethodNames() {
+    GL_ASSIGN_OR_RETURN(document, parseDocument());
+    const boost::json::value* methods = document.as_object().if_contains("methods");
+    if (methods == nullptr || !methods->is_array()) {
+        return fail(ErrorCode::kCorrupt, "the OpenRPC document has no methods array");
+    }
+    std::vector<std::string> names;
+    for (const boost::json::value& method : methods->get_array()) {
+        const boost::json::value* name =
+            method.is_object() ? method.get_object().if_contains("name") : nullptr;
+        if (name == nullptr || !name->is_string()) {
+            return fail(ErrorCode::kCorrupt, "an OpenRPC method has no name");
+        }
+        names.emplace_back(name->get_string());
+    }
+    return names;
+}
+
+Status addDiscoverMethod(MethodTable& table) {
+    GL_ASSIGN_OR_RETURN(parsed, parseDocument());
+    auto document = std::make_shared<const boost::json::value>(std::move(parsed));
+    return table.add(std::string(kDiscoverMethod),
+                     [document](const boost::json::value& params) -> Result<boost::json::value> {
+                         GL_TRY(expectOnly(params, {}));
+                         return *document;
+                     });
+}
+
+Status addNodeMethods(MethodTable& table, const ChainContext& context) {
+    GL_TRY(addChainMethods(table, context));
+    GL_TRY(addDiscoverMethod(table));
+    return addSubscriptionMethods(table);
+}
+
+}  // namespace gridledger::rpc

@@ -1,0 +1,82 @@
+#pragma once
+
+// Private to the rpc module: one WebSocket client connection on `/ws`.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <boost/json/object.hpp>
+
+#include <gridledger/rpc/subscriptions.h>
+
+namespace gridledger::rpc::detail {
+
+class ServerState;
+
+/** A batch of notifications shared by every session it is delivered to. */
+using SharedNotifications = std::shared_ptr<const std::vector<Notification>>;
+
+/**
+ * One WebSocket connection: every JSON-RPC method (one text message per request or batch, one per
+ * response), plus chain_subscribe / chain_unsubscribe, which it answers itself, and the
+ * notifications of its subscriptions. Its work runs on the strand of its socket.
+ *
+ * Outgoing messages wait in a queue bounded by ServerLimits::maxSendBufferBytes; a client that
+ * does not read them is disconnected when the queue would exceed it, so nobody ever waits for it.
+ */
+class WsSession : public std::enable_shared_from_this<WsSession> {
+  public:
+    using Request = boost::beast::http::request<boost::beast::http::string_body>;
+
+    WsSession(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<ServerState> state);
+    ~WsSession();
+
+    WsSession(const WsSession&) = delete;
+    WsSession& operator=(const WsSession&) = delete;
+
+    /** Completes the upgrade `request` (HTTP 101) and starts reading messages. */
+    void start(Request request);
+    /** Closes the connection from any thread. */
+    void close();
+    /** Queues the notifications its subscriptions match; callable from any thread. */
+    void deliver(SharedNotifications notifications);
+
+  private:
+    void onAccept(boost::beast::error_code ec);
+    void readNext();
+    void onRead(boost::beast::error_code ec);
+    /** The answer to a request that is a subscription call, or std::nullopt for anything else. */
+    std::optional<std::string> answerSubscription(const std::string& text);
+    std::string subscribe(const boost::json::value& id, const boost::json::value* params);
+    std::string unsubscribe(const boost::json::value& id, const boost::json::value* params);
+    void onDeliver(const SharedNotifications& notifications);
+    void send(std::string message);
+    void writeNext();
+    void onWrite(boost::beast::error_code ec);
+    void doClose();
+
+    boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+    boost::beast::flat_buffer buffer_;
+    std::shared_ptr<ServerState> state_;
+    std::deque<std::string> outbox_;
+    std::size_t outboxBytes_ = 0;
+    bool writing_ = false;
+    bool open_ = false;
+    bool closed_ = false;
+    /** Subscription id -> topic. */
+    std::map<std::string, Topic, std::less<>> subscriptions_;
+};
+
+}  // namespace gridledger::rpc::detail

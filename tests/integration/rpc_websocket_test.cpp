@@ -1,0 +1,254 @@
+// WebSocket subscriptions on a running node (docs/rpc.md, "Subscriptions"): under a stream of
+// transfers, a newHeads subscriber receives every executed height exactly once, in order, each
+// matching chain_getBlock; a subscriber that stops reading is disconnected while the node keeps
+// committing and serving the others.
+
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <gridledger/codec/tx.h>
+
+#include "home.h"
+#include "support/node_process.h"
+
+namespace gridledger {
+namespace {
+
+namespace net = boost::asio;
+namespace websocket = boost::beast::websocket;
+namespace json = boost::json;
+using tcp = net::ip::tcp;
+using testing::NodeProcess;
+
+/** Each head notification is about 1.3 KB; the node drops a client with this much queued. */
+constexpr std::size_t kSendBufferBytes = 64 * 1024;
+constexpr std::size_t kMaxSubscriptions = 32;
+/** Heights the good subscriber must see while the stream runs. */
+constexpr std::uint64_t kHeights = 300;
+/** Transfers the seen blocks must carry between them, so that they committed under load. */
+constexpr std::uint64_t kMinTransfers = 300;
+constexpr auto kTimeout = std::chrono::seconds(240);
+
+std::string field(const json::value& v, std::string_view key) {
+    return std::string(v.as_object().at(key).as_string());
+}
+
+/** Sets the WebSocket limits of this test in the node's config/node.conf. */
+void configureLimits(const NodeProcess& node) {
+    const auto path = node.home() / "config" / "node.conf";
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    std::string config =
+        std::regex_replace(text.str(), std::regex("max_send_buffer_bytes = \\d+"),
+                           "max_send_buffer_bytes = " + std::to_string(kSendBufferBytes));
+    config = std::regex_replace(config, std::regex("max_subscriptions = \\d+"),
+                                "max_subscriptions = " + std::to_string(kMaxSubscriptions));
+    std::ofstream(path, std::ios::trunc) << config;
+}
+
+/** A WebSocket JSON-RPC client on the node's /ws, with a small socket receive buffer if asked. */
+class WsClient {
+  public:
+    WsClient(std::uint16_t port, int receiveBuffer = 0) : ws_(io_) {
+        tcp::socket& socket = ws_.next_layer();
+        socket.open(tcp::v4());
+        if (receiveBuffer > 0) {
+            socket.set_option(net::socket_base::receive_buffer_size(receiveBuffer));
+        }
+        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+        ws_.handshake("127.0.0.1", "/ws");
+    }
+
+    void send(const json::value& request) { ws_.write(net::buffer(json::serialize(request))); }
+
+    json::value read() {
+        boost::beast::flat_buffer buffer;
+        ws_.read(buffer);
+        return json::parse(boost::beast::buffers_to_string(buffer.data()));
+    }
+
+    /** Subscribes to `topic` and returns the subscription id. */
+    std::string subscribe(std::string_view topic, int id) {
+        send(json::object{{"jsonrpc", "2.0"},
+                          {"id", id},
+                          {"method", "chain_subscribe"},
+                          {"params", json::array{json::string(topic)}}});
+        json::value answer = read();
+        while (answer.as_object().contains("method")) {
+            answer = read();  // A notification of an earlier subscription.
+        }
+        EXPECT_TRUE(answer.as_object().contains("result")) << json::serialize(answer);
+        return answer.as_object().contains("result") ? field(answer, "result") : std::string();
+    }
+
+    /** The kernel's TCP state of the connection (TCP_CLOSE once the node reset it). */
+    int tcpState() {
+        tcp_info info{};
+        socklen_t size = sizeof info;
+        ::getsockopt(ws_.next_layer().native_handle(), IPPROTO_TCP, TCP_INFO, &info, &size);
+        return info.tcpi_state;
+    }
+
+  private:
+    net::io_context io_;
+    websocket::stream<tcp::socket> ws_;
+};
+
+/** Streams transfers from the dev key, staying inside the node's nonce window. */
+class TransferStream {
+  public:
+    TransferStream(NodeProcess& node, crypto::SecretKey key) : node_(node), key_(std::move(key)) {
+        auto account = node_.call(
+            "account_get", json::array{json::string(crypto::addressOf(key_.publicKey()).hex())});
+        EXPECT_TRUE(account);
+        nonce_ = *parseU64(field(*account, "nonce"));
+        validUntil_ = *parseU64(field(*account, "height")) + 100'000;
+    }
+
+    /** Submits up to 16 transfers; stops early when the node's nonce window is full. */
+    void some() {
+        for (int i = 0; i < 16; ++i) {
+            Address to;
+            to[0] = static_cast<std::uint8_t>(1 + nonce_ % 200);
+            codec::TxBody body{"gridledger-dev", key_.publicKey(), nonce_, validUntil_,
+                               codec::Transfer{to, u128{1}}};
+            const auto tx = codec::signTx(body, key_);
+            if (!node_.call("tx_submit", json::array{json::string(toHex(tx.raw))})) {
+                return;  // The nonce window is full: wait for blocks.
+            }
+            ++nonce_;
+        }
+    }
+
+    [[nodiscard]] std::uint64_t submitted() const { return nonce_; }
+
+  private:
+    NodeProcess& node_;
+    crypto::SecretKey key_;
+    std::uint64_t nonce_ = 0;
+    std::uint64_t validUntil_ = 0;
+};
+
+std::uint64_t headHeight(const NodeProcess& node) {
+    auto head = node.call("chain_getHead", json::array{});
+    EXPECT_TRUE(head) << head.error().message;
+    return head ? *parseU64(field(*head, "height")) : 0;
+}
+
+TEST(RpcWebSocket, NewHeadsArriveOnceInOrderUnderLoadAndASlowReaderIsDroppedAlone) {
+    NodeProcess node;
+    configureLimits(node);
+    auto key = node::Home(node.home()).loadKey("dev");
+    ASSERT_TRUE(key);
+    node.start();
+
+    // The good subscriber, reading on its own thread: (height, block id) of every notification.
+    WsClient good(node.port());
+    const std::string goodId = good.subscribe("newHeads", 1);
+    ASSERT_FALSE(goodId.empty());
+    const std::uint64_t subscribedAt = headHeight(node);
+    std::vector<std::pair<std::uint64_t, std::string>> seen;
+    std::uint64_t txsSeen = 0;
+    std::atomic<std::uint64_t> lastSeen{0};
+    std::atomic<bool> goodFailed{false};
+    std::thread reader([&] {
+        try {
+            while (seen.empty() || seen.back().first < subscribedAt + kHeights + 1) {
+                const json::value message = good.read();
+                const json::object& params = message.at("params").as_object();
+                if (field(message, "method") != "chain_subscription" ||
+                    field(params, "subscription") != goodId) {
+                    goodFailed = true;
+                    return;
+                }
+                const json::value& head = params.at("result");
+                seen.emplace_back(*parseU64(field(head, "height")), field(head, "id"));
+                txsSeen += head.at("header").at("tx_count").to_number<std::uint64_t>();
+                lastSeen = seen.back().first;
+            }
+        } catch (const std::exception&) {
+            goodFailed = true;
+        }
+    });
+
+    // The slow subscriber: a small receive buffer, every subscription it may hold, never reads.
+    WsClient slow(node.port(), 4096);
+    for (std::size_t i = 0; i < kMaxSubscriptions; ++i) {
+        ASSERT_FALSE(slow.subscribe("newHeads", static_cast<int>(100 + i)).empty());
+    }
+    const auto established = slow.tcpState();
+    EXPECT_EQ(established, TCP_ESTABLISHED);
+
+    TransferStream transfers(node, *key);
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    std::uint64_t droppedAtHeight = 0;
+    while (std::chrono::steady_clock::now() < deadline && !goodFailed &&
+           lastSeen < subscribedAt + kHeights + 1) {
+        transfers.some();
+        if (droppedAtHeight == 0 && slow.tcpState() == TCP_CLOSE) {
+            droppedAtHeight = headHeight(node);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Keep the chain moving until the slow client is gone too.
+    while (std::chrono::steady_clock::now() < deadline && droppedAtHeight == 0) {
+        transfers.some();
+        if (slow.tcpState() == TCP_CLOSE) {
+            droppedAtHeight = headHeight(node);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (lastSeen < subscribedAt + kHeights + 1) {
+        node.stop(SIGTERM);  // The reader still waits: stopping the node ends its read.
+    }
+    reader.join();
+    ASSERT_FALSE(goodFailed) << "the good subscriber's connection failed";
+    ASSERT_GE(seen.size(), kHeights) << "too few notifications before the timeout";
+    ASSERT_GT(droppedAtHeight, 0U) << "the client that stopped reading was never disconnected";
+    EXPECT_GE(txsSeen, kMinTransfers) << "the blocks seen carried too few transfers";
+
+    // Every height exactly once and in order, each the block the chain has at that height.
+    EXPECT_LE(seen.front().first, subscribedAt + 1);
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        ASSERT_EQ(seen[i].first, seen[i - 1].first + 1) << "after height " << seen[i - 1].first;
+    }
+    for (const auto& [height, id] : seen) {
+        auto block = node.call("chain_getBlock", json::array{json::string(std::to_string(height))});
+        ASSERT_TRUE(block) << "height " << height << ": " << block.error().message;
+        EXPECT_EQ(field(block->at("header"), "id"), id) << "height " << height;
+    }
+
+    // The node kept committing after the drop and still serves: heads move on, reads answer.
+    const auto moved = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (headHeight(node) < droppedAtHeight + 3 && std::chrono::steady_clock::now() < moved) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_GE(headHeight(node), droppedAtHeight + 3);
+    EXPECT_TRUE(node.call("node_status", json::array{}));
+    WsClient another(node.port());
+    EXPECT_FALSE(another.subscribe("newHeads", 7).empty());
+    std::cout << "heights seen " << seen.front().first << ".." << seen.back().first
+              << ", slow client dropped at height " << droppedAtHeight << ", transfers in them "
+              << txsSeen << " of " << transfers.submitted() << " submitted\n";
+}
+
+}  // namespace
+}  // namespace gridledger
