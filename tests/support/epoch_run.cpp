@@ -133,14 +133,8 @@ class Driver {
         (void)call("tx_submit", json::array{json::string(toHex(tx.raw))});
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         for (;;) {
-            // tx_get reads the committed index, then the mempool: a commit between the two reads
-            // answers not_found once, so not_found is polled again like pending.
-            const auto answer = node_.call("tx_get", json::array{json::string(tx.hash.hex())});
-            if (!answer && answer.error().message.find("not_found") == std::string::npos) {
-                throw std::runtime_error("tx_get: " + answer.error().message);
-            }
-            const json::object got = answer ? answer->as_object() : json::object{};
-            if (answer && got.at("status").as_string() == "committed") {
+            const json::object got = call("tx_get", json::array{json::string(tx.hash.hex())});
+            if (got.at("status").as_string() == "committed") {
                 const json::object& receipt = got.at("receipt").as_object();
                 const std::uint64_t height = toU64(got.at("height"));
                 if (!receipt.at("success").as_bool()) {
