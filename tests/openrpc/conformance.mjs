@@ -4,7 +4,7 @@
 //    with ajv), and makes sure the validator does reject a broken copy.
 // 2. Starts a dev node in a temporary home (`gridledger init` + `start`, short GFL epochs), and
 //    fills its chain through the CLI: a transfer, a provider registration, a governance proposal
-//    admitting the provider and its vote, PoCP attestations, and a settled epoch.
+//    admitting the provider and its vote, PoCP attestations, a settled epoch and a task.
 // 3. Calls every method of the document with @open-rpc/client-js over HTTP and over WebSocket,
 //    and validates each result against the method's result schema with ajv. Calls that must fail
 //    (an unknown task, a resent tx, a subscription over HTTP) are checked for their documented
@@ -249,7 +249,14 @@ async function populate(node) {
                 `${provider.status}, epoch ${attestedEpoch} settled at ${epoch.height} ` +
                 `(providers ${epoch.providers}), ` +
                 `next epoch ${settled.next_epoch}`);
-    return { dev, alice, transfer, proposalId, attestedEpoch, settledHeight: epoch.height };
+    // A task escrowed by the dev account: task_get and tasks_list answer with a real record.
+    const created = tx(["task-create", "--from", "dev", "--category", "ml_training",
+                        "--min-gflops", "1000000", "--max-minutes", "2"]);
+    check(created.receipt.success, `the task creation commits successfully: ${created.receipt.reason}`);
+    const taskEvent = created.receipt.events.find((e) => e.kind === "task_created");
+    check(taskEvent !== undefined, "the task creation's receipt carries a task_created event");
+    const taskId = taskEvent ? taskEvent.attributes.task : "0x" + "00".repeat(32);
+    return { dev, alice, transfer, proposalId, attestedEpoch, settledHeight: epoch.height, taskId };
 }
 
 // ---- 3. Every method, its result against its schema ----------------------------------------
@@ -283,9 +290,10 @@ function callsFor(chain, transportName) {
         provider_get: [{ params: [chain.dev] }],
         tokenomics_get: [{ params: [] }, { params: { height: "1" } }],
         tokenomics_getEpoch: [{ params: [chain.attestedEpoch] }],
-        task_get: [{ params: [unknownTask], error: -32001 }],
+        task_get: [{ params: [chain.taskId] }, { params: [unknownTask], error: -32001 }],
         tasks_list: [
             { params: ["state", "pending"] },
+            { params: { by: "consumer", key: chain.dev, height: chain.transfer.height } },
             { params: { by: "consumer", key: chain.dev } },
             { params: { by: "provider", key: chain.dev } },
         ],
