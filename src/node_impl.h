@@ -1,0 +1,205 @@
+// The node's private parts, shared by its source files: node.cpp (opening, the consensus loop,
+// execution) and node_peers.cpp (P2P messages and block sync).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <set>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <gridledger/base/overloaded.h>
+#include <gridledger/consensus/core.h>
+#include <gridledger/consensus/double_sign_guard.h>
+#include <gridledger/contracts/accounts.h>
+#include <gridledger/contracts/executor.h>
+#include <gridledger/crypto/sha256.h>
+#include <gridledger/ledger/block_store.h>
+#include <gridledger/ledger/columns.h>
+#include <gridledger/ledger/mempool.h>
+#include <gridledger/ledger/state_tree.h>
+#include <gridledger/p2p/network.h>
+#include <gridledger/rpc/chain_methods.h>
+#include <gridledger/rpc/openrpc.h>
+#include <gridledger/rpc/server.h>
+#include <gridledger/rpc/subscriptions.h>
+#include <gridledger/storage/kv_store.h>
+
+#include "block_sync.h"
+#include "consensus_store.h"
+#include "epochs.h"
+#include "metrics.h"
+#include "node.h"
+#include "peer_messages.h"
+#include "tx_gossip.h"
+
+namespace gridledger::node {
+namespace asio = boost::asio;
+
+/** How often admitted transactions leave for the peers, batched. */
+inline constexpr auto kGossipInterval = std::chrono::milliseconds(5);
+/** How often the transport's counters reach the metrics. */
+inline constexpr auto kNetworkMetricsInterval = std::chrono::seconds(1);
+/** How long block sync waits for a peer's answer before it asks another peer. */
+inline constexpr auto kSyncRequestTimeout = std::chrono::seconds(10);
+/** Peers block sync tries in a row without progress before consensus resumes without it. */
+inline constexpr std::size_t kMaxSyncFailures = 3;
+/** A consensus message of a later epoch starts a block sync at most this often. */
+inline constexpr auto kEpochSyncInterval = std::chrono::seconds(5);
+/** Outstanding block fetches remembered; beyond it the oldest requests are forgotten. */
+inline constexpr std::size_t kMaxOutstandingFetches = 1024;
+/** Ban points for a peer message that fails decoding or a signature check. */
+inline constexpr std::uint32_t kInvalidMessagePoints = 25;
+/** Ban points for a gossiped transaction with a bad signature or encoding. */
+inline constexpr std::uint32_t kInvalidTxPoints = 10;
+/** Ban points for a sync response that does not verify. */
+inline constexpr std::uint32_t kInvalidSyncPoints = 50;
+/** Threads that decode and check peer messages, serve peers and admit gossiped txs. */
+inline constexpr std::size_t kPeerWorkThreads = 2;
+
+/** Milliseconds since the Unix epoch, the clock the core is given with each event. */
+std::uint64_t nowMs();
+
+class NodeImpl {
+  public:
+    NodeImpl(const crypto::SecretKey& validatorKey, const crypto::NodeKey& nodeKey)
+        : validatorKey_(validatorKey), nodeKey_(nodeKey), proposer_(validatorKey) {}
+
+    Status open(const Home& home);
+    /** Runs the consensus loop until a signal or a fatal storage error. */
+    Status run();
+
+  private:
+    using EventBody = decltype(consensus::Event::body);
+
+    Status openLedger(const Home& home);
+    Status openMempool();
+    Status openConsensus();
+    /** Builds the core from what the ledger and the consensus store hold now. */
+    Status buildCore();
+    Status openNetwork();
+    Status openRpc();
+    Result<consensus::RecoveryData> recoveryData(const consensus::Committee& committee) const;
+    Status checkDoubleSign(const consensus::RecoveryData& recovery) const;
+
+    /** Delivers an event to the core, then every event its effects loop back, in order. */
+    void deliver(EventBody body);
+    void perform(const consensus::Effect& effect);
+    void persist(Status status);
+    void commit(const consensus::Commit& commit);
+    /** Executes a committed block certified by `certifying`; false after a fatal error. */
+    std::optional<ledger::ExecRoots> executeCommitted(const codec::Block& block,
+                                                      const codec::QuorumCert& certifying);
+    void storeCommitProofs(const std::vector<HeightProof>& proofs);
+    /**
+     * After executing `block`: if it changed the validator set, switches to the next epoch's
+     * committee (docs/protocol.md §12) and returns the EpochChange to give the core. False
+     * after a fatal error.
+     */
+    std::optional<std::optional<consensus::EpochChange>> endEpochIfChanged(
+        const codec::Block& block);
+    /** The committee of the epoch the ledger is in (read by the peer-message workers too). */
+    [[nodiscard]] std::shared_ptr<const consensus::Committee> committee() const {
+        return committee_.load();
+    }
+    void buildProposal(const consensus::BuildProposal& request);
+    void schedule(const consensus::ScheduleTimer& timer);
+    void signalPayload();
+    void fatal(const Error& error);
+
+    // P2P: sending what the core decided, and what peers send (docs/p2p.md, "Node messages").
+    void sendVote(const consensus::SendVote& send);
+    void fetch(const consensus::Fetch& request);
+    /** On the network thread: hands the message to the peer work pool. */
+    void onPeerMessage(const NodeId& from, p2p::Message message);
+    /** On the peer work pool: decodes, checks and routes one message. */
+    void handlePeerMessage(const NodeId& from, const p2p::Message& message);
+    void admitGossipedTxs(const NodeId& from, ByteView payload);
+    void serveBlock(const NodeId& from, ByteView payload);
+    void serveSyncRequest(const NodeId& from, ByteView payload);
+    void invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
+                        std::uint32_t points);
+    /** On the consensus thread: a checked consensus message reaches the core. */
+    void onChecked(const NodeId& from, CheckedInput input);
+    void scheduleGossip();
+    void flushGossip();
+    void scheduleNetworkMetrics();
+
+    // Block sync (docs/p2p.md, "Block sync"), on the consensus thread.
+    /** Starts block sync from `peer` when `height` is too far above the committed root. */
+    bool syncIfBehind(const NodeId& peer, std::uint64_t height);
+    void requestSync();
+    void onSyncResponse(const NodeId& from, codec::SyncResponse response);
+    void syncFailed(const std::string& reason);
+    void finishSync();
+
+    NodeConfig config_;
+    contracts::Genesis genesis_;
+    crypto::SecretKey validatorKey_;
+    crypto::NodeKey nodeKey_;
+    consensus::KeySigner proposer_;
+    std::shared_ptr<spdlog::logger> log_;
+
+    std::unique_ptr<storage::KvStore> store_;
+    std::unique_ptr<ledger::StateTree> tree_;
+    std::unique_ptr<ledger::BlockStore> blocks_;
+    std::unique_ptr<contracts::Executor> executor_;
+    std::unique_ptr<ConsensusStore> consensusStore_;
+    std::unique_ptr<ledger::Mempool> mempool_;
+    std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
+    /** When a message of a later epoch last started a sync (io_ strand only). */
+    std::chrono::steady_clock::time_point lastEpochSync_{};
+    std::optional<consensus::Core> core_;
+    /** The transport id of each validator's consensus key (genesis, then each epoch's set). */
+    std::map<PubKey, NodeId> nodeIds_;
+    std::unique_ptr<p2p::Network> network_;
+    std::unique_ptr<rpc::Server> rpc_;
+    std::unique_ptr<Metrics> metrics_;
+
+    asio::io_context io_;
+    asio::thread_pool peerWork_{kPeerWorkThreads};
+    asio::strand<asio::thread_pool::executor_type> gossipStrand_{peerWork_.get_executor()};
+    asio::steady_timer gossipTimer_{gossipStrand_};
+    asio::steady_timer networkMetricsTimer_{io_};
+    TxOutbox outbox_;
+    std::deque<EventBody> loopback_;
+    /** Blocks asked for with Fetch and not received yet. */
+    std::set<Hash256> fetching_;
+    struct SyncState {
+        NodeId peer;
+        std::uint64_t startHeight = 0;
+        std::chrono::steady_clock::time_point started;
+        std::uint64_t requestSeq = 0;
+        std::size_t failures = 0;
+    };
+    std::optional<SyncState> sync_;
+    asio::steady_timer syncTimer_{io_};
+    std::atomic<bool> syncing_{false};
+    /** A block persisted by the core and not yet committed: its txs are in flight. */
+    struct InFlight {
+        std::uint64_t height = 0;
+        Hash256 parentId;
+        Bytes headerBytes;
+        std::vector<Hash256> txHashes;
+    };
+    /** Remembers `block` as in flight, hashing its txs once. */
+    void track(const codec::Block& block);
+    std::map<Hash256, InFlight> inFlight_;
+    std::atomic<bool> payloadSignalled_{false};
+    std::atomic<std::uint64_t> epoch_{0};
+    std::atomic<std::uint64_t> round_{0};
+    std::atomic<std::uint64_t> highestQcRound_{0};
+    bool failed_ = false;
+    Error failure_;
+};
+
+}  // namespace gridledger::node

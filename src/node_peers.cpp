@@ -1,0 +1,346 @@
+// The node's P2P side: votes and fetches out, peer messages in, block sync
+// (docs/p2p.md, "Node messages" and "Block sync").
+#include "node_impl.h"
+
+namespace gridledger::node {
+
+void NodeImpl::sendVote(const consensus::SendVote& send) {
+    log_->debug("signed vote epoch={} round={} block={}", send.vote.epoch, send.vote.round,
+                send.vote.blockId.hex());
+    // The vote goes to the next leader and a copy to every other member: each member then forms
+    // the QC itself, and a crashed next leader costs one round timeout, not two
+    // (docs/protocol.md §5). A vote that cannot leave now is lost; timeouts recover from that.
+    loopback_.push_back(consensus::VoteReceived{send.vote});
+    network_->broadcast(p2p::Message{codec::MessageKind::kVote, codec::encodeVote(send.vote)});
+}
+
+void NodeImpl::fetch(const consensus::Fetch& request) {
+    if (fetching_.size() >= kMaxOutstandingFetches) {
+        fetching_.clear();  // answers that never came; the core asks again when it still needs
+    }
+    fetching_.insert(request.blockId);
+    const p2p::Message message{codec::MessageKind::kBlockRequest,
+                               codec::encodeBlockRequest({request.blockId})};
+    if (request.hint) {
+        const auto peer = nodeIds_.find(*request.hint);
+        if (peer != nodeIds_.end() && network_->send(peer->second, message)) {
+            return;
+        }
+    }
+    network_->broadcast(message);
+}
+
+void NodeImpl::onPeerMessage(const NodeId& from, p2p::Message message) {
+    asio::post(peerWork_,
+               [this, from, message = std::move(message)] { handlePeerMessage(from, message); });
+}
+
+void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message) {
+    switch (message.kind) {
+        case codec::MessageKind::kTx:
+            admitGossipedTxs(from, message.payload);
+            return;
+        case codec::MessageKind::kBlockRequest:
+            serveBlock(from, message.payload);
+            return;
+        case codec::MessageKind::kSyncRequest:
+            serveSyncRequest(from, message.payload);
+            return;
+        case codec::MessageKind::kSyncResponse: {
+            auto response = codec::decodeSyncResponse(message.payload);
+            if (!response) {
+                invalidMessage(from, message.kind, response.error(), kInvalidSyncPoints);
+                return;
+            }
+            asio::post(io_, [this, from, response = std::move(*response)]() mutable {
+                onSyncResponse(from, std::move(response));
+            });
+            return;
+        }
+        default:
+            break;
+    }
+    auto checked = checkConsensusMessage(message, *committee(), genesis_.chainId);
+    if (!checked && checked.error().code == ErrorCode::kWrongEpoch) {
+        // Not misbehaviour: around an epoch change honest peers are an epoch apart. A peer
+        // ahead of this node has committed past it: catch up by block sync.
+        log_->debug("message of another epoch peer={} detail={}", from.hex(),
+                    checked.error().message);
+        if (checked.error().message.starts_with(kLaterEpochMessage)) {
+            asio::post(io_, [this, from] {
+                // At most one such sync per interval: the message itself proves nothing.
+                const auto now = std::chrono::steady_clock::now();
+                if (now - lastEpochSync_ >= kEpochSyncInterval) {
+                    lastEpochSync_ = now;
+                    syncIfBehind(from, UINT64_MAX);
+                }
+            });
+        }
+        return;
+    }
+    if (!checked) {
+        invalidMessage(from, message.kind, checked.error(), kInvalidMessagePoints);
+        return;
+    }
+    asio::post(io_, [this, from, input = std::move(*checked)]() mutable {
+        onChecked(from, std::move(input));
+    });
+}
+
+void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
+    auto batch = codec::decodeTxBatch(payload);
+    if (!batch) {
+        invalidMessage(from, codec::MessageKind::kTx, batch.error(), kInvalidMessagePoints);
+        return;
+    }
+    bool admitted = false;
+    for (auto& raw : batch->txs) {
+        auto hash = mempool_->submit(raw);
+        if (hash) {
+            outbox_.add(OutgoingTx{std::move(raw), from});
+            admitted = true;
+        } else if (hash.error().code == ErrorCode::kBadSignature ||
+                   hash.error().code == ErrorCode::kMalformed) {
+            // A peer checks a transaction before it passes it on: this one was never valid.
+            invalidMessage(from, codec::MessageKind::kTx, hash.error(), kInvalidTxPoints);
+        }
+    }
+    if (admitted) {
+        signalPayload();
+    }
+}
+
+void NodeImpl::serveBlock(const NodeId& from, ByteView payload) {
+    auto request = codec::decodeBlockRequest(payload);
+    if (!request) {
+        invalidMessage(from, codec::MessageKind::kBlockRequest, request.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    auto block = blocks_->blockById(request->blockId);
+    if (block && !*block) {
+        block = consensusStore_->blockById(request->blockId);
+    }
+    if (!block) {
+        log_->warn("cannot serve block {}: {}", request->blockId.hex(), block.error().message);
+        return;
+    }
+    if (*block) {
+        (void)network_->send(
+            from, p2p::Message{codec::MessageKind::kBlockResponse, codec::encodeBlock(**block)});
+    }
+}
+
+void NodeImpl::serveSyncRequest(const NodeId& from, ByteView payload) {
+    auto request = codec::decodeSyncRequest(payload);
+    if (!request) {
+        invalidMessage(from, codec::MessageKind::kSyncRequest, request.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    auto response = serveSync(*blocks_, *request, config_.syncBatchBlocks);
+    if (!response) {
+        log_->warn("cannot serve sync request from_height={}: {}", request->fromHeight,
+                   response.error().message);
+        return;
+    }
+    (void)network_->send(from, p2p::Message{codec::MessageKind::kSyncResponse,
+                                            codec::encodeSyncResponse(*response)});
+}
+
+void NodeImpl::invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
+                              std::uint32_t points) {
+    log_->debug("invalid {} from peer={} reason={} detail={}", codec::kindName(kind), from.hex(),
+                error.reason(), error.message);
+    metrics_->invalidMessage();
+    network_->reportMisbehaviour(from, points);
+}
+
+void NodeImpl::onChecked(const NodeId& from, CheckedInput input) {
+    std::visit(Overloaded{
+                   [&](consensus::ProposalReceived& e) {
+                       if (!syncIfBehind(from, e.block.header.height)) {
+                           deliver(std::move(e));
+                       }
+                   },
+                   [&](consensus::BlockFetched& e) {
+                       if (fetching_.erase(e.block.id) != 0 &&
+                           !syncIfBehind(from, e.block.header.height)) {
+                           deliver(std::move(e));
+                       }
+                   },
+                   [&](auto& e) { deliver(std::move(e)); },
+               },
+               input);
+}
+
+void NodeImpl::scheduleGossip() {
+    gossipTimer_.expires_after(kGossipInterval);
+    gossipTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) {
+            flushGossip();
+            scheduleGossip();
+        }
+    });
+}
+
+void NodeImpl::flushGossip() {
+    const auto txs = outbox_.take();
+    if (txs.empty()) {
+        return;
+    }
+    for (const auto& peer : network_->connectedPeers()) {
+        for (const auto& batch : batchesFor(txs, peer)) {
+            // Transactions are droppable: a peer whose queue is full misses them, not consensus.
+            (void)network_->send(
+                peer, p2p::Message{codec::MessageKind::kTx, codec::encodeTxBatch(batch)});
+        }
+    }
+}
+
+void NodeImpl::scheduleNetworkMetrics() {
+    networkMetricsTimer_.expires_after(kNetworkMetricsInterval);
+    networkMetricsTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) {
+            metrics_->network(network_->stats(), network_->connectedPeers().size());
+            scheduleNetworkMetrics();
+        }
+    });
+}
+
+bool NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
+    if (sync_) {
+        return true;
+    }
+    const std::uint64_t committed = core_->committedRoot().header.height;
+    if (height <= committed || height - committed <= config_.syncLagBlocks) {
+        return false;
+    }
+    sync_ = SyncState{peer, committed, std::chrono::steady_clock::now(), 0, 0};
+    syncing_.store(true, std::memory_order_relaxed);
+    log_->info("sync started peer={} committed_height={} seen_height={}", peer.hex(), committed,
+               height);
+    requestSync();
+    return true;
+}
+
+void NodeImpl::requestSync() {
+    auto executed = blocks_->executedHeight();
+    if (!executed || !*executed) {
+        fatal(executed ? Error{ErrorCode::kCorrupt, "no executed height"} : executed.error());
+        return;
+    }
+    const std::uint64_t seq = ++sync_->requestSeq;
+    const codec::SyncRequest request{**executed + 1,
+                                     static_cast<std::uint32_t>(config_.syncBatchBlocks)};
+    if (!network_->send(sync_->peer, p2p::Message{codec::MessageKind::kSyncRequest,
+                                                  codec::encodeSyncRequest(request)})) {
+        asio::post(io_, [this] { syncFailed("the peer is not connected"); });
+        return;
+    }
+    syncTimer_.expires_after(kSyncRequestTimeout);
+    syncTimer_.async_wait([this, seq](const boost::system::error_code& ec) {
+        if (!ec && sync_ && sync_->requestSeq == seq) {
+            syncFailed("no answer");
+        }
+    });
+}
+
+void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) {
+    if (!sync_ || from != sync_->peer || failed_) {
+        return;  // unsolicited or late
+    }
+    ++sync_->requestSeq;  // the request is answered: its timer no longer applies
+    if (response.blocks.empty()) {
+        finishSync();
+        return;
+    }
+    auto executed = blocks_->executedHeight();
+    auto head = executed && *executed ? blocks_->blockAt(**executed)
+                                      : Result<std::optional<codec::Block>>(std::nullopt);
+    if (!head || !*head) {
+        fatal(head ? Error{ErrorCode::kCorrupt, "the executed head block is missing"}
+                   : head.error());
+        return;
+    }
+    const std::uint64_t headHeight = (*head)->header.height;
+    const std::uint64_t peerHead = response.headHeight;
+    auto verified = verifySyncResponse(std::move(response), headHeight, (*head)->id, *committee(),
+                                       genesis_.chainId);
+    if (!verified) {
+        invalidMessage(from, codec::MessageKind::kSyncResponse, verified.error(),
+                       kInvalidSyncPoints);
+        syncFailed(verified.error().message);
+        return;
+    }
+    for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
+        if (!executeCommitted(verified->blocks[i], verified->certs[i])) {
+            return;
+        }
+        // Synced blocks stop at an epoch's end (serveSync): the core is rebuilt in the new
+        // epoch when the sync ends.
+        if (!endEpochIfChanged(verified->blocks[i])) {
+            return;
+        }
+    }
+    const std::uint64_t lastHeight = verified->blocks.back().header.height;
+    std::vector<const codec::Block*> synced;
+    std::vector<const codec::QuorumCert*> certs;
+    for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
+        synced.push_back(&verified->blocks[i]);
+        certs.push_back(&verified->certs[i]);
+    }
+    auto proofs = chainedCommitProofs(synced, certs);
+    proofs.push_back(HeightProof{lastHeight, verified->proof});
+    storeCommitProofs(proofs);
+    metrics_->blocksSynced(verified->blocks.size());
+    sync_->failures = 0;
+    log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
+    if (peerHead > lastHeight) {
+        requestSync();
+    } else {
+        finishSync();
+    }
+}
+
+void NodeImpl::syncFailed(const std::string& reason) {
+    if (!sync_) {
+        return;
+    }
+    log_->warn("sync request failed peer={} reason={}", sync_->peer.hex(), reason);
+    const auto peers = network_->connectedPeers();
+    if (++sync_->failures > kMaxSyncFailures || peers.empty()) {
+        finishSync();
+        return;
+    }
+    // The next connected peer after the current one, in node id order.
+    const auto next = std::upper_bound(peers.begin(), peers.end(), sync_->peer);
+    sync_->peer = next != peers.end() ? *next : peers.front();
+    requestSync();
+}
+
+void NodeImpl::finishSync() {
+    syncTimer_.cancel();
+    const auto executed = blocks_->executedHeight();
+    const std::uint64_t height = executed && *executed ? **executed : sync_->startHeight;
+    const std::uint64_t blocks = height - sync_->startHeight;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sync_->started).count();
+    log_->info(
+        "sync finished blocks={} from_height={} to_height={} seconds={:.3f} "
+        "rate_blocks_per_s={:.1f}",
+        blocks, sync_->startHeight, height, seconds,
+        seconds > 0 ? static_cast<double>(blocks) / seconds : 0.0);
+    sync_.reset();
+    syncing_.store(false, std::memory_order_relaxed);
+    fetching_.clear();
+    // The core restarts from the synced head, as after a restart; the double-sign guard runs
+    // again over the blocks that sync brought in.
+    if (auto built = buildCore(); !built) {
+        fatal(built.error());
+        return;
+    }
+    deliver(consensus::Start{});
+}
+
+}  // namespace gridledger::node
