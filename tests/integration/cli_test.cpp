@@ -12,56 +12,43 @@
 namespace gridledger {
 namespace {
 
-/** Runs the CLI with `args` (and --home) and returns its exit code and output. */
-std::pair<int, std::string> cli(const testing::NodeProcess& node, std::vector<std::string> args) {
-    const auto out = node.home().parent_path() / "cli.out";
-    std::filesystem::remove(out);
-    args.push_back("--home");
-    args.push_back(node.home().string());
-    const int code = testing::runCommand(node.bin(), args, out);
-    std::ifstream in(out);
-    std::stringstream text;
-    text << in.rdbuf();
-    return {code, text.str()};
-}
-
 TEST(Cli, TransferFromTheDevAccountCommitsAndQueryShowsTheBalance) {
     testing::NodeProcess node;
     node.start();
 
-    const auto [newCode, newOut] = cli(node, {"keys", "new", "alice"});
+    const auto [newCode, newOut] = node.cli({"keys", "new", "alice"});
     ASSERT_EQ(newCode, 0) << newOut;
     std::smatch match;
     ASSERT_TRUE(std::regex_search(newOut, match, std::regex("address +(0x[0-9a-f]{40})")))
         << newOut;
     const std::string alice = match[1];
 
-    const auto [txCode, txOut] = cli(
-        node, {"tx", "transfer", "--from", "dev", "--to", alice, "--amount", "1234567", "--wait"});
+    const auto [txCode, txOut] = node.cli(
+        {"tx", "transfer", "--from", "dev", "--to", alice, "--amount", "1234567", "--wait"});
     ASSERT_EQ(txCode, 0) << txOut;
     EXPECT_NE(txOut.find("\"status\":\"committed\""), std::string::npos) << txOut;
     EXPECT_NE(txOut.find("\"success\":true"), std::string::npos) << txOut;
 
-    const auto [queryCode, queryOut] = cli(node, {"query", "account", "alice"});
+    const auto [queryCode, queryOut] = node.cli({"query", "account", "alice"});
     ASSERT_EQ(queryCode, 0) << queryOut;
     EXPECT_NE(queryOut.find("\"balance\":\"1234567\""), std::string::npos) << queryOut;
 
-    const auto [listCode, listOut] = cli(node, {"keys", "list"});
+    const auto [listCode, listOut] = node.cli({"keys", "list"});
     EXPECT_EQ(listCode, 0);
     EXPECT_NE(listOut.find("alice  " + alice), std::string::npos) << listOut;
 
     // Errors are reported, not crashed on: an unknown key and a malformed address.
     EXPECT_EQ(
-        cli(node, {"tx", "transfer", "--from", "nobody", "--to", alice, "--amount", "1"}).first, 1);
-    EXPECT_EQ(cli(node, {"tx", "transfer", "--from", "dev", "--to", "0x12", "--amount", "1"}).first,
+        node.cli({"tx", "transfer", "--from", "nobody", "--to", alice, "--amount", "1"}).first, 1);
+    EXPECT_EQ(node.cli({"tx", "transfer", "--from", "dev", "--to", "0x12", "--amount", "1"}).first,
               1);
-    EXPECT_EQ(cli(node, {"frobnicate"}).first, 2);
+    EXPECT_EQ(node.cli({"frobnicate"}).first, 2);
     node.stop(SIGTERM);
 }
 
 TEST(Cli, InitRefusesAnInitialisedHomeAndStartRefusesAnEmptyOne) {
     testing::NodeProcess node;
-    EXPECT_EQ(cli(node, {"init"}).first, 1);
+    EXPECT_EQ(node.cli({"init"}).first, 1);
     testing::TempDir empty;
     const auto out = empty.path() / "out";
     EXPECT_EQ(

@@ -14,16 +14,8 @@ namespace {
 /** Runs `gridledger export ARGS` and returns its exit code and output (stdout and stderr). */
 std::pair<int, std::string> exportCli(const testing::NodeProcess& node,
                                       std::vector<std::string> args) {
-    const auto out = node.home().parent_path() / "export.out";
-    std::filesystem::remove(out);
     args.insert(args.begin(), "export");
-    args.push_back("--home");
-    args.push_back(node.home().string());
-    const int code = testing::runCommand(node.bin(), args, out);
-    std::ifstream in(out);
-    std::stringstream text;
-    text << in.rdbuf();
-    return {code, text.str()};
+    return node.cli(std::move(args));
 }
 
 TEST(Export, EmptyReportsAreAHeaderOrAnEmptyArrayAndBadArgumentsAreRefused) {

@@ -79,6 +79,33 @@ inline std::string readText(const std::filesystem::path& path) {
     return text.str();
 }
 
+/** Replaces the line `key = …` of an INI file (the first one) with `key = value`. */
+inline void setConfig(const std::filesystem::path& file, const std::string& key,
+                      const std::string& value) {
+    const std::string text = readText(file);
+    const std::regex line("(^|\n)" + key + " =[^\n]*");
+    ASSERT_TRUE(std::regex_search(text, line)) << key << " not in " << file;
+    std::ofstream(file, std::ios::trunc) << std::regex_replace(
+        text, line, "$1" + key + " = " + value, std::regex_constants::format_first_only);
+}
+
+/**
+ * Points the `port = ` lines of a node.conf's [rpc], [p2p] and [metrics] sections at `rpcPort`,
+ * `rpcPort + 1` and `rpcPort + 2`.
+ */
+inline void setPorts(const std::filesystem::path& conf, std::uint16_t rpcPort) {
+    std::string text = readText(conf);
+    std::uint16_t port = rpcPort;
+    for (const std::string section : {"rpc", "p2p", "metrics"}) {
+        const auto at = text.find("[" + section + "]");
+        const auto line = text.find("port = ", at);
+        ASSERT_NE(line, std::string::npos) << section;
+        const auto end = text.find('\n', line);
+        text.replace(line, end - line, "port = " + std::to_string(port++));
+    }
+    std::ofstream(conf, std::ios::trunc) << text;
+}
+
 /** The votes a node logged ("signed vote epoch=E round=R block=B"): (epoch, round) → blocks. */
 inline std::map<std::pair<std::uint64_t, std::uint64_t>, std::set<std::string>> loggedVotes(
     const std::filesystem::path& log) {

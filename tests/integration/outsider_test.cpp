@@ -22,16 +22,6 @@ namespace {
 
 using p2p::test::TlsTestClient;
 
-/** Replaces the line `key = …` of an INI file (the first one) with `key = value`. */
-void setConfig(const std::filesystem::path& file, const std::string& key,
-               const std::string& value) {
-    const std::string text = readText(file);
-    const std::regex line("(^|\n)" + key + " =[^\n]*");
-    ASSERT_TRUE(std::regex_search(text, line)) << key << " not in " << file;
-    std::ofstream(file, std::ios::trunc) << std::regex_replace(
-        text, line, "$1" + key + " = " + value, std::regex_constants::format_first_only);
-}
-
 codec::NetMessage voteMessage(const crypto::SecretKey& signer, const PubKey& claimed,
                               std::uint64_t round) {
     codec::Vote vote;
@@ -98,21 +88,7 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
     }
     ASSERT_NO_FATAL_FAILURE(setConfig(conf, "persistent_peers", peers));
     ASSERT_NO_FATAL_FAILURE(setConfig(conf, "level", "debug"));
-    {
-        // [p2p], [rpc] and [metrics] each have a `port = ` line, in this order in the file.
-        std::string text = readText(conf);
-        for (const std::string section : {"rpc", "p2p", "metrics"}) {
-            const auto at = text.find("[" + section + "]");
-            const auto port = text.find("port = ", at);
-            ASSERT_NE(port, std::string::npos) << section;
-            const auto end = text.find('\n', port);
-            const std::uint16_t value = section == "rpc"   ? ports
-                                        : section == "p2p" ? static_cast<std::uint16_t>(ports + 1)
-                                                           : static_cast<std::uint16_t>(ports + 2);
-            text.replace(port, end - port, "port = " + std::to_string(value));
-        }
-        std::ofstream(conf, std::ios::trunc) << text;
-    }
+    ASSERT_NO_FATAL_FAILURE(setPorts(conf, ports));
     const node::Endpoint outsiderRpc{"127.0.0.1", ports};
     const auto outsiderHeight = [&] {
         auto status = node::callRpc(outsiderRpc, "node_status", json::array{});

@@ -25,22 +25,10 @@ namespace json = boost::json;
 const u128 kRatePerMinute = u128{15'000'000'000'000'000ULL};
 const u128 kDps = u128{1'000'000'000'000'000'000ULL};
 
-std::pair<int, std::string> cli(const testing::NodeProcess& node, std::vector<std::string> args) {
-    const auto out = node.home().parent_path() / "cli.out";
-    std::filesystem::remove(out);
-    args.push_back("--home");
-    args.push_back(node.home().string());
-    const int code = testing::runCommand(node.bin(), args, out);
-    std::ifstream in(out);
-    std::stringstream text;
-    text << in.rdbuf();
-    return {code, text.str()};
-}
-
 /** Runs a `tx … --wait` command and checks that it committed successfully. */
 std::string committed(const testing::NodeProcess& node, std::vector<std::string> args) {
     args.push_back("--wait");
-    const auto [code, out] = cli(node, args);
+    const auto [code, out] = node.cli(args);
     EXPECT_EQ(code, 0) << out;
     EXPECT_NE(out.find("\"status\":\"committed\""), std::string::npos) << out;
     EXPECT_NE(out.find("\"success\":true"), std::string::npos) << out;
@@ -48,7 +36,7 @@ std::string committed(const testing::NodeProcess& node, std::vector<std::string>
 }
 
 std::string newKey(const testing::NodeProcess& node, const std::string& name) {
-    const auto [code, out] = cli(node, {"keys", "new", name});
+    const auto [code, out] = node.cli({"keys", "new", name});
     EXPECT_EQ(code, 0) << out;
     std::smatch match;
     EXPECT_TRUE(std::regex_search(out, match, std::regex("address +(0x[0-9a-f]{40})"))) << out;
@@ -182,11 +170,11 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
 
     // Refused with a stable code, reported, not crashed on: a second start of a cancelled task.
     const auto [code, out] =
-        cli(node, {"tx", "task-start", "--from", "gpu", "--task", second, "--wait"});
+        node.cli({"tx", "task-start", "--from", "gpu", "--task", second, "--wait"});
     EXPECT_EQ(code, 0) << out;  // submitted; the receipt carries the refusal
     EXPECT_NE(out.find("\"success\":false"), std::string::npos) << out;
     EXPECT_NE(out.find("\"code\":120"), std::string::npos) << out;
-    EXPECT_EQ(cli(node, {"tx", "task-start", "--from", "gpu", "--task", "0x12"}).first, 1);
+    EXPECT_EQ(node.cli({"tx", "task-start", "--from", "gpu", "--task", "0x12"}).first, 1);
     node.stop(SIGTERM);
 }
 

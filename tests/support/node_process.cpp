@@ -71,4 +71,16 @@ Result<boost::json::value> NodeProcess::call(const std::string& method,
     return node::callRpc(endpoint_, method, params);
 }
 
+std::pair<int, std::string> NodeProcess::cli(std::vector<std::string> args) const {
+    const auto out = dir_.path() / "cli.out";
+    std::filesystem::remove(out);
+    args.push_back("--home");
+    args.push_back(home_.string());
+    const int code = runCommand(bin(), args, out);
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    return {code, text.str()};
+}
+
 }  // namespace gridledger::testing

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -34,6 +36,11 @@ class NodeProcess {
     /** Calls an RPC method; fails the current test on a transport error. */
     [[nodiscard]] Result<boost::json::value> call(const std::string& method,
                                                   const boost::json::value& params) const;
+    /**
+     * Runs `gridledger ARGS --home <this node's home>` to its end; returns its exit code and
+     * what it printed (stdout and stderr).
+     */
+    [[nodiscard]] std::pair<int, std::string> cli(std::vector<std::string> args) const;
     [[nodiscard]] const std::filesystem::path& home() const { return home_; }
     [[nodiscard]] const std::filesystem::path& log() const { return log_; }
     [[nodiscard]] std::string bin() const { return GRIDLEDGER_BIN; }
