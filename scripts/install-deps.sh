@@ -10,13 +10,15 @@ packages=(
     libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format clang-tidy python3
-    nodejs npm
 )
 
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm run the OpenRPC conformance test's tools (tests/openrpc). A Node.js that brings
+# its own npm serves as well as Debian's packages, which would conflict with it.
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing: ${missing[*]}"
