@@ -79,9 +79,8 @@ Result<std::vector<DeviceAllocation>> allocations(const PowerIndexParams& index,
 Status checkCategory(const PowerIndexParams& index, const Provider& provider,
                      const std::string& category) {
     const auto& served = provider.inventory.categories;
-    const bool inIndex = std::any_of(index.categories.begin(), index.categories.end(),
-                                     [&](const auto& c) { return c.name == category; });
-    if (!inIndex || !std::binary_search(served.begin(), served.end(), category)) {
+    if (index.category(category) == nullptr ||
+        !std::binary_search(served.begin(), served.end(), category)) {
         return fail(ErrorCode::kUnknownCategory,
                     "workload category '" + category + "' is not one the provider serves");
     }

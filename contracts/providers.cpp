@@ -17,15 +17,6 @@ std::string joined(const std::vector<std::string>& items) {
     return out;
 }
 
-const WorkloadCategory* findCategory(const PowerIndexParams& index, std::string_view name) {
-    for (const auto& c : index.categories) {
-        if (c.name == name) {
-            return &c;
-        }
-    }
-    return nullptr;
-}
-
 /** The inventory in its canonical order: devices by model, labels by key, names sorted. */
 codec::RegisterProvider canonical(codec::RegisterProvider reg) {
     std::sort(reg.devices.begin(), reg.devices.end(),
@@ -128,7 +119,7 @@ Result<DeviceSpec> deviceSpec(const PowerIndexParams& index, const codec::Device
 
 Status checkInventory(const PowerIndexParams& index, const codec::RegisterProvider& reg) {
     for (const auto& category : reg.categories) {
-        if (findCategory(index, category) == nullptr) {
+        if (index.category(category) == nullptr) {
             return fail(ErrorCode::kUnknownCategory,
                         "workload category '" + category + "' is not in the power index");
         }

@@ -168,10 +168,8 @@ Events one(Result<codec::Event> event) {
 Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Address& sender,
                          std::uint64_t nonce, const codec::TaskCreate& create) {
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
-    const auto& categories = params.index.categories;
-    const auto category = std::find_if(categories.begin(), categories.end(),
-                                       [&](const auto& c) { return c.name == create.category; });
-    if (category == categories.end()) {
+    const WorkloadCategory* category = params.index.category(create.category);
+    if (category == nullptr) {
         return fail(ErrorCode::kUnknownCategory,
                     "workload category '" + create.category + "' is not in the power index");
     }

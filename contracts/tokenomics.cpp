@@ -227,6 +227,12 @@ Result<std::uint64_t> deviceCorrectedGflops(const PowerIndexParams& params,
     return correctedGflops(device.rawGflops, ratio);
 }
 
+const WorkloadCategory* PowerIndexParams::category(std::string_view name) const {
+    const auto it = std::find_if(categories.begin(), categories.end(),
+                                 [&](const WorkloadCategory& c) { return c.name == name; });
+    return it == categories.end() ? nullptr : &*it;
+}
+
 Result<std::uint64_t> slotValueGflops(const PowerIndexParams& params, std::string_view category,
                                       std::span<const DeviceAllocation> allocations,
                                       std::uint32_t renewableShareBps) {

@@ -39,15 +39,11 @@ void addEvents(const codec::Receipt& receipt, bool systemReceipt, std::vector<No
         if (!topic) {
             continue;
         }
-        json::object attributes;
-        for (const auto& [key, val] : event.attributes) {
-            attributes[key] = val;
-        }
         const json::object result{{"height", std::to_string(receipt.height)},
                                   {"tx_hash", receipt.txHash.hex()},
                                   {"index", receipt.index},
                                   {"kind", event.kind},
-                                  {"attributes", std::move(attributes)}};
+                                  {"attributes", handlers::attributesJson(event)}};
         out.push_back(Notification{*topic, json::serialize(result)});
     }
 }
@@ -85,12 +81,8 @@ Result<std::vector<Notification>> notificationsAt(const ChainContext& context,
         return fail(ErrorCode::kNotFound, "no executed block at height " + std::to_string(height));
     }
     std::vector<Notification> out;
-    const json::object head{{"height", std::to_string(height)},
-                            {"id", block->id.hex()},
-                            {"state_root", roots->stateRoot.hex()},
-                            {"results_root", roots->resultsRoot.hex()},
-                            {"header", handlers::headerJson(*block)}};
-    out.push_back(Notification{Topic::kNewHeads, json::serialize(head)});
+    out.push_back(Notification{Topic::kNewHeads,
+                               json::serialize(handlers::headJson(height, *block, *roots))});
     GL_ASSIGN_OR_RETURN(system, context.blocks->systemReceiptAt(height));
     if (system) {
         addEvents(*system, true, out);

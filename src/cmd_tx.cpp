@@ -110,6 +110,12 @@ Status signAndSubmit(const Common& c, const Build& build) {
 
 }  // namespace
 
+TxBuild fixedPayload(codec::Payload payload) {
+    return [payload = std::move(payload)](const Endpoint&) -> Result<codec::Payload> {
+        return payload;
+    };
+}
+
 int runTxPayload(const std::string& name, po::options_description& specific, const Args& args,
                  Common& common, const std::function<Result<Build>()>& prepare) {
     po::options_description desc("gridledger tx " + name);
@@ -151,9 +157,7 @@ int runTransfer(const Args& args) {
     return runPayload("transfer", o, args, c, [&]() -> Result<Build> {
         GL_ASSIGN_OR_RETURN(address, fixedArg<Address>(to, "to"));
         GL_ASSIGN_OR_RETURN(units, parseU128(amount));
-        return Build([address, units](const Endpoint&) -> Result<codec::Payload> {
-            return codec::Transfer{address, units};
-        });
+        return fixedPayload(codec::Transfer{address, units});
     });
 }
 
@@ -225,9 +229,7 @@ int runPropose(const Args& args) {
     return runPayload("propose " + action, o, Args(args.begin() + 1, args.end()), c,
                       [&]() -> Result<Build> {
                           GL_ASSIGN_OR_RETURN(parsed, proposalAction(action, v));
-                          return Build([parsed](const Endpoint&) -> Result<codec::Payload> {
-                              return codec::Propose{parsed};
-                          });
+                          return fixedPayload(codec::Propose{parsed});
                       });
 }
 
@@ -239,9 +241,7 @@ int runVote(const Args& args) {
     o.add_options()("proposal", po::value(&proposal)->required(), "proposal id")(
         "reject", po::bool_switch(&reject), "vote no (default: yes)");
     return runPayload("vote", o, args, c, [&]() -> Result<Build> {
-        return Build([&](const Endpoint&) -> Result<codec::Payload> {
-            return codec::ProposalVote{proposal, !reject};
-        });
+        return fixedPayload(codec::ProposalVote{proposal, !reject});
     });
 }
 
@@ -255,7 +255,7 @@ int runRegisterProvider(const Args& args) {
     return runPayload("register-provider", o, args, c, [&]() -> Result<Build> {
         GL_ASSIGN_OR_RETURN(text, readFile(file));
         GL_ASSIGN_OR_RETURN(inventory, contracts::parseInventoryJson(text));
-        return Build([inventory](const Endpoint&) -> Result<codec::Payload> { return inventory; });
+        return fixedPayload(inventory);
     });
 }
 
@@ -339,7 +339,7 @@ int runChallenge(const Args& args) {
             GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(evidence, "evidence"));
             ch.evidence = hash;
         }
-        return Build([&](const Endpoint&) -> Result<codec::Payload> { return ch; });
+        return fixedPayload(ch);
     });
 }
 

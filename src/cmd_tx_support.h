@@ -30,6 +30,9 @@ struct TxCommon {
 /** Builds a payload once the node is known (some payloads read the chain first). */
 using TxBuild = std::function<Result<codec::Payload>(const Endpoint&)>;
 
+/** A TxBuild for a payload that needs nothing from the node. */
+[[nodiscard]] TxBuild fixedPayload(codec::Payload payload);
+
 /**
  * Parses the options of `tx <name>` (`specific` plus the common ones), then signs the payload
  * `prepare` builds from `--from`, submits it with tx_submit and prints the answers (and the

@@ -28,12 +28,6 @@ Result<Hash256> taskArg(const std::string& text) {
     return fixedArg<Hash256>(text, "task");
 }
 
-TxBuild fixedPayload(codec::Payload payload) {
-    return [payload = std::move(payload)](const Endpoint&) -> Result<codec::Payload> {
-        return payload;
-    };
-}
-
 /** Commands that name only the task: start, refuse, cancel. */
 template <typename Payload>
 int runTaskRef(const std::string& name, const Args& args) {

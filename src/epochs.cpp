@@ -6,6 +6,18 @@
 #include <gridledger/contracts/governance.h>
 
 namespace gridledger::node {
+namespace {
+
+/** The committee of `epoch` seeded by `seedId` among `validators` (DESIGN.md §4). */
+Result<consensus::Committee> committeeOf(const std::vector<PubKey>& validators,
+                                         std::string_view chainId, std::uint64_t epoch,
+                                         const Hash256& seedId, std::size_t committeeMax) {
+    GL_ASSIGN_OR_RETURN(
+        members, consensus::selectCommittee(validators, chainId, epoch, seedId, committeeMax));
+    return consensus::Committee::create(chainId, epoch, seedId, members);
+}
+
+}  // namespace
 
 Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
                                               const codec::Block& genesisBlock) {
@@ -14,11 +26,8 @@ Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
     for (const auto& v : genesis.validators) {
         validators.push_back(v.consensusKey);
     }
-    const std::uint64_t epoch = genesisBlock.header.epoch;
-    GL_ASSIGN_OR_RETURN(
-        members, consensus::selectCommittee(validators, genesis.chainId, epoch, genesisBlock.id,
-                                            genesis.consensus.committeeMax));
-    return consensus::Committee::create(genesis.chainId, epoch, genesisBlock.id, members);
+    return committeeOf(validators, genesis.chainId, genesisBlock.header.epoch, genesisBlock.id,
+                       genesis.consensus.committeeMax);
 }
 
 Result<ValidatorKeys> validatorKeysAt(const ledger::StateTree& tree, std::uint64_t height) {
@@ -44,11 +53,10 @@ Result<std::optional<NextEpoch>> nextEpochAfter(const ledger::StateTree& tree,
     if (height == 0 || set.changedAtHeight != height) {
         return std::optional<NextEpoch>{};
     }
-    const std::uint64_t epoch = current.epoch() + 1;
     GL_ASSIGN_OR_RETURN(
-        members, consensus::selectCommittee(set.keys, chainId, epoch, block.id, committeeMax));
-    GL_ASSIGN_OR_RETURN(committee, consensus::Committee::create(chainId, epoch, block.id, members));
-    return std::optional<NextEpoch>{NextEpoch{std::move(set.keys), std::move(committee)}};
+        committee, committeeOf(set.keys, chainId, current.epoch() + 1, block.id, committeeMax));
+    return std::optional<NextEpoch>{
+        NextEpoch{std::move(set.keys), std::move(set.nodeIds), std::move(committee)}};
 }
 
 Result<consensus::Committee> committeeAtHead(const contracts::Genesis& genesis,
@@ -69,11 +77,8 @@ Result<consensus::Committee> committeeAtHead(const contracts::Genesis& genesis,
                                              std::to_string(set.changedAtHeight) +
                                              " that changed the validator set is missing");
     }
-    const std::uint64_t epoch = seed->header.epoch + 1;
-    GL_ASSIGN_OR_RETURN(members,
-                        consensus::selectCommittee(set.keys, genesis.chainId, epoch, seed->id,
-                                                   genesis.consensus.committeeMax));
-    return consensus::Committee::create(genesis.chainId, epoch, seed->id, members);
+    return committeeOf(set.keys, genesis.chainId, seed->header.epoch + 1, seed->id,
+                       genesis.consensus.committeeMax);
 }
 
 }  // namespace gridledger::node

@@ -39,12 +39,14 @@ struct ValidatorKeys {
 /**
  * Requires `block` executed into `tree` and `current` the committee of its epoch. When the
  * block's execution changed the validator set, returns the keys of the new set (for
- * consensus::EpochChange) and the committee of the next epoch: epoch + 1, seed block `block`,
- * consensus::selectCommittee(new set, chainId, epoch + 1, block.id, committeeMax). Otherwise
- * nullopt.
+ * consensus::EpochChange), their transport ids and the committee of the next epoch: epoch + 1, seed
+ * block `block`, consensus::selectCommittee(new set, chainId, epoch + 1, block.id, committeeMax).
+ * Otherwise nullopt.
  */
 struct NextEpoch {
     std::vector<PubKey> validators;
+    /** The transport id of each validator, in the same order. */
+    std::vector<NodeId> nodeIds;
     consensus::Committee committee;
 };
 [[nodiscard]] Result<std::optional<NextEpoch>> nextEpochAfter(const ledger::StateTree& tree,

@@ -363,8 +363,9 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         }
         height = block.header.height;
         loopback_.push_back(consensus::Executed{height, roots->stateRoot, roots->resultsRoot});
-        const auto change = endEpochIfChanged(block);
+        auto change = endEpochIfChanged(block);
         if (!change) {
+            fatal(change.error());
             return;
         }
         if (*change) {
@@ -431,32 +432,22 @@ std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& 
     return done->roots;
 }
 
-std::optional<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
+Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
     const codec::Block& block) {
-    const auto current = committee();
-    auto next =
-        nextEpochAfter(*tree_, block, *current, genesis_.chainId, genesis_.consensus.committeeMax);
+    GL_ASSIGN_OR_RETURN(next, nextEpochAfter(*tree_, block, *committee(), genesis_.chainId,
+                                             genesis_.consensus.committeeMax));
     if (!next) {
-        fatal(next.error());
-        return std::nullopt;
+        return std::optional<consensus::EpochChange>{};  // no change
     }
-    if (!*next) {
-        return std::make_optional(std::optional<consensus::EpochChange>{});  // no change
-    }
-    auto set = validatorKeysAt(*tree_, block.header.height);
-    if (!set) {
-        fatal(set.error());
-        return std::nullopt;
-    }
-    for (std::size_t i = 0; i < set->keys.size() && i < set->nodeIds.size(); ++i) {
-        nodeIds_.insert_or_assign(set->keys[i], set->nodeIds[i]);
+    for (std::size_t i = 0; i < next->validators.size() && i < next->nodeIds.size(); ++i) {
+        nodeIds_.insert_or_assign(next->validators[i], next->nodeIds[i]);
     }
     log_->info("epoch change height={} epoch={} members={} member={}", block.header.height,
-               (*next)->committee.epoch(), (*next)->committee.size(),
-               (*next)->committee.contains(proposer_.publicKey()));
-    committee_.store(std::make_shared<const consensus::Committee>((*next)->committee));
-    return std::make_optional(
-        std::make_optional(consensus::EpochChange{block, std::move((*next)->validators)}));
+               next->committee.epoch(), next->committee.size(),
+               next->committee.contains(proposer_.publicKey()));
+    committee_.store(std::make_shared<const consensus::Committee>(next->committee));
+    return std::optional<consensus::EpochChange>{
+        consensus::EpochChange{block, std::move(next->validators)}};
 }
 
 void NodeImpl::storeCommitProofs(const std::vector<HeightProof>& proofs) {

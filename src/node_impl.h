@@ -102,11 +102,10 @@ class NodeImpl {
     void storeCommitProofs(const std::vector<HeightProof>& proofs);
     /**
      * After executing `block`: if it changed the validator set, switches to the next epoch's
-     * committee (docs/protocol.md §12) and returns the EpochChange to give the core. False
-     * after a fatal error.
+     * committee (docs/protocol.md §12) and returns the EpochChange to give the core; nullopt
+     * when the set did not change. Fails when the state cannot be read.
      */
-    std::optional<std::optional<consensus::EpochChange>> endEpochIfChanged(
-        const codec::Block& block);
+    Result<std::optional<consensus::EpochChange>> endEpochIfChanged(const codec::Block& block);
     /** The committee of the epoch the ledger is in (read by the peer-message workers too). */
     [[nodiscard]] std::shared_ptr<const consensus::Committee> committee() const {
         return committee_.load();

@@ -10,11 +10,7 @@ Result<value> chainGetHead(const ChainContext& ctx, const value& params) {
     if (!block || !roots) {
         return fail(ErrorCode::kCorrupt, "executed head block is missing");
     }
-    return boost::json::object{{"height", std::to_string(height)},
-                               {"id", block->id.hex()},
-                               {"state_root", roots->stateRoot.hex()},
-                               {"results_root", roots->resultsRoot.hex()},
-                               {"header", headerJson(*block)}};
+    return headJson(height, *block, *roots);
 }
 
 }  // namespace gridledger::rpc::handlers

@@ -40,5 +40,10 @@ Result<std::uint64_t> readHeight(const ChainContext& ctx, const value& params, s
 boost::json::object headerJson(const codec::Block& block);
 boost::json::object qcJson(const codec::QuorumCert& qc);
 boost::json::object receiptJson(const codec::Receipt& receipt);
+/** An event's attributes as a JSON object of strings. */
+boost::json::object attributesJson(const codec::Event& event);
+/** The executed block at `height` as chain_getHead and the newHeads subscription show it. */
+boost::json::object headJson(std::uint64_t height, const codec::Block& block,
+                             const ledger::ExecRoots& roots);
 
 }  // namespace gridledger::rpc::handlers

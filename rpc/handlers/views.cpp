@@ -66,14 +66,27 @@ json::object headerJson(const codec::Block& block) {
     return out;
 }
 
+json::object headJson(std::uint64_t height, const codec::Block& block,
+                      const ledger::ExecRoots& roots) {
+    return {{"height", dec(height)},
+            {"id", block.id.hex()},
+            {"state_root", roots.stateRoot.hex()},
+            {"results_root", roots.resultsRoot.hex()},
+            {"header", headerJson(block)}};
+}
+
+json::object attributesJson(const codec::Event& event) {
+    json::object attributes;
+    for (const auto& [key, val] : event.attributes) {
+        attributes[key] = val;
+    }
+    return attributes;
+}
+
 json::object receiptJson(const codec::Receipt& receipt) {
     json::array events;
     for (const auto& event : receipt.events) {
-        json::object attributes;
-        for (const auto& [key, val] : event.attributes) {
-            attributes[key] = val;
-        }
-        events.push_back(json::object{{"kind", event.kind}, {"attributes", std::move(attributes)}});
+        events.push_back(json::object{{"kind", event.kind}, {"attributes", attributesJson(event)}});
     }
     return {{"tx_hash", receipt.txHash.hex()},
             {"height", dec(receipt.height)},

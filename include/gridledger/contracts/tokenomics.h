@@ -96,6 +96,9 @@ struct PowerIndexParams {
      * exactly 10 000 bps; greenMaxBonusBps ≤ 10 000. Fails with kInvalidArgument naming the fault.
      */
     [[nodiscard]] Status validate() const;
+
+    /** The category named `name`, or nullptr when the index has none of that name. */
+    [[nodiscard]] const WorkloadCategory* category(std::string_view name) const;
 };
 
 /** A device's measured value for each factor, by factor name, in the factor's unit. */
