@@ -11,30 +11,22 @@
 #include <sstream>
 #include <thread>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/buffers_to_string.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/websocket/stream.hpp>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
-#include <sys/socket.h>
 
 #include <gridledger/codec/tx.h>
 
 #include "home.h"
 #include "support/node_process.h"
+#include "support/ws_client.h"
 
 namespace gridledger {
 namespace {
 
-namespace net = boost::asio;
-namespace websocket = boost::beast::websocket;
 namespace json = boost::json;
-using tcp = net::ip::tcp;
 using testing::NodeProcess;
+using testing::WsClient;
 
 /** Each head notification is about 1.3 KB; the node drops a client with this much queued. */
 constexpr std::size_t kSendBufferBytes = 64 * 1024;
@@ -63,54 +55,6 @@ void configureLimits(const NodeProcess& node) {
                                 "max_subscriptions = " + std::to_string(kMaxSubscriptions));
     std::ofstream(path, std::ios::trunc) << config;
 }
-
-/** A WebSocket JSON-RPC client on the node's /ws, with a small socket receive buffer if asked. */
-class WsClient {
-  public:
-    WsClient(std::uint16_t port, int receiveBuffer = 0) : ws_(io_) {
-        tcp::socket& socket = ws_.next_layer();
-        socket.open(tcp::v4());
-        if (receiveBuffer > 0) {
-            socket.set_option(net::socket_base::receive_buffer_size(receiveBuffer));
-        }
-        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-        ws_.handshake("127.0.0.1", "/ws");
-    }
-
-    void send(const json::value& request) { ws_.write(net::buffer(json::serialize(request))); }
-
-    json::value read() {
-        boost::beast::flat_buffer buffer;
-        ws_.read(buffer);
-        return json::parse(boost::beast::buffers_to_string(buffer.data()));
-    }
-
-    /** Subscribes to `topic` and returns the subscription id. */
-    std::string subscribe(std::string_view topic, int id) {
-        send(json::object{{"jsonrpc", "2.0"},
-                          {"id", id},
-                          {"method", "chain_subscribe"},
-                          {"params", json::array{json::string(topic)}}});
-        json::value answer = read();
-        while (answer.as_object().contains("method")) {
-            answer = read();  // A notification of an earlier subscription.
-        }
-        EXPECT_TRUE(answer.as_object().contains("result")) << json::serialize(answer);
-        return answer.as_object().contains("result") ? field(answer, "result") : std::string();
-    }
-
-    /** The kernel's TCP state of the connection (TCP_CLOSE once the node reset it). */
-    int tcpState() {
-        tcp_info info{};
-        socklen_t size = sizeof info;
-        ::getsockopt(ws_.next_layer().native_handle(), IPPROTO_TCP, TCP_INFO, &info, &size);
-        return info.tcpi_state;
-    }
-
-  private:
-    net::io_context io_;
-    websocket::stream<tcp::socket> ws_;
-};
 
 /** Streams transfers from the dev key, staying inside the node's nonce window. */
 class TransferStream {

@@ -3,9 +3,16 @@
 // provider starts it and submits a result, the consumer accepts it; a second task is cancelled
 // while running. task_get and account_get show the transitions and the balances, checked against
 // amounts computed by hand from the dev genesis (ml_training at C = 2.5·10^14, pool_share 10 %).
+// A WebSocket subscriber to taskTransitions and attestations receives each of those events once,
+// in order, as the chain's receipts hold them.
 
+#include <algorithm>
+#include <array>
+#include <condition_variable>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -15,6 +22,7 @@
 #include <gridledger/base/amount.h>
 
 #include "support/node_process.h"
+#include "support/ws_client.h"
 
 namespace gridledger {
 namespace {
@@ -86,9 +94,115 @@ std::uint64_t u64Of(const json::value& v) {
     return *parseU64(std::string(v.as_string()));
 }
 
+/** The height a `tx … --wait` command's output reports. */
+std::uint64_t committedHeight(const std::string& out) {
+    std::smatch match;
+    EXPECT_TRUE(std::regex_search(out, match, std::regex("\"height\":\"(\\d+)\""))) << out;
+    return match.size() > 1 ? *parseU64(std::string(match[1])) : 0;
+}
+
+/** One event notification: its topic and the notification's result. */
+struct Seen {
+    std::string topic;
+    json::object result;
+};
+
+/**
+ * A WebSocket subscriber to taskTransitions, attestations and newHeads, reading on its own thread.
+ * A connection's notifications come height by height, so once the head of height h + 1 arrived
+ * every event of heights ≤ h did.
+ */
+class EventWatcher {
+  public:
+    explicit EventWatcher(std::uint16_t port) : ws_(port) {
+        topics_[ws_.subscribe("taskTransitions", 1)] = "taskTransitions";
+        topics_[ws_.subscribe("attestations", 2)] = "attestations";
+        heads_ = ws_.subscribe("newHeads", 3);
+        reader_ = std::thread([this] { run(); });
+    }
+    EventWatcher(const EventWatcher&) = delete;
+    EventWatcher& operator=(const EventWatcher&) = delete;
+    ~EventWatcher() {
+        ws_.shutdown();
+        reader_.join();
+    }
+
+    /** The events notified up to `height`, in arrival order; fails the test after 60 s. */
+    std::vector<Seen> through(std::uint64_t height) {
+        std::unique_lock lock(mutex_);
+        const bool arrived = changed_.wait_for(lock, std::chrono::seconds(60),
+                                               [&] { return failure_ || lastHead_ > height; });
+        EXPECT_TRUE(arrived && !failure_)
+            << "no head above " << height << " arrived; last head " << lastHead_;
+        std::vector<Seen> out;
+        for (const Seen& seen : seen_) {
+            if (u64Of(seen.result.at("height")) <= height) {
+                out.push_back(seen);
+            }
+        }
+        return out;
+    }
+
+  private:
+    void run() {
+        try {
+            for (;;) {
+                const json::value message = ws_.read();
+                const json::object& params = message.at("params").as_object();
+                const std::string id(params.at("subscription").as_string());
+                const json::object& result = params.at("result").as_object();
+                const std::lock_guard lock(mutex_);
+                if (id == heads_) {
+                    lastHead_ = u64Of(result.at("height"));
+                } else {
+                    seen_.push_back(Seen{topics_.at(id), result});
+                }
+                changed_.notify_all();
+            }
+        } catch (const std::exception&) {
+            const std::lock_guard lock(mutex_);
+            failure_ = true;  // the connection ended: the node stopped, or the test is done
+            changed_.notify_all();
+        }
+    }
+
+    testing::WsClient ws_;
+    std::map<std::string, std::string> topics_;
+    std::string heads_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<Seen> seen_;
+    std::uint64_t lastHead_ = 0;
+    bool failure_ = false;
+    std::thread reader_;
+};
+
+/** The events the chain holds for a notification: its tx's receipt, or its block's system work. */
+json::array chainEventsOf(const testing::NodeProcess& node, const json::object& notified) {
+    const std::string txHash(notified.at("tx_hash").as_string());
+    auto block = node.call("chain_getBlock", json::array{notified.at("height")});
+    EXPECT_TRUE(block) << block.error().message;
+    if (!block) {
+        return {};
+    }
+    const json::object* receipt = nullptr;
+    auto tx = node.call("tx_get", json::array{json::string(txHash)});
+    if (tx && tx->as_object().contains("receipt")) {
+        EXPECT_EQ(tx->at("height"), notified.at("height"));
+        receipt = &tx->at("receipt").as_object();
+    } else {
+        receipt = block->as_object().if_contains("system_receipt") != nullptr
+                      ? &block->at("system_receipt").as_object()
+                      : nullptr;
+    }
+    EXPECT_NE(receipt, nullptr) << "no receipt for " << json::serialize(notified);
+    return receipt != nullptr ? receipt->at("events").as_array() : json::array{};
+}
+
 TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     testing::NodeProcess node;
     node.start();
+    EventWatcher watcher(node.port());
     const std::string gpu = newKey(node, "gpu");
     const std::string user = newKey(node, "user");
     const u128 funded = 10 * kDps;
@@ -175,6 +289,59 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     EXPECT_NE(out.find("\"success\":false"), std::string::npos) << out;
     EXPECT_NE(out.find("\"code\":120"), std::string::npos) << out;
     EXPECT_EQ(node.cli({"tx", "task-start", "--from", "gpu", "--task", "0x12"}).first, 1);
+
+    // The subscriber saw every task transition and the attestation once, in chain order: 9
+    // transitions of the two tasks written out by hand, then nothing for the refused start.
+    const std::vector<Seen> seen = watcher.through(committedHeight(out));
+    const std::string created = "task_created";
+    const std::string moved = "task_transition";
+    const std::vector<std::array<std::string, 6>> expected = {
+        // kind, task, trigger, from, to, actor
+        {created, id, "", "", "", ""},
+        {moved, id, "assign", "pending", "assigned", "system"},
+        {moved, id, "start", "assigned", "running", gpu},
+        {moved, id, "submit_result", "running", "result_submitted", gpu},
+        {moved, id, "accept", "result_submitted", "settled", user},
+        {created, second, "", "", "", ""},
+        {moved, second, "assign", "pending", "assigned", "system"},
+        {moved, second, "start", "assigned", "running", gpu},
+        {moved, second, "cancel", "running", "cancelled", user},
+    };
+    std::vector<json::object> transitions;
+    std::vector<json::object> attestations;
+    for (const Seen& event : seen) {
+        (event.topic == "attestations" ? attestations : transitions).push_back(event.result);
+        // Each notified event is one the chain stored for that transaction or block.
+        const json::array events = chainEventsOf(node, event.result);
+        const json::object stored{{"kind", event.result.at("kind")},
+                                  {"attributes", event.result.at("attributes")}};
+        EXPECT_NE(std::find(events.begin(), events.end(), json::value(stored)), events.end())
+            << json::serialize(event.result) << " is not in " << json::serialize(events);
+    }
+    ASSERT_EQ(transitions.size(), expected.size());
+    std::uint64_t previous = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const json::object& got = transitions[i];
+        const json::object& attributes = got.at("attributes").as_object();
+        const auto& [kind, taskId, trigger, from, to, actor] = expected[i];
+        EXPECT_EQ(got.at("kind").as_string(), kind) << i;
+        EXPECT_EQ(attributes.at("task").as_string(), taskId) << i;
+        EXPECT_GE(u64Of(got.at("height")), previous) << i;
+        previous = u64Of(got.at("height"));
+        if (kind == moved) {
+            EXPECT_EQ(attributes.at("trigger").as_string(), trigger) << i;
+            EXPECT_EQ(attributes.at("from").as_string(), from) << i;
+            EXPECT_EQ(attributes.at("to").as_string(), to) << i;
+            EXPECT_EQ(attributes.at("actor").as_string(), actor) << i;
+        } else {
+            EXPECT_EQ(attributes.at("consumer").as_string(), user) << i;
+        }
+    }
+    ASSERT_EQ(attestations.size(), 1U);
+    const json::object& attested = attestations[0].at("attributes").as_object();
+    EXPECT_EQ(attestations[0].at("kind").as_string(), "attestation");
+    EXPECT_EQ(attested.at("provider").as_string(), gpu);
+    EXPECT_EQ(attested.at("gflops").as_string(), "2496000");  // 8 × 312 000
     node.stop(SIGTERM);
 }
 

@@ -1,0 +1,50 @@
+#pragma once
+
+// A blocking WebSocket JSON-RPC client on a node's /ws, for tests of subscriptions.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <boost/json.hpp>
+
+namespace gridledger::testing {
+
+class WsClient {
+  public:
+    /**
+     * Connects to 127.0.0.1:`port` and upgrades to /ws. A positive `receiveBuffer` sets the
+     * socket's receive buffer (bytes) before connecting. Throws on a failed connect or handshake.
+     */
+    explicit WsClient(std::uint16_t port, int receiveBuffer = 0);
+
+    /** Sends one text frame holding `request` serialized. Throws on a write error. */
+    void send(const boost::json::value& request);
+
+    /** Blocks until the next frame and parses it. Throws on a read error or invalid JSON. */
+    boost::json::value read();
+
+    /**
+     * Subscribes to `topic` with request id `id` and returns the subscription id, skipping
+     * notifications of earlier subscriptions; fails the current test and returns "" on an error.
+     */
+    std::string subscribe(std::string_view topic, int id);
+
+    /**
+     * Shuts the socket down in both directions, so that a read blocked on another thread
+     * returns with an error. Only this may be called while another thread reads.
+     */
+    void shutdown();
+
+    /** The kernel's TCP state of the connection (TCP_CLOSE once the node reset it). */
+    int tcpState();
+
+  private:
+    boost::asio::io_context io_;
+    boost::beast::websocket::stream<boost::asio::ip::tcp::socket> ws_;
+};
+
+}  // namespace gridledger::testing
