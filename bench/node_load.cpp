@@ -7,15 +7,20 @@
 // for N > 1), funds sender accounts from the dev account, pre-signs every transfer, submits them
 // in JSON-RPC batches over keep-alive HTTP connections from several threads (client t talks to
 // node t mod N, so every validator's mempool takes load and gossips it) and waits until every one
-// is committed.
+// is committed. Then it stops the nodes and replays node 0's chain with `gridledger replay`
+// (every signature, certificate and state root checked again), reporting the replay rate as a
+// ratio to the one-core verification rate of the same run.
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +36,7 @@
 
 #include "home.h"
 #include "support/node_process.h"
+#include "support/process.h"
 #include "support/testnet.h"
 
 namespace gridledger {
@@ -130,6 +136,33 @@ struct Latency {
     double maxMs = 0;
 };
 
+/**
+ * Replays the stopped node's chain at `home` with `gridledger replay` and prints the blocks and
+ * transactions it checked, its rate, and that rate over the one-core verify rate `perCore` (the
+ * replay verifies every signature on one thread). False when the replay fails.
+ */
+bool reportReplay(const std::filesystem::path& home, double perCore) {
+    const auto log = home.parent_path() / "replay.log";
+    const int code = testing::runCommand(GRIDLEDGER_BIN, {"replay", "--home", home.string()}, log);
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string output = text.str();
+    std::smatch match;
+    const std::regex summary(
+        R"(heights 1\.\.(\d+), (\d+) blocks, (\d+) txs, .* ([0-9.]+) s \((\d+) blocks/s, (\d+) txs/s\))");
+    if (code != 0 || !std::regex_search(output, match, summary)) {
+        std::cerr << "gridledger replay failed: " << output << "\n";
+        return false;
+    }
+    const double txsPerS = std::stod(match[6]);
+    std::cout << "replay_blocks=" << match[2] << " replay_txs=" << match[3]
+              << " replay_seconds=" << match[4] << " replay_blocks_per_s=" << match[5]
+              << " replay_tx_per_s=" << txsPerS
+              << " replay_ratio_to_verify_rate_per_core=" << txsPerS / perCore << "\n";
+    return true;
+}
+
 /** The node processes under load: one dev node, or a testnet of N validators. */
 class Nodes {
   public:
@@ -162,6 +195,10 @@ class Nodes {
     }
 
     [[nodiscard]] const std::vector<std::uint16_t>& ports() const { return ports_; }
+    /** Node 0's home. */
+    [[nodiscard]] const std::filesystem::path& home() const {
+        return single_ ? single_->home() : net_->home(0);
+    }
     [[nodiscard]] const crypto::SecretKey& dev() const { return *dev_; }
     [[nodiscard]] const std::string& chainId() const { return chainId_; }
 
@@ -376,7 +413,7 @@ int run(std::size_t validators) {
     std::cout << "latency_load_tx_per_s=" << latency->offered << " txs=" << latency->count
               << " commit_latency_ms_p50=" << latency->p50Ms << " p99=" << latency->p99Ms
               << " max=" << latency->maxMs << "\n";
-    return 0;
+    return reportReplay(nodes.home(), perCore) ? 0 : 1;
 }
 
 }  // namespace
