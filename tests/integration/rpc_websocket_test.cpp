@@ -1,8 +1,10 @@
 // WebSocket subscriptions on a running node (docs/rpc.md, "Subscriptions"): under a stream of
 // transfers, a newHeads subscriber receives every executed height exactly once, in order, each
 // matching chain_getBlock; a subscriber that stops reading is disconnected while the node keeps
-// committing and serving the others.
+// committing and serving the others. An epochSettlements subscriber receives each settled epoch
+// once, in order, as the chain's system receipts and tokenomics_getEpoch record it.
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <iostream>
@@ -192,6 +194,57 @@ TEST(RpcWebSocket, NewHeadsArriveOnceInOrderUnderLoadAndASlowReaderIsDroppedAlon
     std::cout << "heights seen " << seen.front().first << ".." << seen.back().first
               << ", slow client dropped at height " << droppedAtHeight << ", transfers in them "
               << txsSeen << " of " << transfers.submitted() << " submitted\n";
+}
+
+TEST(RpcWebSocket, EachSettledEpochIsNotifiedOnceInOrderAsTheChainRecordsIt) {
+    // Epochs of 2 s (4 slots of 500 ms): a dev chain's empty blocks settle one every 4 blocks.
+    constexpr std::uint64_t kEpochMs = 2000;
+    constexpr std::size_t kSettlements = 4;
+    NodeProcess node;
+    const auto genesisPath = node.home() / "config" / "genesis.json";
+    std::ifstream in(genesisPath);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    json::value genesis = json::parse(text.str());
+    genesis.at("tokenomics").as_object()["epoch_ms"] = std::to_string(kEpochMs);
+    genesis.at("tokenomics").as_object()["slot_ms"] = "500";
+    std::ofstream(genesisPath, std::ios::trunc) << json::serialize(genesis);
+    const std::uint64_t genesisMs = *parseU64(field(genesis, "genesis_time_ms"));
+    node.start();
+
+    WsClient client(node.port());
+    const std::string id = client.subscribe("epochSettlements", 1);
+    ASSERT_FALSE(id.empty());
+    std::vector<json::object> settled;
+    while (settled.size() < kSettlements) {
+        const json::value message = client.read();  // the node sends one every 2 s
+        ASSERT_EQ(field(message.at("params"), "subscription"), id) << json::serialize(message);
+        settled.push_back(message.at("params").at("result").as_object());
+    }
+    for (std::size_t i = 0; i < settled.size(); ++i) {
+        const json::object& n = settled[i];
+        ASSERT_EQ(field(n, "kind"), "epoch_settled") << json::serialize(n);
+        const json::object& attributes = n.at("attributes").as_object();
+        const std::uint64_t epoch = *parseU64(field(attributes, "epoch"));
+        if (i > 0) {
+            EXPECT_EQ(epoch, *parseU64(field(settled[i - 1].at("attributes"), "epoch")) + 1);
+        }
+        // Epoch e ends (genesis + (e + 1) × epoch length) after its last slot.
+        EXPECT_EQ(*parseU64(field(attributes, "boundary_ms")), genesisMs + (epoch + 1) * kEpochMs);
+        // The chain's own record of the epoch: settled at that height, by that block's system work.
+        auto summary =
+            node.call("tokenomics_getEpoch", json::array{json::string(std::to_string(epoch))});
+        ASSERT_TRUE(summary) << summary.error().message;
+        EXPECT_EQ(field(*summary, "height"), field(n, "height"));
+        auto block = node.call("chain_getBlock", json::array{n.at("height")});
+        ASSERT_TRUE(block) << block.error().message;
+        const json::array& events = block->at("system_receipt").at("events").as_array();
+        const json::object stored{{"kind", "epoch_settled"}, {"attributes", attributes}};
+        EXPECT_NE(std::find(events.begin(), events.end(), json::value(stored)), events.end())
+            << json::serialize(n);
+    }
+    node.stop(SIGTERM);
 }
 
 }  // namespace

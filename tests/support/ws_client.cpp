@@ -1,5 +1,8 @@
 #include "support/ws_client.h"
 
+#include <optional>
+#include <stdexcept>
+
 #include <boost/asio/connect.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -28,9 +31,22 @@ void WsClient::send(const json::value& request) {
     ws_.write(net::buffer(json::serialize(request)));
 }
 
-json::value WsClient::read() {
+json::value WsClient::read(std::chrono::milliseconds timeout) {
     boost::beast::flat_buffer buffer;
-    ws_.read(buffer);
+    std::optional<boost::system::error_code> result;
+    ws_.async_read(buffer, [&result](boost::system::error_code ec, std::size_t) { result = ec; });
+    io_.restart();
+    io_.run_for(timeout);
+    if (!result) {
+        ws_.next_layer().cancel();
+        io_.restart();
+        io_.run();  // lets the cancelled read complete
+        throw std::runtime_error("no WebSocket message within " + std::to_string(timeout.count()) +
+                                 " ms");
+    }
+    if (*result) {
+        throw boost::system::system_error(*result);
+    }
     return json::parse(boost::beast::buffers_to_string(buffer.data()));
 }
 

@@ -2,6 +2,7 @@
 
 // A blocking WebSocket JSON-RPC client on a node's /ws, for tests of subscriptions.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,8 +25,11 @@ class WsClient {
     /** Sends one text frame holding `request` serialized. Throws on a write error. */
     void send(const boost::json::value& request);
 
-    /** Blocks until the next frame and parses it. Throws on a read error or invalid JSON. */
-    boost::json::value read();
+    /**
+     * Blocks until the next frame and parses it. Throws on a read error, invalid JSON, or when no
+     * frame arrives within `timeout` (the connection is unusable after that).
+     */
+    boost::json::value read(std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
     /**
      * Subscribes to `topic` with request id `id` and returns the subscription id, skipping
