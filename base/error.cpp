@@ -66,6 +66,8 @@ std::string_view reasonOf(ErrorCode code) {
             return "config";
         case ErrorCode::kUnavailable:
             return "unavailable";
+        case ErrorCode::kTooManySubscriptions:
+            return "too_many_subscriptions";
         case ErrorCode::kInternal:
             return "internal";
         case ErrorCode::kNotValidator:

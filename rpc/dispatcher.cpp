@@ -108,7 +108,8 @@ bool isValidUtf8(std::string_view text) {
 Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits)
     : methods_(std::move(methods)), limits_(limits) {}
 
-std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request) const {
+std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request,
+                                                        const MethodTable* connection) const {
     try {
         const boost::json::object* object = request.if_object();
         if (object == nullptr) {
@@ -141,7 +142,10 @@ std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value
                                         reason::kBadParams));
         }
         const std::string_view name = view(method->get_string());
-        const Handler* handler = methods_.find(name);
+        const Handler* handler = connection != nullptr ? connection->find(name) : nullptr;
+        if (handler == nullptr) {
+            handler = methods_.find(name);
+        }
         if (handler == nullptr) {
             if (id == nullptr) {
                 return std::nullopt;
@@ -164,7 +168,8 @@ std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value
     }
 }
 
-std::optional<std::string> Dispatcher::handle(std::string_view payload) const {
+std::optional<std::string> Dispatcher::handle(std::string_view payload,
+                                              const MethodTable* connection) const {
     try {
         if (!isValidUtf8(payload)) {
             return errorResponseText(
@@ -188,7 +193,7 @@ std::optional<std::string> Dispatcher::handle(std::string_view payload) const {
         }
         const boost::json::array* batch = parsed.if_array();
         if (batch == nullptr) {
-            std::optional<boost::json::value> response = handleOne(parsed);
+            std::optional<boost::json::value> response = handleOne(parsed, connection);
             if (!response) {
                 return std::nullopt;
             }
@@ -207,7 +212,7 @@ std::optional<std::string> Dispatcher::handle(std::string_view payload) const {
         }
         boost::json::array responses;
         for (const boost::json::value& request : *batch) {
-            std::optional<boost::json::value> response = handleOne(request);
+            std::optional<boost::json::value> response = handleOne(request, connection);
             if (response) {
                 responses.push_back(std::move(*response));
             }

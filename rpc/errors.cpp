@@ -77,6 +77,8 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kConfigError;
         case ErrorCode::kUnavailable:
             return kResourceUnavailable;
+        case ErrorCode::kTooManySubscriptions:
+            return kLimitExceeded;
         // System contracts: refusals at execution; the not-found ones as resources.
         case ErrorCode::kNotValidator:
             return kTransactionRejected;

@@ -10,7 +10,6 @@
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <gridledger/rpc/errors.h>
@@ -28,15 +27,6 @@ namespace json = boost::json;
 
 constexpr std::string_view kServerName = "gridledger";
 
-std::string successText(const json::value& id, json::value result) {
-    return json::serialize(
-        json::object{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
-}
-
-std::string errorText(const json::value& id, const RpcError& error) {
-    return json::serialize(makeErrorResponse(id, error));
-}
-
 std::string subscriptionId(std::uint64_t number) {
     char text[19];
     std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(number));
@@ -46,7 +36,13 @@ std::string subscriptionId(std::uint64_t number) {
 }  // namespace
 
 WsSession::WsSession(net::ip::tcp::socket&& socket, std::shared_ptr<ServerState> state)
-    : ws_(std::move(socket)), state_(std::move(state)) {}
+    : ws_(std::move(socket)), state_(std::move(state)) {
+    // Two valid, distinct names: neither add can fail. The handlers run only inside onRead.
+    (void)methods_.add(std::string(kSubscribeMethod),
+                       [this](const json::value& params) { return subscribe(params); });
+    (void)methods_.add(std::string(kUnsubscribeMethod),
+                       [this](const json::value& params) { return unsubscribe(params); });
+}
 
 WsSession::~WsSession() {
     state_->releaseWs(this);
@@ -107,91 +103,37 @@ void WsSession::onRead(beast::error_code ec) {
     }
     std::string text = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
-    std::optional<std::string> answer = answerSubscription(text);
-    if (!answer) {
-        answer = state_->dispatcher().handle(text);
-    }
+    // The connection's own methods run here, on its strand, like every handler of this read.
+    const std::optional<std::string> answer = state_->dispatcher().handle(text, &methods_);
     if (answer) {
         send(std::move(*answer));
     }
     readNext();
 }
 
-std::optional<std::string> WsSession::answerSubscription(const std::string& text) {
-    // Only single requests are answered here; a subscription call inside a batch reaches the
-    // method table, whose stand-ins refuse it.
-    if (text.find("subscribe") == std::string::npos || !isValidUtf8(text)) {
-        return std::nullopt;
-    }
-    json::parse_options options;
-    options.max_depth = state_->limits().maxJsonDepth;
-    boost::system::error_code ec;
-    const json::value parsed = json::parse(text, ec, json::storage_ptr(), options);
-    const json::object* request = ec ? nullptr : parsed.if_object();
-    if (request == nullptr) {
-        return std::nullopt;
-    }
-    const json::value* method = request->if_contains("method");
-    const json::value* version = request->if_contains("jsonrpc");
-    const json::value* id = request->if_contains("id");
-    const json::value* params = request->if_contains("params");
-    if (method == nullptr || !method->is_string() || version == nullptr || *version != "2.0" ||
-        (id != nullptr && !id->is_string() && !id->is_number() && !id->is_null()) ||
-        (params != nullptr && !params->is_array() && !params->is_object())) {
-        return std::nullopt;  // The dispatcher answers what is wrong with it.
-    }
-    const json::value replyId = id != nullptr ? *id : json::value();
-    std::string answer;
-    if (method->get_string() == kSubscribeMethod) {
-        answer = subscribe(replyId, params);
-    } else if (method->get_string() == kUnsubscribeMethod) {
-        answer = unsubscribe(replyId, params);
-    } else {
-        return std::nullopt;
-    }
-    if (id == nullptr) {
-        return std::string();  // A notification: done, and never answered.
-    }
-    return answer;
-}
-
-std::string WsSession::subscribe(const json::value& id, const json::value* params) {
-    const json::value args = params != nullptr ? *params : json::value();
-    auto checked = expectOnly(args, {"topic"});
-    auto name = checked ? requireString(args, 0, "topic")
-                        : Result<std::string>(std::unexpected(checked.error()));
-    if (!name) {
-        return errorText(id, toRpcError(name.error()));
-    }
-    const std::optional<Topic> topic = topicNamed(*name);
+Result<json::value> WsSession::subscribe(const json::value& params) {
+    GL_TRY(expectOnly(params, {"topic"}));
+    GL_ASSIGN_OR_RETURN(name, requireString(params, 0, "topic"));
+    const std::optional<Topic> topic = topicNamed(name);
     if (!topic) {
-        return errorText(
-            id, toRpcError(Error{ErrorCode::kInvalidArgument,
-                                 "param 0 \"topic\": unknown topic \"" + name->substr(0, 64) +
-                                     "\" (newHeads, taskTransitions, "
-                                     "attestations, epochSettlements)"}));
+        return fail(ErrorCode::kInvalidArgument,
+                    "param 0 \"topic\": unknown topic \"" + name.substr(0, 64) +
+                        "\" (newHeads, taskTransitions, attestations, epochSettlements)");
     }
     const std::size_t limit = state_->limits().maxSubscriptions;
     if (subscriptions_.size() >= limit) {
-        return errorText(id, RpcError{kLimitExceeded,
-                                      "a connection may hold at most " + std::to_string(limit) +
-                                          " subscriptions",
-                                      std::string(reason::kTooManySubscriptions)});
+        return fail(ErrorCode::kTooManySubscriptions,
+                    "a connection may hold at most " + std::to_string(limit) + " subscriptions");
     }
     std::string subscription = subscriptionId(state_->nextSubscriptionNumber());
     subscriptions_.emplace(subscription, *topic);
-    return successText(id, json::string(subscription));
+    return json::string(subscription);
 }
 
-std::string WsSession::unsubscribe(const json::value& id, const json::value* params) {
-    const json::value args = params != nullptr ? *params : json::value();
-    auto checked = expectOnly(args, {"subscription"});
-    auto subscription = checked ? requireString(args, 0, "subscription")
-                                : Result<std::string>(std::unexpected(checked.error()));
-    if (!subscription) {
-        return errorText(id, toRpcError(subscription.error()));
-    }
-    return successText(id, json::value(subscriptions_.erase(*subscription) == 1));
+Result<json::value> WsSession::unsubscribe(const json::value& params) {
+    GL_TRY(expectOnly(params, {"subscription"}));
+    GL_ASSIGN_OR_RETURN(subscription, requireString(params, 0, "subscription"));
+    return json::value(subscriptions_.erase(subscription) == 1);
 }
 
 void WsSession::onDeliver(const SharedNotifications& notifications) {

@@ -19,6 +19,7 @@
 #include <boost/beast/websocket/stream.hpp>
 #include <boost/json/object.hpp>
 
+#include <gridledger/rpc/method_table.h>
 #include <gridledger/rpc/subscriptions.h>
 
 namespace gridledger::rpc::detail {
@@ -30,8 +31,9 @@ using SharedNotifications = std::shared_ptr<const std::vector<Notification>>;
 
 /**
  * One WebSocket connection: every JSON-RPC method (one text message per request or batch, one per
- * response), plus chain_subscribe / chain_unsubscribe, which it answers itself, and the
- * notifications of its subscriptions. Its work runs on the strand of its socket.
+ * response), plus chain_subscribe / chain_unsubscribe, served from the connection's own method
+ * table (also inside a batch), and the notifications of its subscriptions. Its work runs on the
+ * strand of its socket.
  *
  * Outgoing messages wait in a queue bounded by ServerLimits::maxSendBufferBytes; a client that
  * does not read them is disconnected when the queue would exceed it, so nobody ever waits for it.
@@ -57,10 +59,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     void onAccept(boost::beast::error_code ec);
     void readNext();
     void onRead(boost::beast::error_code ec);
-    /** The answer to a request that is a subscription call, or std::nullopt for anything else. */
-    std::optional<std::string> answerSubscription(const std::string& text);
-    std::string subscribe(const boost::json::value& id, const boost::json::value* params);
-    std::string unsubscribe(const boost::json::value& id, const boost::json::value* params);
+    /** chain_subscribe on this connection: the new subscription's id. */
+    Result<boost::json::value> subscribe(const boost::json::value& params);
+    /** chain_unsubscribe on this connection: whether the subscription existed. */
+    Result<boost::json::value> unsubscribe(const boost::json::value& params);
     void onDeliver(const SharedNotifications& notifications);
     void send(std::string message);
     void writeNext();
@@ -75,6 +77,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     bool writing_ = false;
     bool open_ = false;
     bool closed_ = false;
+    /** chain_subscribe and chain_unsubscribe, bound to this connection. */
+    MethodTable methods_;
     /** Subscription id -> topic. */
     std::map<std::string, Topic, std::less<>> subscriptions_;
 };

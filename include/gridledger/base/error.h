@@ -47,6 +47,8 @@ enum class ErrorCode : std::uint16_t {
     // Configuration.
     kConfig = 80,
     kUnavailable = 81,
+    /** A connection asked for more subscriptions than the node allows it. */
+    kTooManySubscriptions = 82,
     kInternal = 99,
     // System contracts (DESIGN.md §6): refusals recorded on receipts.
     kNotValidator = 100,

@@ -28,15 +28,21 @@ class Dispatcher {
      * The response to `payload`, or std::nullopt when nothing is to be sent back (a single
      * notification, or a batch of notifications only). Never throws: a handler's exception
      * becomes a -32603 error for that request.
+     *
+     * `connection`, when given, holds methods of one connection (a WebSocket's chain_subscribe):
+     * a name found there is served by it, in a single request or inside a batch, before the
+     * shared table is looked at. Its handlers run on the calling thread.
      */
-    [[nodiscard]] std::optional<std::string> handle(std::string_view payload) const;
+    [[nodiscard]] std::optional<std::string> handle(std::string_view payload,
+                                                    const MethodTable* connection = nullptr) const;
 
     /**
      * The response to one already-parsed request (an element of a batch), or std::nullopt for a
-     * notification. Exposed for transports that parse themselves; never throws.
+     * notification, with `connection` as for handle(). Exposed for transports that parse
+     * themselves; never throws.
      */
     [[nodiscard]] std::optional<boost::json::value> handleOne(
-        const boost::json::value& request) const;
+        const boost::json::value& request, const MethodTable* connection = nullptr) const;
 
     /** The methods served. */
     [[nodiscard]] const MethodTable& methods() const { return methods_; }

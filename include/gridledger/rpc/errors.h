@@ -61,7 +61,6 @@ inline constexpr std::string_view kBadContentType = "bad_content_type";
 inline constexpr std::string_view kHttpMethodNotAllowed = "http_method_not_allowed";
 inline constexpr std::string_view kPathNotFound = "path_not_found";
 inline constexpr std::string_view kTooManyWebSockets = "too_many_websockets";
-inline constexpr std::string_view kTooManySubscriptions = "too_many_subscriptions";
 inline constexpr std::string_view kMethodNotFound = "method_not_found";
 inline constexpr std::string_view kInternal = "internal";
 }  // namespace reason

@@ -136,10 +136,21 @@ TEST_F(WebSocketTest, MethodsAnswerOverWebSocketAsOverHttp) {
     EXPECT_EQ(batch.at(1).at("error").at("code"), kMethodNotFound);
     const json::value bad = client.call("{not json");
     EXPECT_EQ(bad.at("error").at("code"), kParseError);
-    // Inside a batch, a subscription reaches the HTTP stand-in, which refuses it.
+    // Inside a batch, the connection's own chain_subscribe answers beside the shared methods,
+    // and the subscription it made receives notifications.
     const json::value inBatch =
-        client.call("[" + requestText("chain_subscribe", R"(["newHeads"])", 4) + "]");
-    EXPECT_EQ(inBatch.at(0).at("error").at("code"), kResourceUnavailable);
+        client.call("[" + requestText("chain_subscribe", R"(["newHeads"])", 4) + "," +
+                    requestText("echo", "[5]", 5) + "," +
+                    requestText("chain_subscribe", R"(["noSuchTopic"])", 6) + "]");
+    ASSERT_EQ(inBatch.as_array().size(), 3U) << json::serialize(inBatch);
+    const json::value& subscribed = inBatch.at(0).at("result");
+    ASSERT_TRUE(subscribed.is_string()) << json::serialize(inBatch);
+    EXPECT_EQ(inBatch.at(1).at("result"), json::parse("[5]"));
+    EXPECT_EQ(inBatch.at(2).at("error").at("code"), kInvalidParams);
+    server_->publishExecuted(1);
+    const json::value note = client.read();
+    EXPECT_EQ(note.at("params").at("subscription"), subscribed);
+    EXPECT_EQ(note.at("params").at("result").at("height"), "1");
 }
 
 TEST_F(WebSocketTest, SubscribersReceiveEveryPublishedHeightInOrder) {
