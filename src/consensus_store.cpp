@@ -1,5 +1,7 @@
 #include "consensus_store.h"
 
+#include <algorithm>
+
 #include <gridledger/ledger/columns.h>
 
 namespace gridledger::node {
@@ -24,12 +26,18 @@ bool hasPrefix(ByteView key, std::string_view prefix) {
                       [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; });
 }
 
-/** Visits every record under `prefix` in key order until `visit` fails. */
+/**
+ * Visits every record under `prefix` whose key number (the u64 after the prefix) is at least
+ * `from`, in key order, until `visit` fails. Seeking past the pruned numbers skips their
+ * deletion markers, which a scan from the prefix alone would step over one by one.
+ */
 template <typename Visit>
-Status forEach(const storage::KvStore& store, std::string_view prefix, Visit visit) {
+Status forEach(const storage::KvStore& store, std::string_view prefix, std::uint64_t from,
+               Visit visit) {
+    Bytes start(prefix.begin(), prefix.end());
+    appendU64(start, from);
     auto cursor = store.cursor(kColumn);
-    for (cursor.seek(asBytes(prefix)); cursor.valid() && hasPrefix(cursor.key(), prefix);
-         cursor.next()) {
+    for (cursor.seek(start); cursor.valid() && hasPrefix(cursor.key(), prefix); cursor.next()) {
         GL_TRY(visit(cursor.key(), cursor.value()));
     }
     return cursor.status();
@@ -85,7 +93,7 @@ Result<StoredConsensus> ConsensusStore::load() const {
         }
         out.highestTc = std::move(*decoded);
     }
-    GL_TRY(forEach(store_, kBlockPrefix, [&out](ByteView, ByteView value) -> Status {
+    GL_TRY(forEach(store_, kBlockPrefix, 0, [&out](ByteView, ByteView value) -> Status {
         auto block = codec::decodeBlock(value);
         if (!block) {
             return std::unexpected(corrupt("block"));
@@ -93,7 +101,7 @@ Result<StoredConsensus> ConsensusStore::load() const {
         out.blocks.push_back(std::move(*block));
         return {};
     }));
-    GL_TRY(forEach(store_, kQcPrefix, [&out](ByteView, ByteView value) -> Status {
+    GL_TRY(forEach(store_, kQcPrefix, 0, [&out](ByteView, ByteView value) -> Status {
         auto qc = codec::decodeQc(value);
         if (!qc) {
             return std::unexpected(corrupt("quorum certificate"));
@@ -106,18 +114,20 @@ Result<StoredConsensus> ConsensusStore::load() const {
 
 Result<std::optional<codec::Block>> ConsensusStore::blockById(const Hash256& id) const {
     std::optional<codec::Block> found;
-    GL_TRY(forEach(store_, kBlockPrefix, [&](ByteView key, ByteView value) -> Status {
-        const ByteView keyId = key.subspan(kBlockPrefix.size() + 8);
-        if (found || !std::equal(keyId.begin(), keyId.end(), id.view().begin(), id.view().end())) {
+    GL_TRY(
+        forEach(store_, kBlockPrefix, prunedHeight_, [&](ByteView key, ByteView value) -> Status {
+            const ByteView keyId = key.subspan(kBlockPrefix.size() + 8);
+            if (found ||
+                !std::equal(keyId.begin(), keyId.end(), id.view().begin(), id.view().end())) {
+                return {};
+            }
+            auto block = codec::decodeBlock(value);
+            if (!block) {
+                return std::unexpected(corrupt("block"));
+            }
+            found = std::move(*block);
             return {};
-        }
-        auto block = codec::decodeBlock(value);
-        if (!block) {
-            return std::unexpected(corrupt("block"));
-        }
-        found = std::move(*block);
-        return {};
-    }));
+        }));
     return found;
 }
 
@@ -131,9 +141,12 @@ Status ConsensusStore::prune(std::uint64_t height, std::uint64_t round) {
             return {};
         };
     };
-    GL_TRY(forEach(store_, kBlockPrefix, collect(kBlockPrefix, height + 1)));
-    GL_TRY(forEach(store_, kQcPrefix, collect(kQcPrefix, round)));
-    return store_.write(batch, false);
+    GL_TRY(forEach(store_, kBlockPrefix, prunedHeight_, collect(kBlockPrefix, height + 1)));
+    GL_TRY(forEach(store_, kQcPrefix, prunedRound_, collect(kQcPrefix, round)));
+    GL_TRY(store_.write(batch, false));
+    prunedHeight_ = std::max(prunedHeight_, height + 1);
+    prunedRound_ = std::max(prunedRound_, round);
+    return {};
 }
 
 }  // namespace gridledger::node

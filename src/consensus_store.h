@@ -36,11 +36,18 @@ class ConsensusStore {
     /** A persisted block by id, if held. */
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
 
-    /** Drops blocks at or below `height` and QCs below `round` (they are in the ledger now). */
+    /**
+     * Drops blocks at or below `height` and QCs below `round` (they are in the ledger now). Each
+     * call scans only the records above what earlier calls pruned, so its cost does not grow
+     * with the chain.
+     */
     [[nodiscard]] Status prune(std::uint64_t height, std::uint64_t round);
 
   private:
     storage::KvStore& store_;
+    /** Every block below this height and QC below this round was pruned by this store. */
+    std::uint64_t prunedHeight_ = 0;
+    std::uint64_t prunedRound_ = 0;
 };
 
 }  // namespace gridledger::node

@@ -31,10 +31,10 @@ Result<Endpoint> parseEndpoint(std::string_view text) {
     return Endpoint{std::string(text.substr(0, colon)), static_cast<std::uint16_t>(*port)};
 }
 
-Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
-                            const json::value& params) {
-    const json::object request{
-        {"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
+namespace {
+
+/** Posts one JSON-RPC request body and parses the answer as JSON. */
+Result<json::value> post(const Endpoint& endpoint, const json::value& request) {
     http::response<http::string_body> response;
     try {
         asio::io_context io;
@@ -49,7 +49,10 @@ Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
         req.prepare_payload();
         http::write(stream, req);
         boost::beast::flat_buffer buffer;
-        http::read(stream, buffer, response);
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(std::uint64_t{64} << 20U);
+        http::read(stream, buffer, parser);
+        response = parser.release();
         boost::system::error_code ec;
         stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     } catch (const boost::system::system_error& e) {
@@ -58,10 +61,18 @@ Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
     }
     boost::system::error_code ec;
     json::value body = json::parse(response.body(), ec);
-    if (ec || !body.is_object()) {
+    if (ec) {
         return fail(ErrorCode::kMalformed, "the node answered with something that is not JSON-RPC");
     }
-    const auto& obj = body.as_object();
+    return body;
+}
+
+/** The result of one JSON-RPC response object, or its error. */
+Result<json::value> resultOf(const json::value& answer) {
+    if (!answer.is_object()) {
+        return fail(ErrorCode::kMalformed, "the node answered with something that is not JSON-RPC");
+    }
+    const auto& obj = answer.as_object();
     if (const auto* error = obj.if_contains("error")) {
         return fail(ErrorCode::kInvalidArgument, "node error: " + json::serialize(*error));
     }
@@ -69,6 +80,51 @@ Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
         return *result;
     }
     return fail(ErrorCode::kMalformed, "JSON-RPC response without a result");
+}
+
+json::object requestOf(std::uint64_t id, const std::string& method, const json::value& params) {
+    return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+}
+
+}  // namespace
+
+Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
+                            const json::value& params) {
+    auto answer = post(endpoint, requestOf(1, method, params));
+    if (!answer) {
+        return std::unexpected(answer.error());
+    }
+    return resultOf(*answer);
+}
+
+Result<std::vector<Result<json::value>>> callRpcBatch(const Endpoint& endpoint,
+                                                      const std::vector<RpcCall>& calls) {
+    if (calls.empty()) {
+        return std::vector<Result<json::value>>{};
+    }
+    json::array request;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        request.push_back(requestOf(i, calls[i].method, calls[i].params));
+    }
+    auto answer = post(endpoint, request);
+    if (!answer) {
+        return std::unexpected(answer.error());
+    }
+    if (!answer->is_array()) {
+        auto single = resultOf(*answer);  // the whole batch refused: one error object
+        return fail(ErrorCode::kInvalidArgument,
+                    single ? "the node answered a batch with one result" : single.error().message);
+    }
+    std::vector<Result<json::value>> results(
+        calls.size(), fail(ErrorCode::kMalformed, "the batch answer has no response for this id"));
+    for (const auto& item : answer->as_array()) {
+        const auto* id = item.is_object() ? item.as_object().if_contains("id") : nullptr;
+        if (id != nullptr && id->is_int64() && id->as_int64() >= 0 &&
+            static_cast<std::uint64_t>(id->as_int64()) < calls.size()) {
+            results[static_cast<std::size_t>(id->as_int64())] = resultOf(item);
+        }
+    }
+    return results;
 }
 
 }  // namespace gridledger::node

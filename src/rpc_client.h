@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <boost/json/value.hpp>
 
@@ -26,5 +27,20 @@ struct Endpoint {
 [[nodiscard]] Result<boost::json::value> callRpc(const Endpoint& endpoint,
                                                  const std::string& method,
                                                  const boost::json::value& params);
+
+/** One call of a batch: a method and its params. */
+struct RpcCall {
+    std::string method;
+    boost::json::value params;
+};
+
+/**
+ * Sends `calls` as one JSON-RPC batch (at most the node's `rpc.max_batch`, 100 by default) on one
+ * connection. Fails as a whole when the node cannot be reached or refuses the batch; otherwise
+ * gives one result per call, in the order of `calls`, each the call's result or its error as
+ * callRpc reports it.
+ */
+[[nodiscard]] Result<std::vector<Result<boost::json::value>>> callRpcBatch(
+    const Endpoint& endpoint, const std::vector<RpcCall>& calls);
 
 }  // namespace gridledger::node

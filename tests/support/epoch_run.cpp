@@ -24,8 +24,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kCategory = "ml_training";
-
 /**
  * The inventories, by provider index (ascending address). Provider 0: 8 × "gpu-a", every factor at
  * the reference maximum, so W = 100% and a device counts its full 312 000 GFLOP/s. Provider 1:
@@ -45,20 +43,6 @@ constexpr std::array<Inventory, kRunProviders> kInventories = {
 crypto::SecretKey seededKey(const std::string& name) {
     const Hash256 seed = crypto::sha256(asBytes("gridledger-epoch-run/" + name));
     return crypto::SecretKey::fromBytes(seed.view()).value();
-}
-
-/** The providers' keys, ascending by address (the settlement order). */
-std::array<crypto::SecretKey, kRunProviders> providerKeys() {
-    std::array<crypto::SecretKey, kRunProviders> keys = {seededKey("provider-0"),
-                                                         seededKey("provider-1")};
-    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
-        return crypto::addressOf(a.publicKey()) < crypto::addressOf(b.publicKey());
-    });
-    return keys;
-}
-
-crypto::SecretKey verifierKey() {
-    return seededKey("verifier");
 }
 
 Address sinkAddress() {
@@ -163,7 +147,21 @@ class Driver {
     std::map<Address, std::uint64_t> nonces_;
 };
 
-/** The attribute `key` of the first event of `kind` on `receipt`. */
+}  // namespace
+
+std::array<crypto::SecretKey, kRunProviders> runProviderKeys() {
+    std::array<crypto::SecretKey, kRunProviders> keys = {seededKey("provider-0"),
+                                                         seededKey("provider-1")};
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+        return crypto::addressOf(a.publicKey()) < crypto::addressOf(b.publicKey());
+    });
+    return keys;
+}
+
+crypto::SecretKey runVerifierKey() {
+    return seededKey("verifier");
+}
+
 std::string eventAttribute(const json::object& receipt, const std::string& kind,
                            const std::string& key) {
     for (const auto& e : receipt.at("events").as_array()) {
@@ -174,7 +172,7 @@ std::string eventAttribute(const json::object& receipt, const std::string& kind,
     throw std::runtime_error("no " + kind + " event on " + json::serialize(receipt));
 }
 
-codec::RegisterProvider inventoryOf(std::size_t provider) {
+codec::RegisterProvider providerInventory(std::size_t provider) {
     const Inventory& inv = kInventories[provider];
     codec::DeviceModel device;
     device.model = inv.model;
@@ -187,27 +185,23 @@ codec::RegisterProvider inventoryOf(std::size_t provider) {
     codec::RegisterProvider inventory;
     inventory.devices = {device};
     inventory.labels = {codec::Label{"region", provider == 0 ? "eu" : "us"}};
-    inventory.categories = {kCategory};
+    inventory.categories = {kRunCategory};
     return inventory;
 }
 
-/** Registers both providers and admits them through a proposal and the validator's vote each. */
-void admitProviders(Driver& driver, const crypto::SecretKey& validator,
-                    const std::array<crypto::SecretKey, kRunProviders>& keys) {
+void admitRunProviders(const SendAndWait& send, const crypto::SecretKey& validator,
+                       const std::array<crypto::SecretKey, kRunProviders>& keys) {
     for (std::size_t p = 0; p < kRunProviders; ++p) {
-        (void)driver.send(keys[p], inventoryOf(p), driver.nextHeight());
+        (void)send(keys[p], providerInventory(p));
     }
     for (std::size_t p = 0; p < kRunProviders; ++p) {
         const codec::Propose propose{codec::AdmitProvider{crypto::addressOf(keys[p].publicKey())}};
-        const json::object created = driver.send(validator, propose, driver.nextHeight());
+        const json::object created = send(validator, propose);
         const std::uint64_t id = std::stoull(eventAttribute(created, "proposal_created", "id"));
-        const json::object voted =
-            driver.send(validator, codec::ProposalVote{id, true}, driver.nextHeight());
+        const json::object voted = send(validator, codec::ProposalVote{id, true});
         (void)eventAttribute(voted, "provider_admitted", "provider");
     }
 }
-
-}  // namespace
 
 std::uint64_t deviceGflops(std::size_t provider) {
     return kInventories.at(provider).correctedGflops;
@@ -224,9 +218,8 @@ void writeEpochRunHome(const std::filesystem::path& home, const EpochRunPlan& pl
     json::object& root = genesis.as_object();
     root["genesis_time_ms"] = std::to_string(plan.genesisTimeMs);
     json::object& consensus = root["consensus"].as_object();
-    // Idle for half an hour: within a run the chain moves only for a transaction.
-    consensus["round_timeout_ms"] = "3600000";
-    consensus["empty_block_interval_ms"] = "1800000";
+    consensus["round_timeout_ms"] = std::to_string(plan.roundTimeoutMs);
+    consensus["empty_block_interval_ms"] = std::to_string(plan.emptyBlockIntervalMs);
     consensus["block_time_ms"] = std::to_string(plan.blockTimeMs);
     json::object& tokenomics = root["tokenomics"].as_object();
     tokenomics["epoch_ms"] = std::to_string(plan.epochMs());
@@ -234,7 +227,7 @@ void writeEpochRunHome(const std::filesystem::path& home, const EpochRunPlan& pl
     tokenomics["halving_period_ms"] = std::to_string(plan.halvingPeriodMs);
     tokenomics["halving_gfl_threshold"] = std::to_string(plan.halvingGflThreshold);
     root["verifiers"] =
-        json::array{json::string(crypto::addressOf(verifierKey().publicKey()).hex())};
+        json::array{json::string(crypto::addressOf(runVerifierKey().publicKey()).hex())};
     std::ofstream(h.genesisFile(), std::ios::trunc) << json::serialize(genesis);
 }
 
@@ -242,18 +235,22 @@ EpochRunResult runEpochs(const std::filesystem::path& templateHome, const EpochR
     NodeProcess node(templateHome);
     node.start();
     EpochRunResult out;
-    const auto keys = providerKeys();
+    const auto keys = runProviderKeys();
     for (std::size_t p = 0; p < kRunProviders; ++p) {
         out.providers[p] = crypto::addressOf(keys[p].publicKey());
     }
     const node::Home home(node.home());
     const crypto::SecretKey validator = home.loadKey("validator").value();
     const crypto::SecretKey dev = home.loadKey("dev").value();
-    const crypto::SecretKey verifier = verifierKey();
+    const crypto::SecretKey verifier = runVerifierKey();
     out.fed.assign(plan.lastEpoch + 1,
                    {SlotValues(plan.slotsPerEpoch, 0), SlotValues(plan.slotsPerEpoch, 0)});
     Driver driver(node, plan, out);
-    admitProviders(driver, validator, keys);
+    admitRunProviders(
+        [&](const crypto::SecretKey& key, const codec::Payload& payload) {
+            return driver.send(key, payload, driver.nextHeight());
+        },
+        validator, keys);
 
     const auto filler = [&](std::uint64_t height) {
         (void)driver.send(dev, codec::Transfer{sinkAddress(), 1}, height);
@@ -284,7 +281,7 @@ EpochRunResult runEpochs(const std::filesystem::path& templateHome, const EpochR
         codec::Attest attest;
         attest.epoch = e;
         attest.slot = s;
-        attest.category = kCategory;
+        attest.category = kRunCategory;
         attest.devices = {codec::DeviceCount{kInventories[p].model, count}};
         const json::object receipt = driver.send(keys[p], attest, height);
         const std::uint64_t gflops = std::stoull(eventAttribute(receipt, "attestation", "gflops"));

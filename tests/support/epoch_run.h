@@ -7,10 +7,15 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include <boost/json.hpp>
+
 #include <gridledger/base/bytes.h>
+#include <gridledger/codec/payloads.h>
+#include <gridledger/crypto/schnorr.h>
 
 namespace gridledger::testing {
 
@@ -25,6 +30,12 @@ struct EpochRunPlan {
     std::uint64_t halvingGflThreshold = 5'000'000;
     /** Epochs 0 … lastEpoch are settled by the end of the run. */
     std::uint64_t lastEpoch = 81;
+    /**
+     * Idle for half an hour by default: the chain moves only for a transaction. A short interval
+     * (below the round timeout) makes empty blocks come as fast as the node can make them.
+     */
+    std::uint64_t emptyBlockIntervalMs = 1'800'000;
+    std::uint64_t roundTimeoutMs = 3'600'000;
 
     [[nodiscard]] std::uint64_t epochMs() const { return slotMs * slotsPerEpoch; }
 };
@@ -52,6 +63,36 @@ struct EpochRunResult {
     /** The output of `gridledger replay` of the run's home once the node stopped. */
     std::string replay;
 };
+
+/** The workload category every provider of a run serves and attests. */
+inline constexpr const char* kRunCategory = "ml_training";
+
+/** The providers' keys, ascending by address (the settlement order); the same in every run. */
+[[nodiscard]] std::array<crypto::SecretKey, kRunProviders> runProviderKeys();
+
+/** The verifier of a run's genesis. */
+[[nodiscard]] crypto::SecretKey runVerifierKey();
+
+/** The registration of provider `i`: one device model, its region label, kRunCategory. */
+[[nodiscard]] codec::RegisterProvider providerInventory(std::size_t provider);
+
+/**
+ * Sends one transaction signed by the key and returns its receipt once committed; throws unless
+ * it succeeded.
+ */
+using SendAndWait =
+    std::function<boost::json::object(const crypto::SecretKey&, const codec::Payload&)>;
+
+/**
+ * Registers every provider of `keys` (providerInventory) and admits each through a proposal and
+ * the validator's vote, through `send`. Throws when an admission is not reported.
+ */
+void admitRunProviders(const SendAndWait& send, const crypto::SecretKey& validator,
+                       const std::array<crypto::SecretKey, kRunProviders>& keys);
+
+/** The attribute `key` of the first event of `kind` on `receipt`; throws when there is none. */
+[[nodiscard]] std::string eventAttribute(const boost::json::object& receipt,
+                                         const std::string& kind, const std::string& key);
 
 /**
  * Writes an initialised home at `home` (which must not exist) whose genesis is the run's: one

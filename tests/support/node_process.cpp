@@ -71,6 +71,11 @@ Result<boost::json::value> NodeProcess::call(const std::string& method,
     return node::callRpc(endpoint_, method, params);
 }
 
+Result<std::vector<Result<boost::json::value>>> NodeProcess::callBatch(
+    const std::vector<node::RpcCall>& calls) const {
+    return node::callRpcBatch(endpoint_, calls);
+}
+
 std::pair<int, std::string> NodeProcess::cli(std::vector<std::string> args) const {
     const auto out = dir_.path() / "cli.out";
     std::filesystem::remove(out);

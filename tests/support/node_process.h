@@ -37,6 +37,12 @@ class NodeProcess {
     [[nodiscard]] Result<boost::json::value> call(const std::string& method,
                                                   const boost::json::value& params) const;
     /**
+     * Calls the methods of `calls` as one JSON-RPC batch (at most 100); the results in their
+     * order. Fails as a whole on a transport error or a refused batch.
+     */
+    [[nodiscard]] Result<std::vector<Result<boost::json::value>>> callBatch(
+        const std::vector<node::RpcCall>& calls) const;
+    /**
      * Runs `gridledger ARGS --home <this node's home>` to its end; returns its exit code and
      * what it printed (stdout and stderr).
      */
