@@ -13,6 +13,12 @@ namespace asio = boost::asio;
 namespace http = boost::beast::http;
 namespace json = boost::json;
 
+namespace {
+
+constexpr std::uint64_t kMaxResponseBytes = std::uint64_t{64} << 20;
+
+}  // namespace
+
 Result<Endpoint> parseEndpoint(std::string_view text) {
     if (text.starts_with("http://")) {
         text.remove_prefix(7);
@@ -49,7 +55,12 @@ Result<json::value> callRpc(const Endpoint& endpoint, const std::string& method,
         req.prepare_payload();
         http::write(stream, req);
         boost::beast::flat_buffer buffer;
-        http::read(stream, buffer, response);
+        // Above Beast's 8 MB default: a chain_getRawBlocks answer holds up to one largest block
+        // (max_block_bytes, 4 MiB by default) as hex.
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(kMaxResponseBytes);
+        http::read(stream, buffer, parser);
+        response = parser.release();
         boost::system::error_code ec;
         stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     } catch (const boost::system::system_error& e) {
