@@ -121,6 +121,19 @@ Result<std::optional<codec::QuorumCert>> BlockStore::certAt(std::uint64_t height
     return readDecoded(store_, kCertsColumn, heightKey(height), "certificate", codec::decodeQc);
 }
 
+Result<std::optional<Bytes>> BlockStore::rawBlockAt(std::uint64_t height) const {
+    GL_ASSIGN_OR_RETURN(id, readDecoded(store_, kHeightsColumn, heightKey(height), "height index",
+                                        Hash256::fromBytes));
+    if (!id) {
+        return std::optional<Bytes>();
+    }
+    return store_.get(kBlocksColumn, id->view());
+}
+
+Result<std::optional<Bytes>> BlockStore::rawCertAt(std::uint64_t height) const {
+    return store_.get(kCertsColumn, heightKey(height));
+}
+
 Result<std::optional<ExecRoots>> BlockStore::rootsAt(std::uint64_t height) const {
     return readDecoded(store_, kMetaColumn, rootsKey(height), "roots",
                        [](ByteView bytes) -> std::optional<ExecRoots> {

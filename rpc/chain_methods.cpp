@@ -13,6 +13,7 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"account_get", handlers::accountGet},
         {"chain_getHead", handlers::chainGetHead},
         {"chain_getBlock", handlers::chainGetBlock},
+        {"chain_getRawBlocks", handlers::chainGetRawBlocks},
         {"state_getProof", handlers::stateGetProof},
         {"validator_getSet", handlers::validatorGetSet},
         {"governance_getProposal", handlers::governanceGetProposal},

@@ -7,6 +7,7 @@
 
 #include "cli_options.h"
 #include "replay.h"
+#include "replay_rpc.h"
 
 namespace gridledger::node {
 namespace po = boost::program_options;
@@ -26,16 +27,25 @@ int runReplay(const Args& args) {
     std::string homeFlag;
     std::string dataFlag;
     std::string genesisFlag;
+    std::string rpcFlag;
     std::uint64_t toHeight = 0;
     po::options_description desc("gridledger replay");
     desc.add_options()("data", po::value(&dataFlag),
                        "the chain database to replay (default: <home>/data/chain)")(
         "genesis", po::value(&genesisFlag),
-        "the genesis file (default: <home>/config/genesis.json)")(
+        "the genesis file (default: <home>/config/genesis.json; required with --rpc)")(
+        "rpc", po::value(&rpcFlag),
+        "fetch the blocks from the node at HOST:PORT instead of a data dir (nothing it says is "
+        "trusted: every block and certificate is verified)")(
         "to", po::value(&toHeight), "stop after this height (default: the executed height)");
     int exitCode = 0;
     if (!parseOptions("replay", desc, {}, args, homeFlag, exitCode)) {
         return exitCode;
+    }
+    if (!rpcFlag.empty() && (genesisFlag.empty() || !dataFlag.empty())) {
+        return reportError("replay", Error{ErrorCode::kInvalidArgument,
+                                           "--rpc needs --genesis FILE (the genesis the auditor "
+                                           "trusts) and excludes --data"});
     }
     const Home home = Home::resolve(homeFlag);
     const fs::path data = dataFlag.empty() ? home.dataDir() / "chain" : fs::path(dataFlag);
@@ -45,29 +55,43 @@ int runReplay(const Args& args) {
     if (!genesis) {
         return reportError("replay", genesis.error());
     }
-    if (!fs::exists(data)) {
-        return reportError("replay", Error{ErrorCode::kIo, data.string() + " does not exist"});
+    const std::optional<std::uint64_t> to = toHeight == 0 ? std::nullopt : std::optional(toHeight);
+    std::unique_ptr<storage::KvStore> database;
+    std::unique_ptr<ledger::BlockStore> blocks;
+    std::unique_ptr<ReplaySource> source;
+    if (!rpcFlag.empty()) {
+        auto endpoint = parseEndpoint(rpcFlag);
+        auto fetched = endpoint ? RpcReplaySource::open(*endpoint, genesis->chainId, to)
+                                : std::unexpected(endpoint.error());
+        if (!fetched) {
+            return reportError("replay", fetched.error());
+        }
+        source = std::move(*fetched);
+    } else {
+        if (!fs::exists(data)) {
+            return reportError("replay", Error{ErrorCode::kIo, data.string() + " does not exist"});
+        }
+        storage::KvOptions options;
+        options.createIfMissing = false;
+        auto opened = storage::KvStore::open(data, ledger::columnNames(), options);
+        if (!opened) {
+            return reportError("replay", Error{opened.error().code,
+                                               opened.error().message +
+                                                   " (a running node holds its database: stop it "
+                                                   "or replay a copy, or replay over --rpc)"});
+        }
+        database = std::move(*opened);
+        blocks = std::make_unique<ledger::BlockStore>(*database);
+        source = std::make_unique<BlockStoreSource>(*blocks);
     }
-    storage::KvOptions options;
-    options.createIfMissing = false;
-    auto source = storage::KvStore::open(data, ledger::columnNames(), options);
-    if (!source) {
-        return reportError("replay", Error{source.error().code,
-                                           source.error().message +
-                                               " (a running node holds its database: stop it or "
-                                               "replay a copy)"});
-    }
-    const ledger::BlockStore blocks(**source);
     const fs::path scratch = scratchDir();
     std::uint64_t lastReport = 0;
-    auto summary = replayChain(*genesis, blocks, scratch,
-                               toHeight == 0 ? std::nullopt : std::optional(toHeight),
-                               [&lastReport](std::uint64_t height) {
-                                   if (height - lastReport >= 1000) {
-                                       std::cerr << "replayed height " << height << "\n";
-                                       lastReport = height;
-                                   }
-                               });
+    auto summary = replayChain(*genesis, *source, scratch, to, [&lastReport](std::uint64_t height) {
+        if (height - lastReport >= 1000) {
+            std::cerr << "replayed height " << height << "\n";
+            lastReport = height;
+        }
+    });
     std::error_code ec;
     fs::remove_all(scratch, ec);
     if (!summary) {

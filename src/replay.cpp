@@ -19,8 +19,29 @@ std::unexpected<Error> atHeight(std::uint64_t height, ErrorCode code, const std:
 
 }  // namespace
 
-Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
-                                  const ledger::BlockStore& source,
+Result<std::uint64_t> BlockStoreSource::executedHeight() {
+    GL_ASSIGN_OR_RETURN(height, store_.executedHeight());
+    if (!height) {
+        return fail(ErrorCode::kCorrupt, "the database holds no executed height");
+    }
+    return *height;
+}
+
+Result<ReplayEntry> BlockStoreSource::entryAt(std::uint64_t height) {
+    ReplayEntry entry;
+    GL_ASSIGN_OR_RETURN(block, store_.blockAt(height));
+    entry.block = std::move(block);
+    GL_ASSIGN_OR_RETURN(roots, store_.rootsAt(height));
+    entry.roots = roots;
+    auto cert = store_.certAt(height);
+    if (!cert) {
+        return std::unexpected(cert.error());
+    }
+    entry.cert.swap(*cert);
+    return entry;
+}
+
+Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySource& source,
                                   const std::filesystem::path& scratch,
                                   std::optional<std::uint64_t> toHeight,
                                   const ReplayProgress& progress) {
@@ -34,27 +55,32 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
     contracts::Executor executor(*store, tree, replayed, genesis.chainId);
 
     GL_ASSIGN_OR_RETURN(written, executor.commitGenesis(genesis));
-    GL_ASSIGN_OR_RETURN(storedGenesis, source.blockAt(0));
+    auto storedGenesis = source.entryAt(0);
+    if (!storedGenesis) {
+        return atHeight(0, storedGenesis.error().code, storedGenesis.error().message);
+    }
     GL_ASSIGN_OR_RETURN(ownGenesis, replayed.blockAt(0));
-    if (!storedGenesis || !ownGenesis || storedGenesis->id != ownGenesis->id) {
+    if (!storedGenesis->block || !ownGenesis || storedGenesis->block->id != ownGenesis->id) {
         return atHeight(0, ErrorCode::kCorrupt,
                         "the stored genesis block is not the one this genesis file gives");
     }
     GL_ASSIGN_OR_RETURN(committee, genesisCommittee(genesis, *ownGenesis));
     GL_ASSIGN_OR_RETURN(executed, source.executedHeight());
-    const std::uint64_t top = std::min(executed.value_or(0), toHeight.value_or(UINT64_MAX));
+    const std::uint64_t top = std::min(executed, toHeight.value_or(UINT64_MAX));
 
     ReplaySummary summary;
     summary.stateRoot = written.roots.stateRoot;
     Hash256 parentId = ownGenesis->id;
     std::uint64_t parentTimeMs = ownGenesis->header.timestampMs;
     for (std::uint64_t h = 1; h <= top; ++h) {
-        auto block = source.blockAt(h);
-        if (!block || !*block) {
-            return atHeight(h, ErrorCode::kCorrupt,
-                            block ? "the block is missing" : block.error().message);
+        auto entry = source.entryAt(h);
+        if (!entry) {
+            return atHeight(h, entry.error().code, entry.error().message);
         }
-        const codec::Block& b = **block;
+        if (!entry->block) {
+            return atHeight(h, ErrorCode::kCorrupt, "the block is missing");
+        }
+        const codec::Block& b = *entry->block;
         if (b.header.height != h || b.header.parentId != parentId ||
             b.header.qc.blockId != parentId) {
             return atHeight(
@@ -72,16 +98,15 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
         if (auto checked = consensus::verifyProposal(b, committee, genesis.chainId); !checked) {
             return atHeight(h, checked.error().code, checked.error().message);
         }
-        auto cert = source.certAt(h);
-        if (!cert || !*cert) {
-            return atHeight(h, ErrorCode::kCorrupt,
-                            cert ? "the certificate is missing" : cert.error().message);
+        const auto& cert = entry->cert;
+        if (!cert) {
+            return atHeight(h, ErrorCode::kCorrupt, "the certificate is missing");
         }
-        if ((*cert)->blockId != b.id || (*cert)->round != b.header.round) {
+        if (cert->blockId != b.id || cert->round != b.header.round) {
             return atHeight(h, ErrorCode::kInvalidCertificate,
                             "the stored certificate is for another block");
         }
-        if (auto checked = consensus::verifyQuorumCert(**cert, committee, genesis.chainId);
+        if (auto checked = consensus::verifyQuorumCert(*cert, committee, genesis.chainId);
             !checked) {
             return atHeight(h, checked.error().code, "certificate: " + checked.error().message);
         }
@@ -93,7 +118,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
                             "the header's roots of height " + std::to_string(b.header.execHeight) +
                                 " differ from the replayed ones");
         }
-        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, **cert, {}));
+        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, {}));
         // A block whose execution changed the validator set ends its epoch: the blocks above it
         // are checked against the next committee, seeded by it (docs/protocol.md §12).
         GL_ASSIGN_OR_RETURN(next, nextEpochAfter(tree, b, committee, genesis.chainId,
@@ -102,7 +127,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
             committee = std::move(next->committee);
             summary.epochChanges += 1;
         }
-        GL_ASSIGN_OR_RETURN(stored, source.rootsAt(h));
+        const auto& stored = entry->roots;
         if (!stored || *stored != done.roots) {
             return atHeight(h, ErrorCode::kCorrupt,
                             "replayed state root " + done.roots.stateRoot.hex() +

@@ -1,7 +1,8 @@
 #pragma once
 
 // Replay for auditors: rebuilds the state from genesis using only the stored blocks and their
-// certificates, checking every certificate, every signature and every state root on the way.
+// certificates, checking every certificate, every signature and every state root on the way. The
+// blocks come from a ReplaySource: a data dir (BlockStoreSource) or a node's RPC (replay_rpc.h).
 
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +14,47 @@
 #include <gridledger/ledger/block_store.h>
 
 namespace gridledger::node {
+
+/** What a source holds at one height; each part absent when the source does not hold it. */
+struct ReplayEntry {
+    std::optional<codec::Block> block;
+    /** The QC certifying the block (replay does not check the one of height 0). */
+    std::optional<codec::QuorumCert> cert;
+    /** The roots the source stored after executing the block (compared, never trusted). */
+    std::optional<ledger::ExecRoots> roots;
+};
+
+/**
+ * Where a replay reads the committed chain. Nothing a source gives is trusted: replayChain checks
+ * every block and certificate it returns.
+ */
+class ReplaySource {
+  public:
+    virtual ~ReplaySource() = default;
+
+    /** The source's executed height (when the replay starts: the default last height). */
+    [[nodiscard]] virtual Result<std::uint64_t> executedHeight() = 0;
+
+    /**
+     * What the source holds at `height`. Asked for ascending heights from 0, each once. An Error
+     * (bytes that do not decode, a source that cannot be read) fails the replay at that height.
+     */
+    [[nodiscard]] virtual Result<ReplayEntry> entryAt(std::uint64_t height) = 0;
+};
+
+/** The blocks of a data dir's database. `store` must outlive the source. */
+class BlockStoreSource final : public ReplaySource {
+  public:
+    explicit BlockStoreSource(const ledger::BlockStore& store) : store_(store) {}
+
+    /** The stored executed height; kCorrupt when the database has none. */
+    [[nodiscard]] Result<std::uint64_t> executedHeight() override;
+    /** The stored block, certificate and roots; kCorrupt naming the part that does not decode. */
+    [[nodiscard]] Result<ReplayEntry> entryAt(std::uint64_t height) override;
+
+  private:
+    const ledger::BlockStore& store_;
+};
 
 /** What a successful replay checked. */
 struct ReplaySummary {
@@ -42,7 +84,7 @@ using ReplayProgress = std::function<void(std::uint64_t height)>;
  * stored ones. Fails at the first difference with an error that starts with "height N:".
  */
 [[nodiscard]] Result<ReplaySummary> replayChain(const contracts::Genesis& genesis,
-                                                const ledger::BlockStore& source,
+                                                ReplaySource& source,
                                                 const std::filesystem::path& scratch,
                                                 std::optional<std::uint64_t> toHeight,
                                                 const ReplayProgress& progress = {});

@@ -13,6 +13,12 @@ namespace asio = boost::asio;
 namespace http = boost::beast::http;
 namespace json = boost::json;
 
+namespace {
+
+constexpr std::uint64_t kMaxResponseBytes = std::uint64_t{64} << 20;
+
+}  // namespace
+
 Result<Endpoint> parseEndpoint(std::string_view text) {
     if (text.starts_with("http://")) {
         text.remove_prefix(7);
@@ -49,8 +55,10 @@ Result<json::value> post(const Endpoint& endpoint, const json::value& request) {
         req.prepare_payload();
         http::write(stream, req);
         boost::beast::flat_buffer buffer;
+        // Above Beast's 8 MB default: a chain_getRawBlocks answer holds up to one largest block
+        // (max_block_bytes, 4 MiB by default) as hex.
         http::response_parser<http::string_body> parser;
-        parser.body_limit(std::uint64_t{64} << 20U);
+        parser.body_limit(kMaxResponseBytes);
         http::read(stream, buffer, parser);
         response = parser.release();
         boost::system::error_code ec;

@@ -22,7 +22,8 @@ struct Endpoint {
 
 /**
  * Calls `method` with `params` and returns `result`. A JSON-RPC error becomes an Error whose
- * message holds the code, message and data.reason of the response.
+ * message holds the code, message and data.reason of the response. Answers larger than 64 MiB
+ * fail with kUnavailable.
  */
 [[nodiscard]] Result<boost::json::value> callRpc(const Endpoint& endpoint,
                                                  const std::string& method,

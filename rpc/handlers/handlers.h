@@ -19,6 +19,7 @@ Result<value> txGet(const ChainContext& ctx, const value& params);
 Result<value> accountGet(const ChainContext& ctx, const value& params);
 Result<value> chainGetHead(const ChainContext& ctx, const value& params);
 Result<value> chainGetBlock(const ChainContext& ctx, const value& params);
+Result<value> chainGetRawBlocks(const ChainContext& ctx, const value& params);
 Result<value> stateGetProof(const ChainContext& ctx, const value& params);
 Result<value> validatorGetSet(const ChainContext& ctx, const value& params);
 Result<value> governanceGetProposal(const ChainContext& ctx, const value& params);

@@ -281,6 +281,11 @@ function callsFor(chain, transportName) {
             { params: { height: chain.settledHeight, full_txs: true } },
             { params: { id: chain.blockId } },
         ],
+        chain_getRawBlocks: [
+            { params: { from: "0", count: 3 } },
+            { params: [chain.transfer.height] },
+            { params: ["99999999999"], error: -32001 },
+        ],
         state_getProof: [
             { params: [{ account: chain.alice }] },
             { params: { key: "0x" + "00".repeat(32), height: "1" } },

@@ -62,6 +62,12 @@ class BlockStore {
     [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
     [[nodiscard]] Result<std::optional<codec::QuorumCert>> certAt(std::uint64_t height) const;
+    /**
+     * The stored bytes of the block at `height` and of its certifying QC, exactly as written
+     * (not decoded: an auditor decodes and checks them itself); std::nullopt when absent.
+     */
+    [[nodiscard]] Result<std::optional<Bytes>> rawBlockAt(std::uint64_t height) const;
+    [[nodiscard]] Result<std::optional<Bytes>> rawCertAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<codec::CommitProof>> commitProofAt(
         std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<ExecRoots>> rootsAt(std::uint64_t height) const;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -10,6 +11,14 @@
 #include <gridledger/rpc/method_table.h>
 
 namespace gridledger::rpc {
+
+/** The most blocks one chain_getRawBlocks call returns. */
+inline constexpr std::uint64_t kMaxRawBlocks = 256;
+/**
+ * chain_getRawBlocks stops adding blocks once the block and certificate bytes of its answer reach
+ * this (the first block is always returned, whatever its size).
+ */
+inline constexpr std::size_t kMaxRawBlockBytes = std::size_t{1} << 20;
 
 /** What node_status reports besides the chain itself. */
 struct NodeStatus {
@@ -44,8 +53,9 @@ struct ChainContext {
 
 /**
  * Registers node_status, tx_submit, tx_get, account_get, chain_getHead, chain_getBlock,
- * state_getProof and the system-contract reads validator_getSet, governance_getProposal,
- * provider_get, tokenomics_get and tokenomics_getEpoch, one handler file each under rpc/handlers/.
+ * chain_getRawBlocks, state_getProof and the system-contract reads validator_getSet,
+ * governance_getProposal, provider_get, tokenomics_get and tokenomics_getEpoch, one handler file
+ * each under rpc/handlers/.
  */
 [[nodiscard]] Status addChainMethods(MethodTable& table, const ChainContext& context);
 
