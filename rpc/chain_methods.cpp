@@ -26,6 +26,7 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"proposals_list", handlers::proposalsList},
         {"epochs_list", handlers::epochsList},
         {"blocks_list", handlers::blocksList},
+        {"attestations_list", handlers::attestationsList},
     };
     for (const auto& [name, fn] : methods) {
         GL_TRY(table.add(

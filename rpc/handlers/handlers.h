@@ -32,6 +32,7 @@ Result<value> providersList(const ChainContext& ctx, const value& params);
 Result<value> proposalsList(const ChainContext& ctx, const value& params);
 Result<value> epochsList(const ChainContext& ctx, const value& params);
 Result<value> blocksList(const ChainContext& ctx, const value& params);
+Result<value> attestationsList(const ChainContext& ctx, const value& params);
 
 /** The executed head height; kUnavailable before genesis was written. */
 Result<std::uint64_t> executedHeight(const ChainContext& ctx);

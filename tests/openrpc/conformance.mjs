@@ -316,6 +316,11 @@ function callsFor(chain, transportName) {
             { params: { height: chain.settledHeight, limit: 1 } },
             { params: { cursor: "0x" + "ab".repeat(30) }, error: -32602 },
         ],
+        attestations_list: [
+            { params: [chain.dev, chain.attestedEpoch] },
+            { params: { provider: chain.dev, epoch: chain.attestedEpoch, limit: 1 } },
+            { params: { provider: chain.dev, epoch: "0", height: "1" } },
+        ],
         blocks_list: [
             { params: [] },
             { params: { from: chain.transfer.height, to: chain.settledHeight, limit: 2 } },

@@ -58,8 +58,8 @@ struct ChainContext {
  * Registers node_status, node_peers, tx_submit, tx_get, account_get, chain_getHead,
  * chain_getBlock, state_getProof, the system-contract reads validator_getSet,
  * governance_getProposal, provider_get, tokenomics_get, tokenomics_getEpoch and task_get, and the
- * paged lists (docs/rpc.md section 6.1) blocks_list, tasks_list, providers_list, proposals_list
- * and epochs_list; the handlers live under rpc/handlers/.
+ * paged lists (docs/rpc.md section 6.1) blocks_list, tasks_list, providers_list,
+ * attestations_list, proposals_list and epochs_list; the handlers live under rpc/handlers/.
  */
 [[nodiscard]] Status addChainMethods(MethodTable& table, const ChainContext& context);
 

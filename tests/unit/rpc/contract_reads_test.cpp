@@ -153,5 +153,33 @@ TEST_F(ContractReads, ListsOfProposalsEpochsAndBlocksPageToTheEnd) {
     EXPECT_TRUE(range.at("next_cursor").is_null());
 }
 
+TEST_F(ContractReads, AttestationsListPagesAProvidersSlotsOfAnEpoch) {
+    const std::string provider = addressOf(testKey(50)).hex();
+    json::object params{{"provider", provider}, {"epoch", "0"}, {"limit", 4}};
+    std::vector<std::string> slots;
+    std::size_t pages = 0;
+    while (true) {
+        const auto page = call("attestations_list", params);
+        ++pages;
+        for (const auto& item : page.at("items").as_array()) {
+            slots.emplace_back(item.at("slot").as_string());
+            EXPECT_EQ(item.at("provider").as_string(), provider);
+            EXPECT_EQ(item.at("gflops"), "100000000");
+            EXPECT_EQ(item.at("challenged"), false);
+        }
+        if (page.at("next_cursor").is_null() || pages > 10) {
+            break;
+        }
+        params["cursor"] = page.at("next_cursor");
+    }
+    EXPECT_EQ(pages, 3U);  // 4 + 4 + 2 of the 10 slots
+    EXPECT_EQ(slots, (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+    // Another epoch, and the same epoch before the first attestation: none.
+    const auto later = call("attestations_list", json::array{provider, "1"});
+    EXPECT_TRUE(later.at("items").as_array().empty());
+    const auto before = call("attestations_list", json::array{provider, "0", "1"});
+    EXPECT_TRUE(before.at("items").as_array().empty());
+}
+
 }  // namespace
 }  // namespace gridledger::rpc
