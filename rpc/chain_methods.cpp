@@ -8,6 +8,7 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
     using Fn = Result<boost::json::value> (*)(const ChainContext&, const boost::json::value&);
     const std::pair<const char*, Fn> methods[] = {
         {"node_status", handlers::nodeStatus},
+        {"node_peers", handlers::nodePeers},
         {"tx_submit", handlers::txSubmit},
         {"tx_get", handlers::txGet},
         {"account_get", handlers::accountGet},
@@ -22,6 +23,11 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"tokenomics_getEpoch", handlers::tokenomicsGetEpoch},
         {"task_get", handlers::taskGet},
         {"tasks_list", handlers::tasksList},
+        {"providers_list", handlers::providersList},
+        {"proposals_list", handlers::proposalsList},
+        {"epochs_list", handlers::epochsList},
+        {"blocks_list", handlers::blocksList},
+        {"attestations_list", handlers::attestationsList},
     };
     for (const auto& [name, fn] : methods) {
         GL_TRY(table.add(

@@ -3,13 +3,13 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <set>
 #include <string_view>
 
 #include <boost/json.hpp>
 
 #include <gridledger/base/amount.h>
 #include <gridledger/contracts/task_lifecycle.h>
+#include <gridledger/rpc/cursor.h>
 
 #include "cli_options.h"
 
@@ -194,37 +194,45 @@ Result<json::array> readEpochs(const Endpoint& endpoint) {
     return rows;
 }
 
-/** Every task in any state as of one height, ascending by id, as task_get shows it. */
+/**
+ * Every task in any state as of one height, ascending by id, as task_get shows it: tasks_list by
+ * each state, page after page, every page pinned to the height of the first.
+ */
 Result<json::array> readTasks(const Endpoint& endpoint) {
     std::optional<std::string> height;
-    std::set<std::string> ids;
+    std::map<std::string, json::value> tasks;
     for (std::uint8_t s = 0; s < contracts::kTaskStateCount; ++s) {
         const std::string name(contracts::taskStateName(static_cast<contracts::TaskState>(s)));
-        json::object params{{"by", "state"}, {"key", name}};
-        if (height) {
-            params["height"] = *height;
-        }
-        GL_ASSIGN_OR_RETURN(listValue, callRpc(endpoint, "tasks_list", params));
-        GL_ASSIGN_OR_RETURN(list, objectOf(listValue, "a task list"));
-        if (!height) {
-            GL_ASSIGN_OR_RETURN(at, stringField(*list, "height"));
-            height = at;
-        }
-        const json::value* tasks = list->if_contains("tasks");
-        if (tasks == nullptr || !tasks->is_array()) {
-            return malformed("a `tasks` array");
-        }
-        for (const auto& id : tasks->as_array()) {
-            if (!id.is_string()) {
-                return malformed("task ids as strings");
+        json::value cursor = nullptr;
+        do {
+            json::object params{{"by", "state"}, {"key", name}, {"limit", rpc::kMaxPageLimit}};
+            if (cursor.is_string()) {
+                params["cursor"] = cursor;
+            } else if (height) {
+                params["height"] = *height;
             }
-            ids.insert(std::string(id.as_string()));
-        }
+            GL_ASSIGN_OR_RETURN(pageValue, callRpc(endpoint, "tasks_list", params));
+            GL_ASSIGN_OR_RETURN(page, objectOf(pageValue, "a page of tasks"));
+            if (!height) {
+                GL_ASSIGN_OR_RETURN(at, stringField(*page, "height"));
+                height = at;
+            }
+            const json::value* items = page->if_contains("items");
+            const json::value* next = page->if_contains("next_cursor");
+            if (items == nullptr || !items->is_array() || next == nullptr ||
+                !(next->is_null() || next->is_string())) {
+                return malformed("an `items` array and a `next_cursor`");
+            }
+            for (const auto& item : items->as_array()) {
+                GL_ASSIGN_OR_RETURN(task, objectOf(item, "a task"));
+                GL_ASSIGN_OR_RETURN(id, stringField(*task, "id"));
+                tasks.emplace(id, item);
+            }
+            cursor = *next;
+        } while (cursor.is_string());
     }
     json::array rows;
-    for (const auto& id : ids) {
-        GL_ASSIGN_OR_RETURN(
-            task, callRpc(endpoint, "task_get", json::object{{"id", id}, {"height", *height}}));
+    for (auto& [id, task] : tasks) {
         rows.push_back(std::move(task));
     }
     return rows;

@@ -239,6 +239,15 @@ Status NodeImpl::openRpc() {
                                network_->connectedPeers().size(),
                                syncing_.load(std::memory_order_relaxed)};
     };
+    context.peers = [this] {
+        std::vector<rpc::PeerView> out;
+        for (const auto& id : network_->connectedPeers()) {
+            if (const auto info = network_->peerInfo(id)) {
+                out.push_back(rpc::PeerView{info->nodeId, info->outbound, info->remoteAddress});
+            }
+        }
+        return out;
+    };
     rpc::MethodTable methods;
     GL_TRY(rpc::addNodeMethods(methods, context));
     rpc::ServerOptions options;

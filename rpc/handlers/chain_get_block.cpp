@@ -1,6 +1,8 @@
+#include <algorithm>
+
 #include <gridledger/crypto/sha256.h>
 
-#include "handlers.h"
+#include "paging.h"
 
 namespace gridledger::rpc::handlers {
 
@@ -45,6 +47,44 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
         out["results_root"] = roots->resultsRoot.hex();
     }
     return out;
+}
+
+namespace {
+
+/** A blocks_list item: the block's header and the certificate that certifies it, if any yet. */
+Result<std::optional<value>> blockItem(const ChainContext& ctx, std::uint64_t height) {
+    GL_ASSIGN_OR_RETURN(block, ctx.blocks->blockAt(height));
+    if (!block) {
+        return fail(ErrorCode::kNotFound, "no committed block at " + std::to_string(height));
+    }
+    GL_ASSIGN_OR_RETURN(cert, ctx.blocks->certAt(height));
+    boost::json::object out{{"height", std::to_string(height)},
+                            {"id", block->id.hex()},
+                            {"header", headerJson(*block)}};
+    out["certified_by"] = cert ? value(qcJson(*cert)) : value(nullptr);
+    return std::optional<value>(std::move(out));
+}
+
+}  // namespace
+
+/**
+ * params: optional `from` and `to` (decimal heights, default 1 and the pinned height), then the
+ * page params `height`, `cursor`, `limit` (paging.h). A page of the committed blocks from..to
+ * (heights above the pinned one are left out), ascending: `height`, `id`, `header` and
+ * `certified_by`, the quorum certificate that certifies the block (signers, round).
+ */
+Result<value> blocksList(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"from", "to", "height", "cursor", "limit"}));
+    GL_ASSIGN_OR_RETURN(from, optionalU64Decimal(params, 0, "from"));
+    GL_ASSIGN_OR_RETURN(to, optionalU64Decimal(params, 1, "to"));
+    const auto text = [](const std::optional<std::uint64_t>& v) {
+        return v ? std::to_string(*v) : std::string();
+    };
+    GL_ASSIGN_OR_RETURN(
+        request, readPageRequest(ctx, params, 2, "blocks_list|" + text(from) + "|" + text(to)));
+    const std::uint64_t last = std::min(to.value_or(request.height), request.height);
+    return pageOfRange(request, from.value_or(1), last,
+                       [&](std::uint64_t height) { return blockItem(ctx, height); });
 }
 
 }  // namespace gridledger::rpc::handlers

@@ -1,6 +1,6 @@
 #include <gridledger/contracts/governance.h>
 
-#include "handlers.h"
+#include "paging.h"
 
 namespace gridledger::rpc::handlers {
 namespace {
@@ -11,6 +11,28 @@ boost::json::array addresses(const std::vector<Address>& list) {
         out.push_back(boost::json::string(a.hex()));
     }
     return out;
+}
+
+boost::json::object proposalJson(const contracts::Proposal& p, std::uint64_t now) {
+    return boost::json::object{
+        {"id", std::to_string(p.id)},
+        {"proposer", p.proposer.hex()},
+        {"action", std::string(codec::actionKind(p.action))},
+        {"status", std::string(contracts::statusName(p.status))},
+        {"expired", p.status == contracts::ProposalStatus::kOpen && now >= p.expiresMs},
+        {"created_height", std::to_string(p.createdHeight)},
+        {"created_ms", std::to_string(p.createdMs)},
+        {"expires_ms", std::to_string(p.expiresMs)},
+        {"closed_height", std::to_string(p.closedHeight)},
+        {"yes", addresses(p.yes)},
+        {"no", addresses(p.no)},
+        {"outcome", p.outcome}};
+}
+
+/** The block time of `height`, which decides whether an open proposal has expired. */
+Result<std::uint64_t> blockTimeAt(const ChainContext& ctx, std::uint64_t height) {
+    GL_ASSIGN_OR_RETURN(block, ctx.blocks->blockAt(height));
+    return block ? block->header.timestampMs : 0;
 }
 
 }  // namespace
@@ -27,22 +49,27 @@ Result<value> governanceGetProposal(const ChainContext& ctx, const value& params
     if (!proposal) {
         return fail(ErrorCode::kProposalNotFound, "no proposal " + std::to_string(id));
     }
-    GL_ASSIGN_OR_RETURN(block, ctx.blocks->blockAt(height));
-    const std::uint64_t now = block ? block->header.timestampMs : 0;
-    const auto& p = *proposal;
-    return boost::json::object{
-        {"id", std::to_string(p.id)},
-        {"proposer", p.proposer.hex()},
-        {"action", std::string(codec::actionKind(p.action))},
-        {"status", std::string(contracts::statusName(p.status))},
-        {"expired", p.status == contracts::ProposalStatus::kOpen && now >= p.expiresMs},
-        {"created_height", std::to_string(p.createdHeight)},
-        {"created_ms", std::to_string(p.createdMs)},
-        {"expires_ms", std::to_string(p.expiresMs)},
-        {"closed_height", std::to_string(p.closedHeight)},
-        {"yes", addresses(p.yes)},
-        {"no", addresses(p.no)},
-        {"outcome", p.outcome}};
+    GL_ASSIGN_OR_RETURN(now, blockTimeAt(ctx, height));
+    return proposalJson(*proposal, now);
+}
+
+/**
+ * params: the page params `height`, `cursor`, `limit` (paging.h). A page of the governance
+ * proposals, ascending by id (ids are 0, 1, 2, ... in the order they were made), each as
+ * governance_getProposal shows it.
+ */
+Result<value> proposalsList(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"height", "cursor", "limit"}));
+    GL_ASSIGN_OR_RETURN(request, readPageRequest(ctx, params, 0, "proposals_list"));
+    GL_ASSIGN_OR_RETURN(now, blockTimeAt(ctx, request.height));
+    // Proposal ids have no gaps: the list ends at the first id without a proposal.
+    return pageOfSequence(request, [&](std::uint64_t id) -> Result<std::optional<value>> {
+        GL_ASSIGN_OR_RETURN(proposal, contracts::readProposal(*ctx.tree, request.height, id));
+        if (!proposal) {
+            return std::optional<value>();
+        }
+        return value(proposalJson(*proposal, now));
+    });
 }
 
 }  // namespace gridledger::rpc::handlers

@@ -14,6 +14,7 @@ namespace gridledger::rpc::handlers {
 using boost::json::value;
 
 Result<value> nodeStatus(const ChainContext& ctx, const value& params);
+Result<value> nodePeers(const ChainContext& ctx, const value& params);
 Result<value> txSubmit(const ChainContext& ctx, const value& params);
 Result<value> txGet(const ChainContext& ctx, const value& params);
 Result<value> accountGet(const ChainContext& ctx, const value& params);
@@ -28,6 +29,11 @@ Result<value> tokenomicsGet(const ChainContext& ctx, const value& params);
 Result<value> tokenomicsGetEpoch(const ChainContext& ctx, const value& params);
 Result<value> taskGet(const ChainContext& ctx, const value& params);
 Result<value> tasksList(const ChainContext& ctx, const value& params);
+Result<value> providersList(const ChainContext& ctx, const value& params);
+Result<value> proposalsList(const ChainContext& ctx, const value& params);
+Result<value> epochsList(const ChainContext& ctx, const value& params);
+Result<value> blocksList(const ChainContext& ctx, const value& params);
+Result<value> attestationsList(const ChainContext& ctx, const value& params);
 
 /** The executed head height; kUnavailable before genesis was written. */
 Result<std::uint64_t> executedHeight(const ChainContext& ctx);

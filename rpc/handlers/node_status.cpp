@@ -24,4 +24,23 @@ Result<value> nodeStatus(const ChainContext& ctx, const value& params) {
     };
 }
 
+/**
+ * No params. The P2P peers connected now, sorted by node id: `node_id`, `direction` ("outbound"
+ * when this node dialed, else "inbound") and `address`. A live view, not pinned to a height and
+ * not paged (the peer count is bounded by the P2P connection limit).
+ */
+Result<value> nodePeers(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {}));
+    boost::json::array items;
+    if (ctx.peers) {
+        for (const auto& peer : ctx.peers()) {
+            items.push_back(
+                boost::json::object{{"node_id", peer.nodeId.hex()},
+                                    {"direction", peer.outbound ? "outbound" : "inbound"},
+                                    {"address", peer.address}});
+        }
+    }
+    return boost::json::object{{"items", std::move(items)}};
+}
+
 }  // namespace gridledger::rpc::handlers

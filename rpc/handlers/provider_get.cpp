@@ -1,8 +1,10 @@
+#include <algorithm>
+
 #include <gridledger/contracts/genesis.h>
 #include <gridledger/contracts/providers.h>
 #include <gridledger/contracts/settlement.h>
 
-#include "handlers.h"
+#include "paging.h"
 
 namespace gridledger::rpc::handlers {
 
@@ -21,6 +23,32 @@ boost::json::object jobsJson(const contracts::ProviderJobs& j) {
                                {"cancelled", std::to_string(j.cancelled)}};
 }
 
+bool statusNamed(const std::string& name) {
+    using contracts::ProviderStatus;
+    for (const auto s :
+         {ProviderStatus::kRegistered, ProviderStatus::kAdmitted, ProviderStatus::kSuspended}) {
+        if (contracts::statusName(s) == name) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Result<boost::json::object> providerJson(const ChainContext& ctx, std::uint64_t height,
+                                         const Address& address,
+                                         const contracts::Provider& provider) {
+    GL_ASSIGN_OR_RETURN(gfl, contracts::readGfl(*ctx.tree, height, address));
+    return boost::json::object{
+        {"address", address.hex()},
+        {"height", std::to_string(height)},
+        {"status", std::string(contracts::statusName(provider.status))},
+        {"registered_height", std::to_string(provider.registeredHeight)},
+        {"status_height", std::to_string(provider.statusHeight)},
+        {"gfl_balance", std::to_string(gfl)},
+        {"inventory", boost::json::parse(contracts::inventoryToJson(provider.inventory))},
+        {"jobs", jobsJson(provider.jobs)}};
+}
+
 }  // namespace
 
 /**
@@ -35,16 +63,43 @@ Result<value> providerGet(const ChainContext& ctx, const value& params) {
     if (!provider) {
         return fail(ErrorCode::kProviderNotFound, "no provider " + address.hex());
     }
-    GL_ASSIGN_OR_RETURN(gfl, contracts::readGfl(*ctx.tree, height, address));
-    return boost::json::object{
-        {"address", address.hex()},
-        {"height", std::to_string(height)},
-        {"status", std::string(contracts::statusName(provider->status))},
-        {"registered_height", std::to_string(provider->registeredHeight)},
-        {"status_height", std::to_string(provider->statusHeight)},
-        {"gfl_balance", std::to_string(gfl)},
-        {"inventory", boost::json::parse(contracts::inventoryToJson(provider->inventory))},
-        {"jobs", jobsJson(provider->jobs)}};
+    GL_ASSIGN_OR_RETURN(out, providerJson(ctx, height, address, *provider));
+    return out;
+}
+
+/**
+ * params: optional `status` ("registered", "admitted", ...), then the page params `height`,
+ * `cursor`, `limit` (paging.h). A page of the registered providers, ascending by address, each as
+ * provider_get shows it; with `status`, only those in that status.
+ */
+Result<value> providersList(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"status", "height", "cursor", "limit"}));
+    GL_ASSIGN_OR_RETURN(status, optionalString(params, 0, "status"));
+    if (status && !statusNamed(*status)) {
+        return fail(ErrorCode::kInvalidArgument, "no provider status '" + *status + "'");
+    }
+    GL_ASSIGN_OR_RETURN(request,
+                        readPageRequest(ctx, params, 1, "providers_list|" + status.value_or("")));
+    const std::uint64_t height = request.height;
+    GL_ASSIGN_OR_RETURN(addresses, contracts::readProviderIndex(*ctx.tree, height));
+    std::sort(addresses.begin(), addresses.end());
+    std::vector<Bytes> positions;
+    positions.reserve(addresses.size());
+    for (const auto& a : addresses) {
+        positions.emplace_back(a.view().begin(), a.view().end());
+    }
+    return pageOf(request, positions, [&](std::size_t i) -> Result<std::optional<value>> {
+        GL_ASSIGN_OR_RETURN(provider, contracts::readProvider(*ctx.tree, height, addresses[i]));
+        if (!provider) {
+            return fail(ErrorCode::kCorrupt,
+                        "provider index names a missing provider " + addresses[i].hex());
+        }
+        if (status && contracts::statusName(provider->status) != *status) {
+            return std::optional<value>();
+        }
+        GL_ASSIGN_OR_RETURN(out, providerJson(ctx, height, addresses[i], *provider));
+        return value(std::move(out));
+    });
 }
 
 }  // namespace gridledger::rpc::handlers

@@ -1,7 +1,9 @@
+#include <algorithm>
+
 #include <gridledger/base/amount.h>
 #include <gridledger/contracts/tasks.h>
 
-#include "handlers.h"
+#include "paging.h"
 
 namespace gridledger::rpc::handlers {
 namespace {
@@ -30,6 +32,35 @@ Result<contracts::TaskState> stateNamed(const std::string& name) {
     return fail(ErrorCode::kInvalidArgument, "no task state '" + name + "'");
 }
 
+boost::json::object taskJson(const Hash256& id, std::uint64_t height, const contracts::Task& task) {
+    boost::json::array constraints;
+    for (const auto& c : task.constraints) {
+        constraints.push_back(boost::json::string(c));
+    }
+    boost::json::array excluded;
+    for (const auto& a : task.excluded) {
+        excluded.push_back(boost::json::string(a.hex()));
+    }
+    return boost::json::object{
+        {"id", id.hex()},
+        {"height", std::to_string(height)},
+        {"consumer", task.consumer.hex()},
+        {"provider", task.provider == Address{} ? std::string() : task.provider.hex()},
+        {"state", std::string(contracts::taskStateName(task.state))},
+        {"category", task.category},
+        {"min_gflops", std::to_string(task.minGflops)},
+        {"constraints", std::move(constraints)},
+        {"max_minutes", std::to_string(task.maxMinutes)},
+        {"rate_per_minute", toDecimal(task.ratePerMinute)},
+        {"escrow", toDecimal(task.escrow)},
+        {"created_height", std::to_string(task.createdHeight)},
+        {"spec_hash", task.specHash.hex()},
+        {"result_hash", task.resultHash.hex()},
+        {"reported_ms", std::to_string(task.reportedMs)},
+        {"excluded", std::move(excluded)},
+        {"history", historyJson(task.history)}};
+}
+
 }  // namespace
 
 /** params: `id` (32-byte hex), optional `height`. The task with every transition it went through.
@@ -42,62 +73,48 @@ Result<value> taskGet(const ChainContext& ctx, const value& params) {
     if (!task) {
         return fail(ErrorCode::kTaskNotFound, "no task " + id.hex());
     }
-    boost::json::array constraints;
-    for (const auto& c : task->constraints) {
-        constraints.push_back(boost::json::string(c));
-    }
-    boost::json::array excluded;
-    for (const auto& a : task->excluded) {
-        excluded.push_back(boost::json::string(a.hex()));
-    }
-    return boost::json::object{
-        {"id", id.hex()},
-        {"height", std::to_string(height)},
-        {"consumer", task->consumer.hex()},
-        {"provider", task->provider == Address{} ? std::string() : task->provider.hex()},
-        {"state", std::string(contracts::taskStateName(task->state))},
-        {"category", task->category},
-        {"min_gflops", std::to_string(task->minGflops)},
-        {"constraints", std::move(constraints)},
-        {"max_minutes", std::to_string(task->maxMinutes)},
-        {"rate_per_minute", toDecimal(task->ratePerMinute)},
-        {"escrow", toDecimal(task->escrow)},
-        {"created_height", std::to_string(task->createdHeight)},
-        {"spec_hash", task->specHash.hex()},
-        {"result_hash", task->resultHash.hex()},
-        {"reported_ms", std::to_string(task->reportedMs)},
-        {"excluded", std::move(excluded)},
-        {"history", historyJson(task->history)}};
+    return taskJson(id, height, *task);
 }
 
 /**
  * params: `by` ("consumer", "provider" or "state"), `key` (an address, or a state name such as
- * "running"), optional `height`. The task ids, ascending.
+ * "running"), then the page params `height`, `cursor`, `limit` (paging.h). A page of the tasks,
+ * ascending by id, each as task_get shows it.
  */
 Result<value> tasksList(const ChainContext& ctx, const value& params) {
-    GL_TRY(expectOnly(params, {"by", "key", "height"}));
+    GL_TRY(expectOnly(params, {"by", "key", "height", "cursor", "limit"}));
     GL_ASSIGN_OR_RETURN(by, requireString(params, 0, "by"));
-    GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 2));
+    GL_ASSIGN_OR_RETURN(key, requireString(params, 1, "key"));
+    if (by != "state" && by != "consumer" && by != "provider") {
+        return fail(ErrorCode::kInvalidArgument, "`by` is consumer, provider or state");
+    }
+    GL_ASSIGN_OR_RETURN(request, readPageRequest(ctx, params, 2, "tasks_list|" + by + "|" + key));
+    const std::uint64_t height = request.height;
     std::vector<Hash256> ids;
     if (by == "state") {
-        GL_ASSIGN_OR_RETURN(name, requireString(params, 1, "key"));
-        GL_ASSIGN_OR_RETURN(state, stateNamed(name));
+        GL_ASSIGN_OR_RETURN(state, stateNamed(key));
         GL_ASSIGN_OR_RETURN(found, contracts::readTasksByState(*ctx.tree, height, state));
         ids = std::move(found);
-    } else if (by == "consumer" || by == "provider") {
+    } else {
         GL_ASSIGN_OR_RETURN(address, requireFixedHex<20>(params, 1, "key"));
         GL_ASSIGN_OR_RETURN(
             found, by == "consumer" ? contracts::readTasksByConsumer(*ctx.tree, height, address)
                                     : contracts::readTasksByProvider(*ctx.tree, height, address));
         ids = std::move(found);
-    } else {
-        return fail(ErrorCode::kInvalidArgument, "`by` is consumer, provider or state");
     }
-    boost::json::array out;
+    std::sort(ids.begin(), ids.end());
+    std::vector<Bytes> positions;
+    positions.reserve(ids.size());
     for (const auto& id : ids) {
-        out.push_back(boost::json::string(id.hex()));
+        positions.emplace_back(id.view().begin(), id.view().end());
     }
-    return boost::json::object{{"height", std::to_string(height)}, {"tasks", std::move(out)}};
+    return pageOf(request, positions, [&](std::size_t i) -> Result<std::optional<value>> {
+        GL_ASSIGN_OR_RETURN(task, contracts::readTask(*ctx.tree, height, ids[i]));
+        if (!task) {
+            return fail(ErrorCode::kCorrupt, "task index names a missing task " + ids[i].hex());
+        }
+        return value(taskJson(ids[i], height, *task));
+    });
 }
 
 }  // namespace gridledger::rpc::handlers

@@ -269,6 +269,7 @@ function callsFor(chain, transportName) {
     const unknownTask = "0x" + "ab".repeat(32);
     return {
         node_status: [{ params: [] }],
+        node_peers: [{ params: [] }, { params: ["extra"], error: -32602 }],
         tx_submit: [
             { params: [chain.rawTxs[transportName]] },
             { params: { tx: chain.committedRawTx }, error: -32003 },
@@ -299,8 +300,36 @@ function callsFor(chain, transportName) {
         tasks_list: [
             { params: ["state", "pending"] },
             { params: { by: "consumer", key: chain.dev, height: chain.transfer.height } },
-            { params: { by: "consumer", key: chain.dev } },
+            { params: { by: "consumer", key: chain.dev, limit: 1 } },
             { params: { by: "provider", key: chain.dev } },
+            { params: { by: "consumer", key: chain.dev, cursor: "0x00" }, error: -32602 },
+            { params: { by: "consumer", key: chain.dev, limit: 0 }, error: -32602 },
+        ],
+        providers_list: [
+            { params: [] },
+            { params: { status: "admitted", limit: 1 } },
+            { params: { height: "1" } },
+            { params: { height: "999999999" }, error: -32602 },
+        ],
+        proposals_list: [
+            { params: [] },
+            { params: { limit: 1 } },
+            { params: { height: "1" } },
+        ],
+        epochs_list: [
+            { params: [] },
+            { params: { height: chain.settledHeight, limit: 1 } },
+            { params: { cursor: "0x" + "ab".repeat(30) }, error: -32602 },
+        ],
+        attestations_list: [
+            { params: [chain.dev, chain.attestedEpoch] },
+            { params: { provider: chain.dev, epoch: chain.attestedEpoch, limit: 1 } },
+            { params: { provider: chain.dev, epoch: "0", height: "1" } },
+        ],
+        blocks_list: [
+            { params: [] },
+            { params: { from: chain.transfer.height, to: chain.settledHeight, limit: 2 } },
+            { params: { limit: 1001 }, error: -32602 },
         ],
         chain_subscribe: transportName === "ws"
             ? [{ params: ["newHeads"], keep: "subscription" },

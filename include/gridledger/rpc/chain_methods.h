@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/mempool.h>
@@ -34,6 +35,15 @@ struct NodeStatus {
     bool syncing = false;
 };
 
+/** One connected P2P peer as node_peers shows it. */
+struct PeerView {
+    NodeId nodeId;
+    /** True when this node dialed the connection in use. */
+    bool outbound = false;
+    /** The remote host:port of the connection. */
+    std::string address;
+};
+
 /**
  * What the chain methods read: the committed chain and state, the mempool, and the node's live
  * status. Every pointer must outlive the method table built from it.
@@ -44,6 +54,8 @@ struct ChainContext {
     const ledger::BlockStore* blocks = nullptr;
     const ledger::StateTree* tree = nullptr;
     std::function<NodeStatus()> status;
+    /** The peers connected now, sorted by node id (node_peers); none when unset. */
+    std::function<std::vector<PeerView>()> peers;
     /**
      * Called with the raw bytes after tx_submit admitted a transaction (to wake the block
      * proposer and gossip it to peers).
@@ -52,10 +64,11 @@ struct ChainContext {
 };
 
 /**
- * Registers node_status, tx_submit, tx_get, account_get, chain_getHead, chain_getBlock,
- * chain_getRawBlocks, state_getProof and the system-contract reads validator_getSet,
- * governance_getProposal, provider_get, tokenomics_get and tokenomics_getEpoch, one handler file
- * each under rpc/handlers/.
+ * Registers node_status, node_peers, tx_submit, tx_get, account_get, chain_getHead,
+ * chain_getBlock, chain_getRawBlocks, state_getProof, the system-contract reads validator_getSet,
+ * governance_getProposal, provider_get, tokenomics_get, tokenomics_getEpoch and task_get, and the
+ * paged lists (docs/rpc.md section 6.1) blocks_list, tasks_list, providers_list,
+ * attestations_list, proposals_list and epochs_list; the handlers live under rpc/handlers/.
  */
 [[nodiscard]] Status addChainMethods(MethodTable& table, const ChainContext& context);
 

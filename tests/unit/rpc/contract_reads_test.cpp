@@ -109,5 +109,77 @@ TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) 
     EXPECT_EQ(missing.error().code, ErrorCode::kProviderNotFound);
 }
 
+TEST_F(ContractReads, ListsOfProposalsEpochsAndBlocksPageToTheEnd) {
+    const auto proposals = call("proposals_list", json::object{});
+    ASSERT_EQ(proposals.at("items").as_array().size(), 1U);
+    EXPECT_EQ(proposals.at("items").at(0), call("governance_getProposal", json::array{"0"}));
+    EXPECT_TRUE(proposals.at("next_cursor").is_null());
+    // Before the proposal's block: none.
+    const auto before = call("proposals_list", json::object{{"height", "1"}});
+    EXPECT_TRUE(before.at("items").as_array().empty());
+
+    const auto epochs = call("epochs_list", json::object{{"limit", 1}});
+    ASSERT_EQ(epochs.at("items").as_array().size(), 1U);
+    EXPECT_EQ(epochs.at("items").at(0), call("tokenomics_getEpoch", json::array{"0"}));
+    EXPECT_TRUE(epochs.at("next_cursor").is_null()) << "one epoch settled, none follows";
+
+    // Every block 1..head, three at a time, each once, in order, all pinned to one height.
+    const std::uint64_t head = chain_->height();
+    json::object params{{"limit", 3}};
+    std::vector<std::uint64_t> heights;
+    std::size_t pages = 0;
+    while (true) {
+        const auto page = call("blocks_list", params);
+        ++pages;
+        EXPECT_EQ(page.at("height").as_string(), std::to_string(head));
+        for (const auto& item : page.at("items").as_array()) {
+            heights.push_back(std::stoull(std::string(item.at("height").as_string())));
+            EXPECT_EQ(item.at("header").at("height"), item.at("height"));
+        }
+        if (page.at("next_cursor").is_null() || pages > 100) {
+            break;
+        }
+        params["cursor"] = page.at("next_cursor");
+    }
+    ASSERT_EQ(heights.size(), head);
+    for (std::uint64_t i = 0; i < head; ++i) {
+        EXPECT_EQ(heights[i], i + 1);
+    }
+    EXPECT_EQ(pages, (head + 2) / 3);
+
+    const auto range = call("blocks_list", json::object{{"from", "2"}, {"to", "3"}});
+    ASSERT_EQ(range.at("items").as_array().size(), 2U);
+    EXPECT_EQ(range.at("items").at(1).at("height"), "3");
+    EXPECT_TRUE(range.at("next_cursor").is_null());
+}
+
+TEST_F(ContractReads, AttestationsListPagesAProvidersSlotsOfAnEpoch) {
+    const std::string provider = addressOf(testKey(50)).hex();
+    json::object params{{"provider", provider}, {"epoch", "0"}, {"limit", 4}};
+    std::vector<std::string> slots;
+    std::size_t pages = 0;
+    while (true) {
+        const auto page = call("attestations_list", params);
+        ++pages;
+        for (const auto& item : page.at("items").as_array()) {
+            slots.emplace_back(item.at("slot").as_string());
+            EXPECT_EQ(item.at("provider").as_string(), provider);
+            EXPECT_EQ(item.at("gflops"), "100000000");
+            EXPECT_EQ(item.at("challenged"), false);
+        }
+        if (page.at("next_cursor").is_null() || pages > 10) {
+            break;
+        }
+        params["cursor"] = page.at("next_cursor");
+    }
+    EXPECT_EQ(pages, 3U);  // 4 + 4 + 2 of the 10 slots
+    EXPECT_EQ(slots, (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+    // Another epoch, and the same epoch before the first attestation: none.
+    const auto later = call("attestations_list", json::array{provider, "1"});
+    EXPECT_TRUE(later.at("items").as_array().empty());
+    const auto before = call("attestations_list", json::array{provider, "0", "1"});
+    EXPECT_TRUE(before.at("items").as_array().empty());
+}
+
 }  // namespace
 }  // namespace gridledger::rpc

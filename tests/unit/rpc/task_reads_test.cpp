@@ -27,10 +27,11 @@ TEST(TaskReads, ListsAreEmptyAndAnUnknownTaskIsNotFound) {
     ASSERT_NE(list, nullptr);
     auto pending = (*list)(json::array{"state", "pending"});
     ASSERT_TRUE(pending) << pending.error().message;
-    EXPECT_TRUE(pending->at("tasks").as_array().empty());
+    EXPECT_TRUE(pending->at("items").as_array().empty());
     auto mine = (*list)(json::array{"consumer", Address{}.hex()});
     ASSERT_TRUE(mine) << mine.error().message;
-    EXPECT_TRUE(mine->at("tasks").as_array().empty());
+    EXPECT_TRUE(mine->at("items").as_array().empty());
+    EXPECT_TRUE(mine->at("next_cursor").is_null());
     auto bogus = (*list)(json::array{"state", "sleeping"});
     ASSERT_FALSE(bogus);
     EXPECT_EQ(bogus.error().code, ErrorCode::kInvalidArgument);
