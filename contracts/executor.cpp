@@ -159,7 +159,7 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
     const codec::Block block = genesisBlock(genesis, stateRoot);
     const ledger::ExecRoots roots{stateRoot, resultsRoot({})};
     blocks_.stageExecuted(batch, block, genesisQc(block), {}, roots);
-    GL_TRY(store_.write(batch, true));
+    GL_TRY(store_.write(batch, syncedWrites_));
     return ExecutedBlock{0, {}, std::nullopt, roots};
 }
 
@@ -261,7 +261,7 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
     if (executed.systemReceipt) {
         blocks_.stageSystemReceipt(batch, block.header.height, *executed.systemReceipt);
     }
-    GL_TRY(store_.write(batch, true));
+    GL_TRY(store_.write(batch, syncedWrites_));
     return executed;
 }
 

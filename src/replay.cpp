@@ -53,6 +53,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
     ledger::BlockStore replayed(*store);
     contracts::Executor executor(*store, tree, replayed, genesis.chainId);
+    executor.setSyncedWrites(false);  // the scratch copy is removed after the replay, or a crash
 
     GL_ASSIGN_OR_RETURN(written, executor.commitGenesis(genesis));
     auto storedGenesis = source.entryAt(0);

@@ -115,11 +115,7 @@ class LoadDriver {
     }
 
     json::object call(const std::string& method, const json::value& params) const {
-        auto answer = node_.call(method, params);
-        if (!answer) {
-            throw std::runtime_error(method + ": " + answer.error().message);
-        }
-        return answer->as_object();
+        return node_.require(method, params);
     }
 
     /** Every call's result, in order, in batches of at most kBatch; throws on any error. */

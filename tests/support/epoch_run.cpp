@@ -83,11 +83,7 @@ class Driver {
     }
 
     json::object call(const std::string& method, const json::value& params) const {
-        auto answer = node_.call(method, params);
-        if (!answer) {
-            throw std::runtime_error(method + ": " + answer.error().message);
-        }
-        return answer->as_object();
+        return node_.require(method, params);
     }
 
     /**

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -69,6 +70,18 @@ void NodeProcess::stop(int signal) {
 Result<boost::json::value> NodeProcess::call(const std::string& method,
                                              const boost::json::value& params) const {
     return node::callRpc(endpoint_, method, params);
+}
+
+boost::json::object NodeProcess::require(const std::string& method,
+                                         const boost::json::value& params) const {
+    auto answer = call(method, params);
+    if (!answer) {
+        throw std::runtime_error(method + ": " + answer.error().message);
+    }
+    if (!answer->is_object()) {
+        throw std::runtime_error(method + ": the result is not an object");
+    }
+    return answer->as_object();
 }
 
 Result<std::vector<Result<boost::json::value>>> NodeProcess::callBatch(

@@ -37,6 +37,12 @@ class NodeProcess {
     [[nodiscard]] Result<boost::json::value> call(const std::string& method,
                                                   const boost::json::value& params) const;
     /**
+     * Calls an RPC method whose result must be an object, for drivers that run outside a test's
+     * assertions: throws std::runtime_error naming the method on any error.
+     */
+    [[nodiscard]] boost::json::object require(const std::string& method,
+                                              const boost::json::value& params) const;
+    /**
      * Calls the methods of `calls` as one JSON-RPC batch (at most 100); the results in their
      * order. Fails as a whole on a transport error or a refused batch.
      */

@@ -40,7 +40,8 @@ using VerifiedCache = std::function<bool(const Hash256& txHash)>;
 /**
  * The chain's state machine: executes committed blocks strictly in height order through the system
  * contracts and commits each block's block, receipts, state and executed height in ONE synced
- * RocksDB write batch. Deterministic: the same blocks give the same receipts and roots.
+ * RocksDB write batch (unsynced after setSyncedWrites(false)). Deterministic: the same blocks
+ * give the same receipts and roots.
  */
 class Executor {
   public:
@@ -53,6 +54,12 @@ class Executor {
      * reward pool, the verifiers and the providers admitted at genesis.
      */
     [[nodiscard]] Result<ExecutedBlock> commitGenesis(const Genesis& genesis);
+
+    /**
+     * Whether each commit fsyncs the write-ahead log before it returns (the default). Only a
+     * database that is thrown away after a crash may do without: replay's scratch copy.
+     */
+    void setSyncedWrites(bool synced) { syncedWrites_ = synced; }
 
     /**
      * Executes `block` (height = executed height + 1) certified by `certifyingQc` and commits it.
@@ -94,6 +101,7 @@ class Executor {
     ledger::StateTree& tree_;
     const ledger::BlockStore& blocks_;
     std::string chainId_;
+    bool syncedWrites_ = true;
 };
 
 }  // namespace gridledger::contracts
