@@ -104,7 +104,7 @@ void WsSession::onRead(beast::error_code ec) {
     std::string text = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
     // The connection's own methods run here, on its strand, like every handler of this read.
-    const std::optional<std::string> answer = state_->dispatcher().handle(text, &methods_);
+    std::optional<std::string> answer = state_->dispatcher().handle(text, &methods_);
     if (answer) {
         send(std::move(*answer));
     }

@@ -161,6 +161,7 @@ class LoadDriver {
     template <typename F>
     void poll(F&& onCommit) {
         std::vector<node::RpcCall> calls;
+        calls.reserve(inFlight_.size());
         for (const Sent& s : inFlight_) {
             calls.push_back({"tx_get", json::array{json::string(s.hash)}});
         }

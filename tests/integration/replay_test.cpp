@@ -32,7 +32,7 @@ std::pair<int, std::string> replay(const Testnet& net, const std::vector<std::st
 /** Copies node 0's database and flips one byte of the value under `key` in `column`. */
 fs::path tamperedCopy(const Testnet& net, const std::string& name, storage::Column column,
                       const Bytes& key) {
-    const fs::path copy = net.dir() / name;
+    fs::path copy = net.dir() / name;
     fs::copy(net.home(0) / "data" / "chain", copy, fs::copy_options::recursive);
     auto store = storage::KvStore::open(copy, ledger::columnNames());
     EXPECT_TRUE(store);
@@ -67,7 +67,7 @@ fs::path changedGenesis(const Testnet& net, const std::string& name, const std::
     json::value genesis = json::parse(readText(net.home(0) / "config" / "genesis.json"));
     EXPECT_TRUE(genesis.as_object().contains(key)) << key;
     genesis.as_object()[key] = value;
-    const fs::path file = net.dir() / name;
+    fs::path file = net.dir() / name;
     std::ofstream(file) << json::serialize(genesis);
     return file;
 }

@@ -31,7 +31,7 @@ using testing::NodeProcess;
 using testing::WsClient;
 
 /** Each head notification is about 1.3 KB; the node drops a client with this much queued. */
-constexpr std::size_t kSendBufferBytes = 64 * 1024;
+constexpr std::size_t kSendBufferBytes = std::size_t{64} * 1024;
 constexpr std::size_t kMaxSubscriptions = 32;
 /** Heights the good subscriber must see while the stream runs. */
 constexpr std::uint64_t kHeights = 300;
@@ -61,7 +61,7 @@ void configureLimits(const NodeProcess& node) {
 /** Streams transfers from the dev key, staying inside the node's nonce window. */
 class TransferStream {
   public:
-    TransferStream(NodeProcess& node, crypto::SecretKey key) : node_(node), key_(std::move(key)) {
+    TransferStream(NodeProcess& node, const crypto::SecretKey& key) : node_(node), key_(key) {
         auto account = node_.call(
             "account_get", json::array{json::string(crypto::addressOf(key_.publicKey()).hex())});
         EXPECT_TRUE(account);

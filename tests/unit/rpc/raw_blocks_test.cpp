@@ -32,7 +32,7 @@ class RawBlocks : public ::testing::Test {
         ASSERT_TRUE(addChainMethods(table_, ctx));
     }
 
-    Result<json::value> call(json::value params) {
+    Result<json::value> call(const json::value& params) {
         return (*table_.find("chain_getRawBlocks"))(params);
     }
 

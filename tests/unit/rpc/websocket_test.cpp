@@ -215,8 +215,8 @@ TEST_F(WebSocketTest, UpgradesAreLimitedAndOnlyOnTheWsPath) {
 
 TEST_F(WebSocketTest, AClientThatStopsReadingIsDroppedAndOthersKeepTheirStream) {
     ServerLimits limits;
-    limits.maxSendBufferBytes = 64 * 1024;
-    startServer(limits, 8 * 1024);
+    limits.maxSendBufferBytes = std::size_t{64} * 1024;
+    startServer(limits, std::size_t{8} * 1024);
     WsClient slow(server_->port(), 4096);
     WsClient good(server_->port());
     for (WsClient* client : {&slow, &good}) {
