@@ -14,13 +14,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,10 +142,7 @@ struct Latency {
 bool reportReplay(const std::filesystem::path& home, double perCore) {
     const auto log = home.parent_path() / "replay.log";
     const int code = testing::runCommand(GRIDLEDGER_BIN, {"replay", "--home", home.string()}, log);
-    std::ifstream in(log);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string output = text.str();
+    const std::string output = testing::readText(log);
     std::smatch match;
     const std::regex summary(
         R"(heights 1\.\.(\d+), (\d+) blocks, (\d+) txs, .* ([0-9.]+) s \((\d+) blocks/s, (\d+) txs/s\))");

@@ -7,11 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include <boost/json.hpp>
@@ -55,13 +53,6 @@ testing::EpochRunPlan longChainPlan() {
     plan.emptyBlockIntervalMs = 1;
     plan.roundTimeoutMs = 5'000;
     return plan;
-}
-
-std::string readText(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 std::uint64_t u64Of(const json::value& v) {
@@ -460,7 +451,7 @@ TEST(LongChain, TenThousandBlocksOfTransfersAttestationsTasksAndEpochsReplayToTh
         node.bin(), {"replay", "--home", node.home().string(), "--to", std::to_string(height)},
         replayLog);
     const double replaySeconds = std::chrono::duration<double>(Clock::now() - replayStart).count();
-    const std::string out = readText(replayLog);
+    const std::string out = testing::readText(replayLog);
     ASSERT_EQ(code, 0) << out;
     std::smatch summary;
     ASSERT_TRUE(std::regex_search(

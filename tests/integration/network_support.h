@@ -12,7 +12,6 @@
 #include <random>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,14 +68,6 @@ inline void expectSameChain(const Testnet& net, const std::vector<std::size_t>& 
             ASSERT_EQ(blockOf(net, i, h), expected) << "node " << i << " height " << h;
         }
     }
-}
-
-/** Reads a whole file (a node's log). */
-inline std::string readText(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 /** Replaces the line `key = …` of an INI file (the first one) with `key = value`. */

@@ -129,11 +129,7 @@ class RpcStateProof : public ::testing::Test {
 
     /** The JSON-RPC response (result or error) of one call. */
     json::value raw(const std::string& method, const json::value& params) {
-        rpc::test::HttpTestClient client(node_.port());
-        return client
-            .post(json::serialize(json::object{
-                {"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}))
-            .json();
+        return rpc::test::HttpTestClient(node_.port()).call(method, params);
     }
 
     std::uint64_t committedHeight(const std::string& hash) {

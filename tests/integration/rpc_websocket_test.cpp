@@ -10,7 +10,6 @@
 #include <iostream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -21,6 +20,7 @@
 
 #include "home.h"
 #include "support/node_process.h"
+#include "support/process.h"
 #include "support/ws_client.h"
 
 namespace gridledger {
@@ -46,12 +46,8 @@ std::string field(const json::value& v, std::string_view key) {
 /** Sets the WebSocket limits of this test in the node's config/node.conf. */
 void configureLimits(const NodeProcess& node) {
     const auto path = node.home() / "config" / "node.conf";
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
     std::string config =
-        std::regex_replace(text.str(), std::regex("max_send_buffer_bytes = \\d+"),
+        std::regex_replace(testing::readText(path), std::regex("max_send_buffer_bytes = \\d+"),
                            "max_send_buffer_bytes = " + std::to_string(kSendBufferBytes));
     config = std::regex_replace(config, std::regex("max_subscriptions = \\d+"),
                                 "max_subscriptions = " + std::to_string(kMaxSubscriptions));
@@ -202,11 +198,7 @@ TEST(RpcWebSocket, EachSettledEpochIsNotifiedOnceInOrderAsTheChainRecordsIt) {
     constexpr std::size_t kSettlements = 4;
     NodeProcess node;
     const auto genesisPath = node.home() / "config" / "genesis.json";
-    std::ifstream in(genesisPath);
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
-    json::value genesis = json::parse(text.str());
+    json::value genesis = json::parse(testing::readText(genesisPath));
     genesis.at("tokenomics").as_object()["epoch_ms"] = std::to_string(kEpochMs);
     genesis.at("tokenomics").as_object()["slot_ms"] = "500";
     std::ofstream(genesisPath, std::ios::trunc) << json::serialize(genesis);

@@ -5,7 +5,6 @@
 #include <csignal>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -61,13 +60,6 @@ bool misses(std::size_t provider, std::uint64_t e, std::uint64_t s) {
  */
 bool challenged(std::uint64_t e, std::uint64_t s) {
     return e % 6 == 4 && s == 1 && !misses(0, e, s);
-}
-
-std::string readText(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 std::uint64_t toU64(const json::value& v) {

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "home.h"
+
 namespace gridledger::testing {
 namespace {
 
@@ -71,6 +73,10 @@ int Process::stop(int signal) {
         reaped_ = true;
     }
     return status_;
+}
+
+std::string readText(const std::filesystem::path& path) {
+    return node::readFile(path).value_or(std::string());
 }
 
 int runCommand(const std::string& program, const std::vector<std::string>& args,

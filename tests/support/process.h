@@ -31,6 +31,9 @@ class Process {
     int status_ = 0;
 };
 
+/** The whole text of the file at `path` (a log, a command's output); empty when unreadable. */
+[[nodiscard]] std::string readText(const std::filesystem::path& path);
+
 /** Runs a command to completion and returns its exit code; output goes to `logFile`. */
 int runCommand(const std::string& program, const std::vector<std::string>& args,
                const std::filesystem::path& logFile);

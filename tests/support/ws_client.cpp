@@ -28,7 +28,16 @@ WsClient::WsClient(std::uint16_t port, int receiveBuffer) : ws_(io_) {
 }
 
 void WsClient::send(const json::value& request) {
-    ws_.write(net::buffer(json::serialize(request)));
+    sendText(json::serialize(request));
+}
+
+void WsClient::sendText(std::string_view text) {
+    ws_.write(net::buffer(text.data(), text.size()));
+}
+
+json::value WsClient::call(std::string_view text) {
+    sendText(text);
+    return read();
 }
 
 json::value WsClient::read(std::chrono::milliseconds timeout) {

@@ -1,6 +1,7 @@
 #pragma once
 
-// A blocking WebSocket JSON-RPC client on a node's /ws, for tests of subscriptions.
+// A blocking WebSocket JSON-RPC client on /ws (a node's, or a test server's), for tests of
+// subscriptions. It needs only Boost and GoogleTest, so unit tests may compile it too.
 
 #include <chrono>
 #include <cstdint>
@@ -24,6 +25,10 @@ class WsClient {
 
     /** Sends one text frame holding `request` serialized. Throws on a write error. */
     void send(const boost::json::value& request);
+    /** Sends `text` as one text frame, as it is (also when it is not JSON). Throws on an error. */
+    void sendText(std::string_view text);
+    /** Sends `text` and returns the next frame parsed (as read() with its default timeout). */
+    boost::json::value call(std::string_view text);
 
     /**
      * Blocks until the next frame and parses it. Throws on a read error, invalid JSON, or when no

@@ -22,7 +22,9 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <gtest/gtest.h>
 
@@ -77,6 +79,13 @@ class HttpTestClient {
         request.body() = std::move(body);
         request.prepare_payload();
         return send(std::move(request));
+    }
+
+    /** The JSON-RPC response (result or error) of one call of `method` with `params`, id 1. */
+    boost::json::value call(const std::string& method, const boost::json::value& params) {
+        return post(boost::json::serialize(boost::json::object{
+                        {"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}))
+            .json();
     }
 
     /** Sends a bodiless request with `verb` on `target`. */

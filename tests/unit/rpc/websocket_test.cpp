@@ -10,12 +10,10 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/dynamic_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
-#include <boost/beast/websocket/stream.hpp>
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
@@ -23,6 +21,7 @@
 #include <gridledger/rpc/server.h>
 #include <gridledger/rpc/subscriptions.h>
 
+#include "support/ws_client.h"
 #include "test_methods.h"
 
 namespace gridledger::rpc {
@@ -31,41 +30,10 @@ namespace {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-namespace websocket = beast::websocket;
 namespace json = boost::json;
 using tcp = net::ip::tcp;
+using gridledger::testing::WsClient;
 using test::requestText;
-
-/** A synchronous WebSocket client of the test server. */
-class WsClient {
-  public:
-    explicit WsClient(std::uint16_t port, int receiveBuffer = 0) : ws_(io_) {
-        tcp::socket& socket = ws_.next_layer();
-        socket.open(tcp::v4());
-        if (receiveBuffer > 0) {
-            socket.set_option(net::socket_base::receive_buffer_size(receiveBuffer));
-        }
-        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-        ws_.handshake("127.0.0.1", "/ws");
-    }
-
-    void send(const std::string& text) { ws_.write(net::buffer(text)); }
-
-    json::value read() {
-        beast::flat_buffer buffer;
-        ws_.read(buffer);
-        return json::parse(beast::buffers_to_string(buffer.data()));
-    }
-
-    json::value call(const std::string& text) {
-        send(text);
-        return read();
-    }
-
-  private:
-    net::io_context io_;
-    websocket::stream<tcp::socket> ws_;
-};
 
 /** The status of a WebSocket upgrade request to `target`, sent over plain HTTP. */
 unsigned upgradeStatus(std::uint16_t port, const std::string& target) {
