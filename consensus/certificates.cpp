@@ -136,6 +136,16 @@ Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committe
                            " is invalid (round=" + std::to_string(tc.round) + ")");
         }
     }
+    // A signer's hqc round is only its word: the TC must prove the highest one with its QC, or a
+    // faulty signer could name a round no honest leader can extend (voters require a proposal
+    // after a TC to carry a QC at least that high).
+    if (tc.highQc.round != tc.highestHqcRound()) {
+        return invalid("tc high qc has round " + std::to_string(tc.highQc.round) +
+                       ", its highest hqc round is " + std::to_string(tc.highestHqcRound()));
+    }
+    if (auto proven = verifyQuorumCert(tc.highQc, committee, chainId); !proven) {
+        return invalid("tc high qc: " + proven.error().message);
+    }
     return {};
 }
 
@@ -251,6 +261,7 @@ Result<codec::TimeoutCert> buildTimeoutCert(const Committee& committee,
         return invalid("timeouts are not of the committee's epoch");
     }
     std::map<std::size_t, std::pair<std::uint64_t, Signature>> byMember;
+    const codec::QuorumCert* highQc = &first.highQc;
     for (const auto& timeout : timeouts) {
         if (timeout.epoch != first.epoch || timeout.round != first.round) {
             return fail(ErrorCode::kInvalidArgument, "timeouts name different rounds");
@@ -259,7 +270,11 @@ Result<codec::TimeoutCert> buildTimeoutCert(const Committee& committee,
         if (!index) {
             return fail(ErrorCode::kInvalidArgument, "timeout from a non-member");
         }
-        byMember.emplace(*index, std::make_pair(timeout.highQc.round, timeout.signature));
+        if (byMember.emplace(*index, std::make_pair(timeout.highQc.round, timeout.signature))
+                .second &&
+            timeout.highQc.round > highQc->round) {
+            highQc = &timeout.highQc;
+        }
     }
     if (byMember.size() < committee.quorum()) {
         return invalid("only " + std::to_string(byMember.size()) +
@@ -274,6 +289,7 @@ Result<codec::TimeoutCert> buildTimeoutCert(const Committee& committee,
         tc.hqcRounds.push_back(entry.first);
         tc.signatures.push_back(entry.second);
     }
+    tc.highQc = *highQc;
     return tc;
 }
 

@@ -223,6 +223,9 @@ void CoreImpl::processTc(const codec::TimeoutCert& tc, bool formedHere) {
         reject(ErrorCode::kInvalidCertificate, "tc of another epoch or an impossible round");
         return;
     }
+    // The TC's high QC is sync info like a timeout's: a leader that lacked it can now propose
+    // a block that honest voters accept after this TC.
+    processQc(tc.highQc, std::nullopt);
     if (highestTc_ && tc.round <= highestTc_->round) {
         return;
     }

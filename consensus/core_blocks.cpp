@@ -134,6 +134,9 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
                             std::to_string(options_.blockTimeMs) + roundField(h));
     }
     const bool live = origin == Origin::kProposal || origin == Origin::kOwnProposal;
+    if (live) {
+        GL_TRY(checkLimits(block));
+    }
     const std::uint64_t latest = checkedAdd(nowMs_, options_.maxClockDriftMs).value_or(UINT64_MAX);
     if (live && h.timestampMs > latest) {
         return invalidBlock("timestamp is too far ahead of the clock" + roundField(h));
@@ -146,6 +149,25 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
     }
     if (live && h.execHeight <= executedHeight_) {
         return checkExecution(h);
+    }
+    return {};
+}
+
+Status CoreImpl::checkLimits(const codec::Block& block) const {
+    // A leader fills blocks up to these limits; a voter refuses more, so that one faulty leader
+    // cannot make every member store, verify and execute a block of any size.
+    if (block.txs.size() > options_.maxBlockTxs) {
+        return invalidBlock("block holds " + std::to_string(block.txs.size()) +
+                            " txs, max_block_txs=" + std::to_string(options_.maxBlockTxs) +
+                            roundField(block.header));
+    }
+    std::uint64_t bytes = 0;
+    for (const auto& tx : block.txs) {
+        bytes += tx.size();
+    }
+    if (bytes > options_.maxBlockBytes) {
+        return invalidBlock("block holds " + std::to_string(bytes) + " tx bytes, max_block_bytes=" +
+                            std::to_string(options_.maxBlockBytes) + roundField(block.header));
     }
     return {};
 }

@@ -109,6 +109,8 @@ class CoreImpl {
     [[nodiscard]] Status validateBlock(const codec::Block& block, const codec::Block& parent,
                                        Origin origin) const;
     [[nodiscard]] Status checkExecution(const codec::BlockHeader& header) const;
+    /** The block limits of Options (txs, bytes), checked on live proposals. */
+    [[nodiscard]] Status checkLimits(const codec::Block& block) const;
     void insertBlock(const BlockPtr& block, Origin origin);
     void wait(const BlockPtr& block, Origin origin);
     [[nodiscard]] bool isWaiting(const Hash256& id) const { return waiting_.contains(id); }

@@ -34,6 +34,9 @@ Status checkOptions(const Options& options) {
     if (options.committeeMax == 0) {
         return invalidArgument("options: committee_max must be at least 1");
     }
+    if (options.maxBlockTxs == 0 || options.maxBlockBytes == 0) {
+        return invalidArgument("options: max_block_txs and max_block_bytes must be at least 1");
+    }
     return {};
 }
 

@@ -58,6 +58,7 @@ void tcToProto(const TimeoutCert& tc, proto::TimeoutCert& pb) {
     for (const auto& sig : tc.signatures) {
         pb.add_signatures(str(sig.view()));
     }
+    qcToProto(tc.highQc, *pb.mutable_high_qc());
 }
 
 Result<TimeoutCert> tcFromProto(const proto::TimeoutCert& pb) {
@@ -72,6 +73,11 @@ Result<TimeoutCert> tcFromProto(const proto::TimeoutCert& pb) {
         return fail(ErrorCode::kMalformed,
                     "timeout certificate has mismatched rounds and signatures");
     }
+    if (!pb.has_high_qc()) {
+        return fail(ErrorCode::kMalformed, "timeout certificate carries no high qc");
+    }
+    GL_ASSIGN_OR_RETURN(highQc, qcFromProto(pb.high_qc()));
+    tc.highQc = std::move(highQc);
     return tc;
 }
 

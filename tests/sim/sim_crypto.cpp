@@ -144,7 +144,10 @@ Status Verifier::timeoutCert(const codec::TimeoutCert& tc) const {
             return invalidCert("tc signature is invalid");
         }
     }
-    return {};
+    if (tc.highQc.round != tc.highestHqcRound() || tc.highQc.epoch != tc.epoch) {
+        return invalidCert("tc high qc is not of its highest hqc round");
+    }
+    return quorumCert(tc.highQc);
 }
 
 Status Verifier::vote(const codec::Vote& vote) const {

@@ -23,13 +23,18 @@ struct QuorumCert {
     bool operator==(const QuorumCert&) const = default;
 };
 
-/** A timeout certificate: q timeouts for `round`, each with its signer's highest QC round. */
+/**
+ * A timeout certificate: q timeouts for `round`, each with its signer's highest QC round, and
+ * the QC of the highest of those rounds, which proves that round was certified.
+ */
 struct TimeoutCert {
     std::uint64_t epoch = 0;
     std::uint64_t round = 0;
     Bytes signers;
     std::vector<std::uint64_t> hqcRounds;
     std::vector<Signature> signatures;
+    /** The signers' highest QC: its round is the largest of hqcRounds. */
+    QuorumCert highQc;
 
     /** The highest of the signers' QC rounds (0 when empty). */
     [[nodiscard]] std::uint64_t highestHqcRound() const;

@@ -115,7 +115,8 @@ class Committee {
 /**
  * Checks a TC like a QC: same epoch, well-formed bitmap, at least q signers, one hqc round and one
  * signature per signer, each hqc round below the TC's round, each signature a valid Schnorr
- * signature of timeoutDigest(chainId, epoch, round, hqcRound). Fails with kInvalidCertificate.
+ * signature of timeoutDigest(chainId, epoch, round, hqcRound), and a high QC whose round is the
+ * largest hqc round and that verifies (verifyQuorumCert). Fails with kInvalidCertificate.
  */
 [[nodiscard]] Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
                                        std::string_view chainId);
@@ -154,7 +155,8 @@ class Committee {
 
 /**
  * Builds a TC from timeouts that all name one (epoch, round). Same rules as buildQuorumCert;
- * each signer's hqc round is the round of its timeout's high QC.
+ * each signer's hqc round is the round of its timeout's high QC, and the TC carries the highest
+ * of those QCs (the timeouts' own QCs are assumed checked, as their signatures are).
  */
 [[nodiscard]] Result<codec::TimeoutCert> buildTimeoutCert(
     const Committee& committee, const std::vector<codec::Timeout>& timeouts);

@@ -47,6 +47,13 @@ struct Options {
      * other (the drift rule above still applies).
      */
     std::uint64_t blockTimeMs = 0;
+    /** Most transactions in a block a voter accepts (>= 1; genesis `max_block_txs`). */
+    std::size_t maxBlockTxs = 5000;
+    /**
+     * Most bytes of transactions (the sum of their encoded sizes) in a block a voter accepts
+     * (>= 1; genesis `max_block_bytes`).
+     */
+    std::uint64_t maxBlockBytes = std::uint64_t{4} << 20U;
     /** Cap on blocks waiting for a parent, pending QCs and open fetches (each, >= 1). */
     std::size_t maxPendingBlocks = 256;
     /** Votes and timeouts are kept for rounds up to this far beyond the current one (1..1000000).

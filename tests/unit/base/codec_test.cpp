@@ -72,7 +72,8 @@ TEST(BlockCodec, RoundTripsAndTheIdCoversTheHeader) {
     header.qc.blockId = header.parentId;
     header.qc.signers = {0x01};
     header.qc.signatures = {Signature{}};
-    header.tc = TimeoutCert{1, 4, {0x01}, {2}, {Signature{}}};
+    QuorumCert highQc{1, 2, crypto::sha256(asBytes("certified")), {0x01}, {Signature{}}};
+    header.tc = TimeoutCert{1, 4, {0x01}, {2}, {Signature{}}, highQc};
     header.timestampMs = 1700000000000;
     header.execHeight = 2;
     Block block = makeBlock(header, {Bytes{1, 2, 3}, Bytes{4}});
@@ -82,6 +83,7 @@ TEST(BlockCodec, RoundTripsAndTheIdCoversTheHeader) {
     EXPECT_EQ(decoded->header, block.header);
     EXPECT_EQ(decoded->txs, block.txs);
     EXPECT_EQ(decoded->header.tc->highestHqcRound(), 2U);
+    EXPECT_EQ(decoded->header.tc->highQc, highQc);
 
     Block other = makeBlock(header, {Bytes{1, 2, 3}});
     EXPECT_NE(other.id, block.id);

@@ -267,6 +267,52 @@ TEST_F(QuorumCertTest, TimeoutCertificatesVerifyAndRefuseTheSameWays) {
     EXPECT_FALSE(buildTimeoutCert(committee_, {timeouts[0], timeouts[1], timeouts[0]}).has_value());
 }
 
+TEST_F(QuorumCertTest, ATimeoutCertCarriesTheQcOfItsHighestHqcRound) {
+    const auto hqc = signQc(committee_, {keys_[0], keys_[1], keys_[2]}, 4, block_);
+    const auto lower = signQc(committee_, {keys_[0], keys_[1], keys_[2]}, 3, block_);
+    std::vector<codec::Timeout> timeouts;
+    for (std::size_t i = 0; i < 3; ++i) {
+        KeySigner signer(keys_[i]);
+        timeouts.push_back(signTimeout(signer, kChainId, 0, 6, i == 1 ? hqc : lower));
+    }
+    const auto tc = buildTimeoutCert(committee_, timeouts).value();
+    EXPECT_EQ(tc.highQc, hqc);
+    EXPECT_TRUE(verifyTimeoutCert(tc, committee_, kChainId).has_value());
+
+    auto lowerQc = tc;
+    lowerQc.highQc = lower;  // a real QC, but not of the highest signed hqc round
+    EXPECT_FALSE(verifyTimeoutCert(lowerQc, committee_, kChainId).has_value());
+    auto forgedQc = tc;
+    forgedQc.highQc.signatures[0][0] ^= 0x80;
+    EXPECT_FALSE(verifyTimeoutCert(forgedQc, committee_, kChainId).has_value());
+}
+
+// A faulty member signs a timeout claiming an hqc round no QC exists for, and assembles a TC
+// from it and two honest timeouts. Were the TC accepted, honest voters would refuse every
+// proposal of the next leader, whose QC is below that claimed round.
+TEST_F(QuorumCertTest, ATimeoutCertWhoseHighestHqcRoundNoQcProvesIsRefused) {
+    std::vector<codec::Timeout> honest;
+    for (std::size_t i = 0; i < 2; ++i) {
+        KeySigner signer(keys_[i]);
+        honest.push_back(signTimeout(signer, kChainId, 0, 6, genesisQc(0, seedBlock())));
+    }
+    codec::TimeoutCert forged;
+    forged.epoch = 0;
+    forged.round = 6;
+    forged.signers = {0b1011};
+    forged.hqcRounds = {0, 0, 5};
+    forged.signatures = {honest[0].signature, honest[1].signature,
+                         keys_[3].sign(timeoutDigest(kChainId, 0, 6, 5))};
+    forged.highQc = genesisQc(0, seedBlock());
+    EXPECT_FALSE(verifyTimeoutCert(forged, committee_, kChainId).has_value());
+    // Nor with a QC of round 5 that only the faulty member signed.
+    forged.highQc.round = 5;
+    forged.highQc.blockId = block_;
+    forged.highQc.signers = {0b1000};
+    forged.highQc.signatures = {keys_[3].sign(voteDigest(kChainId, 0, 5, block_))};
+    EXPECT_FALSE(verifyTimeoutCert(forged, committee_, kChainId).has_value());
+}
+
 TEST(RoundTimer, GrowsByOnePointTwoPerTimedOutRoundUpToSixSteps) {
     const std::uint64_t expected[] = {1000, 1200, 1440, 1728, 2073, 2488, 2985, 2985, 2985};
     for (std::uint64_t k = 0; k < 9; ++k) {

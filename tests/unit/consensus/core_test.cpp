@@ -224,6 +224,30 @@ TEST_F(CoreTest, InvalidBlocksAreRefusedWithoutTouchingTheSafetyData) {
     EXPECT_EQ(votesIn(step(core, ProposalReceived{propose(1, genesis_, qc0)})).size(), 1U);
 }
 
+TEST_F(CoreTest, VotersRefuseAProposalAboveTheBlockLimitsAndVoteForOneAtThem) {
+    Options options = testOptions();
+    options.maxBlockTxs = 3;
+    options.maxBlockBytes = 30;
+    const auto qc0 = genesisQc(0, genesis_.id);
+    const std::vector<std::pair<std::string, std::vector<Bytes>>> over = {
+        {"four txs", {Bytes(5, 1), Bytes(5, 2), Bytes(5, 3), Bytes(5, 4)}},
+        {"31 bytes", {Bytes(10, 1), Bytes(10, 2), Bytes(11, 3)}},
+    };
+    for (const auto& [name, txs] : over) {
+        SCOPED_TRACE(name);
+        Core core = makeCore(nonLeaderOf({1}), std::nullopt, options);
+        (void)step(core, Start{});
+        const auto effects = step(core, ProposalReceived{propose(1, genesis_, qc0, txs)});
+        EXPECT_TRUE(votesIn(effects).empty());
+        EXPECT_TRUE(rejectedWith(effects, ErrorCode::kInvalidBlock));
+        EXPECT_TRUE(effectsOf<PersistBlock>(effects).empty());
+    }
+    Core core = makeCore(nonLeaderOf({1}), std::nullopt, options);
+    (void)step(core, Start{});
+    const auto atLimit = propose(1, genesis_, qc0, {Bytes(10, 1), Bytes(10, 2), Bytes(10, 3)});
+    EXPECT_EQ(votesIn(step(core, ProposalReceived{atLimit})).size(), 1U);
+}
+
 TEST_F(CoreTest, WithAFixedBlockTimeVotersRefuseAnyTimestampButTheParentsPlusTheBlockTime) {
     Options options = testOptions();
     options.blockTimeMs = 1000;

@@ -301,12 +301,12 @@ TEST_F(PeerMessagesTest, RefusesGarbageOfEveryConsensusKindWithoutCrashing) {
             EXPECT_FALSE(check(kind, junk)) << codec::kindName(kind) << " accepted junk";
         }
     }
-    // An empty payload lacks the block, vote or QC ids; an empty TC has no signers.
+    // An empty payload lacks the block, vote or QC ids; an empty TC lacks its high QC.
     for (auto kind : {MessageKind::kProposal, MessageKind::kVote, MessageKind::kTimeout,
                       MessageKind::kBlockResponse}) {
         expectRefused(kind, Bytes{}, ErrorCode::kBadLength);
     }
-    expectRefused(MessageKind::kTimeoutCert, Bytes{}, ErrorCode::kInvalidCertificate);
+    expectRefused(MessageKind::kTimeoutCert, Bytes{}, ErrorCode::kMalformed);
 }
 
 TEST_F(PeerMessagesTest, RefusesEveryTruncationAndByteFlipOfAValidProposal) {
