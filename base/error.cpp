@@ -62,6 +62,8 @@ std::string_view reasonOf(ErrorCode code) {
             return "invalid_certificate";
         case ErrorCode::kDoubleSignRisk:
             return "double_sign_risk";
+        case ErrorCode::kDiverged:
+            return "diverged";
         case ErrorCode::kConfig:
             return "config";
         case ErrorCode::kUnavailable:

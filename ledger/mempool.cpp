@@ -3,6 +3,7 @@
 #include <limits>
 #include <queue>
 
+#include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/mempool.h>
 
 namespace gridledger::ledger {
@@ -381,6 +382,31 @@ bool Mempool::isVerified(const Hash256& hash) const {
     }
     const auto verdict = verdicts_.find(hash);
     return verdict != verdicts_.end() && verdict->second;
+}
+
+std::size_t Mempool::verifyProposed(std::span<const Bytes> txs) {
+    std::vector<codec::SignedTx> unjudged;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const auto& raw : txs) {
+            const Hash256 hash = crypto::sha256(raw);
+            if (entries_.contains(hash) || verdicts_.contains(hash)) {
+                continue;
+            }
+            if (auto tx = codec::decodeTx(raw); tx) {
+                unjudged.push_back(std::move(*tx));
+            }
+        }
+    }
+    if (unjudged.empty()) {
+        return 0;
+    }
+    const std::vector<bool> valid = pool_.verifyBatch(unjudged);
+    const std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < unjudged.size(); ++i) {
+        rememberVerdictLocked(unjudged[i].hash, valid[i]);
+    }
+    return unjudged.size();
 }
 
 std::uint64_t Mempool::nextHeight() const {

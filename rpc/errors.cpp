@@ -61,6 +61,8 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kInternalError;
         case ErrorCode::kIo:
             return kInternalError;
+        case ErrorCode::kDiverged:
+            return kInternalError;
         // Consensus (domain band).
         case ErrorCode::kInvalidBlock:
             return kInvalidBlock;

@@ -70,8 +70,9 @@ std::uint32_t headerLimit(std::size_t bytes) {
 
 // ---- ServerState ----------------------------------------------------------------------------
 
-ServerState::ServerState(MethodTable methods, const ServerLimits& limits)
-    : dispatcher_(std::move(methods), limits), limits_(limits) {}
+ServerState::ServerState(MethodTable methods, const ServerLimits& limits,
+                         std::function<std::optional<std::string>()> readiness)
+    : dispatcher_(std::move(methods), limits), limits_(limits), readiness_(std::move(readiness)) {}
 
 bool ServerState::admit(const std::shared_ptr<HttpSession>& session) {
     std::shared_ptr<HttpSession> evicted;
@@ -302,17 +303,20 @@ void HttpSession::handleRequest(Request&& request) {
     }
     const After after = request.keep_alive() ? After::kReadNext : After::kClose;
     const std::string_view path = pathOf(request.target());
-    if (path == "/livez") {
+    if (path == "/livez" || path == "/readyz") {
         if (request.method() != http::verb::get) {
             respondError(http::status::method_not_allowed,
-                         RpcError{kInvalidRequest, "use GET on /livez",
+                         RpcError{kInvalidRequest, "use GET on " + std::string(path),
                                   std::string(reason::kHttpMethodNotAllowed)},
                          after, "GET");
             return;
         }
-        Response response{http::status::ok, httpVersion_};
+        const auto notReady = path == "/readyz" ? state_->notReady() : std::nullopt;
+        Response response{notReady ? http::status::service_unavailable : http::status::ok,
+                          httpVersion_};
         response.set(http::field::content_type, "text/plain");
-        response.body() = "ok\n";
+        response.body() = notReady ? "not ready: " + *notReady + "\n"
+                                   : std::string(path == "/livez" ? "ok\n" : "ready\n");
         respond(std::move(response), after);
         return;
     }

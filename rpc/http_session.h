@@ -7,9 +7,11 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -39,10 +41,15 @@ class WsSession;
  */
 class ServerState {
   public:
-    ServerState(MethodTable methods, const ServerLimits& limits);
+    ServerState(MethodTable methods, const ServerLimits& limits,
+                std::function<std::optional<std::string>()> readiness);
 
     [[nodiscard]] const Dispatcher& dispatcher() const { return dispatcher_; }
     [[nodiscard]] const ServerLimits& limits() const { return limits_; }
+    /** Why the node is not ready (ServerOptions::readiness), nullopt when it is. */
+    [[nodiscard]] std::optional<std::string> notReady() const {
+        return readiness_ ? readiness_() : std::nullopt;
+    }
 
     /**
      * Registers a new session. At the connection limit it makes room by closing the session that
@@ -83,6 +90,7 @@ class ServerState {
   private:
     Dispatcher dispatcher_;
     ServerLimits limits_;
+    std::function<std::optional<std::string>()> readiness_;
     mutable std::mutex mutex_;
     std::condition_variable empty_;
     std::unordered_map<const HttpSession*, std::weak_ptr<HttpSession>> sessions_;

@@ -116,4 +116,31 @@ Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uin
     return out;
 }
 
+Result<std::size_t> applySyncedBlocks(
+    const VerifiedBlocks& verified,
+    const std::function<Result<bool>(const codec::Block&, const codec::QuorumCert&)>& execute) {
+    for (std::size_t i = 0; i < verified.blocks.size(); ++i) {
+        GL_ASSIGN_OR_RETURN(ended, execute(verified.blocks[i], verified.certs[i]));
+        if (ended) {
+            return i + 1;
+        }
+    }
+    return verified.blocks.size();
+}
+
+std::vector<HeightProof> syncedCommitProofs(const VerifiedBlocks& verified, std::size_t executed) {
+    executed = std::min(executed, verified.blocks.size());
+    std::vector<const codec::Block*> blocks;
+    std::vector<const codec::QuorumCert*> certs;
+    for (std::size_t i = 0; i < executed; ++i) {
+        blocks.push_back(&verified.blocks[i]);
+        certs.push_back(&verified.certs[i]);
+    }
+    auto proofs = chainedCommitProofs(blocks, certs);
+    if (executed == verified.blocks.size() && executed > 0) {
+        proofs.push_back(HeightProof{verified.blocks.back().header.height, verified.proof});
+    }
+    return proofs;
+}
+
 }  // namespace gridledger::node

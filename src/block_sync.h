@@ -5,6 +5,7 @@
 // and checking halves live here; the node drives the exchange.
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -65,5 +66,23 @@ struct VerifiedBlocks {
                                                         const Hash256& headId,
                                                         const consensus::Committee& committee,
                                                         std::string_view chainId);
+
+/**
+ * Executes a verified batch in order: `execute(block, cert)` runs one block and answers whether
+ * its execution ended the epoch (docs/protocol.md §12). The batch stops right after such a block:
+ * blocks above the block that ended an epoch belong to no ledger, whatever proof came with them.
+ * Returns the number of blocks executed, or the first error of `execute`.
+ */
+[[nodiscard]] Result<std::size_t> applySyncedBlocks(
+    const VerifiedBlocks& verified,
+    const std::function<Result<bool>(const codec::Block&, const codec::QuorumCert&)>& execute);
+
+/**
+ * The commit proofs to store after the first `executed` blocks of `verified` were executed:
+ * those the blocks give one another, and the batch's own proof when every block was executed.
+ * None names a height above the last executed block.
+ */
+[[nodiscard]] std::vector<HeightProof> syncedCommitProofs(const VerifiedBlocks& verified,
+                                                          std::size_t executed);
 
 }  // namespace gridledger::node

@@ -49,6 +49,7 @@ Status NodeImpl::openLedger(const Home& home) {
     blocks_ = std::make_unique<ledger::BlockStore>(*store_);
     executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_, genesis_.chainId);
     consensusStore_ = std::make_unique<ConsensusStore>(*store_);
+    barrier_ = std::make_unique<SendBarrier>(*store_);
     GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
     if (!executed) {
         GL_ASSIGN_OR_RETURN(written, executor_->commitGenesis(genesis_));
@@ -163,6 +164,8 @@ Status NodeImpl::openConsensus() {
     for (std::size_t i = 0; i < set.keys.size() && i < set.nodeIds.size(); ++i) {
         nodeIds_.insert_or_assign(set.keys[i], set.nodeIds[i]);
     }
+    member_.store(committee.contains(proposer_.publicKey()));
+    executedHeight_.store(executed.value_or(0));
     committee_.store(std::make_shared<const consensus::Committee>(std::move(committee)));
     return buildCore();
 }
@@ -180,6 +183,9 @@ Status NodeImpl::buildCore() {
     options.emptyBlockIntervalMs = genesis_.consensus.emptyBlockIntervalMs;
     options.maxClockDriftMs = genesis_.consensus.maxClockDriftMs;
     options.blockTimeMs = genesis_.consensus.blockTimeMs;
+    options.maxBlockTxs = genesis_.consensus.maxBlockTxs;
+    options.maxBlockBytes = genesis_.consensus.maxBlockBytes;
+    options.committeeMax = genesis_.consensus.committeeMax;
     auto signer = std::make_unique<consensus::KeySigner>(validatorKey_);
     GL_ASSIGN_OR_RETURN(core,
                         consensus::Core::create(options, std::move(recovery), std::move(signer)));
@@ -265,6 +271,7 @@ Status NodeImpl::openRpc() {
     options.feed = [context](std::uint64_t height) {
         return rpc::notificationsAt(context, height);
     };
+    options.readiness = [this] { return notReady(); };
     rpc_ = std::make_unique<rpc::Server>(std::move(methods), options);
     GL_TRY(rpc_->start());
     log_->info("rpc listening address={}:{}", config_.rpcAddress, rpc_->port());
@@ -297,17 +304,17 @@ Status NodeImpl::run() {
 }
 
 void NodeImpl::deliver(EventBody body) {
-    if (sync_) {
+    if (sync_ || halted_.load()) {
         return;  // the core resumes, rebuilt, when block sync is done
     }
     loopback_.push_back(std::move(body));
-    while (!loopback_.empty() && !failed_) {
+    while (!loopback_.empty() && !failed_ && !halted_.load()) {
         consensus::Event event{nowMs(), std::move(loopback_.front())};
         loopback_.pop_front();
         const consensus::Effects effects = core_->step(event);
         for (const auto& effect : effects) {
-            if (failed_) {
-                return;  // nothing after a failed persistence may leave the process
+            if (failed_ || halted_.load()) {
+                return;  // nothing after a failed persistence or a divergence leaves the process
             }
             perform(effect);
         }
@@ -320,29 +327,48 @@ void NodeImpl::deliver(EventBody body) {
 }
 
 void NodeImpl::perform(const consensus::Effect& effect) {
-    std::visit(
-        Overloaded{
-            [this](const consensus::PersistSafety& e) {
-                persist(consensusStore_->saveSafety(e.data));
-            },
-            [this](const consensus::PersistBlock& e) {
-                track(*e.block);
-                persist(consensusStore_->saveBlock(*e.block));
-            },
-            [this](const consensus::PersistQc& e) { persist(consensusStore_->saveQc(e.qc)); },
-            [this](const consensus::PersistTc& e) { persist(consensusStore_->saveTc(e.tc)); },
-            [this](const consensus::Broadcast& e) { network_->broadcast(broadcastMessage(e)); },
-            [this](const consensus::SendVote& e) { sendVote(e); },
-            [this](const consensus::ScheduleTimer& e) { schedule(e); },
-            [this](const consensus::Fetch& e) { fetch(e); },
-            [this](const consensus::Commit& e) { commit(e); },
-            [this](const consensus::BuildProposal& e) { buildProposal(e); },
-            [this](const consensus::Rejected& e) {
-                log_->debug("consensus refused input reason={} detail={}", e.error.reason(),
-                            e.error.message);
-            },
-        },
-        effect);
+    std::visit(Overloaded{
+                   // The safety data is written with an fsync; blocks, QCs and TCs are not, and the
+                   // barrier makes them durable before the next message leaves (protocol.md §8).
+                   [this](const consensus::PersistSafety& e) {
+                       persist(consensusStore_->saveSafety(e.data));
+                       barrier_->wrote(true);
+                   },
+                   [this](const consensus::PersistBlock& e) {
+                       track(*e.block);
+                       persist(consensusStore_->saveBlock(*e.block));
+                       barrier_->wrote(false);
+                   },
+                   [this](const consensus::PersistQc& e) {
+                       persist(consensusStore_->saveQc(e.qc));
+                       barrier_->wrote(false);
+                   },
+                   [this](const consensus::PersistTc& e) {
+                       persist(consensusStore_->saveTc(e.tc));
+                       barrier_->wrote(false);
+                   },
+                   [this](const consensus::Broadcast& e) {
+                       persist(barrier_->beforeSend());
+                       if (!failed_) {
+                           network_->broadcast(broadcastMessage(e));
+                       }
+                   },
+                   [this](const consensus::SendVote& e) {
+                       persist(barrier_->beforeSend());
+                       if (!failed_) {
+                           sendVote(e);
+                       }
+                   },
+                   [this](const consensus::ScheduleTimer& e) { schedule(e); },
+                   [this](const consensus::Fetch& e) { fetch(e); },
+                   [this](const consensus::Commit& e) { commit(e); },
+                   [this](const consensus::BuildProposal& e) { buildProposal(e); },
+                   [this](const consensus::Rejected& e) {
+                       log_->debug("consensus refused input reason={} detail={}", e.error.reason(),
+                                   e.error.message);
+                   },
+               },
+               effect);
 }
 
 void NodeImpl::persist(Status status) {
@@ -415,6 +441,17 @@ void NodeImpl::commit(const consensus::Commit& commit) {
 
 std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
                                                             const codec::QuorumCert& certifying) {
+    // The roots this block certifies must be this node's own: a node whose state left the
+    // certified one stops rather than execute and serve more of it.
+    auto local = blocks_->rootsAt(block.header.execHeight);
+    if (!local) {
+        fatal(local.error());
+        return std::nullopt;
+    }
+    if (auto same = checkCertifiedRoots(block.header, *local); !same) {
+        halt(same.error());
+        return std::nullopt;
+    }
     const auto started = std::chrono::steady_clock::now();
     auto done = executor_->executeAndCommit(
         block, certifying, [this](const Hash256& hash) { return mempool_->isVerified(hash); });
@@ -433,6 +470,7 @@ std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& 
         hashes.push_back(receipt.txHash);
     }
     mempool_->onCommitted(hashes, block.header.height);
+    executedHeight_.store(block.header.height, std::memory_order_relaxed);
     log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
                 done->roots.stateRoot.hex());
     if (rpc_) {
@@ -454,6 +492,7 @@ Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
     log_->info("epoch change height={} epoch={} members={} member={}", block.header.height,
                next->committee.epoch(), next->committee.size(),
                next->committee.contains(proposer_.publicKey()));
+    member_.store(next->committee.contains(proposer_.publicKey()));
     committee_.store(std::make_shared<const consensus::Committee>(next->committee));
     return std::optional<consensus::EpochChange>{
         consensus::EpochChange{block, std::move(next->validators)}};
@@ -542,6 +581,38 @@ void NodeImpl::signalPayload() {
             deliver(consensus::PayloadAvailable{});
         });
     }
+}
+
+void NodeImpl::halt(const Error& error) {
+    if (halted_.load()) {
+        return;
+    }
+    log_->critical("halted: consensus and sync stopped, reads still served reason={} detail={}",
+                   error.reason(), error.message);
+    haltReason_ = std::string(error.reason()) + ": " + error.message;
+    halted_.store(true);
+    if (sync_) {
+        syncTimer_.cancel();
+        sync_.reset();
+        syncing_.store(false, std::memory_order_relaxed);
+    }
+}
+
+std::optional<std::string> NodeImpl::notReady() const {
+    if (halted_.load()) {
+        return "halted: " + haltReason_;
+    }
+    if (syncing_.load(std::memory_order_relaxed)) {
+        return "syncing";
+    }
+    const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
+    const std::uint64_t seen = seenHeight_.load(std::memory_order_relaxed);
+    if (!member_.load(std::memory_order_relaxed) && seen > executed &&
+        seen - executed > config_.syncLagBlocks) {
+        return "behind: executed height " + std::to_string(executed) + ", proposals at " +
+               std::to_string(seen);
+    }
+    return std::nullopt;
 }
 
 void NodeImpl::fatal(const Error& error) {

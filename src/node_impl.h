@@ -37,6 +37,7 @@
 #include "block_sync.h"
 #include "consensus_store.h"
 #include "epochs.h"
+#include "exec_check.h"
 #include "metrics.h"
 #include "node.h"
 #include "peer_messages.h"
@@ -114,6 +115,13 @@ class NodeImpl {
     void schedule(const consensus::ScheduleTimer& timer);
     void signalPayload();
     void fatal(const Error& error);
+    /**
+     * Stops consensus and block sync for good, with a critical log, but keeps serving reads,
+     * metrics and /livez; /readyz fails from now on (docs/operations.md).
+     */
+    void halt(const Error& error);
+    /** Why /readyz fails now, nullopt when this node is ready. Thread-safe. */
+    [[nodiscard]] std::optional<std::string> notReady() const;
 
     // P2P: sending what the core decided, and what peers send (docs/p2p.md, "Node messages").
     void sendVote(const consensus::SendVote& send);
@@ -153,6 +161,7 @@ class NodeImpl {
     std::unique_ptr<ledger::BlockStore> blocks_;
     std::unique_ptr<contracts::Executor> executor_;
     std::unique_ptr<ConsensusStore> consensusStore_;
+    std::unique_ptr<SendBarrier> barrier_;
     std::unique_ptr<ledger::Mempool> mempool_;
     std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
     /** When a message of a later epoch last started a sync (io_ strand only). */
@@ -199,6 +208,13 @@ class NodeImpl {
     std::atomic<std::uint64_t> highestQcRound_{0};
     bool failed_ = false;
     Error failure_;
+    /** Set once by halt(); then haltReason_ holds why (written before the flag). */
+    std::atomic<bool> halted_{false};
+    std::string haltReason_;
+    /** The highest block height seen in a checked proposal (a claim: for /readyz only). */
+    std::atomic<std::uint64_t> seenHeight_{0};
+    std::atomic<std::uint64_t> executedHeight_{0};
+    std::atomic<bool> member_{false};
 };
 
 }  // namespace gridledger::node

@@ -82,6 +82,11 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         invalidMessage(from, message.kind, checked.error(), kInvalidMessagePoints);
         return;
     }
+    if (const auto* proposal = std::get_if<consensus::ProposalReceived>(&*checked)) {
+        // Here, on every core, rather than one by one when the block executes on the
+        // consensus thread: execution then finds every verdict cached.
+        mempool_->verifyProposed(proposal->block.txs);
+    }
     asio::post(io_, [this, from, input = std::move(*checked)]() mutable {
         onChecked(from, std::move(input));
     });
@@ -159,6 +164,9 @@ void NodeImpl::invalidMessage(const NodeId& from, codec::MessageKind kind, const
 void NodeImpl::onChecked(const NodeId& from, CheckedInput input) {
     std::visit(Overloaded{
                    [&](consensus::ProposalReceived& e) {
+                       if (e.block.header.height > seenHeight_.load()) {
+                           seenHeight_.store(e.block.header.height);
+                       }
                        if (!syncIfBehind(from, e.block.header.height)) {
                            deliver(std::move(e));
                        }
@@ -273,27 +281,30 @@ void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) 
         syncFailed(verified.error().message);
         return;
     }
-    for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
-        if (!executeCommitted(verified->blocks[i], verified->certs[i])) {
-            return;
+    // The batch ends with the block that ends an epoch, whatever a peer sent above it; the
+    // core is rebuilt in the new epoch when the sync ends.
+    auto applied = applySyncedBlocks(
+        *verified,
+        [this](const codec::Block& block, const codec::QuorumCert& cert) -> Result<bool> {
+            if (!executeCommitted(block, cert)) {
+                return fail(halted_.load() ? ErrorCode::kDiverged : failure_.code,
+                            "synced block at height " + std::to_string(block.header.height) +
+                                " was not executed");
+            }
+            GL_ASSIGN_OR_RETURN(change, endEpochIfChanged(block));
+            return change.has_value();
+        });
+    if (!applied) {
+        log_->error("sync stopped peer={} reason={} detail={}", from.hex(),
+                    applied.error().reason(), applied.error().message);
+        if (!failed_ && !halted_.load()) {
+            fatal(applied.error());
         }
-        // Synced blocks stop at an epoch's end (serveSync): the core is rebuilt in the new
-        // epoch when the sync ends.
-        if (!endEpochIfChanged(verified->blocks[i])) {
-            return;
-        }
+        return;
     }
-    const std::uint64_t lastHeight = verified->blocks.back().header.height;
-    std::vector<const codec::Block*> synced;
-    std::vector<const codec::QuorumCert*> certs;
-    for (std::size_t i = 0; i < verified->blocks.size(); ++i) {
-        synced.push_back(&verified->blocks[i]);
-        certs.push_back(&verified->certs[i]);
-    }
-    auto proofs = chainedCommitProofs(synced, certs);
-    proofs.push_back(HeightProof{lastHeight, verified->proof});
-    storeCommitProofs(proofs);
-    metrics_->blocksSynced(verified->blocks.size());
+    const std::uint64_t lastHeight = verified->blocks[*applied - 1].header.height;
+    storeCommitProofs(syncedCommitProofs(*verified, *applied));
+    metrics_->blocksSynced(*applied);
     sync_->failures = 0;
     log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
     if (peerHead > lastHeight) {

@@ -9,6 +9,7 @@
 #include <gridledger/storage/kv_store.h>
 
 #include "epochs.h"
+#include "exec_check.h"
 
 namespace gridledger::node {
 namespace {
@@ -111,13 +112,13 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
             !checked) {
             return atHeight(h, checked.error().code, "certificate: " + checked.error().message);
         }
+        if (b.header.execHeight >= h) {
+            return atHeight(h, ErrorCode::kInvalidBlock, "the exec height is not below the block");
+        }
         GL_ASSIGN_OR_RETURN(execRoots, replayed.rootsAt(b.header.execHeight));
-        if (b.header.execHeight >= h || !execRoots ||
-            execRoots->stateRoot != b.header.execStateRoot ||
-            execRoots->resultsRoot != b.header.execResultsRoot) {
-            return atHeight(h, ErrorCode::kInvalidBlock,
-                            "the header's roots of height " + std::to_string(b.header.execHeight) +
-                                " differ from the replayed ones");
+        // The same check a node makes before it executes a committed block.
+        if (auto same = checkCertifiedRoots(b.header, execRoots); !same) {
+            return atHeight(h, same.error().code, same.error().message);
         }
         GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, {}));
         // A block whose execution changed the validator set ends its epoch: the blocks above it

@@ -1,3 +1,5 @@
+#include <atomic>
+
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
@@ -35,6 +37,7 @@ struct Cursor::Impl {
 struct KvStore::Impl {
     std::unique_ptr<rocksdb::DB> db;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    std::atomic<std::uint64_t> walSyncs{0};
 
     ~Impl() {
         for (auto* handle : handles) {
@@ -159,7 +162,23 @@ Status KvStore::write(WriteBatch& batch, bool sync) {
     if (!status.ok()) {
         return std::unexpected(storageError(status));
     }
+    if (sync) {
+        impl_->walSyncs.fetch_add(1, std::memory_order_relaxed);
+    }
     return {};
+}
+
+Status KvStore::syncWal() {
+    auto status = impl_->db->SyncWAL();
+    if (!status.ok()) {
+        return std::unexpected(storageError(status));
+    }
+    impl_->walSyncs.fetch_add(1, std::memory_order_relaxed);
+    return {};
+}
+
+std::uint64_t KvStore::walSyncs() const {
+    return impl_->walSyncs.load(std::memory_order_relaxed);
 }
 
 Status KvStore::put(Column column, ByteView key, ByteView value, bool sync) {

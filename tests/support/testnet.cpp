@@ -15,6 +15,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <gridledger/base/amount.h>
+
 namespace gridledger::testing {
 namespace {
 
@@ -57,8 +59,8 @@ void setLogLevel(const std::filesystem::path& config, const std::string& level) 
     std::ofstream(config, std::ios::trunc) << out;
 }
 
-/** The body of a 200 answer to `GET target` on 127.0.0.1:port (HTTP/1.0, 5 s bounds). */
-std::optional<std::string> httpGet(std::uint16_t port, const std::string& target) {
+/** The answer to `GET target` on 127.0.0.1:port (HTTP/1.0, 5 s bounds), whatever its status. */
+std::optional<HttpAnswer> httpAnswer(std::uint16_t port, const std::string& target) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) {
         return std::nullopt;
@@ -80,11 +82,23 @@ std::optional<std::string> httpGet(std::uint16_t port, const std::string& target
     }
     close(fd);
     const auto headerEnd = reply.find("\r\n\r\n");
-    if (!reply.starts_with("HTTP/1.") || reply.find(" 200 ") != 8 ||
+    // "HTTP/1.x NNN ...": the status code is at offset 9.
+    const auto status = reply.size() > 12 ? parseU64(std::string_view(reply).substr(9, 3))
+                                          : Result<std::uint64_t>{};
+    if (!reply.starts_with("HTTP/1.") || !status || *status == 0 ||
         headerEnd == std::string::npos) {
         return std::nullopt;
     }
-    return reply.substr(headerEnd + 4);
+    return HttpAnswer{static_cast<unsigned>(*status), reply.substr(headerEnd + 4)};
+}
+
+/** The body of a 200 answer to `GET target` on 127.0.0.1:port. */
+std::optional<std::string> httpGet(std::uint16_t port, const std::string& target) {
+    auto answer = httpAnswer(port, target);
+    if (!answer || answer->status != 200) {
+        return std::nullopt;
+    }
+    return std::move(answer->body);
 }
 
 }  // namespace
@@ -220,6 +234,10 @@ Result<boost::json::value> Testnet::call(std::size_t i, const std::string& metho
                                          const boost::json::value& params) const {
     const auto& config = node(i).config;
     return node::callRpc(node::Endpoint{config.rpcAddress, config.rpcPort}, method, params);
+}
+
+std::optional<HttpAnswer> Testnet::get(std::size_t i, const std::string& target) const {
+    return httpAnswer(rpcPort(i), target);
 }
 
 std::optional<double> Testnet::metric(std::size_t i, const std::string& name) const {

@@ -20,6 +20,12 @@
 namespace gridledger::testing {
 
 /** How Testnet sets up its network. Unset fields keep `gridledger testnet`'s defaults. */
+/** An HTTP answer: its status code and body. */
+struct HttpAnswer {
+    unsigned status = 0;
+    std::string body;
+};
+
 struct TestnetOptions {
     std::size_t validators = 4;
     /** Genesis consensus.round_timeout_ms. */
@@ -66,6 +72,8 @@ class Testnet {
      * scrape fails or has no such sample.
      */
     [[nodiscard]] std::optional<double> metric(std::size_t i, const std::string& name) const;
+    /** The answer to `GET target` on node i's RPC port, or std::nullopt when none came. */
+    [[nodiscard]] std::optional<HttpAnswer> get(std::size_t i, const std::string& target) const;
 
     [[nodiscard]] std::uint16_t p2pPort(std::size_t i) const { return node(i).config.p2pPort; }
     [[nodiscard]] std::uint16_t rpcPort(std::size_t i) const { return node(i).config.rpcPort; }

@@ -44,6 +44,8 @@ enum class ErrorCode : std::uint16_t {
     kInvalidBlock = 62,
     kInvalidCertificate = 63,
     kDoubleSignRisk = 64,
+    /** This node's executed state differs from the state a quorum certified. */
+    kDiverged = 65,
     // Configuration.
     kConfig = 80,
     kUnavailable = 81,

@@ -165,6 +165,14 @@ class Mempool {
      * recently. Block validation skips the signature of such transactions.
      */
     [[nodiscard]] bool isVerified(const Hash256& hash) const;
+    /**
+     * Verifies the signatures of a proposed block's transactions (raw bytes) that have no
+     * verdict yet, in parallel on the verify pool and the calling thread, and remembers each
+     * verdict, so that isVerified() answers for them when the block executes. Held and already
+     * judged transactions and ones that do not decode are skipped. Returns how many signatures
+     * it verified. Call it off the consensus thread.
+     */
+    std::size_t verifyProposed(std::span<const Bytes> txs);
     /** Height of the next block, against which expiry is judged. */
     [[nodiscard]] std::uint64_t nextHeight() const;
     /** Admission and eviction counters. */

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct ServerOptions {
      * publishExecuted on the server's own threads; empty: no notifications are ever sent.
      */
     std::function<Result<std::vector<Notification>>(std::uint64_t height)> feed{};
+    /**
+     * Why the node is not ready to serve (GET /readyz answers 503 with it), or nullopt when it
+     * is (200). Called on the server's threads; empty: always ready.
+     */
+    std::function<std::optional<std::string>()> readiness{};
 };
 
 /**
@@ -37,6 +43,7 @@ struct ServerOptions {
  * - `POST /` with `Content-Type: application/json`: one request or a batch, answered with
  *   200 and the response (204 when the body held notifications only);
  * - `GET /livez`: 200 while the server runs;
+ * - `GET /readyz`: 200 while ServerOptions::readiness finds the node ready, else 503 and why;
  * - keep-alive connections, each bounded by ServerLimits;
  * - `GET /ws` with a WebSocket upgrade: every method over WebSocket, plus chain_subscribe /
  *   chain_unsubscribe and the notifications of ServerOptions::feed (subscriptions.h).

@@ -91,6 +91,10 @@ class KvStore {
     /** Applies the batch atomically; with `sync` the WAL is fsynced before returning. */
     [[nodiscard]] Status write(WriteBatch& batch, bool sync);
     [[nodiscard]] Status put(Column column, ByteView key, ByteView value, bool sync);
+    /** Fsyncs the write-ahead log: every write made before the call is durable after it. */
+    [[nodiscard]] Status syncWal();
+    /** How many times this store fsynced its WAL (synced writes and syncWal calls). */
+    [[nodiscard]] std::uint64_t walSyncs() const;
     /** An empty batch for this store. */
     [[nodiscard]] WriteBatch batch() const;
     [[nodiscard]] Cursor cursor(Column column) const;

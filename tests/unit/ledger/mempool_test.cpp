@@ -13,6 +13,7 @@
 
 #include <gridledger/codec/tx.h>
 #include <gridledger/crypto/schnorr.h>
+#include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/mempool.h>
 #include <gridledger/ledger/verify_pool.h>
 
@@ -406,6 +407,28 @@ TEST_F(MempoolTest, ABadSignatureIsVerifiedOnceAndItsVerdictRemembered) {
     EXPECT_EQ(codeOf(pool->submit(raw)), ErrorCode::kBadSignature);
     EXPECT_EQ(codeOf(pool->submit(raw)), ErrorCode::kBadSignature);
     EXPECT_EQ(verifier_.calls(), 1);
+}
+
+TEST_F(MempoolTest, AProposalsUncachedSignaturesAreVerifiedOnceInABatchAndRemembered) {
+    auto pool = make();
+    const auto held = withNonce(alice_, 0);
+    ASSERT_TRUE(pool->submit(held.raw).has_value());
+    const int afterAdmission = verifier_.calls();
+    const auto fresh = withNonce(bob_, 0);
+    Bytes forged = withNonce(bob_, 1).raw;
+    forged.back() ^= 0x01;
+    const Hash256 forgedHash = crypto::sha256(forged);
+    const std::vector<Bytes> block = {held.raw, fresh.raw, forged, Bytes{0x01, 0x02}};
+    EXPECT_FALSE(pool->isVerified(fresh.hash));
+
+    EXPECT_EQ(pool->verifyProposed(block), 2U);  // the held one and the undecodable one skipped
+    EXPECT_EQ(verifier_.calls(), afterAdmission + 2);
+    EXPECT_TRUE(pool->isVerified(fresh.hash));
+    EXPECT_FALSE(pool->isVerified(forgedHash));
+    EXPECT_EQ(pool->size(), 1U) << "verified block txs are remembered, not admitted";
+
+    EXPECT_EQ(pool->verifyProposed(block), 0U);
+    EXPECT_EQ(verifier_.calls(), afterAdmission + 2);
 }
 
 TEST_F(MempoolTest, AVerifiedTxThatLostTheRaceIsNeverVerifiedAgain) {

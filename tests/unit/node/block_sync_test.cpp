@@ -440,6 +440,51 @@ TEST_F(BlockSyncTest, ARequesterAtGenesisCatchesUpBatchByBatchAndCanServeInTurn)
     EXPECT_TRUE(again) << again.error().message;
 }
 
+// A faulty peer serves [..., R, C] where R ended the epoch and C, of the same epoch, never
+// entered any ledger; C's proof verifies. The batch must stop at R, and no proof above R stays.
+TEST_F(BlockSyncTest, ABatchStopsRightAfterTheBlockThatEndedTheEpoch) {
+    auto verified = verifyAt(honestResponse(4), 4);
+    ASSERT_TRUE(verified) << verified.error().message;
+    const std::uint64_t endsEpoch = 7;
+    std::vector<std::uint64_t> executed;
+    const auto applied = applySyncedBlocks(
+        *verified, [&](const codec::Block& block, const codec::QuorumCert& cert) -> Result<bool> {
+            EXPECT_EQ(cert.blockId, block.id);
+            executed.push_back(block.header.height);
+            return block.header.height == endsEpoch;
+        });
+    ASSERT_TRUE(applied);
+    EXPECT_EQ(*applied, 3U);
+    EXPECT_EQ(executed, heights(5, endsEpoch));
+    const auto proofs = syncedCommitProofs(*verified, *applied);
+    for (const auto& proof : proofs) {
+        EXPECT_LE(proof.height, endsEpoch);
+    }
+
+    const auto all = applySyncedBlocks(
+        *verified,
+        [](const codec::Block&, const codec::QuorumCert&) -> Result<bool> { return false; });
+    ASSERT_TRUE(all);
+    EXPECT_EQ(*all, verified->blocks.size());
+    const auto allProofs = syncedCommitProofs(*verified, *all);
+    ASSERT_FALSE(allProofs.empty());
+    EXPECT_EQ(allProofs.back().height, kCommitted) << "the batch's own proof comes last";
+}
+
+TEST_F(BlockSyncTest, AnExecutionErrorStopsTheBatchAndIsReturned) {
+    auto verified = verifyAt(honestResponse(4), 4);
+    ASSERT_TRUE(verified);
+    std::size_t calls = 0;
+    const auto applied = applySyncedBlocks(
+        *verified, [&](const codec::Block&, const codec::QuorumCert&) -> Result<bool> {
+            ++calls;
+            return fail(ErrorCode::kStorage, "disk full");
+        });
+    ASSERT_FALSE(applied);
+    EXPECT_EQ(applied.error().code, ErrorCode::kStorage);
+    EXPECT_EQ(calls, 1U);
+}
+
 TEST_F(BlockSyncTest, RefusesAnEmptyResponse) {
     auto verified = verifyAt(codec::SyncResponse{}, 4);
     ASSERT_FALSE(verified);

@@ -1,4 +1,6 @@
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <boost/json/parse.hpp>
@@ -137,6 +139,29 @@ TEST_F(ServerTest, LivezAnswersOk) {
     const HttpReply reply = client.get("/livez");
     EXPECT_EQ(reply.status, 200U);
     EXPECT_EQ(reply.body, "ok\n");
+}
+
+TEST(ServerReadiness, ReadyzAnswersWhatTheNodeSaysAtEachCall) {
+    std::atomic<bool> halted{false};
+    ServerOptions options;
+    options.readiness = [&halted]() -> std::optional<std::string> {
+        if (halted.load()) {
+            return "halted: diverged at height=7";
+        }
+        return std::nullopt;
+    };
+    Server server(test::testMethods(), options);
+    ASSERT_TRUE(server.start());
+    HttpTestClient client(server.port());
+    const HttpReply ready = client.get("/readyz");
+    EXPECT_EQ(ready.status, 200U);
+    EXPECT_EQ(ready.body, "ready\n");
+    halted.store(true);
+    const HttpReply notReady = client.get("/readyz");
+    EXPECT_EQ(notReady.status, 503U);
+    EXPECT_EQ(notReady.body, "not ready: halted: diverged at height=7\n");
+    EXPECT_EQ(client.get("/livez").status, 200U) << "a halted node is still alive";
+    EXPECT_EQ(client.get("/readyz", boost::beast::http::verb::post).status, 405U);
 }
 
 TEST_F(ServerTest, WrongPathMethodOrContentTypeIsRefusedWithAReason) {
