@@ -172,7 +172,20 @@ Status NodeImpl::openConsensus() {
 
 Status NodeImpl::buildCore() {
     GL_ASSIGN_OR_RETURN(recovery, recoveryData(*committee()));
-    GL_TRY(checkDoubleSign(recovery));
+    GL_ASSIGN_OR_RETURN(stored, consensusStore_->load());
+    const consensus::Committee& members = *committee();
+    const bool inCommittee = members.contains(proposer_.publicKey());
+    if (auto guard = checkDoubleSign(recovery); !guard) {
+        if (!inCommittee || members.size() == 1) {
+            return guard;  // a lone validator can never see its old votes age out: refuse
+        }
+        holdSignatures(Hold::kUnrecordedVote, guard.error().message);
+    } else if (!stored.safety && inCommittee && members.size() > 1 && hold_ == Hold::kNone) {
+        // A fresh or wiped data dir: what this key signed before, if anything, is unknown.
+        holdSignatures(Hold::kNoSafetyData,
+                       "no safety data: signing waits until this node is at the head of the "
+                       "chain and no recent certificate holds a vote of its key");
+    }
     inFlight_.clear();
     for (const auto& block : recovery.blocks) {
         track(block);
@@ -304,8 +317,8 @@ Status NodeImpl::run() {
 }
 
 void NodeImpl::deliver(EventBody body) {
-    if (sync_ || halted_.load()) {
-        return;  // the core resumes, rebuilt, when block sync is done
+    if (halted_.load()) {
+        return;
     }
     loopback_.push_back(std::move(body));
     while (!loopback_.empty() && !failed_ && !halted_.load()) {
@@ -326,7 +339,19 @@ void NodeImpl::deliver(EventBody body) {
     }
 }
 
+bool NodeImpl::signs(const consensus::Effect& effect) {
+    return std::holds_alternative<consensus::PersistSafety>(effect) ||
+           std::holds_alternative<consensus::SendVote>(effect) ||
+           std::holds_alternative<consensus::Broadcast>(effect) ||
+           std::holds_alternative<consensus::BuildProposal>(effect);
+}
+
 void NodeImpl::perform(const consensus::Effect& effect) {
+    if (hold_ != Hold::kNone && signs(effect)) {
+        // Nothing signed leaves, and no safety data is written: a vote or timeout of this key
+        // must not raise the recorded rounds above votes the start-up guard has yet to see.
+        return;
+    }
     std::visit(Overloaded{
                    // The safety data is written with an fsync; blocks, QCs and TCs are not, and the
                    // barrier makes them durable before the next message leaves (protocol.md §8).
@@ -604,6 +629,9 @@ std::optional<std::string> NodeImpl::notReady() const {
     }
     if (syncing_.load(std::memory_order_relaxed)) {
         return "syncing";
+    }
+    if (holding_.load()) {
+        return "signing held until this validator is at the head and the start-up guard passes";
     }
     const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
     const std::uint64_t seen = seenHeight_.load(std::memory_order_relaxed);

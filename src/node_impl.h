@@ -56,6 +56,8 @@ inline constexpr auto kSyncRequestTimeout = std::chrono::seconds(10);
 inline constexpr std::size_t kMaxSyncFailures = 3;
 /** A consensus message of a later epoch starts a block sync at most this often. */
 inline constexpr auto kEpochSyncInterval = std::chrono::seconds(5);
+/** How often a validator that holds its signatures asks its peers where the chain is. */
+inline constexpr auto kHoldProbeInterval = std::chrono::milliseconds(500);
 /** Outstanding block fetches remembered; beyond it the oldest requests are forgotten. */
 inline constexpr std::size_t kMaxOutstandingFetches = 1024;
 /** Ban points for a peer message that fails decoding or a signature check. */
@@ -90,6 +92,7 @@ class NodeImpl {
     Status openNetwork();
     Status openRpc();
     Result<consensus::RecoveryData> recoveryData(const consensus::Committee& committee) const;
+    /** The start-up guard over the certificates of the last double_sign_check_height blocks. */
     Status checkDoubleSign(const consensus::RecoveryData& recovery) const;
 
     /** Delivers an event to the core, then every event its effects loop back, in order. */
@@ -141,13 +144,36 @@ class NodeImpl {
     void flushGossip();
     void scheduleNetworkMetrics();
 
-    // Block sync (docs/p2p.md, "Block sync"), on the consensus thread.
-    /** Starts block sync from `peer` when `height` is too far above the committed root. */
-    bool syncIfBehind(const NodeId& peer, std::uint64_t height);
+    // Block sync (docs/p2p.md, "Block sync"), on the consensus thread. Consensus keeps running
+    // meanwhile: a claim only makes this node ask, and only verified blocks change its ledger.
+    /** Asks `peer` for blocks when `height` (a claim) is too far above the committed root. */
+    void syncIfBehind(const NodeId& peer, std::uint64_t height);
+    /** True iff `height` is more than sync_lag_blocks above the core's committed root. */
+    [[nodiscard]] bool farAhead(std::uint64_t height) const;
+    void startSync(const NodeId& peer);
     void requestSync();
     void onSyncResponse(const NodeId& from, codec::SyncResponse response);
+    /** Executes an answer of the sync peer that carries blocks. */
+    void applySyncResponse(const NodeId& from, codec::SyncResponse response);
     void syncFailed(const std::string& reason);
     void finishSync();
+
+    // Holding signatures (docs/protocol.md §13, "A validator with no safety data").
+    /** Why this validator signs nothing for now. */
+    enum class Hold : std::uint8_t { kNone, kNoSafetyData, kUnrecordedVote };
+    /** Stops signing (PersistSafety, votes, timeouts, proposals) for `why`. */
+    void holdSignatures(Hold why, const std::string& detail);
+    /** True iff `effect` signs or sends something this validator signed. */
+    [[nodiscard]] static bool signs(const consensus::Effect& effect);
+    void scheduleHoldProbe();
+    /** Counts `peer`'s word that no block above this node's ledger is committed. */
+    void noteAtHead(const NodeId& peer, std::uint64_t peerHead);
+    /**
+     * Resumes signing once f + 1 peers report no committed block above this node's ledger and
+     * no recent certificate holds a vote of this key: the safety data then starts above every
+     * round this node has seen, and the core is rebuilt.
+     */
+    void maybeResumeSigning();
 
     NodeConfig config_;
     contracts::Genesis genesis_;
@@ -188,6 +214,8 @@ class NodeImpl {
         std::chrono::steady_clock::time_point started;
         std::uint64_t requestSeq = 0;
         std::size_t failures = 0;
+        /** Set by the first answer whose blocks verified: from then on the node is syncing. */
+        bool confirmed = false;
     };
     std::optional<SyncState> sync_;
     asio::steady_timer syncTimer_{io_};
@@ -215,6 +243,11 @@ class NodeImpl {
     std::atomic<std::uint64_t> seenHeight_{0};
     std::atomic<std::uint64_t> executedHeight_{0};
     std::atomic<bool> member_{false};
+    Hold hold_ = Hold::kNone;
+    std::string holdDetail_;
+    std::atomic<bool> holding_{false};
+    std::set<NodeId> atHeadPeers_;
+    asio::steady_timer holdProbeTimer_{io_};
 };
 
 }  // namespace gridledger::node

@@ -167,14 +167,22 @@ void NodeImpl::onChecked(const NodeId& from, CheckedInput input) {
                        if (e.block.header.height > seenHeight_.load()) {
                            seenHeight_.store(e.block.header.height);
                        }
-                       if (!syncIfBehind(from, e.block.header.height)) {
+                       // A block far above this node's ledger is not the core's business (it
+                       // would fetch every parent one by one): the node asks for blocks instead.
+                       if (!farAhead(e.block.header.height)) {
                            deliver(std::move(e));
+                       } else {
+                           syncIfBehind(from, e.block.header.height);
                        }
                    },
                    [&](consensus::BlockFetched& e) {
-                       if (fetching_.erase(e.block.id) != 0 &&
-                           !syncIfBehind(from, e.block.header.height)) {
+                       if (fetching_.erase(e.block.id) == 0) {
+                           return;
+                       }
+                       if (!farAhead(e.block.header.height)) {
                            deliver(std::move(e));
+                       } else {
+                           syncIfBehind(from, e.block.header.height);
                        }
                    },
                    [&](auto& e) { deliver(std::move(e)); },
@@ -216,34 +224,39 @@ void NodeImpl::scheduleNetworkMetrics() {
     });
 }
 
-bool NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
-    if (sync_) {
-        return true;
-    }
+bool NodeImpl::farAhead(std::uint64_t height) const {
     const std::uint64_t committed = core_->committedRoot().header.height;
-    if (height <= committed || height - committed <= config_.syncLagBlocks) {
-        return false;
+    return height > committed && height - committed > config_.syncLagBlocks;
+}
+
+void NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
+    if (sync_ || halted_.load() || !farAhead(height)) {
+        return;
     }
-    sync_ = SyncState{peer, committed, std::chrono::steady_clock::now(), 0, 0};
-    syncing_.store(true, std::memory_order_relaxed);
-    log_->info("sync started peer={} committed_height={} seen_height={}", peer.hex(), committed,
-               height);
+    // `height` is only the sender's word: ask it for blocks, and change nothing until an
+    // answer verifies. Consensus runs on meanwhile, so a peer that lies or falls silent costs
+    // this node nothing but the request.
+    startSync(peer);
+}
+
+void NodeImpl::startSync(const NodeId& peer) {
+    const std::uint64_t committed = executedHeight_.load(std::memory_order_relaxed);
+    sync_ = SyncState{peer, committed, std::chrono::steady_clock::now(), 0, 0, false};
+    log_->debug("sync asked peer={} executed_height={}", peer.hex(), committed);
     requestSync();
-    return true;
 }
 
 void NodeImpl::requestSync() {
-    auto executed = blocks_->executedHeight();
-    if (!executed || !*executed) {
-        fatal(executed ? Error{ErrorCode::kCorrupt, "no executed height"} : executed.error());
-        return;
-    }
     const std::uint64_t seq = ++sync_->requestSeq;
-    const codec::SyncRequest request{**executed + 1,
+    const codec::SyncRequest request{executedHeight_.load(std::memory_order_relaxed) + 1,
                                      static_cast<std::uint32_t>(config_.syncBatchBlocks)};
     if (!network_->send(sync_->peer, p2p::Message{codec::MessageKind::kSyncRequest,
                                                   codec::encodeSyncRequest(request)})) {
-        asio::post(io_, [this] { syncFailed("the peer is not connected"); });
+        asio::post(io_, [this, seq] {
+            if (sync_ && sync_->requestSeq == seq) {
+                syncFailed("the peer is not connected");
+            }
+        });
         return;
     }
     syncTimer_.expires_after(kSyncRequestTimeout);
@@ -255,31 +268,78 @@ void NodeImpl::requestSync() {
 }
 
 void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) {
-    if (!sync_ || from != sync_->peer || failed_) {
-        return;  // unsolicited or late
+    if (failed_ || halted_.load()) {
+        return;
+    }
+    if (!sync_ || from != sync_->peer) {
+        // Answers to a held validator's probes (or late ones): a peer's word that nothing is
+        // committed above this node, or blocks that, once verified, start a sync from it.
+        if (hold_ == Hold::kNone || sync_) {
+            return;
+        }
+        if (response.blocks.empty()) {
+            noteAtHead(from, response.headHeight);
+            return;
+        }
+        startSync(from);
     }
     ++sync_->requestSeq;  // the request is answered: its timer no longer applies
     if (response.blocks.empty()) {
+        if (hold_ != Hold::kNone) {
+            noteAtHead(from, response.headHeight);
+        }
         finishSync();
         return;
     }
-    auto executed = blocks_->executedHeight();
-    auto head = executed && *executed ? blocks_->blockAt(**executed)
-                                      : Result<std::optional<codec::Block>>(std::nullopt);
+    applySyncResponse(from, std::move(response));
+}
+
+void NodeImpl::applySyncResponse(const NodeId& from, codec::SyncResponse response) {
+    const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
+    // Consensus may have committed some of these blocks since the request left: they must be
+    // the ones this ledger holds, and are skipped.
+    std::size_t known = 0;
+    while (known < response.blocks.size() && response.blocks[known].header.height <= executed) {
+        auto held = blocks_->blockAt(response.blocks[known].header.height);
+        if (!held) {
+            fatal(held.error());
+            return;
+        }
+        if (!*held || (*held)->id != response.blocks[known].id) {
+            break;  // verifySyncResponse refuses it below
+        }
+        ++known;
+    }
+    const std::uint64_t peerHead = response.headHeight;
+    if (known == response.blocks.size()) {
+        if (peerHead > executed) {
+            requestSync();
+        } else {
+            finishSync();
+        }
+        return;
+    }
+    response.blocks.erase(response.blocks.begin(),
+                          response.blocks.begin() + static_cast<std::ptrdiff_t>(known));
+    auto head = blocks_->blockAt(executed);
     if (!head || !*head) {
         fatal(head ? Error{ErrorCode::kCorrupt, "the executed head block is missing"}
                    : head.error());
         return;
     }
-    const std::uint64_t headHeight = (*head)->header.height;
-    const std::uint64_t peerHead = response.headHeight;
-    auto verified = verifySyncResponse(std::move(response), headHeight, (*head)->id, *committee(),
+    auto verified = verifySyncResponse(std::move(response), executed, (*head)->id, *committee(),
                                        genesis_.chainId);
     if (!verified) {
         invalidMessage(from, codec::MessageKind::kSyncResponse, verified.error(),
                        kInvalidSyncPoints);
         syncFailed(verified.error().message);
         return;
+    }
+    if (!sync_->confirmed) {
+        sync_->confirmed = true;
+        syncing_.store(true, std::memory_order_relaxed);
+        log_->info("sync started peer={} executed_height={} peer_head={}", from.hex(), executed,
+                   peerHead);
     }
     // The batch ends with the block that ends an epoch, whatever a peer sent above it; the
     // core is rebuilt in the new epoch when the sync ends.
@@ -332,21 +392,108 @@ void NodeImpl::syncFailed(const std::string& reason) {
 
 void NodeImpl::finishSync() {
     syncTimer_.cancel();
-    const auto executed = blocks_->executedHeight();
-    const std::uint64_t height = executed && *executed ? **executed : sync_->startHeight;
-    const std::uint64_t blocks = height - sync_->startHeight;
+    const std::uint64_t height = executedHeight_.load(std::memory_order_relaxed);
+    const std::uint64_t blocks = height - std::min(height, sync_->startHeight);
+    const bool confirmed = sync_->confirmed;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sync_->started).count();
+    sync_.reset();
+    syncing_.store(false, std::memory_order_relaxed);
+    if (!confirmed) {
+        log_->debug("sync ended without verified blocks to_height={}", height);
+        return;  // nothing changed: the core runs on as it was
+    }
     log_->info(
         "sync finished blocks={} from_height={} to_height={} seconds={:.3f} "
         "rate_blocks_per_s={:.1f}",
-        blocks, sync_->startHeight, height, seconds,
+        blocks, height - blocks, height, seconds,
         seconds > 0 ? static_cast<double>(blocks) / seconds : 0.0);
-    sync_.reset();
-    syncing_.store(false, std::memory_order_relaxed);
     fetching_.clear();
     // The core restarts from the synced head, as after a restart; the double-sign guard runs
     // again over the blocks that sync brought in.
+    if (auto built = buildCore(); !built) {
+        fatal(built.error());
+        return;
+    }
+    deliver(consensus::Start{});
+    maybeResumeSigning();
+}
+
+void NodeImpl::holdSignatures(Hold why, const std::string& detail) {
+    const bool wasSigning = hold_ == Hold::kNone;
+    hold_ = why;
+    holding_.store(true);
+    if (wasSigning) {
+        log_->error("signing held: this validator follows the chain without signing detail={}",
+                    detail);
+        scheduleHoldProbe();
+    }
+}
+
+void NodeImpl::scheduleHoldProbe() {
+    holdProbeTimer_.expires_after(kHoldProbeInterval);
+    holdProbeTimer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || hold_ == Hold::kNone || failed_ || halted_.load()) {
+            return;
+        }
+        if (!sync_) {
+            const codec::SyncRequest request{executedHeight_.load(std::memory_order_relaxed) + 1,
+                                             static_cast<std::uint32_t>(config_.syncBatchBlocks)};
+            const p2p::Message message{codec::MessageKind::kSyncRequest,
+                                       codec::encodeSyncRequest(request)};
+            for (const auto& peer : network_->connectedPeers()) {
+                (void)network_->send(peer, message);
+            }
+        }
+        maybeResumeSigning();
+        scheduleHoldProbe();
+    });
+}
+
+void NodeImpl::noteAtHead(const NodeId& peer, std::uint64_t peerHead) {
+    if (peerHead <= executedHeight_.load(std::memory_order_relaxed)) {
+        atHeadPeers_.insert(peer);
+    }
+    maybeResumeSigning();
+}
+
+void NodeImpl::maybeResumeSigning() {
+    if (hold_ == Hold::kNone || sync_ || failed_ || halted_.load()) {
+        return;
+    }
+    // f + 1 peers saying that nothing above this ledger is committed include an honest one.
+    const std::size_t needed = committee()->maxFaulty() + 1;
+    if (atHeadPeers_.size() < needed) {
+        return;
+    }
+    auto recovery = recoveryData(*committee());
+    if (!recovery) {
+        fatal(recovery.error());
+        return;
+    }
+    // Any vote of this key in the recent certificates may be one this node no longer knows.
+    recovery->safety = consensus::SafetyData{committee()->epoch()};
+    if (auto guard = checkDoubleSign(*recovery); !guard) {
+        if (hold_ != Hold::kUnrecordedVote) {
+            log_->error("signing still held detail={}", guard.error().message);
+        }
+        hold_ = Hold::kUnrecordedVote;
+        return;
+    }
+    // Every round this key may have signed in before lies below the round the network is in
+    // now: start the safety data above everything this node has seen.
+    consensus::SafetyData safety{committee()->epoch(), core_->currentRound(),
+                                 core_->highestQc().round};
+    if (auto saved = consensusStore_->saveSafety(safety); !saved) {
+        fatal(saved.error());
+        return;
+    }
+    log_->info("signing resumed epoch={} last_voted_round={} at_head_peers={}", safety.epoch,
+               safety.lastVotedRound, atHeadPeers_.size());
+    hold_ = Hold::kNone;
+    holding_.store(false);
+    atHeadPeers_.clear();
+    holdProbeTimer_.cancel();
     if (auto built = buildCore(); !built) {
         fatal(built.error());
         return;
