@@ -50,6 +50,7 @@ Network::Impl::Impl(Options options, crypto::NodeKey key)
       exchangeTimer_(io_),
       work_(net::make_work_guard(io_)),
       rng_(options_.seed),
+      allowed_(options_.allowed),
       bans_(options_.ban) {}
 
 Network::Impl::~Impl() {
@@ -79,12 +80,13 @@ Status Network::Impl::checkOptions() const {
     if (options_.ban.threshold == 0) {
         return fail(ErrorCode::kConfig, "p2p: the ban threshold must be positive");
     }
+    // A persistent peer outside the allow-list is kept and dialed only while it is allowed
+    // (the allow-list follows the validator set, setAllowed).
     for (const PeerAddress& peer : options_.persistentPeers) {
-        if (peer.nodeId == self_ || !options_.allowed.contains(peer.nodeId) ||
-            !codec::isValidHost(peer.host) || peer.port == 0) {
+        if (peer.nodeId == self_ || !codec::isValidHost(peer.host) || peer.port == 0) {
             return fail(ErrorCode::kConfig, "p2p: persistent peer " + peer.nodeId.hex() + " at " +
-                                                peer.host + " is ourselves, not allowed, or " +
-                                                "has no valid host:port");
+                                                peer.host + " is ourselves or has no valid " +
+                                                "host:port");
         }
     }
     return {};
@@ -316,8 +318,8 @@ std::size_t Network::Impl::broadcast(const Message& message) {
 }
 
 Status Network::Impl::addPeer(const PeerAddress& peer) {
-    if (peer.nodeId == self_ || !options_.allowed.contains(peer.nodeId) ||
-        !codec::isValidHost(peer.host) || peer.port == 0) {
+    if (peer.nodeId == self_ || !isAllowed(peer.nodeId) || !codec::isValidHost(peer.host) ||
+        peer.port == 0) {
         return fail(ErrorCode::kConfig, "p2p: peer " + peer.nodeId.hex() +
                                             " is ourselves, not allowed, or has no valid address");
     }
@@ -405,6 +407,9 @@ std::size_t Network::broadcast(const Message& message) {
 }
 Status Network::addPeer(const PeerAddress& peer) {
     return impl_->addPeer(peer);
+}
+void Network::setAllowed(std::set<NodeId> allowed) {
+    impl_->setAllowed(std::move(allowed));
 }
 void Network::reportMisbehaviour(const NodeId& nodeId, std::uint32_t points) {
     impl_->reportMisbehaviour(nodeId, points);

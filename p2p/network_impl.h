@@ -47,6 +47,7 @@ class Network::Impl final : public ConnectionOwner {
     Status send(const NodeId& to, const Message& message);
     std::size_t broadcast(const Message& message);
     Status addPeer(const PeerAddress& peer);
+    void setAllowed(std::set<NodeId> allowed);
     void reportMisbehaviour(const NodeId& nodeId, std::uint32_t points);
     [[nodiscard]] bool isBanned(const NodeId& nodeId) const;
     [[nodiscard]] std::uint32_t banScore(const NodeId& nodeId) const;
@@ -118,6 +119,9 @@ class Network::Impl final : public ConnectionOwner {
     void dropBanned(const NodeId& nodeId);
     [[nodiscard]] std::optional<Clock::time_point> bannedUntil(const NodeId& nodeId) const;
     [[nodiscard]] bool isConnected(const NodeId& nodeId) const;
+    [[nodiscard]] bool isAllowed(const NodeId& nodeId) const;
+    /** Closes the connections of nodes no longer allowed and dials the newly allowed ones. */
+    void applyAllowed();
 
     template <class Handler, class... Args>
     void invoke(const Handler& handler, Args&&... args);
@@ -142,7 +146,9 @@ class Network::Impl final : public ConnectionOwner {
     std::map<NodeId, DialState> dials_;
     bool stopping_ = false;
 
-    mutable std::mutex peersMutex_;  // guards peers_ and addresses_
+    mutable std::mutex allowedMutex_;  // guards allowed_
+    std::set<NodeId> allowed_;         // Options::allowed, then each setAllowed()
+    mutable std::mutex peersMutex_;    // guards peers_ and addresses_
     std::map<NodeId, std::shared_ptr<Connection>> peers_;
     AddressBook addresses_;
 

@@ -28,7 +28,7 @@ std::optional<CloseReason> Network::Impl::admit(const NodeId& nodeId) {
     if (nodeId == self_) {
         return CloseReason::kSelf;
     }
-    if (!options_.allowed.contains(nodeId)) {
+    if (!isAllowed(nodeId)) {
         return CloseReason::kNotAllowed;
     }
     if (bannedUntil(nodeId)) {
@@ -188,6 +188,50 @@ bool Network::Impl::isConnected(const NodeId& nodeId) const {
     return connectionTo(nodeId) != nullptr;
 }
 
+bool Network::Impl::isAllowed(const NodeId& nodeId) const {
+    const std::lock_guard lock(allowedMutex_);
+    return allowed_.contains(nodeId);
+}
+
+void Network::Impl::setAllowed(std::set<NodeId> allowed) {
+    {
+        const std::lock_guard lock(allowedMutex_);
+        allowed_ = std::move(allowed);
+    }
+    if (running_.load()) {
+        net::post(io_, [this] {
+            if (!stopping_) {
+                applyAllowed();
+            }
+        });
+    }
+}
+
+void Network::Impl::applyAllowed() {
+    std::vector<std::shared_ptr<Connection>> toClose;
+    for (const auto& connection : pending_) {
+        if (connection->verifiedId() && !isAllowed(*connection->verifiedId())) {
+            toClose.push_back(connection);
+        }
+    }
+    {
+        const std::lock_guard lock(peersMutex_);
+        for (const auto& [id, connection] : peers_) {
+            if (!isAllowed(id)) {
+                toClose.push_back(connection);
+            }
+        }
+    }
+    for (const auto& connection : toClose) {
+        connection->close(CloseReason::kNotAllowed, "no longer in the allow-list");
+    }
+    for (auto& [id, dial] : dials_) {
+        if (isAllowed(id)) {
+            scheduleDial(id, std::chrono::milliseconds::zero());
+        }
+    }
+}
+
 void Network::Impl::afterClose(const NodeId& nodeId, const Connection& connection, bool wasUp) {
     const auto it = dials_.find(nodeId);
     if (it == dials_.end()) {
@@ -238,8 +282,8 @@ void Network::Impl::scheduleDial(const NodeId& nodeId, std::chrono::milliseconds
 
 void Network::Impl::startDial(const NodeId& nodeId) {
     DialState& dial = dials_.at(nodeId);
-    if (stopping_ || dial.inFlight || isConnected(nodeId)) {
-        return;
+    if (stopping_ || dial.inFlight || isConnected(nodeId) || !isAllowed(nodeId)) {
+        return;  // a node no longer allowed is dialed again once it is (applyAllowed)
     }
     if (bannedUntil(nodeId)) {
         scheduleDial(nodeId, std::chrono::milliseconds::zero());
@@ -304,8 +348,7 @@ void Network::Impl::onPeerList(const NodeId& from, const codec::PeerList& list) 
     const std::size_t count = std::min(list.peers.size(), options_.limits.maxExchangedAddresses);
     for (std::size_t i = 0; i < count; ++i) {
         const PeerAddress& address = list.peers[i];
-        if (address.nodeId == self_ || address.nodeId == from ||
-            !options_.allowed.contains(address.nodeId)) {
+        if (address.nodeId == self_ || address.nodeId == from || !isAllowed(address.nodeId)) {
             continue;  // only addresses of allowed nodes are kept
         }
         {

@@ -164,6 +164,7 @@ Status NodeImpl::openConsensus() {
     for (std::size_t i = 0; i < set.keys.size() && i < set.nodeIds.size(); ++i) {
         nodeIds_.insert_or_assign(set.keys[i], set.nodeIds[i]);
     }
+    validatorNodes_.assign(set.nodeIds.begin(), set.nodeIds.end());
     member_.store(committee.contains(proposer_.publicKey()));
     executedHeight_.store(executed.value_or(0));
     committee_.store(std::make_shared<const consensus::Committee>(std::move(committee)));
@@ -210,10 +211,7 @@ Status NodeImpl::openNetwork() {
     p2p::Options options;
     options.listenHost = config_.p2pAddress;
     options.listenPort = config_.p2pPort;
-    for (const auto& validator : genesis_.validators) {
-        options.allowed.insert(validator.nodeId);
-    }
-    options.allowed.insert(config_.allowedNodes.begin(), config_.allowedNodes.end());
+    options.allowed = allowedNodes();
     options.persistentPeers = config_.persistentPeers;
     options.logger = makeLogger("p2p", config_.logLevel);
     const NodeId self = nodeKey_.nodeId();
@@ -514,6 +512,11 @@ Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
     for (std::size_t i = 0; i < next->validators.size() && i < next->nodeIds.size(); ++i) {
         nodeIds_.insert_or_assign(next->validators[i], next->nodeIds[i]);
     }
+    // Validators added by governance may connect from now on, removed ones no longer.
+    validatorNodes_.assign(next->nodeIds.begin(), next->nodeIds.end());
+    if (network_) {
+        network_->setAllowed(allowedNodes());
+    }
     log_->info("epoch change height={} epoch={} members={} member={}", block.header.height,
                next->committee.epoch(), next->committee.size(),
                next->committee.contains(proposer_.publicKey()));
@@ -521,6 +524,12 @@ Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
     committee_.store(std::make_shared<const consensus::Committee>(next->committee));
     return std::optional<consensus::EpochChange>{
         consensus::EpochChange{block, std::move(next->validators)}};
+}
+
+std::set<NodeId> NodeImpl::allowedNodes() const {
+    std::set<NodeId> allowed(validatorNodes_.begin(), validatorNodes_.end());
+    allowed.insert(config_.allowedNodes.begin(), config_.allowedNodes.end());
+    return allowed;
 }
 
 void NodeImpl::storeCommitProofs(const std::vector<HeightProof>& proofs) {

@@ -195,6 +195,10 @@ class NodeImpl {
     std::optional<consensus::Core> core_;
     /** The transport id of each validator's consensus key (genesis, then each epoch's set). */
     std::map<PubKey, NodeId> nodeIds_;
+    /** The transport ids of the validator set this node's ledger is in. */
+    std::vector<NodeId> validatorNodes_;
+    /** The P2P allow-list: validatorNodes_ and the configured p2p.allowed_nodes. */
+    [[nodiscard]] std::set<NodeId> allowedNodes() const;
     std::unique_ptr<p2p::Network> network_;
     std::unique_ptr<rpc::Server> rpc_;
     std::unique_ptr<Metrics> metrics_;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -136,11 +137,35 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     ASSERT_TRUE(waitFor([&] { return countMatches(net.log(3), "member=false") > 0; },
                         std::chrono::seconds(60)));
     const std::uint64_t removedAt = heightOf(net, 0);
+    // The allow-list follows the validator set: the others disconnect the removed validator.
+    const std::string removedId = node::Home(net.home(3)).loadNodeKey().value().nodeId().hex();
+    const auto peersOf = [&](std::size_t i) {
+        std::set<std::string> ids;
+        if (auto connected = net.call(i, "node_peers", json::array{})) {
+            for (const auto& peer : connected->as_object().at("items").as_array()) {
+                ids.insert(field(peer, "node_id"));
+            }
+        }
+        return ids;
+    };
+    ASSERT_TRUE(waitFor(
+        [&] {
+            for (std::size_t i = 0; i < 3; ++i) {
+                if (peersOf(i).contains(removedId)) {
+                    return false;
+                }
+            }
+            return true;
+        },
+        std::chrono::seconds(30)))
+        << "a removed validator keeps its connections";
     ASSERT_TRUE(
         waitFor([&] { return heightOf(net, 0) >= removedAt + 10; }, std::chrono::seconds(90)));
     ASSERT_TRUE(waitFor([&] { return fullHeight() >= removedAt + 10; }, std::chrono::seconds(60)));
     EXPECT_GT(countMatches(fullLog, "signed vote epoch=3"), 0U);
-    expectSameChain(net, {0, 1, 2, 3}, removedAt);
+    expectSameChain(net, {0, 1, 2}, removedAt);
+    // The removed validator, disconnected, holds the chain up to the epoch's end at least.
+    expectSameChain(net, {0, 3}, heightOf(net, 3));
     std::cout << "[reconfig] five members from height ~" << switched << ", four from height ~"
               << removedAt << "; the fifth validator signed votes: epoch 2: "
               << countMatches(fullLog, "signed vote epoch=2")

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <gridledger/base/bytes.h>
@@ -104,6 +105,13 @@ class Network {
      * kUnavailable when the network is not running.
      */
     [[nodiscard]] Status addPeer(const PeerAddress& peer);
+
+    /**
+     * Replaces the allow-list (Options::allowed) at run time: connections of nodes no longer in
+     * it are closed with CloseReason::kNotAllowed and they are refused from then on; persistent
+     * peers that are in it again are dialed. Thread-safe.
+     */
+    void setAllowed(std::set<NodeId> allowed);
 
     /**
      * Adds misbehaviour points to `nodeId` (an upper layer found its payload invalid, e.g. a

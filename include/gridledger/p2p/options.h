@@ -84,7 +84,10 @@ struct Options {
      * extras. Our own id may be in it; we never connect to ourselves.
      */
     std::set<NodeId> allowed;
-    /** Peers dialed at start and re-dialed after every disconnect; each must be allowed. */
+    /**
+     * Peers dialed at start and re-dialed after every disconnect, each while it is allowed (a
+     * peer outside the allow-list waits until Network::setAllowed lets it in).
+     */
     std::vector<PeerAddress> persistentPeers;
     /**
      * Also dial allowed nodes whose addresses arrive through peer exchange (with the same

@@ -170,6 +170,35 @@ TEST(Network, APersistentPeerThatRestartsIsReconnected) {
     ASSERT_TRUE(b->events().waitMessages(1));
 }
 
+// A validator removed by governance loses its connections and is refused; one added is let in
+// (and a persistent peer dialed again) without a restart.
+TEST(Network, TheAllowListChangesAtRunTime) {
+    TestNode b(keyB(), fastOptions(allowedAbc()));
+    b.start();
+    TestNode a(keyA(), fastOptions(allowedAbc(), {b.address()}));
+    a.start();
+    ASSERT_TRUE(a.events().waitUp(b.id()));
+
+    // A persistent peer outside the allow-list does not stop a start; it is not dialed.
+    Network withStranger(
+        fastOptions(allowedAbc(), {PeerAddress{keyOf(9).nodeId(), "127.0.0.1", 1}}), keyC());
+    ASSERT_TRUE(withStranger.start());
+    withStranger.stop();
+
+    a.net().setAllowed({keyA().nodeId(), keyC().nodeId()});
+    ASSERT_TRUE(a.events().waitDown(b.id()));
+    ASSERT_TRUE(b.events().waitDown(a.id()));
+    EXPECT_TRUE(eventually([&] { return a.net().connectedPeers().empty(); }));
+    EXPECT_FALSE(a.net().send(b.id(), textMessage(MessageKind::kTx, "refused")));
+    EXPECT_FALSE(a.net().addPeer(b.address()));
+
+    a.net().setAllowed(allowedAbc());
+    ASSERT_TRUE(a.events().waitUp(b.id(), 2));
+    ASSERT_TRUE(a.net().send(b.id(), textMessage(MessageKind::kTx, "allowed again")));
+    ASSERT_TRUE(b.events().waitMessages(1));
+    EXPECT_EQ(textOf(b.events().messages().front().message), "allowed again");
+}
+
 TEST(Network, StopWithConnectionsOpenIsCleanAndSilent) {
     TestNode c(keyC(), fastOptions(allowedAbc()));
     c.start();
@@ -230,7 +259,7 @@ TEST(Network, StartValidatesItsOptionsAndRunsOnce) {
     badHost.listenHost = "not an address";
     expectConfigError(badHost);
     const NodeId stranger = keyOf(9).nodeId();
-    expectConfigError(fastOptions(allowedAbc(), {PeerAddress{stranger, "127.0.0.1", 1}}));
+    expectConfigError(fastOptions(allowedAbc(), {PeerAddress{stranger, "not a host", 1}}));
     expectConfigError(fastOptions(allowedAbc(), {PeerAddress{keyA().nodeId(), "127.0.0.1", 1}}));
     Options smallQueue = fastOptions(allowedAbc());
     smallQueue.limits.maxQueueBytes = smallQueue.limits.maxFrameBytes;
