@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::string_view kLeaderTag = "sdbft/leader";
 constexpr std::string_view kCommitteeTag = "sdbft/committee";
+constexpr std::string_view kSeedTag = "sdbft/seed";
 
 /** The 256-bit big-endian number `digest` reduced mod n (n > 0). */
 std::size_t reduceMod(const Hash256& digest, std::size_t n) {
@@ -45,20 +46,51 @@ std::size_t quorumOf(std::size_t n) {
     return 2 * n / 3 + 1;
 }
 
-Hash256 leaderSeedOf(std::string_view chainId, std::uint64_t epoch, const Hash256& seedBlockId) {
+namespace {
+
+Hash256 seedDigest(std::string_view chainId, std::uint64_t epoch, const Hash256& from) {
     Bytes body;
     appendU64(body, epoch);
-    append(body, seedBlockId.view());
+    append(body, from.view());
+    return crypto::signingDigest(kSeedTag, chainId, body);
+}
+
+}  // namespace
+
+Hash256 nextEpochSeed(std::string_view chainId, std::uint64_t epoch, const Hash256& previous) {
+    return seedDigest(chainId, epoch + 1, previous);
+}
+
+Hash256 epochSeedOf(std::string_view chainId, const Hash256& genesisBlockId, std::uint64_t epoch) {
+    Hash256 seed = seedDigest(chainId, 0, genesisBlockId);
+    for (std::uint64_t e = 0; e < epoch; ++e) {
+        seed = nextEpochSeed(chainId, e, seed);
+    }
+    return seed;
+}
+
+Hash256 leaderSeedOf(std::string_view chainId, std::uint64_t epoch, const Hash256& epochSeed) {
+    Bytes body;
+    appendU64(body, epoch);
+    append(body, epochSeed.view());
     return crypto::signingDigest(kLeaderTag, chainId, body);
 }
 
 Result<Committee> Committee::create(std::string_view chainId, std::uint64_t epoch,
                                     const Hash256& seedBlockId, std::vector<PubKey> members) {
+    return create(chainId, epoch, seedBlockId, epochSeedOf(chainId, seedBlockId, epoch),
+                  std::move(members));
+}
+
+Result<Committee> Committee::create(std::string_view chainId, std::uint64_t epoch,
+                                    const Hash256& seedBlockId, const Hash256& epochSeed,
+                                    std::vector<PubKey> members) {
     GL_TRY(checkDistinct(members, "committee"));
     Committee out;
     out.epoch_ = epoch;
     out.seedBlockId_ = seedBlockId;
-    out.leaderSeed_ = leaderSeedOf(chainId, epoch, seedBlockId);
+    out.epochSeed_ = epochSeed;
+    out.leaderSeed_ = leaderSeedOf(chainId, epoch, epochSeed);
     out.members_ = std::move(members);
     for (std::size_t i = 0; i < out.members_.size(); ++i) {
         out.index_.emplace(out.members_[i], i);
@@ -82,7 +114,7 @@ std::size_t Committee::leaderIndex(std::uint64_t round) const {
 
 Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validators,
                                             std::string_view chainId, std::uint64_t epoch,
-                                            const Hash256& seedBlockId, std::size_t committeeMax) {
+                                            const Hash256& epochSeed, std::size_t committeeMax) {
     GL_TRY(checkDistinct(validators, "validator set"));
     if (committeeMax == 0) {
         return fail(ErrorCode::kInvalidArgument, "committee_max must be at least 1");
@@ -96,7 +128,7 @@ Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validator
     for (std::size_t i = 0; i < validators.size(); ++i) {
         Bytes body;
         appendU64(body, epoch);
-        append(body, seedBlockId.view());
+        append(body, epochSeed.view());
         append(body, validators[i].view());
         ranked.emplace_back(crypto::signingDigest(kCommitteeTag, chainId, body), i);
     }

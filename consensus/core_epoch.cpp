@@ -18,14 +18,17 @@ void CoreImpl::onEpochChange(const EpochChange& change) {
                    " is not a committed and executed block of epoch=" + std::to_string(epoch));
         return;
     }
-    auto members = selectCommittee(change.validators, options_.chainId, epoch + 1, change.block.id,
+    // The next seed comes from this epoch's, not from the block that ends it: its proposer
+    // could otherwise try blocks until the next committee suits it.
+    const Hash256 seed = nextEpochSeed(options_.chainId, epoch, committee_.epochSeed());
+    auto members = selectCommittee(change.validators, options_.chainId, epoch + 1, seed,
                                    options_.committeeMax);
     if (!members) {
         reject(members.error().code, "epoch change: " + members.error().message);
         return;
     }
     auto next =
-        Committee::create(options_.chainId, epoch + 1, change.block.id, std::move(*members));
+        Committee::create(options_.chainId, epoch + 1, change.block.id, seed, std::move(*members));
     if (!next) {
         reject(next.error().code, "epoch change: " + next.error().message);
         return;

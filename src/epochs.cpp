@@ -8,13 +8,17 @@
 namespace gridledger::node {
 namespace {
 
-/** The committee of `epoch` seeded by `seedId` among `validators` (DESIGN.md §4). */
+/**
+ * The committee of `epoch`, which starts from block `seedId` and has the seed `epochSeed`,
+ * among `validators` (docs/protocol.md §1).
+ */
 Result<consensus::Committee> committeeOf(const std::vector<PubKey>& validators,
                                          std::string_view chainId, std::uint64_t epoch,
-                                         const Hash256& seedId, std::size_t committeeMax) {
+                                         const Hash256& seedId, const Hash256& epochSeed,
+                                         std::size_t committeeMax) {
     GL_ASSIGN_OR_RETURN(
-        members, consensus::selectCommittee(validators, chainId, epoch, seedId, committeeMax));
-    return consensus::Committee::create(chainId, epoch, seedId, members);
+        members, consensus::selectCommittee(validators, chainId, epoch, epochSeed, committeeMax));
+    return consensus::Committee::create(chainId, epoch, seedId, epochSeed, members);
 }
 
 }  // namespace
@@ -26,7 +30,9 @@ Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
     for (const auto& v : genesis.validators) {
         validators.push_back(v.consensusKey);
     }
-    return committeeOf(validators, genesis.chainId, genesisBlock.header.epoch, genesisBlock.id,
+    const std::uint64_t epoch = genesisBlock.header.epoch;
+    return committeeOf(validators, genesis.chainId, epoch, genesisBlock.id,
+                       consensus::epochSeedOf(genesis.chainId, genesisBlock.id, epoch),
                        genesis.consensus.committeeMax);
 }
 
@@ -53,8 +59,9 @@ Result<std::optional<NextEpoch>> nextEpochAfter(const ledger::StateTree& tree,
     if (height == 0 || set.changedAtHeight != height) {
         return std::optional<NextEpoch>{};
     }
-    GL_ASSIGN_OR_RETURN(
-        committee, committeeOf(set.keys, chainId, current.epoch() + 1, block.id, committeeMax));
+    const Hash256 seed = consensus::nextEpochSeed(chainId, current.epoch(), current.epochSeed());
+    GL_ASSIGN_OR_RETURN(committee, committeeOf(set.keys, chainId, current.epoch() + 1, block.id,
+                                               seed, committeeMax));
     return std::optional<NextEpoch>{
         NextEpoch{std::move(set.keys), std::move(set.nodeIds), std::move(committee)}};
 }
@@ -77,7 +84,9 @@ Result<consensus::Committee> committeeAtHead(const contracts::Genesis& genesis,
                                              std::to_string(set.changedAtHeight) +
                                              " that changed the validator set is missing");
     }
-    return committeeOf(set.keys, genesis.chainId, seed->header.epoch + 1, seed->id,
+    const std::uint64_t epoch = seed->header.epoch + 1;
+    return committeeOf(set.keys, genesis.chainId, epoch, seed->id,
+                       consensus::epochSeedOf(genesis.chainId, genesisBlock->id, epoch),
                        genesis.consensus.committeeMax);
 }
 

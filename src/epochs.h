@@ -2,8 +2,8 @@
 
 // The committee of each consensus epoch, derived from the chain itself (docs/protocol.md §12):
 // a block whose execution changed the validator set ends its epoch, and the next committee is
-// selected from the new set, seeded by that block. The node, block sync and replay use the same
-// derivation, so they agree on every epoch's committee.
+// selected from the new set with the next epoch seed, starting from that block. The node, block
+// sync and replay use the same derivation, so they agree on every epoch's committee.
 
 #include <cstddef>
 #include <optional>
@@ -40,7 +40,8 @@ struct ValidatorKeys {
  * Requires `block` executed into `tree` and `current` the committee of its epoch. When the
  * block's execution changed the validator set, returns the keys of the new set (for
  * consensus::EpochChange), their transport ids and the committee of the next epoch: epoch + 1, seed
- * block `block`, consensus::selectCommittee(new set, chainId, epoch + 1, block.id, committeeMax).
+ * block `block`, seed nextEpochSeed(chainId, epoch, current.epochSeed()), and the members
+ * consensus::selectCommittee(new set, chainId, epoch + 1, that seed, committeeMax).
  * Otherwise nullopt.
  */
 struct NextEpoch {
@@ -57,8 +58,8 @@ struct NextEpoch {
 
 /**
  * The committee of the epoch a ledger executed up to `executedHeight` is in: the genesis
- * committee while the validator set never changed, else the committee seeded by the block that
- * last changed it. Fails with kCorrupt when that block is missing.
+ * committee while the validator set never changed, else the committee of the epoch that starts
+ * from the block that last changed it. Fails with kCorrupt when that block is missing.
  */
 [[nodiscard]] Result<consensus::Committee> committeeAtHead(const contracts::Genesis& genesis,
                                                            const ledger::BlockStore& blocks,

@@ -148,10 +148,12 @@ void Simulator::reconfigure(std::size_t i, const consensus::Commit& commit,
     }
     const auto known = committees_.find(next);
     if (known == committees_.end()) {
-        auto members = consensus::selectCommittee(validators, scenario_.options.chainId, next,
-                                                  block->id, scenario_.options.committeeMax);
+        const Hash256 seed = consensus::nextEpochSeed(scenario_.options.chainId, next - 1,
+                                                      committees_.at(next - 1).epochSeed());
+        auto members = consensus::selectCommittee(validators, scenario_.options.chainId, next, seed,
+                                                  scenario_.options.committeeMax);
         committees_.emplace(next, consensus::Committee::create(scenario_.options.chainId, next,
-                                                               block->id, members.value())
+                                                               block->id, seed, members.value())
                                       .value());
     } else if (known->second.seedBlockId() != block->id) {
         checker_.flag("agreement",

@@ -23,11 +23,21 @@ inline constexpr std::size_t kDefaultCommitteeMax = 31;
 [[nodiscard]] std::size_t quorumOf(std::size_t n);
 
 /**
- * The leader seed of an epoch: signingDigest("sdbft/leader", chainId, u64 epoch ‖ seedBlockId),
- * where seedBlockId is the id of the block the epoch starts from (the genesis block for epoch 0).
+ * The seed of epoch `epoch` + 1 after `previous`, the seed of `epoch`:
+ * signingDigest("sdbft/seed", chainId, u64 (epoch + 1) ‖ previous). Epoch 0's seed is
+ * signingDigest("sdbft/seed", chainId, u64 0 ‖ genesis block id). No proposer can choose a seed:
+ * the chain of seeds is fixed by genesis (docs/protocol.md §1).
  */
+[[nodiscard]] Hash256 nextEpochSeed(std::string_view chainId, std::uint64_t epoch,
+                                    const Hash256& previous);
+
+/** The seed of `epoch` on the chain whose genesis block is `genesisBlockId`. */
+[[nodiscard]] Hash256 epochSeedOf(std::string_view chainId, const Hash256& genesisBlockId,
+                                  std::uint64_t epoch);
+
+/** The leader seed of an epoch: signingDigest("sdbft/leader", chainId, u64 epoch ‖ epochSeed). */
 [[nodiscard]] Hash256 leaderSeedOf(std::string_view chainId, std::uint64_t epoch,
-                                   const Hash256& seedBlockId);
+                                   const Hash256& epochSeed);
 
 /**
  * The members of one consensus epoch, in a fixed order (bit i of a certificate's signer bitmap is
@@ -36,9 +46,18 @@ inline constexpr std::size_t kDefaultCommitteeMax = 31;
 class Committee {
   public:
     /**
-     * Builds the committee of `epoch` that starts from block `seedBlockId`.
-     * Requires `members` non-empty and pairwise distinct; fails with kInvalidArgument otherwise.
-     * Guarantees n = members.size(), f = maxFaultyOf(n), q = quorumOf(n).
+     * Builds the committee of `epoch` that starts from block `seedBlockId`, with the epoch's
+     * seed `epochSeed` (epochSeedOf). Requires `members` non-empty and pairwise distinct; fails
+     * with kInvalidArgument otherwise. Guarantees n = members.size(), f = maxFaultyOf(n),
+     * q = quorumOf(n).
+     */
+    [[nodiscard]] static Result<Committee> create(std::string_view chainId, std::uint64_t epoch,
+                                                  const Hash256& seedBlockId,
+                                                  const Hash256& epochSeed,
+                                                  std::vector<PubKey> members);
+    /**
+     * The same with epochSeedOf(chainId, seedBlockId, epoch): right for a chain's first
+     * committee, whose seed block is the genesis block.
      */
     [[nodiscard]] static Result<Committee> create(std::string_view chainId, std::uint64_t epoch,
                                                   const Hash256& seedBlockId,
@@ -47,6 +66,8 @@ class Committee {
     [[nodiscard]] std::uint64_t epoch() const { return epoch_; }
     /** The block this epoch starts from; the genesis QC (round 0) certifies it. */
     [[nodiscard]] const Hash256& seedBlockId() const { return seedBlockId_; }
+    /** The epoch's seed: the next epoch's comes from it (nextEpochSeed). */
+    [[nodiscard]] const Hash256& epochSeed() const { return epochSeed_; }
     [[nodiscard]] const Hash256& leaderSeed() const { return leaderSeed_; }
     [[nodiscard]] const std::vector<PubKey>& members() const { return members_; }
     /** n, the number of members. */
@@ -72,6 +93,7 @@ class Committee {
 
     std::uint64_t epoch_ = 0;
     Hash256 seedBlockId_;
+    Hash256 epochSeed_;
     Hash256 leaderSeed_;
     std::vector<PubKey> members_;
     std::map<PubKey, std::size_t> index_;
@@ -80,14 +102,14 @@ class Committee {
 /**
  * The committee of `epoch` chosen from the validator set: all of `validators` when there are at
  * most `committeeMax`, else the `committeeMax` validators with the lowest
- * signingDigest("sdbft/committee", chainId, u64 epoch ‖ seedBlockId ‖ pubkey). The result keeps
+ * signingDigest("sdbft/committee", chainId, u64 epoch ‖ epochSeed ‖ pubkey). The result keeps
  * the order of `validators`. Fails with kInvalidArgument on an empty or duplicate set or on
  * committeeMax = 0.
  */
 [[nodiscard]] Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validators,
                                                           std::string_view chainId,
                                                           std::uint64_t epoch,
-                                                          const Hash256& seedBlockId,
+                                                          const Hash256& epochSeed,
                                                           std::size_t committeeMax);
 
 /** The digest a vote signs: signingDigest(kVoteTag, chainId, voteSigningBody(...)). */

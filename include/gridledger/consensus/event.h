@@ -80,8 +80,9 @@ struct PayloadAvailable {};
  * The driver executed `block`, a committed block of the core's epoch, and its execution changed
  * the validator set to `validators` (docs/protocol.md §12). Deliver it right after the block's
  * Executed, and append or execute no block above it: the epoch ends with `block`. The core
- * switches to the next epoch: committee selectCommittee(validators, chain, epoch + 1, block.id,
- * committeeMax), root `block`, genesis QC of round 0 on it, round 1, zeroed safety data.
+ * switches to the next epoch: seed nextEpochSeed(chain, epoch, current seed), committee
+ * selectCommittee(validators, chain, epoch + 1, that seed, committeeMax), root `block`, genesis
+ * QC of round 0 on it, round 1, zeroed safety data.
  */
 struct EpochChange {
     codec::Block block;

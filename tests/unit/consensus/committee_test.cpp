@@ -80,7 +80,20 @@ TEST(LeaderSelection, IsDeterministicCoversEveryMemberAndDependsOnTheSeed) {
         differ += a.leaderIndex(round) != other.leaderIndex(round) ? 1U : 0U;
     }
     EXPECT_GT(differ, 50U);
-    EXPECT_EQ(a.leaderSeed(), leaderSeedOf(kChainId, 0, seedBlock()));
+    EXPECT_EQ(a.epochSeed(), epochSeedOf(kChainId, seedBlock(), 0));
+    EXPECT_EQ(a.leaderSeed(), leaderSeedOf(kChainId, 0, a.epochSeed()));
+}
+
+TEST(EpochSeeds, EachFollowsFromThePreviousAndTheEpochAlone) {
+    const Hash256 genesis = seedBlock();
+    Hash256 seed = epochSeedOf(kChainId, genesis, 0);
+    std::set<Hash256> seen{seed};
+    for (std::uint64_t e = 0; e < 5; ++e) {
+        seed = nextEpochSeed(kChainId, e, seed);
+        EXPECT_EQ(seed, epochSeedOf(kChainId, genesis, e + 1)) << e;
+        EXPECT_TRUE(seen.insert(seed).second) << "epoch " << e + 1 << " repeats a seed";
+    }
+    EXPECT_NE(epochSeedOf("another-chain", genesis, 3), epochSeedOf(kChainId, genesis, 3));
 }
 
 TEST(CommitteeSelection, TakesEveryoneUpToTheMaximumAndAStableSubsetAbove) {

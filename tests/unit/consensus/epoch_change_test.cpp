@@ -151,6 +151,37 @@ TEST(EpochChange, TheNextEpochStartsAtRoundOneFromTheReconfigurationBlock) {
     }
 }
 
+// The next committee and its leaders must not depend on the block that ends the epoch: its
+// proposer chooses that block's id (timestamp, transactions) and could try ids until the next
+// committee suits it. Two different reconfiguration blocks give the same next seeds.
+TEST(EpochChange, TheNextEpochsSeedDoesNotDependOnTheBlockThatEndsTheEpoch) {
+    const auto keys = testKeys(2);
+    std::vector<Committee> next;
+    std::vector<Hash256> ends;
+    for (const std::uint64_t height : {4U, 5U}) {
+        LoneDriver driver(keys[0]);
+        driver.stopAt = height;
+        driver.runUntilHeight(height);
+        driver.drainUntilExecuted(height);
+        const codec::Block reconfig = driver.ledger()[height];
+        (void)driver.deliver(EpochChange{reconfig, {keys[0].publicKey(), keys[1].publicKey()}});
+        ASSERT_EQ(driver.core().committee().epoch(), 1U);
+        next.push_back(driver.core().committee());
+        ends.push_back(reconfig.id);
+    }
+    ASSERT_NE(ends[0], ends[1]);
+    EXPECT_EQ(next[0].seedBlockId(), ends[0]);
+    EXPECT_EQ(next[1].seedBlockId(), ends[1]);
+    EXPECT_EQ(next[0].epochSeed(), next[1].epochSeed());
+    EXPECT_EQ(next[0].leaderSeed(), next[1].leaderSeed());
+    const Hash256 epoch0 = epochSeedOf(kChainId, genesisBlock().id, 0);
+    EXPECT_EQ(next[0].epochSeed(), nextEpochSeed(kChainId, 0, epoch0));
+    EXPECT_EQ(next[0].epochSeed(), epochSeedOf(kChainId, genesisBlock().id, 1));
+    for (std::uint64_t round = 1; round <= 20; ++round) {
+        EXPECT_EQ(next[0].leaderIndex(round), next[1].leaderIndex(round)) << round;
+    }
+}
+
 TEST(EpochChange, MessagesOfTheOldEpochAreRefused) {
     const auto keys = testKeys(2);
     LoneDriver driver(keys[0]);
