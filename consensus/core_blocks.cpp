@@ -269,8 +269,8 @@ void CoreImpl::tryVote(const BlockPtr& block) {
     }
     safety_ = *decision;
     emit(PersistSafety{safety_});
-    codec::Vote vote = signVote(*signer_, options_.chainId, h.epoch, h.round, block->id);
-    emit(SendVote{committee_.leaderOf(h.round + 1), std::move(vote)});
+    const codec::Vote vote = signVote(*signer_, options_.chainId, h.epoch, h.round, block->id);
+    emit(SendVote{committee_.leaderOf(h.round + 1), vote});
 }
 
 }  // namespace gridledger::consensus

@@ -74,6 +74,7 @@ void CoreImpl::onEpochProof(const EpochProofReceived& proof) {
     }
     processQc(proof.qc, std::nullopt);
     std::vector<const codec::Block*> blocks;
+    blocks.reserve(proof.blocks.size());
     for (const auto& block : proof.blocks) {
         blocks.push_back(&block);
     }

@@ -93,11 +93,7 @@ class FaultyMember {
 class ByzantinePeer : public ::testing::Test {
   protected:
     void SetUp() override {
-        TestnetOptions options;
-        options.validators = 4;
-        options.roundTimeoutMs = 500;
-        options.emptyBlockIntervalMs = 50;
-        net_ = std::make_unique<Testnet>(options);
+        net_ = std::make_unique<Testnet>(quickTestnet(4));
         for (std::size_t i = 0; i < net_->size(); ++i) {
             if (i != kFaulty) {
                 net_->start(i);

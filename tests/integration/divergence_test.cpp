@@ -41,11 +41,7 @@ std::uint64_t alterStoredRoots(const std::filesystem::path& home) {
 }
 
 TEST(Divergence, AValidatorWhoseRootsDifferFromTheCertifiedOnesHaltsAndIsNotReady) {
-    TestnetOptions options;
-    options.validators = 4;
-    options.roundTimeoutMs = 500;
-    options.emptyBlockIntervalMs = 50;
-    Testnet net(options);
+    Testnet net(quickTestnet(4));
     net.startAll();
     ASSERT_TRUE(waitFor([&] { return heightOf(net, 3) >= 8; }, std::chrono::seconds(60)));
     const auto ready = net.get(3, "/readyz");

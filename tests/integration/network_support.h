@@ -30,6 +30,15 @@ inline std::string field(const json::value& v, std::string_view key) {
     return std::string(v.as_object().at(key).as_string());
 }
 
+/** `validators` validators with a 500 ms round timeout and 50 ms between idle blocks. */
+inline TestnetOptions quickTestnet(std::size_t validators) {
+    TestnetOptions options;
+    options.validators = validators;
+    options.roundTimeoutMs = 500;
+    options.emptyBlockIntervalMs = 50;
+    return options;
+}
+
 /** Node i's executed height, or 0 when it does not answer. */
 inline std::uint64_t heightOf(const Testnet& net, std::size_t i) {
     auto status = net.call(i, "node_status", json::array{});

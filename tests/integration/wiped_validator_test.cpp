@@ -58,11 +58,7 @@ std::vector<std::uint64_t> signedRounds(const Testnet& net, std::size_t index, s
 }
 
 TEST(WipedValidator, SignsNothingUntilAtTheHeadThenResumesAboveEveryRoundItSignedIn) {
-    TestnetOptions options;
-    options.validators = 4;
-    options.roundTimeoutMs = 500;
-    options.emptyBlockIntervalMs = 50;
-    Testnet net(options);
+    Testnet net(quickTestnet(4));
     net.startAll();
     ASSERT_TRUE(waitFor([&] { return heightOf(net, kWiped) >= 30; }, std::chrono::seconds(60)));
 

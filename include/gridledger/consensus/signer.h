@@ -28,7 +28,7 @@ class Signer {
 /** The default Signer: a secp256k1 secret key held in memory. */
 class KeySigner final : public Signer {
   public:
-    explicit KeySigner(crypto::SecretKey key) : key_(std::move(key)) {}
+    explicit KeySigner(const crypto::SecretKey& key) : key_(key) {}
 
     [[nodiscard]] const PubKey& publicKey() const override { return key_.publicKey(); }
     [[nodiscard]] Signature sign(const Hash256& digest) override { return key_.sign(digest); }
