@@ -31,7 +31,7 @@ struct NodeStatus {
     /** The P2P node id and the number of peers connected now. */
     NodeId nodeId;
     std::size_t peers = 0;
-    /** True while block sync fetches committed blocks (consensus waits). */
+    /** True while block sync executes verified committed blocks (consensus runs on). */
     bool syncing = false;
 };
 
