@@ -36,6 +36,11 @@ class MetricsImpl {
           slowPeersDropped(gauge("gridledger_p2p_slow_peers_dropped_total",
                                  "Peers disconnected for not reading their messages")),
           bans(gauge("gridledger_p2p_bans_total", "Peers banned for misbehaviour")),
+          halted(gauge("gridledger_node_halted",
+                       "1 after the node found its state differ from a certified root")),
+          signingHeld(
+              gauge("gridledger_node_signing_held", "1 while this validator holds its signatures")),
+          syncing(gauge("gridledger_node_syncing", "1 while block sync executes blocks")),
           rejectedMessages(counter("gridledger_p2p_invalid_messages_total",
                                    "Peer messages that failed decoding or signature checks")),
           syncedBlocks(counter("gridledger_synced_blocks_total",
@@ -73,6 +78,9 @@ class MetricsImpl {
     prometheus::Gauge& messagesDropped;
     prometheus::Gauge& slowPeersDropped;
     prometheus::Gauge& bans;
+    prometheus::Gauge& halted;
+    prometheus::Gauge& signingHeld;
+    prometheus::Gauge& syncing;
     prometheus::Counter& rejectedMessages;
     prometheus::Counter& syncedBlocks;
     prometheus::Histogram& execution;
@@ -130,6 +138,12 @@ void Metrics::network(const p2p::NetworkStats& stats, std::size_t peers) {
     set(impl_->messagesDropped, stats.messagesDropped);
     set(impl_->slowPeersDropped, stats.slowPeersDropped);
     set(impl_->bans, stats.bans);
+}
+
+void Metrics::nodeState(bool halted, bool signingHeld, bool syncing) {
+    impl_->halted.Set(halted ? 1.0 : 0.0);
+    impl_->signingHeld.Set(signingHeld ? 1.0 : 0.0);
+    impl_->syncing.Set(syncing ? 1.0 : 0.0);
 }
 
 void Metrics::invalidMessage() {

@@ -34,6 +34,8 @@ class Metrics {
     void mempool(std::size_t txs, std::size_t bytes);
     /** The transport's counters since start and the number of connected peers. */
     void network(const p2p::NetworkStats& stats, std::size_t peers);
+    /** Whether the node halted, holds its signatures, syncs (refreshed every second). */
+    void nodeState(bool halted, bool signingHeld, bool syncing);
     /** A peer's message failed decoding or a signature check. Thread-safe. */
     void invalidMessage();
     /** Block sync executed `blocks` more blocks. */

@@ -219,6 +219,7 @@ void NodeImpl::scheduleNetworkMetrics() {
     networkMetricsTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (!ec) {
             metrics_->network(network_->stats(), network_->connectedPeers().size());
+            metrics_->nodeState(halted_.load(), holding_.load(), syncing_.load());
             scheduleNetworkMetrics();
         }
     });

@@ -61,6 +61,9 @@ TEST(Divergence, AValidatorWhoseRootsDifferFromTheCertifiedOnesHaltsAndIsNotRead
         },
         std::chrono::seconds(60)))
         << readText(net.log(3));
+    ASSERT_TRUE(waitFor([&] { return net.metric(3, "gridledger_node_halted") == 1.0; },
+                        std::chrono::seconds(10)));
+    EXPECT_EQ(net.metric(0, "gridledger_node_halted"), 0.0);
     const auto live = net.get(3, "/livez");
     ASSERT_TRUE(live);
     EXPECT_EQ(live->status, 200U);
