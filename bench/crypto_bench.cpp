@@ -1,5 +1,5 @@
 // Signature and hashing ceilings of one core: the yardsticks the node's throughput is reported
-// against (DESIGN.md §8).
+// against (docs/benchmarks.md).
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Mempool admission rate with signature verification spread over the verify pool, reported
-// against the single-core verification rate measured in the same run (DESIGN.md §8).
+// against the single-core verification rate measured in the same run (docs/benchmarks.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Load generator for a 1-validator node or a local network of N validators
 // (`gridledger_node_load [--validators N]`): committed signed transfers per second, reported as a
-// ratio to the signature-verification ceiling measured in the same run (DESIGN.md §8):
+// ratio to the signature-verification ceiling measured in the same run (docs/benchmarks.md):
 //   ceiling = verify_rate_per_core × cores / validators_on_this_machine.
 //
 // It starts real node processes in temporary homes (`gridledger init`, or `gridledger testnet`

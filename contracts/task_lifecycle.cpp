@@ -12,7 +12,7 @@ using enum TaskState;
 using T = TaskTrigger;
 using A = TaskActor;
 
-/** DESIGN.md §6.6, row by row. docs/tasks.md draws the same table. */
+/** The transition table of docs/tasks.md, row by row. */
 constexpr std::array<TaskTransition, 15> kTable{{
     {kPending, T::kAssign, kAssigned, A::kSystem},
     {kPending, T::kAssignTimeout, kExpired, A::kSystem},

@@ -1,5 +1,5 @@
-// Checks the floors of DESIGN.md §2: no source includes a module from a higher floor or a sibling
-// on its own floor, and generated protobuf headers are included only by base/codec sources.
+// Checks the floors of docs/architecture.md: no source includes a module from a higher floor or a
+// sibling on its own floor, and generated protobuf headers are included only by base/codec sources.
 
 #include <filesystem>
 #include <fstream>

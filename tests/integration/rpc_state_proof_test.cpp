@@ -32,7 +32,7 @@ std::string text(const json::value& v) {
     return std::string(v.as_string());
 }
 
-/** The account key as docs/state_tree.md and DESIGN.md §3 define it, computed here. */
+/** The account key as docs/state_tree.md defines it, computed here. */
 Hash256 accountKeyOf(const Address& address) {
     Bytes bytes(asBytes(std::string_view("gridledger/state/account")).begin(),
                 asBytes(std::string_view("gridledger/state/account")).end());

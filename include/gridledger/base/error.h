@@ -52,7 +52,7 @@ enum class ErrorCode : std::uint16_t {
     /** A connection asked for more subscriptions than the node allows it. */
     kTooManySubscriptions = 82,
     kInternal = 99,
-    // System contracts (DESIGN.md §6): refusals recorded on receipts.
+    // System contracts (docs/tokenomics.md): refusals recorded on receipts.
     kNotValidator = 100,
     kAlreadyVoted = 101,
     kProposalNotFound = 102,
@@ -72,7 +72,7 @@ enum class ErrorCode : std::uint16_t {
     kAlreadyChallenged = 116,
     kInvalidInventory = 117,
     kUnknownCategory = 118,
-    // Task lifecycle (DESIGN.md §6.6, docs/tasks.md).
+    // Task lifecycle (docs/tasks.md).
     kTaskNotFound = 119,
     kInvalidTaskTransition = 120,
     kNotTaskParty = 121,

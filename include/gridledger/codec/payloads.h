@@ -10,7 +10,7 @@
 #include <gridledger/base/bytes.h>
 
 /**
- * The system-contract payloads of a transaction besides the DPS transfer (DESIGN.md §6,
+ * The system-contract payloads of a transaction besides the DPS transfer (docs/tokenomics.md,
  * docs/tokenomics.md, docs/tasks.md): governance proposals and votes, provider registration, PoCP
  * attestations and challenges, and the task lifecycle. Plain values; codec/tx.h encodes them,
  * ledger/tx_validation checks their shape and contracts/ executes them.
@@ -25,7 +25,7 @@ struct Transfer {
     bool operator==(const Transfer&) const = default;
 };
 
-// ---- Governance (DESIGN.md §6.1) ----
+// ---- Governance (docs/tokenomics.md) ----
 
 /** Adds a validator: its consensus key bound to its transport node id. */
 struct AddValidator {
@@ -101,7 +101,7 @@ struct ProposalVote {
     bool operator==(const ProposalVote&) const = default;
 };
 
-// ---- Providers and PoCP (DESIGN.md §6.2) ----
+// ---- Providers and PoCP (docs/tokenomics.md) ----
 
 /** A named power-index factor value of a device, in the factor's unit. */
 struct FactorValue {
@@ -184,7 +184,7 @@ struct Challenge {
     bool operator==(const Challenge&) const = default;
 };
 
-// ---- Tasks (DESIGN.md §6.6, docs/tasks.md) ----
+// ---- Tasks (docs/tasks.md) ----
 
 /** A consumer's new task: the index price of `maxMinutes` at `minGflops` is escrowed. */
 struct TaskCreate {

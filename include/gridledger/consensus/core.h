@@ -59,7 +59,7 @@ struct Options {
     /** Votes and timeouts are kept for rounds up to this far beyond the current one (1..1000000).
      */
     std::uint64_t maxRoundsAhead = 32;
-    /** Largest committee chosen at an epoch change (>= 1; DESIGN §4 committee selection). */
+    /** Largest committee chosen at an epoch change (>= 1; docs/protocol.md §1). */
     std::size_t committeeMax = kDefaultCommitteeMax;
 };
 

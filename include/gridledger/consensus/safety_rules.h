@@ -118,7 +118,7 @@ class SafetyRules {
 };
 
 /**
- * The 2-chain rules of SDBFT (DESIGN.md §4).
+ * The 2-chain rules of SDBFT (docs/protocol.md).
  * Vote iff epoch matches, round > lastVotedRound, and (round == qcRound + 1, or round == tcRound +
  * 1 and qcRound >= the TC's highest hqc round); then lastVotedRound = round and oneChainRound =
  * max(oneChainRound, qcRound). Time out iff epoch matches, (round == hqcRound + 1 or round ==

@@ -28,7 +28,7 @@ struct GenesisAccount {
     u128 balance = 0;
 };
 
-/** Consensus parameters (DESIGN.md §4); governance may change them later. */
+/** Consensus parameters (docs/protocol.md); governance may change them later. */
 struct ConsensusParams {
     std::uint64_t roundTimeoutMs = 1000;  // T0
     std::uint64_t emptyBlockIntervalMs = 500;

@@ -13,7 +13,7 @@
 #include <gridledger/ledger/state_tree.h>
 
 /**
- * Roles and governance (DESIGN.md §6.1, docs/tokenomics.md "Governance"): the validator set of
+ * Roles and governance (docs/tokenomics.md "Governance"): the validator set of
  * record, proposals and validators' votes. A proposal passes with yes votes of more than 2/3 of
  * the validators and is applied by the vote that passes it.
  */
@@ -33,7 +33,7 @@ struct ValidatorEntry {
 /**
  * The validator set of record. Governance counts votes over it from the block that changed it;
  * consensus adopts it at the first consensus epoch that starts after `changedAtHeight` (the
- * reconfiguration itself is not done here: DESIGN.md §4).
+ * reconfiguration itself is not done here: docs/protocol.md).
  */
 struct ValidatorSet {
     /** 0 at genesis, +1 at every change. */

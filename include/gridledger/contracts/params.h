@@ -12,13 +12,13 @@
 #include <gridledger/ledger/state_tree.h>
 
 /**
- * The chain parameters the system contracts run on (DESIGN.md §6): written at genesis into the
- * state tree and changed only by governance (`set_parameter` proposals), so every node reads the
- * same values at the same height.
+ * The chain parameters the system contracts run on (docs/tokenomics.md): written at genesis into
+ * the state tree and changed only by governance (`set_parameter` proposals), so every node reads
+ * the same values at the same height.
  */
 namespace gridledger::contracts {
 
-/** Governance parameters (DESIGN.md §6.1). */
+/** Governance parameters (docs/tokenomics.md). */
 struct GovernanceParams {
     /** A proposal takes votes for this long after the block that created it (7 days). */
     std::uint64_t proposalTtlMs = 7 * kDayMs;
@@ -33,7 +33,7 @@ struct ChainParams {
     TokenomicsParams tokenomics;
     PowerIndexParams index;
     GovernanceParams governance;
-    /** The task lifecycle's timeouts and cancellation fee (DESIGN.md §6.6, docs/tasks.md). */
+    /** The task lifecycle's timeouts and cancellation fee (docs/tasks.md). */
     TaskParams tasks;
 
     /** Checks tokenomics, index, governance and task parameters (kInvalidArgument naming it). */

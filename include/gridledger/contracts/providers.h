@@ -14,7 +14,7 @@
 #include <gridledger/ledger/state_tree.h>
 
 /**
- * Providers, verifiers and PoCP attestations (DESIGN.md §6.2, docs/tokenomics.md "State layout"):
+ * Providers, verifiers and PoCP attestations (docs/tokenomics.md "State layout"):
  * registration with a hardware inventory, the admission status governance sets, one attestation
  * per provider per slot valued by the power index, and verifiers' challenges.
  */
@@ -31,7 +31,7 @@ enum class ProviderStatus : std::uint8_t {
 [[nodiscard]] std::string_view statusName(ProviderStatus status);
 
 /**
- * A provider's task record (DESIGN.md §6.6, docs/tasks.md "Reputation"): how many tasks it was
+ * A provider's task record (docs/tasks.md "Reputation"): how many tasks it was
  * assigned and how each ended for it. Counted by the task contract, never by a transaction.
  */
 struct ProviderJobs {
@@ -163,7 +163,7 @@ void storeVerifiers(StateLayer& state, const std::vector<Address>& verifiers);
                                                         ProviderStatus to);
 
 /**
- * Executes an attestation by `sender` in `block` (DESIGN.md §6.2). Refusals, in this order:
+ * Executes an attestation by `sender` in `block` (docs/tokenomics.md). Refusals, in this order:
  * kProviderNotAdmitted (never registered, or registered and not yet admitted), kProviderSuspended,
  * kWrongEpoch (not the epoch of the block's timestamp, or a block before genesis), kInvalidArgument
  * (slot ≥ S), kFutureSlot (a later slot than the block's), kSlotAlreadyAttested, kUnknownCategory

@@ -12,7 +12,7 @@
 #include <gridledger/ledger/state_tree.h>
 
 /**
- * GFL balances, the reward pool and the epoch settlement run by the executor (DESIGN.md §6.4,
+ * GFL balances, the reward pool and the epoch settlement run by the executor (docs/tokenomics.md,
  * §6.5; docs/tokenomics.md "Settlement in blocks"). GFL is held by providers only and cannot be
  * transferred: no payload moves it; only a settlement mints or burns it.
  */

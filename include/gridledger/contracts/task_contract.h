@@ -10,7 +10,7 @@
 #include <gridledger/contracts/state.h>
 
 /**
- * The task contract (DESIGN.md §6.6, docs/tasks.md): the eight task payloads executed by the
+ * The task contract (docs/tasks.md): the eight task payloads executed by the
  * ledger, and the chain's own task work before each block's transactions (timeouts, then
  * matching). Every change of a task returns receipt events; every transition is stored in the
  * task's history with its height, timestamp and actor; Σ accounts + reward pool + Σ escrow of

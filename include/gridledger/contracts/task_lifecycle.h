@@ -14,7 +14,7 @@
 #include <gridledger/contracts/tokenomics.h>
 
 /**
- * The rules of the task lifecycle (DESIGN.md §6.6, docs/tasks.md) as pure functions: the state
+ * The rules of the task lifecycle (docs/tasks.md) as pure functions: the state
  * machine and its transition table, the billing and refund of each transition, label constraints,
  * deterministic matching and the timeouts the chain applies by itself. No state, no clock (times
  * are block timestamps passed in), no floating point; every sum and product is checked.
@@ -108,7 +108,7 @@ struct TaskTransition {
 
 // ---- Parameters ----
 
-/** The task parameters (DESIGN.md §6.6); genesis defaults. */
+/** The task parameters (docs/tasks.md); genesis defaults. */
 struct TaskParams {
     /** An assigned task not started within this goes back to Pending (10 minutes). */
     std::uint64_t claimTimeoutMs = 600'000;

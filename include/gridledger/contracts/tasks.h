@@ -14,7 +14,7 @@
 #include <gridledger/ledger/state_tree.h>
 
 /**
- * Task records in state (DESIGN.md §6.6, docs/tasks.md "State"): one record per task with its
+ * Task records in state (docs/tasks.md "State"): one record per task with its
  * escrow, clock, exclusions and the history of every transition (height, timestamp, actor), and
  * sorted index values listing tasks by consumer, by provider and by state.
  */

@@ -13,7 +13,7 @@
 #include <gridledger/base/result.h>
 
 /**
- * The integer arithmetic of GridLedger's tokenomics (DESIGN.md §6.3-§6.5, docs/tokenomics.md):
+ * The integer arithmetic of GridLedger's tokenomics (docs/tokenomics.md):
  * the computational power index, the lower median of an epoch's slots, the GFL settlement of an
  * epoch (DPS payout, then rebalance), DPS halvings and reward-pool replenishment.
  *
@@ -58,7 +58,7 @@ struct MulDiv {
 [[nodiscard]] Result<MulDiv> mulDiv(u128 a, u128 b, u128 c);
 
 // ---------------------------------------------------------------------------------------------
-// Computational power index (DESIGN.md §6.3, paper §6)
+// Computational power index (docs/tokenomics.md, paper §6)
 // ---------------------------------------------------------------------------------------------
 
 /** A performance factor (memory bandwidth, memory capacity, interconnect, …) and its scale. */
@@ -170,7 +170,7 @@ struct DeviceAllocation {
                                    std::uint64_t seconds);
 
 // ---------------------------------------------------------------------------------------------
-// Parameters, epochs and slots (DESIGN.md §6.4)
+// Parameters, epochs and slots (docs/tokenomics.md)
 // ---------------------------------------------------------------------------------------------
 
 /** Tokenomics parameters, with the paper's defaults where it gives one (docs/tokenomics.md). */
@@ -243,7 +243,7 @@ struct SlotSample {
                                                    std::span<const SlotSample> samples);
 
 // ---------------------------------------------------------------------------------------------
-// Settlement, halving and the reward pool (DESIGN.md §6.4, §6.5)
+// Settlement, halving and the reward pool (docs/tokenomics.md)
 // ---------------------------------------------------------------------------------------------
 
 /** The emission state carried from one settlement to the next. */
@@ -327,7 +327,7 @@ struct EpochSettlement {
                                               std::uint32_t halvings, std::uint64_t gflBalance);
 
 /**
- * Settles one provider alone (DESIGN.md §6.4): (1) burns its reward share and is paid
+ * Settles one provider alone (docs/tokenomics.md): (1) burns its reward share and is paid
  * min(owed, poolAvailable), the rest being its shortfall; (2) mints or burns GFL so that its
  * balance equals `allocatedPower`. Requires validated params.
  */
@@ -373,7 +373,7 @@ struct Replenishment {
 };
 
 /**
- * Replenishes the pool from one settled task payment (DESIGN.md §6.5). kOverflow if the pool
+ * Replenishes the pool from one settled task payment (docs/tokenomics.md). kOverflow if the pool
  * would leave 128 bits.
  */
 [[nodiscard]] Result<Replenishment> replenish(const TokenomicsParams& params,

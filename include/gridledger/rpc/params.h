@@ -21,7 +21,7 @@ namespace gridledger::rpc {
 // may send `"params": ["0xab…"]` or `"params": {"hash": "0xab…"}`. The readers fail with an
 // Error that maps to -32602 invalid params (kInvalidArgument, or the parser's own code such as
 // kBadHex or kOverflow) and whose message names the parameter, e.g. `param 0 "hash": expected
-// 0x-prefixed hex`. Encodings follow DESIGN.md §3: bytes as 0x hex, 64- and 128-bit integers as
+// 0x-prefixed hex`. Encodings follow docs/rpc.md: bytes as 0x hex, 64- and 128-bit integers as
 // decimal strings.
 //
 // `require*` fail when the parameter is absent or JSON null; `optional*` return std::nullopt then.

@@ -1,4 +1,4 @@
-// Epoch settlement driven through real executed blocks (DESIGN.md §6.4-§6.5): the paper's example,
+// Epoch settlement driven through real executed blocks (docs/tokenomics.md): the paper's example,
 // settlement of several epochs after an idle stretch, the median with missing and challenged
 // slots, and a pro-rata payout from a short pool. Every expected value is worked out by hand in
 // the comments; none is computed by the code under test.

@@ -1,4 +1,4 @@
-// Governance through executed blocks (DESIGN.md §6.1): the > 2/3 threshold, application at the
+// Governance through executed blocks (docs/tokenomics.md): the > 2/3 threshold, application at the
 // passing vote, the validator set of record, parameters, rejection and failure.
 
 #include <gtest/gtest.h>

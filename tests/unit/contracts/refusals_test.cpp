@@ -160,7 +160,7 @@ std::vector<Row> rows() {
     NodeId node;
     node[0] = 1;  // validator 1's node id in the test genesis
     return {
-        // Governance (DESIGN.md §6.1).
+        // Governance (docs/tokenomics.md).
         {"propose by a non-validator", &kOutsider,
          propose(codec::GrantVerifier{addressOf(kOutsider)}), ErrorCode::kNotValidator},
         {"vote by a non-validator", &kOutsider, codec::ProposalVote{kOpenProposal, true},
@@ -203,7 +203,7 @@ std::vector<Row> rows() {
          propose(codec::GrantVerifier{addressOf(kVerifier)}), ErrorCode::kInvalidProposal},
         {"revoking a role never granted", &validator1,
          propose(codec::RevokeVerifier{addressOf(kOutsider)}), ErrorCode::kInvalidProposal},
-        // Providers (DESIGN.md §6.2).
+        // Providers (docs/tokenomics.md).
         {"registering twice", &kAdmitted, petaflopInventory(1), ErrorCode::kProviderExists},
         {"a category the index lacks", &fresh,
          inventoryWith([](auto& r) { r.categories = {"quantum"}; }), ErrorCode::kUnknownCategory},
@@ -216,7 +216,7 @@ std::vector<Row> rows() {
              r.devices[0].factors = {{"memory_bandwidth", 9}};
          }),
          ErrorCode::kInvalidInventory},
-        // PoCP attestations (DESIGN.md §6.2).
+        // PoCP attestations (docs/tokenomics.md).
         {"attesting without registration", &kOutsider, petaflops(1, 1, 1),
          ErrorCode::kProviderNotAdmitted},
         {"attesting registered but not admitted", &kRegistered, petaflops(1, 1, 1),
@@ -243,7 +243,7 @@ std::vector<Row> rows() {
          codec::Attest{1, 2, "flat", {{"pf1", 1}}, 0, 10'001, {}}, ErrorCode::kInvalidArgument},
         {"no device at all (shape)", &kAdmitted, codec::Attest{1, 2, "flat", {}, 0, 0, {}},
          ErrorCode::kInvalidArgument},
-        // Challenges (DESIGN.md §6.2).
+        // Challenges (docs/tokenomics.md).
         {"challenging without the verifier role", &kOutsider,
          codec::Challenge{admitted, 1, 0, "", {}}, ErrorCode::kNotVerifier},
         {"challenging an absent attestation", &kVerifier, codec::Challenge{admitted, 1, 2, "", {}},
@@ -252,7 +252,7 @@ std::vector<Row> rows() {
          ErrorCode::kAlreadyChallenged},
         {"challenging an attestation of an ended epoch", &kVerifier,
          codec::Challenge{admitted, 0, 0, "", {}}, ErrorCode::kWrongEpoch},
-        // Tasks (DESIGN.md §6.6): malformed, unknown, wrong state, wrong party.
+        // Tasks (docs/tasks.md): malformed, unknown, wrong state, wrong party.
         {"a task in a category the index lacks", &kConsumer,
          codec::TaskCreate{"quantum", 1'000'000, {}, 10, {}}, ErrorCode::kUnknownCategory},
         {"a label constraint that does not parse", &kConsumer,

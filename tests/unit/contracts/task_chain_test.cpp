@@ -1,4 +1,4 @@
-// The task lifecycle through real blocks (DESIGN.md §6.6, docs/tasks.md): every transition driven
+// The task lifecycle through real blocks (docs/tasks.md): every transition driven
 // by a transaction or by block time, with the bill, the pool share, the provider's pay and the
 // refund checked against amounts computed by hand, the history with heights and timestamps, and
 // the provider's job counts.

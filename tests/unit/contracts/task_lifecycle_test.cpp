@@ -1,4 +1,4 @@
-// The task lifecycle of DESIGN.md §6.6 (docs/tasks.md). Every expected figure is worked out by
+// The task lifecycle of docs/tasks.md. Every expected figure is worked out by
 // hand in the comment next to it; none is computed by the code under test.
 //
 // The worked task: category price C = 2.5 · 10^14 base units per PFLOP/s per second (0.9 DPS per
@@ -58,7 +58,7 @@ struct AllowedRow {
     u128 refund;
 };
 
-// The whole table of DESIGN.md §6.6, written out by hand (not read from the code). Non-terminal
+// The whole table of docs/tasks.md, written out by hand (not read from the code). Non-terminal
 // rows bill nothing and keep the escrow (refund 0 means "not ended": the escrow stays held).
 const std::vector<AllowedRow>& allowedRows() {
     static const std::vector<AllowedRow> rows = {
