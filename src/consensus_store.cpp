@@ -71,17 +71,23 @@ Status ConsensusStore::saveTc(const codec::TimeoutCert& tc) {
     return store_.put(kColumn, asBytes(kTcKey), codec::encodeTc(tc), false);
 }
 
+Result<std::optional<consensus::SafetyData>> ConsensusStore::loadSafety() const {
+    GL_ASSIGN_OR_RETURN(safety, store_.get(kColumn, asBytes(kSafetyKey)));
+    if (!safety) {
+        return std::optional<consensus::SafetyData>{};
+    }
+    if (safety->size() != 24) {
+        return std::unexpected(corrupt("safety data"));
+    }
+    const ByteView bytes(*safety);
+    return std::optional<consensus::SafetyData>{consensus::SafetyData{
+        readU64(bytes), readU64(bytes.subspan(8)), readU64(bytes.subspan(16))}};
+}
+
 Result<StoredConsensus> ConsensusStore::load() const {
     StoredConsensus out;
-    GL_ASSIGN_OR_RETURN(safety, store_.get(kColumn, asBytes(kSafetyKey)));
-    if (safety) {
-        if (safety->size() != 24) {
-            return std::unexpected(corrupt("safety data"));
-        }
-        const ByteView bytes(*safety);
-        out.safety = consensus::SafetyData{readU64(bytes), readU64(bytes.subspan(8)),
-                                           readU64(bytes.subspan(16))};
-    }
+    GL_ASSIGN_OR_RETURN(safety, loadSafety());
+    out.safety = safety;
     const auto tc = store_.get(kColumn, asBytes(kTcKey));
     if (!tc) {
         return std::unexpected(tc.error());

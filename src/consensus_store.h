@@ -30,6 +30,8 @@ class ConsensusStore {
     [[nodiscard]] Status saveQc(const codec::QuorumCert& qc);
     [[nodiscard]] Status saveTc(const codec::TimeoutCert& tc);
 
+    /** The persisted safety data, nullopt when none was ever written; kCorrupt if unreadable. */
+    [[nodiscard]] Result<std::optional<consensus::SafetyData>> loadSafety() const;
     /** Everything persisted; stored records that do not decode are reported as kCorrupt. */
     [[nodiscard]] Result<StoredConsensus> load() const;
 

@@ -173,7 +173,7 @@ Status NodeImpl::openConsensus() {
 
 Status NodeImpl::buildCore() {
     GL_ASSIGN_OR_RETURN(recovery, recoveryData(*committee()));
-    GL_ASSIGN_OR_RETURN(stored, consensusStore_->load());
+    GL_ASSIGN_OR_RETURN(safety, consensusStore_->loadSafety());
     const consensus::Committee& members = *committee();
     const bool inCommittee = members.contains(proposer_.publicKey());
     if (auto guard = checkDoubleSign(recovery); !guard) {
@@ -181,7 +181,7 @@ Status NodeImpl::buildCore() {
             return guard;  // a lone validator can never see its old votes age out: refuse
         }
         holdSignatures(Hold::kUnrecordedVote, guard.error().message);
-    } else if (!stored.safety && inCommittee && members.size() > 1 && hold_ == Hold::kNone) {
+    } else if (!safety && inCommittee && members.size() > 1 && hold_ == Hold::kNone) {
         // A fresh or wiped data dir: what this key signed before, if anything, is unknown.
         holdSignatures(Hold::kNoSafetyData,
                        "no safety data: signing waits until this node is at the head of the "
@@ -639,7 +639,7 @@ std::optional<std::string> NodeImpl::notReady() const {
     if (syncing_.load(std::memory_order_relaxed)) {
         return "syncing";
     }
-    if (holding_.load()) {
+    if (hold_.load() != Hold::kNone) {
         return "signing held until this validator is at the head and the start-up guard passes";
     }
     const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);

@@ -151,6 +151,8 @@ class NodeImpl {
     /** True iff `height` is more than sync_lag_blocks above the core's committed root. */
     [[nodiscard]] bool farAhead(std::uint64_t height) const;
     void startSync(const NodeId& peer);
+    /** A request for the committed blocks above this node's executed height. */
+    [[nodiscard]] p2p::Message syncRequestMessage() const;
     void requestSync();
     void onSyncResponse(const NodeId& from, codec::SyncResponse response);
     /** Executes an answer of the sync peer that carries blocks. */
@@ -247,9 +249,9 @@ class NodeImpl {
     std::atomic<std::uint64_t> seenHeight_{0};
     std::atomic<std::uint64_t> executedHeight_{0};
     std::atomic<bool> member_{false};
-    Hold hold_ = Hold::kNone;
+    /** Written on the consensus thread; read by /readyz and the metrics too. */
+    std::atomic<Hold> hold_{Hold::kNone};
     std::string holdDetail_;
-    std::atomic<bool> holding_{false};
     std::set<NodeId> atHeadPeers_;
     asio::steady_timer holdProbeTimer_{io_};
 };

@@ -219,7 +219,7 @@ void NodeImpl::scheduleNetworkMetrics() {
     networkMetricsTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (!ec) {
             metrics_->network(network_->stats(), network_->connectedPeers().size());
-            metrics_->nodeState(halted_.load(), holding_.load(), syncing_.load());
+            metrics_->nodeState(halted_.load(), hold_.load() != Hold::kNone, syncing_.load());
             scheduleNetworkMetrics();
         }
     });
@@ -247,12 +247,15 @@ void NodeImpl::startSync(const NodeId& peer) {
     requestSync();
 }
 
-void NodeImpl::requestSync() {
-    const std::uint64_t seq = ++sync_->requestSeq;
+p2p::Message NodeImpl::syncRequestMessage() const {
     const codec::SyncRequest request{executedHeight_.load(std::memory_order_relaxed) + 1,
                                      static_cast<std::uint32_t>(config_.syncBatchBlocks)};
-    if (!network_->send(sync_->peer, p2p::Message{codec::MessageKind::kSyncRequest,
-                                                  codec::encodeSyncRequest(request)})) {
+    return {codec::MessageKind::kSyncRequest, codec::encodeSyncRequest(request)};
+}
+
+void NodeImpl::requestSync() {
+    const std::uint64_t seq = ++sync_->requestSeq;
+    if (!network_->send(sync_->peer, syncRequestMessage())) {
         asio::post(io_, [this, seq] {
             if (sync_ && sync_->requestSeq == seq) {
                 syncFailed("the peer is not connected");
@@ -423,7 +426,6 @@ void NodeImpl::finishSync() {
 void NodeImpl::holdSignatures(Hold why, const std::string& detail) {
     const bool wasSigning = hold_ == Hold::kNone;
     hold_ = why;
-    holding_.store(true);
     if (wasSigning) {
         log_->error("signing held: this validator follows the chain without signing detail={}",
                     detail);
@@ -438,10 +440,7 @@ void NodeImpl::scheduleHoldProbe() {
             return;
         }
         if (!sync_) {
-            const codec::SyncRequest request{executedHeight_.load(std::memory_order_relaxed) + 1,
-                                             static_cast<std::uint32_t>(config_.syncBatchBlocks)};
-            const p2p::Message message{codec::MessageKind::kSyncRequest,
-                                       codec::encodeSyncRequest(request)};
+            const p2p::Message message = syncRequestMessage();
             for (const auto& peer : network_->connectedPeers()) {
                 (void)network_->send(peer, message);
             }
@@ -492,7 +491,6 @@ void NodeImpl::maybeResumeSigning() {
     log_->info("signing resumed epoch={} last_voted_round={} at_head_peers={}", safety.epoch,
                safety.lastVotedRound, atHeadPeers_.size());
     hold_ = Hold::kNone;
-    holding_.store(false);
     atHeadPeers_.clear();
     holdProbeTimer_.cancel();
     if (auto built = buildCore(); !built) {
