@@ -196,22 +196,50 @@ Status verifyProposal(const codec::Block& block, const Committee& committee,
 
 Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& proof,
                          const Committee& committee, std::string_view chainId) {
+    // Walk the path from the block up to L, the block the child certifies: each header names
+    // the previous one as parent, one height higher, in the same epoch.
+    const std::uint64_t epoch = block.header.epoch;
+    const codec::BlockHeader* last = &block.header;
+    const Hash256* lastId = &block.id;
+    for (const auto& link : proof.path) {
+        if (crypto::sha256(link.headerBytes) != link.id) {
+            return invalid("commit proof's path holds a header whose id is not its hash");
+        }
+        if (link.header.parentId != *lastId || link.header.epoch != epoch ||
+            link.header.height != last->height + 1 || link.header.round <= last->round) {
+            return invalid("commit proof's path does not extend block " + block.id.hex());
+        }
+        last = &link.header;
+        lastId = &link.id;
+    }
+    // The first header's QC is the one stored with the block as its certificate.
+    if (!proof.path.empty()) {
+        const codec::QuorumCert& first = proof.path.front().header.qc;
+        if (first.blockId != block.id || first.round != block.header.round) {
+            return invalid("commit proof's path does not certify block " + block.id.hex());
+        }
+        GL_TRY(verifyQuorumCert(first, committee, chainId));
+    }
     const codec::BlockHeader& child = proof.childHeader;
     if (crypto::sha256(proof.childHeaderBytes) != proof.childId) {
         return invalid("commit proof's child id is not the hash of its header");
     }
-    if (child.parentId != block.id || child.epoch != block.header.epoch ||
-        child.height != block.header.height + 1 || child.round != block.header.round + 1) {
-        return invalid("commit proof's child does not directly follow block " + block.id.hex());
+    if (child.parentId != *lastId || child.epoch != epoch || child.height != last->height + 1 ||
+        child.round != last->round + 1) {
+        return invalid("commit proof's child does not directly follow block " + lastId->hex());
     }
-    if (child.qc.blockId != block.id || child.qc.round != block.header.round) {
-        return invalid("commit proof's child does not certify block " + block.id.hex());
+    if (child.qc.blockId != *lastId || child.qc.round != last->round) {
+        return invalid("commit proof's child does not certify block " + lastId->hex());
     }
     if (proof.commitQc.blockId != proof.childId || proof.commitQc.round != child.round) {
         return invalid("commit proof's certificate does not certify its child");
     }
     GL_TRY(verifyQuorumCert(child.qc, committee, chainId));
     return verifyQuorumCert(proof.commitQc, committee, chainId);
+}
+
+const codec::QuorumCert& certifyingQcOf(const codec::CommitProof& proof) {
+    return proof.path.empty() ? proof.childHeader.qc : proof.path.front().header.qc;
 }
 
 Result<codec::QuorumCert> buildQuorumCert(const Committee& committee,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <gridledger/crypto/sha256.h>
+
 namespace gridledger::node {
 
 Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
@@ -72,6 +74,16 @@ std::vector<HeightProof> chainedCommitProofs(const std::vector<const codec::Bloc
     return proofs;
 }
 
+Result<codec::CommitProof> commitProofInCommit(const std::vector<const codec::Block*>& blocks,
+                                               std::size_t index, Bytes childHeaderBytes,
+                                               const codec::QuorumCert& commitQc) {
+    std::vector<Bytes> path;
+    for (std::size_t i = index + 1; i < blocks.size(); ++i) {
+        path.push_back(blocks[i]->headerBytes);
+    }
+    return codec::makeCommitProof(std::move(childHeaderBytes), commitQc, std::move(path));
+}
+
 Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uint64_t headHeight,
                                           const Hash256& headId,
                                           const consensus::Committee& committee,
@@ -110,7 +122,7 @@ Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uin
                                              std::to_string(headHeight + response.blocks.size()) +
                                              ": " + proven.error().message);
     }
-    out.certs.push_back(response.proof->childHeader.qc);
+    out.certs.push_back(consensus::certifyingQcOf(*response.proof));
     out.blocks = std::move(response.blocks);
     out.proof = std::move(*response.proof);
     return out;
@@ -141,6 +153,63 @@ std::vector<HeightProof> syncedCommitProofs(const VerifiedBlocks& verified, std:
         proofs.push_back(HeightProof{verified.blocks.back().header.height, verified.proof});
     }
     return proofs;
+}
+
+Result<std::optional<codec::Block>> lastBlockOfEpoch(const ledger::BlockStore& blocks,
+                                                     std::uint64_t epoch,
+                                                     std::uint64_t executedHeight) {
+    // The highest height in [low, high] whose block's epoch is at most `epoch`, once found.
+    std::optional<codec::Block> found;
+    std::uint64_t low = 0;
+    std::uint64_t high = executedHeight;
+    while (low <= high) {
+        const std::uint64_t middle = low + (high - low) / 2;
+        GL_ASSIGN_OR_RETURN(block, blocks.blockAt(middle));
+        if (!block) {
+            return fail(ErrorCode::kCorrupt, "committed block " + std::to_string(middle) +
+                                                 " is missing below the executed height");
+        }
+        if (block->header.epoch > epoch) {
+            if (middle == 0) {
+                break;
+            }
+            high = middle - 1;
+        } else {
+            found = std::move(*block);
+            low = middle + 1;
+        }
+    }
+    if (found && found->header.epoch != epoch) {
+        found.reset();
+    }
+    return found;
+}
+
+Result<std::optional<codec::EpochProof>> epochProofOf(const ledger::BlockStore& blocks,
+                                                      const codec::Block& reconfig) {
+    GL_ASSIGN_OR_RETURN(proof, blocks.commitProofAt(reconfig.header.height));
+    if (!proof) {
+        return std::optional<codec::EpochProof>{};
+    }
+    return std::optional<codec::EpochProof>{codec::EpochProof{
+        codec::ProofHeader{reconfig.header, reconfig.headerBytes, reconfig.id}, std::move(*proof)}};
+}
+
+Status verifyEpochProof(const codec::EpochProof& proof, const consensus::Committee& committee,
+                        std::string_view chainId) {
+    if (proof.reconfig.header.epoch != committee.epoch()) {
+        return fail(ErrorCode::kWrongEpoch, "epoch proof of epoch " +
+                                                std::to_string(proof.reconfig.header.epoch) +
+                                                ", not " + std::to_string(committee.epoch()));
+    }
+    if (crypto::sha256(proof.reconfig.headerBytes) != proof.reconfig.id) {
+        return fail(ErrorCode::kInvalidBlock, "epoch proof's block id is not its header's hash");
+    }
+    codec::Block reconfig;
+    reconfig.header = proof.reconfig.header;
+    reconfig.headerBytes = proof.reconfig.headerBytes;
+    reconfig.id = proof.reconfig.id;
+    return consensus::verifyCommitProof(reconfig, proof.proof, committee, chainId);
 }
 
 }  // namespace gridledger::node

@@ -47,6 +47,17 @@ struct HeightProof {
     const std::vector<const codec::Block*>& blocks,
     const std::vector<const codec::QuorumCert*>& certs);
 
+/**
+ * The commit proof of `blocks[index]` from the commit that contained it: the blocks above it in
+ * the commit as the path, and the header of the block `commitQc` certifies (the child of the
+ * commit's last block) with `commitQc`. This proves the block that ended an epoch even when its
+ * successor is not in the next round. Fails when a header does not decode or the path is longer
+ * than codec::kMaxCommitProofPath.
+ */
+[[nodiscard]] Result<codec::CommitProof> commitProofInCommit(
+    const std::vector<const codec::Block*>& blocks, std::size_t index, Bytes childHeaderBytes,
+    const codec::QuorumCert& commitQc);
+
 /** Committed blocks checked by verifySyncResponse, each with the QC that certifies it. */
 struct VerifiedBlocks {
     std::vector<codec::Block> blocks;
@@ -84,5 +95,33 @@ struct VerifiedBlocks {
  */
 [[nodiscard]] std::vector<HeightProof> syncedCommitProofs(const VerifiedBlocks& verified,
                                                           std::size_t executed);
+
+/**
+ * The last block of consensus epoch `epoch` in a ledger executed up to `executedHeight`: the
+ * highest block whose epoch is at most `epoch`, if its epoch is `epoch`. Epochs never decrease
+ * along a ledger, so this is a binary search. nullopt when the ledger holds no block of that
+ * epoch. Only the caller knows whether the epoch has ended (its committee is of a later one).
+ */
+[[nodiscard]] Result<std::optional<codec::Block>> lastBlockOfEpoch(const ledger::BlockStore& blocks,
+                                                                   std::uint64_t epoch,
+                                                                   std::uint64_t executedHeight);
+
+/**
+ * The epoch proof this ledger gives for an epoch that has ended: the header of `reconfig`, the
+ * block that ended it, and the commit proof stored at its height; nullopt when no proof is
+ * stored there.
+ */
+[[nodiscard]] Result<std::optional<codec::EpochProof>> epochProofOf(
+    const ledger::BlockStore& blocks, const codec::Block& reconfig);
+
+/**
+ * Checks an epoch proof against `committee`, the committee of the epoch it ends: the header is
+ * of that epoch and its id is its hash, and the commit proof shows that block committed
+ * (consensus::verifyCommitProof). Fails with kWrongEpoch for a proof of another epoch, else
+ * with kInvalidBlock or kInvalidCertificate.
+ */
+[[nodiscard]] Status verifyEpochProof(const codec::EpochProof& proof,
+                                      const consensus::Committee& committee,
+                                      std::string_view chainId);
 
 }  // namespace gridledger::node

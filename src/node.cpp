@@ -435,8 +435,8 @@ void NodeImpl::commit(const consensus::Commit& commit) {
         }
     }
     // Commit proofs for peers that sync from here: each block of the commit proven by its
-    // successor when their rounds follow each other, and the last one by the child that
-    // commitQc certifies.
+    // successor when their rounds follow each other, and the last one executed by the child
+    // that commitQc certifies, through the blocks above it when it ended the epoch.
     std::vector<const codec::Block*> committed;
     std::vector<const codec::QuorumCert*> certs;
     for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
@@ -445,12 +445,16 @@ void NodeImpl::commit(const consensus::Commit& commit) {
                                                      : &commit.qc);
     }
     auto proofs = chainedCommitProofs(committed, certs);
+    const std::size_t last = endedAt.value_or(commit.blocks.size() - 1);
     if (const auto child = inFlight_.find(commit.commitQc.blockId);
         child != inFlight_.end() && !commit.blocks.empty() &&
-        (!endedAt || *endedAt + 1 == commit.blocks.size())) {
-        auto proof = codec::makeCommitProof(child->second.headerBytes, commit.commitQc);
+        std::none_of(proofs.begin(), proofs.end(), [&](const HeightProof& p) {
+            return p.height == committed[last]->header.height;
+        })) {
+        auto proof =
+            commitProofInCommit(committed, last, child->second.headerBytes, commit.commitQc);
         if (proof) {
-            proofs.push_back(HeightProof{commit.blocks.back()->header.height, std::move(*proof)});
+            proofs.push_back(HeightProof{committed[last]->header.height, std::move(*proof)});
         }
     }
     // Heights above the block that ended the epoch belong to the next epoch's blocks.

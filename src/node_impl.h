@@ -54,8 +54,9 @@ inline constexpr auto kNetworkMetricsInterval = std::chrono::seconds(1);
 inline constexpr auto kSyncRequestTimeout = std::chrono::seconds(10);
 /** Peers block sync tries in a row without progress before consensus resumes without it. */
 inline constexpr std::size_t kMaxSyncFailures = 3;
-/** A consensus message of a later epoch starts a block sync at most this often. */
-inline constexpr auto kEpochSyncInterval = std::chrono::seconds(5);
+/** A consensus message of a later epoch makes this node ask for an epoch proof at most this often.
+ */
+inline constexpr auto kEpochProofInterval = std::chrono::seconds(1);
 /** How often a validator that holds its signatures asks its peers where the chain is. */
 inline constexpr auto kHoldProbeInterval = std::chrono::milliseconds(500);
 /** Outstanding block fetches remembered; beyond it the oldest requests are forgotten. */
@@ -136,6 +137,8 @@ class NodeImpl {
     void admitGossipedTxs(const NodeId& from, ByteView payload);
     void serveBlock(const NodeId& from, ByteView payload);
     void serveSyncRequest(const NodeId& from, ByteView payload);
+    /** Answers with the proof that ended the asked epoch, when it has ended here. */
+    void serveEpochProofRequest(const NodeId& from, ByteView payload);
     void invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
                         std::uint32_t points);
     /** On the consensus thread: a checked consensus message reaches the core. */
@@ -151,6 +154,10 @@ class NodeImpl {
     /** True iff `height` is more than sync_lag_blocks above the core's committed root. */
     [[nodiscard]] bool farAhead(std::uint64_t height) const;
     void startSync(const NodeId& peer);
+    /** Asks `peer` for the proof that ended this node's epoch (after a later epoch's message). */
+    void askEpochProof(const NodeId& peer);
+    /** A verified proof that this node's epoch ended above its ledger starts a sync from `from`. */
+    void onEpochProof(const NodeId& from, const codec::EpochProof& proof);
     /** A request for the committed blocks above this node's executed height. */
     [[nodiscard]] p2p::Message syncRequestMessage() const;
     void requestSync();
@@ -192,8 +199,8 @@ class NodeImpl {
     std::unique_ptr<SendBarrier> barrier_;
     std::unique_ptr<ledger::Mempool> mempool_;
     std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
-    /** When a message of a later epoch last started a sync (io_ strand only). */
-    std::chrono::steady_clock::time_point lastEpochSync_{};
+    /** When a message of a later epoch last made this node ask for an epoch proof (io_ only). */
+    std::chrono::steady_clock::time_point lastEpochProofAsk_{};
     std::optional<consensus::Core> core_;
     /** The transport id of each validator's consensus key (genesis, then each epoch's set). */
     std::map<PubKey, NodeId> nodeIds_;

@@ -46,6 +46,18 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         case codec::MessageKind::kSyncRequest:
             serveSyncRequest(from, message.payload);
             return;
+        case codec::MessageKind::kEpochProofRequest:
+            serveEpochProofRequest(from, message.payload);
+            return;
+        case codec::MessageKind::kEpochProof: {
+            auto proof = codec::decodeEpochProof(message.payload);
+            if (!proof) {
+                invalidMessage(from, message.kind, proof.error(), kInvalidSyncPoints);
+                return;
+            }
+            asio::post(io_, [this, from, proof = std::move(*proof)] { onEpochProof(from, proof); });
+            return;
+        }
         case codec::MessageKind::kSyncResponse: {
             auto response = codec::decodeSyncResponse(message.payload);
             if (!response) {
@@ -62,19 +74,13 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
     }
     auto checked = checkConsensusMessage(message, *committee(), genesis_.chainId);
     if (!checked && checked.error().code == ErrorCode::kWrongEpoch) {
-        // Not misbehaviour: around an epoch change honest peers are an epoch apart. A peer
-        // ahead of this node has committed past it: catch up by block sync.
+        // Not misbehaviour: around an epoch change honest peers are an epoch apart. The
+        // message proves nothing, but a peer ahead of this node can prove that its epoch
+        // ended: ask it for that proof.
         log_->debug("message of another epoch peer={} detail={}", from.hex(),
                     checked.error().message);
         if (checked.error().message.starts_with(kLaterEpochMessage)) {
-            asio::post(io_, [this, from] {
-                // At most one such sync per interval: the message itself proves nothing.
-                const auto now = std::chrono::steady_clock::now();
-                if (now - lastEpochSync_ >= kEpochSyncInterval) {
-                    lastEpochSync_ = now;
-                    syncIfBehind(from, UINT64_MAX);
-                }
-            });
+            asio::post(io_, [this, from] { askEpochProof(from); });
         }
         return;
     }
@@ -151,6 +157,31 @@ void NodeImpl::serveSyncRequest(const NodeId& from, ByteView payload) {
     }
     (void)network_->send(from, p2p::Message{codec::MessageKind::kSyncResponse,
                                             codec::encodeSyncResponse(*response)});
+}
+
+void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
+    auto request = codec::decodeEpochProofRequest(payload);
+    if (!request) {
+        invalidMessage(from, codec::MessageKind::kEpochProofRequest, request.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    if (request->epoch >= committee()->epoch()) {
+        return;  // that epoch has not ended here
+    }
+    auto reconfig =
+        lastBlockOfEpoch(*blocks_, request->epoch, executedHeight_.load(std::memory_order_relaxed));
+    auto proof = reconfig && *reconfig ? epochProofOf(*blocks_, **reconfig)
+                                       : Result<std::optional<codec::EpochProof>>{};
+    if (!reconfig || !proof) {
+        log_->warn("cannot serve the proof of epoch {}: {}", request->epoch,
+                   (!reconfig ? reconfig.error() : proof.error()).message);
+        return;
+    }
+    if (*proof) {
+        (void)network_->send(
+            from, p2p::Message{codec::MessageKind::kEpochProof, codec::encodeEpochProof(**proof)});
+    }
 }
 
 void NodeImpl::invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
@@ -238,6 +269,35 @@ void NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
     // answer verifies. Consensus runs on meanwhile, so a peer that lies or falls silent costs
     // this node nothing but the request.
     startSync(peer);
+}
+
+void NodeImpl::askEpochProof(const NodeId& peer) {
+    const auto now = std::chrono::steady_clock::now();
+    if (sync_ || halted_.load() || now - lastEpochProofAsk_ < kEpochProofInterval) {
+        return;
+    }
+    lastEpochProofAsk_ = now;
+    (void)network_->send(peer, p2p::Message{codec::MessageKind::kEpochProofRequest,
+                                            codec::encodeEpochProofRequest(
+                                                codec::EpochProofRequest{committee()->epoch()})});
+}
+
+void NodeImpl::onEpochProof(const NodeId& from, const codec::EpochProof& proof) {
+    if (failed_ || halted_.load() || proof.reconfig.header.epoch != committee()->epoch()) {
+        return;  // late: this node's epoch is no longer the one the proof ends
+    }
+    if (auto verified = verifyEpochProof(proof, *committee(), genesis_.chainId); !verified) {
+        invalidMessage(from, codec::MessageKind::kEpochProof, verified.error(), kInvalidSyncPoints);
+        return;
+    }
+    const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
+    if (proof.reconfig.header.height <= executed || sync_) {
+        return;
+    }
+    // Evidence, not a claim: a quorum of this epoch committed a block above this ledger.
+    log_->info("epoch proof epoch={} height={} peer={}", proof.reconfig.header.epoch,
+               proof.reconfig.header.height, from.hex());
+    startSync(from);
 }
 
 void NodeImpl::startSync(const NodeId& peer) {

@@ -269,9 +269,21 @@ Result<TimeoutCert> decodeTc(ByteView raw) {
     return tcFromProto(pb);
 }
 
-Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc) {
-    GL_ASSIGN_OR_RETURN(header, decodeHeader(childHeaderBytes));
+Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc,
+                                    std::vector<Bytes> pathHeaderBytes) {
+    if (pathHeaderBytes.size() > kMaxCommitProofPath) {
+        return fail(ErrorCode::kMalformed, "commit proof path of " +
+                                               std::to_string(pathHeaderBytes.size()) +
+                                               " headers is longer than the limit");
+    }
     CommitProof proof;
+    proof.path.reserve(pathHeaderBytes.size());
+    for (auto& bytes : pathHeaderBytes) {
+        GL_ASSIGN_OR_RETURN(header, decodeHeader(bytes));
+        const Hash256 id = crypto::sha256(bytes);
+        proof.path.push_back(ProofHeader{std::move(header), std::move(bytes), id});
+    }
+    GL_ASSIGN_OR_RETURN(header, decodeHeader(childHeaderBytes));
     proof.childHeader = std::move(header);
     proof.childId = crypto::sha256(childHeaderBytes);
     proof.childHeaderBytes = std::move(childHeaderBytes);
@@ -283,6 +295,9 @@ Bytes encodeCommitProof(const CommitProof& proof) {
     proto::CommitProof pb;
     pb.set_child_header(str(proof.childHeaderBytes));
     qcToProto(proof.commitQc, *pb.mutable_commit_qc());
+    for (const auto& link : proof.path) {
+        pb.add_path_headers(str(link.headerBytes));
+    }
     return detail::serialize(pb);
 }
 
@@ -290,8 +305,16 @@ Result<CommitProof> decodeCommitProof(ByteView raw) {
     proto::CommitProof pb;
     GL_TRY(detail::parse(pb, raw, "commit proof"));
     GL_ASSIGN_OR_RETURN(qc, qcFromProto(pb.commit_qc()));
-    return makeCommitProof(Bytes(pb.child_header().begin(), pb.child_header().end()),
-                           std::move(qc));
+    if (static_cast<std::size_t>(pb.path_headers_size()) > kMaxCommitProofPath) {
+        return fail(ErrorCode::kMalformed, "commit proof path is longer than the limit");
+    }
+    std::vector<Bytes> path;
+    path.reserve(static_cast<std::size_t>(pb.path_headers_size()));
+    for (const auto& header : pb.path_headers()) {
+        path.emplace_back(header.begin(), header.end());
+    }
+    return makeCommitProof(Bytes(pb.child_header().begin(), pb.child_header().end()), std::move(qc),
+                           std::move(path));
 }
 
 Bytes encodeVote(const Vote& vote) {

@@ -4,6 +4,7 @@
 #include <gridledger/base/overloaded.h>
 #include <gridledger/codec/p2p.h>
 #include <gridledger/codec/tx.h>
+#include <gridledger/crypto/sha256.h>
 #include <gridledger/proto/p2p.pb.h>
 
 #include "pb_util.h"
@@ -103,6 +104,10 @@ std::string_view kindName(MessageKind kind) {
             return "sync_request";
         case MessageKind::kSyncResponse:
             return "sync_response";
+        case MessageKind::kEpochProofRequest:
+            return "epoch_proof_request";
+        case MessageKind::kEpochProof:
+            return "epoch_proof";
     }
     return "unknown";
 }
@@ -224,6 +229,39 @@ Result<SyncResponse> decodeSyncResponse(ByteView raw) {
         response.proof.emplace(std::move(*proof));
     }
     return response;
+}
+
+Bytes encodeEpochProofRequest(const EpochProofRequest& request) {
+    proto::EpochProofRequest pb;
+    pb.set_epoch(request.epoch);
+    return detail::serialize(pb);
+}
+
+Result<EpochProofRequest> decodeEpochProofRequest(ByteView raw) {
+    proto::EpochProofRequest pb;
+    GL_TRY(detail::parse(pb, raw, "epoch proof request"));
+    return EpochProofRequest{pb.epoch()};
+}
+
+Bytes encodeEpochProof(const EpochProof& proof) {
+    proto::EpochProof pb;
+    pb.set_reconfig_header(str(proof.reconfig.headerBytes));
+    pb.set_commit_proof(str(encodeCommitProof(proof.proof)));
+    return detail::serialize(pb);
+}
+
+Result<EpochProof> decodeEpochProof(ByteView raw) {
+    proto::EpochProof pb;
+    GL_TRY(detail::parse(pb, raw, "epoch proof"));
+    Bytes headerBytes(pb.reconfig_header().begin(), pb.reconfig_header().end());
+    GL_ASSIGN_OR_RETURN(header, decodeHeader(headerBytes));
+    GL_ASSIGN_OR_RETURN(commitProof, decodeCommitProof(asBytes(pb.commit_proof())));
+    EpochProof proof;
+    proof.reconfig.id = crypto::sha256(headerBytes);
+    proof.reconfig.header = std::move(header);
+    proof.reconfig.headerBytes = std::move(headerBytes);
+    proof.proof = std::move(commitProof);
+    return proof;
 }
 
 Result<Envelope> decodeEnvelope(ByteView raw) {

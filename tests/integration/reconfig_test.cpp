@@ -2,6 +2,8 @@
 // `gridledger testnet` and a full node; governance adds the full node as a fifth validator with
 // `gridledger tx propose add-validator` and three votes, the chain continues in the next epoch and
 // the new member signs votes; then governance removes a validator and the chain continues again.
+// A validator that was down while the set changed crosses the epoch on the epoch proof it asks
+// for when it hears the next epoch's messages.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -194,6 +196,49 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
         std::chrono::seconds(90)))
         << readText(net.log(1));
     full->stop(SIGTERM);
+}
+
+TEST(Reconfiguration, AValidatorThatWasDownWhileTheSetChangedCrossesTheEpochOnItsEpochProof) {
+    TestnetOptions options;
+    options.validators = 4;
+    options.logLevel = "debug";
+    Testnet net(options);
+    TempDir dir;
+    net.startAll();
+    ASSERT_TRUE(waitFor([&] { return heightOf(net, 0) >= 3; }, std::chrono::seconds(60)));
+
+    // Validator 3 goes down; governance removes validator 2 with the votes of 0, 1 and 2. The
+    // next committee {0, 1, 3} needs all three: the chain stands still until validator 3,
+    // restarted in the old epoch, crosses into the new one.
+    net.stop(3, SIGTERM);
+    auto removed = node::Home(net.home(2)).loadKey("validator");
+    ASSERT_TRUE(removed);
+    auto [code, out] =
+        cli(net, dir.path(),
+            {"tx", "propose", "remove-validator", "--consensus-key", removed->publicKey().hex(),
+             "--from", "validator", "--wait", "--home", net.home(0).string()});
+    ASSERT_EQ(code, 0) << out;
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::tie(code, out) = cli(net, dir.path(),
+                                  {"tx", "vote", "--proposal", "0", "--from", "validator", "--wait",
+                                   "--home", net.home(i).string()});
+        ASSERT_EQ(code, 0) << out;
+    }
+    ASSERT_TRUE(waitFor([&] { return countMatches(net.log(0), "epoch change .*members=3") > 0; },
+                        std::chrono::seconds(60)));
+    const std::uint64_t switched = heightOf(net, 0);
+
+    net.start(3);
+    // Validator 3 hears the new epoch's messages, asks for the proof that ended its own epoch
+    // (genesis is epoch 1), syncs across the reconfiguration block and signs in epoch 2.
+    ASSERT_TRUE(waitFor([&] { return heightOf(net, 0) >= switched + 5; }, std::chrono::seconds(90)))
+        << readText(net.log(3));
+    EXPECT_GT(countMatches(net.log(3), "epoch proof epoch=1 height="), 0U) << readText(net.log(3));
+    EXPECT_GT(countMatches(net.log(3), "epoch change .*members=3 member=true"), 0U);
+    EXPECT_GT(countMatches(net.log(3), "signed vote epoch=2"), 0U);
+    ASSERT_TRUE(
+        waitFor([&] { return heightOf(net, 3) >= switched + 5; }, std::chrono::seconds(30)));
+    expectSameChain(net, {0, 1, 3}, switched + 5);
 }
 
 }  // namespace

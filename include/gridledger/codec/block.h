@@ -90,12 +90,28 @@ struct Timeout {
     bool operator==(const Timeout&) const = default;
 };
 
+/** One header on a commit proof's path, with its encoding and id. */
+struct ProofHeader {
+    BlockHeader header;
+    Bytes headerBytes;
+    /** SHA-256(headerBytes). */
+    Hash256 id;
+
+    bool operator==(const ProofHeader&) const = default;
+};
+
+/** Most headers on a commit proof's path. */
+inline constexpr std::size_t kMaxCommitProofPath = 256;
+
 /**
- * Proof that a block is committed (2-chain rule): the header of a child whose round directly
- * follows the block's and whose QC certifies it, and `commitQc` certifying that child.
+ * Proof that a block B is committed (2-chain rule): `path`, the headers of the committed blocks
+ * above B up to a block L (empty when L is B itself), each naming the one before as parent; the
+ * header of a child of L whose round directly follows L's and whose QC certifies L; and
+ * `commitQc` certifying that child. The child's QC makes L committed, and L's ancestors with it.
  * consensus::verifyCommitProof checks it.
  */
 struct CommitProof {
+    std::vector<ProofHeader> path;
     BlockHeader childHeader;
     Bytes childHeaderBytes;
     /** SHA-256(childHeaderBytes). */
@@ -129,7 +145,12 @@ struct CommitProof {
 [[nodiscard]] Bytes encodeTc(const TimeoutCert& tc);
 [[nodiscard]] Result<TimeoutCert> decodeTc(ByteView raw);
 /** A proof from the child's encoded header and the QC that certifies the child. */
-[[nodiscard]] Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc);
+/**
+ * Decodes the child's header and the path's (lowest first) into a proof. Fails with kMalformed
+ * on a header that does not decode or a path longer than kMaxCommitProofPath.
+ */
+[[nodiscard]] Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc,
+                                                  std::vector<Bytes> pathHeaderBytes = {});
 [[nodiscard]] Bytes encodeCommitProof(const CommitProof& proof);
 [[nodiscard]] Result<CommitProof> decodeCommitProof(ByteView raw);
 [[nodiscard]] Bytes encodeVote(const Vote& vote);

@@ -28,10 +28,12 @@ enum class MessageKind : std::uint8_t {
     kBlockResponse = 7,
     kSyncRequest = 8,
     kSyncResponse = 9,
+    kEpochProofRequest = 10,
+    kEpochProof = 11,
 };
 
 /** The highest MessageKind this build knows. */
-inline constexpr MessageKind kLastMessageKind = MessageKind::kSyncResponse;
+inline constexpr MessageKind kLastMessageKind = MessageKind::kEpochProof;
 
 /** A stable lower-case name of a kind for logs, e.g. "block_request"; "unknown" otherwise. */
 [[nodiscard]] std::string_view kindName(MessageKind kind);
@@ -78,6 +80,23 @@ struct SyncResponse {
     std::uint64_t headHeight = 0;
 };
 
+/** Payload of MessageKind::kEpochProofRequest: the proof that ended consensus epoch `epoch`. */
+struct EpochProofRequest {
+    std::uint64_t epoch = 0;
+
+    bool operator==(const EpochProofRequest&) const = default;
+};
+
+/**
+ * Payload of MessageKind::kEpochProof: the header of the block that ended an epoch (its
+ * reconfiguration block, docs/protocol.md §12) and that block's commit proof. The epoch is the
+ * header's.
+ */
+struct EpochProof {
+    ProofHeader reconfig;
+    CommitProof proof;
+};
+
 [[nodiscard]] Bytes encodeTxBatch(const TxBatch& batch);
 /** Fails with kMalformed on garbage or more than kMaxTxBatch txs, kTxTooLarge on a big tx. */
 [[nodiscard]] Result<TxBatch> decodeTxBatch(ByteView raw);
@@ -91,6 +110,12 @@ struct SyncResponse {
  * a proof without blocks; with the block decoding error of a bad block.
  */
 [[nodiscard]] Result<SyncResponse> decodeSyncResponse(ByteView raw);
+
+[[nodiscard]] Bytes encodeEpochProofRequest(const EpochProofRequest& request);
+[[nodiscard]] Result<EpochProofRequest> decodeEpochProofRequest(ByteView raw);
+[[nodiscard]] Bytes encodeEpochProof(const EpochProof& proof);
+/** Fails with kMalformed on garbage, a header that does not decode or a bad commit proof. */
+[[nodiscard]] Result<EpochProof> decodeEpochProof(ByteView raw);
 
 /** The first frame each side of a P2P connection sends after the TLS handshake. */
 struct PeerHello {

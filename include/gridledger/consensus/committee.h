@@ -160,12 +160,21 @@ class Committee {
                                     std::string_view chainId);
 
 /**
- * Checks that `proof` shows `block` committed by the 2-chain rule: its child (same epoch, height
- * + 1, round + 1) names the block as parent and carries a valid QC for it, and the proof's QC
- * validly certifies the child. Fails with kInvalidCertificate; never crashes on any input.
+ * Checks that `proof` shows `block` committed by the 2-chain rule: the path's headers (same
+ * epoch, each one height and at least one round above the one before, naming it as parent)
+ * lead from the block to a block L, the first carrying a valid QC for the block; the child (same
+ * epoch, L's height + 1 and round + 1) names L as parent and carries a valid QC for it; and the
+ * proof's QC validly certifies the child. Fails with kInvalidCertificate; never crashes on any
+ * input.
  */
 [[nodiscard]] Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& proof,
                                        const Committee& committee, std::string_view chainId);
+
+/**
+ * The QC that certifies the block a commit proof proves, as the proof carries it: the first path
+ * header's QC, or the child's when the path is empty. Valid once verifyCommitProof passed.
+ */
+[[nodiscard]] const codec::QuorumCert& certifyingQcOf(const codec::CommitProof& proof);
 
 /**
  * Builds a QC from votes that all name one (epoch, round, blockId) of `committee`'s epoch.

@@ -263,5 +263,112 @@ TEST_F(CommitProofTest, RefusesAProofOfAnotherBlockAtTheSameHeight) {
     EXPECT_EQ(verified.error().code, ErrorCode::kInvalidCertificate);
 }
 
+// A proof through a path: B (round 1), then after a timed-out round its successor P (height 2,
+// round 3), then P's child C (height 3, round 4) certifying P, and a commit QC on C. C's QC
+// commits P, and B with it, although no block directly follows B in round 2. This is how the
+// block that ends an epoch is proven when the round after it timed out.
+class PathProofTest : public CommitProofTest {
+  protected:
+    /** P's header as a correct successor of B two rounds later, for a test to change. */
+    codec::BlockHeader pathHeader() const {
+        codec::BlockHeader header;
+        header.round = block_.header.round + 2;
+        header.height = block_.header.height + 1;
+        header.parentId = block_.id;
+        header.qc = votedQc(committee_, keys_, block_.header.round, block_.id);
+        header.author = keys_[3].publicKey();
+        header.timestampMs = block_.header.timestampMs + 3000;
+        return header;
+    }
+
+    /** The proof of B through the path P (from `header`) and P's correct child. */
+    codec::CommitProof proofThrough(const codec::BlockHeader& header) const {
+        const codec::Block path = codec::makeBlock(header, {});
+        codec::BlockHeader childHeader;
+        childHeader.round = path.header.round + 1;
+        childHeader.height = path.header.height + 1;
+        childHeader.parentId = path.id;
+        childHeader.qc = votedQc(committee_, keys_, path.header.round, path.id);
+        childHeader.author = keys_[0].publicKey();
+        childHeader.timestampMs = path.header.timestampMs + 1000;
+        const codec::Block child = codec::makeBlock(childHeader, {});
+        return codec::makeCommitProof(child.headerBytes,
+                                      votedQc(committee_, keys_, child.header.round, child.id),
+                                      {path.headerBytes})
+            .value();
+    }
+};
+
+TEST_F(PathProofTest, AProofThroughABlockInALaterRoundIsAccepted) {
+    const codec::CommitProof proof = proofThrough(pathHeader());
+    ASSERT_EQ(proof.path.size(), 1U);
+    auto verified = verify(proof);
+    EXPECT_TRUE(verified) << verified.error().message;
+    // The block's certificate is the path's first QC.
+    EXPECT_EQ(certifyingQcOf(proof).blockId, block_.id);
+    // The path survives the wire encoding.
+    auto decoded = codec::decodeCommitProof(codec::encodeCommitProof(proof));
+    ASSERT_TRUE(decoded) << decoded.error().message;
+    EXPECT_EQ(decoded->path, proof.path);
+    EXPECT_TRUE(verify(*decoded));
+}
+
+TEST_F(PathProofTest, WithoutItsPathTheSameChildProvesNothing) {
+    codec::CommitProof proof = proofThrough(pathHeader());
+    proof.path.clear();
+    expectRefused(proof);
+}
+
+TEST_F(PathProofTest, RefusesAPathThatDoesNotNameTheBlockAsParent) {
+    codec::BlockHeader header = pathHeader();
+    header.parentId = crypto::sha256(asBytes("another parent"));
+    expectRefused(proofThrough(header));
+}
+
+TEST_F(PathProofTest, RefusesAPathAtAnotherHeightOrEpochOrInAnEarlierRound) {
+    codec::BlockHeader header = pathHeader();
+    header.height += 1;
+    expectRefused(proofThrough(header));
+    header = pathHeader();
+    header.epoch = 1;
+    expectRefused(proofThrough(header));
+    header = pathHeader();
+    header.round = block_.header.round;
+    expectRefused(proofThrough(header));
+}
+
+TEST_F(PathProofTest, RefusesAPathWhoseQcDoesNotCertifyTheBlock) {
+    codec::BlockHeader header = pathHeader();
+    header.qc =
+        votedQc(committee_, keys_, block_.header.round, crypto::sha256(asBytes("another block")));
+    expectRefused(proofThrough(header));
+    header = pathHeader();
+    header.qc = withoutLastSigner(header.qc);
+    expectRefused(proofThrough(header));
+    header = pathHeader();
+    header.qc.signatures[0][5] ^= 0x10;
+    expectRefused(proofThrough(header));
+}
+
+TEST_F(PathProofTest, RefusesAPathHeaderWhoseIdWasNotRecomputed) {
+    codec::CommitProof proof = proofThrough(pathHeader());
+    proof.path.front().headerBytes.back() ^= 0x01;
+    expectRefused(proof);
+}
+
+TEST_F(PathProofTest, RefusesAPathLongerThanTheLimit) {
+    const codec::CommitProof valid = proofThrough(pathHeader());
+    std::vector<Bytes> path(codec::kMaxCommitProofPath + 1, valid.path.front().headerBytes);
+    auto made = codec::makeCommitProof(valid.childHeaderBytes, valid.commitQc, path);
+    ASSERT_FALSE(made);
+    EXPECT_EQ(made.error().code, ErrorCode::kMalformed);
+    // The same from the wire.
+    codec::CommitProof longer = valid;
+    longer.path.assign(codec::kMaxCommitProofPath + 1, valid.path.front());
+    auto decoded = codec::decodeCommitProof(codec::encodeCommitProof(longer));
+    ASSERT_FALSE(decoded);
+    EXPECT_EQ(decoded.error().code, ErrorCode::kMalformed);
+}
+
 }  // namespace
 }  // namespace gridledger::consensus

@@ -692,5 +692,124 @@ TEST(ChainedCommitProofs, EachBlockIsProvenByASuccessorInTheNextRound) {
     EXPECT_EQ(proven, (std::vector<std::uint64_t>{1, 2, 4, 5}));
 }
 
+TEST(EpochEndProofs, TheBlockThatEndedAnEpochIsServedWhenItsSuccessorIsNotInTheNextRound) {
+    testing::ChainBuilder chain{testing::TestCommittee::create()};
+    chain.appendMany(6);  // heights 1..6 in rounds 1..6; R = 6 ends the epoch
+    // The round after R timed out: R's successor C (height 7) is in round 8, and C's child D
+    // (round 9) commits C and R in one Commit {R, C} whose commitQc certifies D.
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 8; });
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 9; });
+    const std::vector<const codec::Block*> committed{&chain.at(6), &chain.at(7)};
+    const std::vector<const codec::QuorumCert*> certs{&chain.certifyingQc(6),
+                                                      &chain.certifyingQc(7)};
+    // R's successor does not prove it...
+    for (const auto& p : chainedCommitProofs(committed, certs)) {
+        EXPECT_NE(p.height, 6U);
+    }
+    // ...the proof through the rest of the commit does.
+    auto proof = commitProofInCommit(committed, 0, chain.at(8).headerBytes, chain.certifyingQc(8));
+    ASSERT_TRUE(proof) << proof.error().message;
+    ASSERT_EQ(proof->path.size(), 1U);
+    EXPECT_EQ(proof->path.front().id, chain.at(7).id);
+    EXPECT_TRUE(
+        consensus::verifyCommitProof(chain.at(6), *proof, chain.committee(), testing::kChainId));
+
+    // A ledger that ends the epoch at R (1..5 proven by their successors, R by that proof)
+    // serves R, and a node at any height below R verifies it, with R's own certificate.
+    Ledger server;
+    server.commitRange(chain, 0, 6);
+    for (std::uint64_t h = 1; h <= 5; ++h) {
+        server.storeProof(h, chain.proofOf(h));
+    }
+    server.storeProof(6, *proof);
+    for (const std::uint64_t head : {0U, 3U, 5U}) {
+        auto response = serveSync(server.blocks(), codec::SyncRequest{head + 1, 1000}, 1000);
+        ASSERT_TRUE(response) << response.error().message;
+        EXPECT_EQ(heightsOf(response->blocks), heights(head + 1, 6)) << "from " << head;
+        auto verified = verifySyncResponse(overTheWire(*response), head, chain.at(head).id,
+                                           chain.committee(), testing::kChainId);
+        ASSERT_TRUE(verified) << verified.error().message;
+        EXPECT_EQ(verified->certs.back(), chain.at(7).header.qc);
+        // What the syncing node stores lets it serve R in turn.
+        const auto stored = syncedCommitProofs(*verified, verified->blocks.size());
+        ASSERT_FALSE(stored.empty());
+        EXPECT_EQ(stored.back().height, 6U);
+        EXPECT_EQ(stored.back().proof.path.size(), 1U);
+    }
+}
+
+TEST(EpochEndProofs, AnEpochProofNamesTheBlockThatEndedTheEpochAndVerifiesAgainstItsCommittee) {
+    testing::ChainBuilder chain{testing::TestCommittee::create()};
+    chain.appendMany(6);
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 8; });
+    chain.append({}, [](codec::BlockHeader& h) { h.round = 9; });
+    const std::vector<const codec::Block*> committed{&chain.at(6), &chain.at(7)};
+    Ledger server;
+    server.commitRange(chain, 0, 6);
+    server.storeProof(
+        6,
+        commitProofInCommit(committed, 0, chain.at(8).headerBytes, chain.certifyingQc(8)).value());
+    server.storeProof(5, chain.proofOf(5));
+
+    auto served = epochProofOf(server.blocks(), chain.at(6));
+    ASSERT_TRUE(served && *served);
+    auto proof = codec::decodeEpochProof(codec::encodeEpochProof(**served));  // over the wire
+    ASSERT_TRUE(proof) << proof.error().message;
+    EXPECT_EQ(proof->reconfig.id, chain.at(6).id);
+    EXPECT_EQ(proof->reconfig.header.height, 6U);
+    auto verified = verifyEpochProof(*proof, chain.committee(), testing::kChainId);
+    EXPECT_TRUE(verified) << verified.error().message;
+
+    // The committee of another epoch cannot check it: the asker is no longer (or not yet) there.
+    auto nextEpoch = consensus::Committee::create(testing::kChainId, 1, chain.at(6).id,
+                                                  chain.committee().members());
+    ASSERT_TRUE(nextEpoch);
+    auto other = verifyEpochProof(*proof, *nextEpoch, testing::kChainId);
+    ASSERT_FALSE(other);
+    EXPECT_EQ(other.error().code, ErrorCode::kWrongEpoch);
+
+    // A made-up height on R's header with R's id: the id is not the header's hash.
+    codec::EpochProof claimed = *proof;
+    claimed.reconfig.header.height = 60;
+    claimed.reconfig.headerBytes = codec::encodeHeader(claimed.reconfig.header);
+    auto forged = verifyEpochProof(claimed, chain.committee(), testing::kChainId);
+    ASSERT_FALSE(forged);
+    EXPECT_EQ(forged.error().code, ErrorCode::kInvalidBlock);
+    // Another block's header with R's proof: the proof does not prove it.
+    claimed = *proof;
+    claimed.reconfig =
+        codec::ProofHeader{chain.at(5).header, chain.at(5).headerBytes, chain.at(5).id};
+    forged = verifyEpochProof(claimed, chain.committee(), testing::kChainId);
+    ASSERT_FALSE(forged);
+    EXPECT_EQ(forged.error().code, ErrorCode::kInvalidCertificate);
+    // A block without a stored proof is not served.
+    auto unproven = epochProofOf(server.blocks(), chain.at(4));
+    ASSERT_TRUE(unproven);
+    EXPECT_FALSE(*unproven);
+}
+
+TEST(EpochEndProofs, TheLastBlockOfEachEpochIsFoundInTheLedger) {
+    // Epoch 0 up to height 3, epoch 1 from 4 to 6, epoch 2 from 7 to 9.
+    testing::ChainBuilder chain{testing::TestCommittee::create()};
+    for (std::uint64_t h = 1; h <= 9; ++h) {
+        chain.append({}, [h](codec::BlockHeader& header) { header.epoch = (h - 1) / 3; });
+    }
+    Ledger ledger;
+    ledger.commitRange(chain, 0, 9);
+    const auto lastOf = [&](std::uint64_t epoch, std::uint64_t executed) {
+        auto found = lastBlockOfEpoch(ledger.blocks(), epoch, executed);
+        EXPECT_TRUE(found) << found.error().message;
+        return found && *found ? std::optional<std::uint64_t>{(*found)->header.height}
+                               : std::nullopt;
+    };
+    EXPECT_EQ(lastOf(0, 9), 3U);
+    EXPECT_EQ(lastOf(1, 9), 6U);
+    EXPECT_EQ(lastOf(2, 9), 9U);
+    EXPECT_EQ(lastOf(3, 9), std::nullopt);  // no block of epoch 3
+    EXPECT_EQ(lastOf(1, 5), 5U);            // what a ledger executed up to 5 holds of epoch 1
+    EXPECT_EQ(lastOf(0, 0), 0U);            // the genesis block alone
+    EXPECT_EQ(lastOf(2, 6), std::nullopt);
+}
+
 }  // namespace
 }  // namespace gridledger::node

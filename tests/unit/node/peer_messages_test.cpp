@@ -118,13 +118,16 @@ TEST_F(PeerMessagesTest, ConsensusKindsAreExactlyTheFiveTheCheckTakes) {
     EXPECT_FALSE(isConsensusKind(MessageKind::kBlockRequest));
     EXPECT_FALSE(isConsensusKind(MessageKind::kSyncRequest));
     EXPECT_FALSE(isConsensusKind(MessageKind::kSyncResponse));
+    EXPECT_FALSE(isConsensusKind(MessageKind::kEpochProofRequest));
+    EXPECT_FALSE(isConsensusKind(MessageKind::kEpochProof));
     EXPECT_FALSE(isConsensusKind(static_cast<MessageKind>(0)));
     EXPECT_FALSE(isConsensusKind(static_cast<MessageKind>(200)));
 }
 
 TEST_F(PeerMessagesTest, OtherKindsAreRefusedAsNotConsensusMessages) {
-    for (auto kind : {MessageKind::kTx, MessageKind::kBlockRequest, MessageKind::kSyncRequest,
-                      MessageKind::kSyncResponse}) {
+    for (auto kind :
+         {MessageKind::kTx, MessageKind::kBlockRequest, MessageKind::kSyncRequest,
+          MessageKind::kSyncResponse, MessageKind::kEpochProofRequest, MessageKind::kEpochProof}) {
         expectRefused(kind, codec::encodeBlock(chain_.at(1)), ErrorCode::kInvalidArgument);
     }
 }

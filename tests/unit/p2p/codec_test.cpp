@@ -35,8 +35,10 @@ TEST(P2pCodec, EveryEnvelopeKindRoundTrips) {
 TEST(P2pCodec, EveryKnownKindHasAStableName) {
     EXPECT_EQ(kindName(MessageKind::kTx), "tx");
     EXPECT_EQ(kindName(MessageKind::kBlockRequest), "block_request");
-    EXPECT_EQ(kindName(kLastMessageKind), "sync_response");
-    EXPECT_EQ(static_cast<int>(kLastMessageKind), 9);
+    EXPECT_EQ(kindName(MessageKind::kSyncResponse), "sync_response");
+    EXPECT_EQ(kindName(MessageKind::kEpochProofRequest), "epoch_proof_request");
+    EXPECT_EQ(kindName(kLastMessageKind), "epoch_proof");
+    EXPECT_EQ(static_cast<int>(kLastMessageKind), 11);
 }
 
 TEST(P2pCodec, GarbageAndEmptyEnvelopesAreMalformed) {
