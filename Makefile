@@ -37,6 +37,7 @@ bench: deps
 	for b in crypto mempool executor state_tree; do build/bench/bench/gridledger_$${b}_bench; done
 	build/bench/bench/gridledger_node_load
 	build/bench/bench/gridledger_node_load --validators 4
+	build/bench/bench/gridledger_node_load --validators 4 --crash-one
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

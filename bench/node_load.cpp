@@ -10,6 +10,11 @@
 // is committed. Then it stops the nodes and replays node 0's chain with `gridledger replay`
 // (every signature, certificate and state root checked again), reporting the replay rate as a
 // ratio to the one-core verification rate of the same run.
+//
+// `--validators N --crash-one` (N >= 4) measures a crash instead: half of the load with every
+// validator up, then the last one killed, and the other half once the chain has gone 40 blocks
+// on without it; it reports both rates and their ratio, with leader reputation on (window 20, the
+// genesis default) and then off, so that the two runs show what reputation changes.
 
 #include <algorithm>
 #include <atomic>
@@ -53,6 +58,8 @@ constexpr std::size_t kLatencyTickMs = 10;
 constexpr std::size_t kLatencySeconds = 10;
 /** Every wait of the run is bounded: a run that does not finish in time reports a failure. */
 constexpr auto kDeadline = std::chrono::seconds(300);
+/** The genesis default leader reputation window, in blocks (docs/protocol.md §1). */
+constexpr std::uint32_t kLeaderReputationWindow = 20;
 
 /** Waits until `done()`, polling; false when the deadline passes first. */
 template <typename Done>
@@ -161,7 +168,7 @@ bool reportReplay(const std::filesystem::path& home, double perCore) {
 /** The node processes under load: one dev node, or a testnet of N validators. */
 class Nodes {
   public:
-    explicit Nodes(std::size_t validators) {
+    Nodes(std::size_t validators, std::optional<std::uint32_t> reputationWindow) {
         if (validators == 1) {
             single_.emplace();
             single_->start();
@@ -172,6 +179,7 @@ class Nodes {
         }
         testing::TestnetOptions options;
         options.validators = validators;
+        options.leaderReputationWindow = reputationWindow;
         net_.emplace(options);
         net_->startAll();
         for (std::size_t i = 0; i < validators; ++i) {
@@ -179,6 +187,12 @@ class Nodes {
         }
         dev_ = *node::Home(net_->home(0)).loadKey("dev");
         chainId_ = "gridledger-testnet";
+    }
+
+    /** Kills validator i (SIGKILL); its port leaves ports(). Requires a testnet. */
+    void crash(std::size_t i) {
+        net_->stop(i, SIGKILL);
+        ports_.erase(ports_.begin() + static_cast<std::ptrdiff_t>(i));
     }
 
     void stop() {
@@ -301,8 +315,125 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
                    at(0.5), at(0.99), latencies.back()};
 }
 
-int run(std::size_t validators) {
-    Nodes nodes(validators);
+/**
+ * Submits every sender's transfers with nonces [from, to) from kClientThreads clients (client t
+ * talks to the t mod N-th live node) and waits until all of them are committed. For each nonce a
+ * client sends one JSON-RPC batch with its senders' transactions of that nonce, and sends again
+ * those the nonce window refused, until earlier ones commit. Returns when the submissions
+ * ended (before the commits); nullopt when the deadline passed first.
+ */
+std::optional<Clock::time_point> submitAndCommit(const Nodes& nodes,
+                                                 const std::vector<crypto::SecretKey>& senders,
+                                                 const std::vector<std::vector<Bytes>>& work,
+                                                 std::size_t from, std::size_t to,
+                                                 Clock::time_point deadline,
+                                                 std::atomic<std::size_t>& refused) {
+    std::vector<std::thread> clients;
+    for (std::size_t t = 0; t < kClientThreads; ++t) {
+        clients.emplace_back([&, t] {
+            Connection rpc(nodes.ports()[t % nodes.ports().size()]);
+            for (std::size_t n = from; n < to; ++n) {
+                std::vector<std::size_t> todo;
+                for (std::size_t s = t; s < senders.size(); s += kClientThreads) {
+                    todo.push_back(s);
+                }
+                while (!todo.empty() && Clock::now() < deadline) {
+                    json::array batch;
+                    for (std::size_t i = 0; i < todo.size(); ++i) {
+                        batch.push_back(json::object{
+                            {"jsonrpc", "2.0"},
+                            {"id", i},
+                            {"method", "tx_submit"},
+                            {"params", json::array{json::string(toHex(work[todo[i]][n]))}}});
+                    }
+                    std::vector<std::size_t> again;
+                    const json::value replies = rpc.post(json::serialize(batch));
+                    for (const auto& reply : replies.as_array()) {
+                        if (!reply.as_object().contains("result")) {
+                            again.push_back(
+                                todo[static_cast<std::size_t>(reply.at("id").as_int64())]);
+                        }
+                    }
+                    refused += again.size();
+                    if (!again.empty()) {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                    }
+                    todo = std::move(again);
+                }
+            }
+        });
+    }
+    for (auto& c : clients) {
+        c.join();
+    }
+    const auto submitted = Clock::now();
+    Connection rpc(nodes.ports().front());
+    for (const auto& sender : senders) {
+        const Address address = crypto::addressOf(sender.publicKey());
+        if (!waitFor(deadline, [&] { return nonceOf(rpc, address) >= to; })) {
+            std::cerr << "the load did not commit in time\n";
+            return std::nullopt;
+        }
+    }
+    return submitted;
+}
+
+std::uint64_t headOf(Connection& rpc) {
+    return *parseU64(rpc.call("chain_getHead", {}).at("result").at("height").as_string());
+}
+
+/**
+ * The crash run (`--crash-one`): half of the load with every validator up, then the last
+ * validator is killed, the chain runs on until the crashed member has left the leader schedule
+ * (2 × the leader reputation window of blocks), and the other half of the load goes to the
+ * live validators. Reports both rates and their ratio, then replays node 0's chain.
+ */
+int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
+                  const std::vector<std::vector<Bytes>>& work, double perCore, unsigned cores,
+                  Clock::time_point deadline) {
+    std::atomic<std::size_t> refused{0};
+    const std::size_t half = kTxsPerSender / 2;
+    const double phaseTxs = static_cast<double>(senders.size() * half);
+    auto start = Clock::now();
+    if (!submitAndCommit(nodes, senders, work, 0, half, deadline, refused)) {
+        return 1;
+    }
+    const double noFault = phaseTxs / std::chrono::duration<double>(Clock::now() - start).count();
+    const std::size_t validators = nodes.ports().size();
+    nodes.crash(validators - 1);
+    Connection rpc(nodes.ports().front());
+    const auto crashed = Clock::now();
+    const std::uint64_t crashHeight = headOf(rpc);
+    const std::uint64_t settled = crashHeight + std::uint64_t{2} * kLeaderReputationWindow;
+    if (!waitFor(deadline, [&] { return headOf(rpc) >= settled; })) {
+        std::cerr << "the chain did not go on after the crash\n";
+        return 1;
+    }
+    const double settleSeconds = std::chrono::duration<double>(Clock::now() - crashed).count();
+    start = Clock::now();
+    if (!submitAndCommit(nodes, senders, work, half, kTxsPerSender, deadline, refused)) {
+        return 1;
+    }
+    const double oneCrashed =
+        phaseTxs / std::chrono::duration<double>(Clock::now() - start).count();
+    const double ceiling = perCore * cores / static_cast<double>(validators);
+    std::cout << "validators=" << validators << " txs_per_phase=" << phaseTxs
+              << " refused_retries=" << refused.load() << "\n"
+              << "verify_rate_per_core=" << perCore << " cores=" << cores << " ceiling=" << ceiling
+              << "\n"
+              << "committed_tx_per_s_no_fault=" << noFault
+              << " ratio_to_ceiling=" << noFault / ceiling << "\n"
+              << "crash_height=" << crashHeight
+              << " blocks_until_settled=" << settled - crashHeight
+              << " settle_seconds=" << settleSeconds << "\n"
+              << "committed_tx_per_s_one_crashed=" << oneCrashed
+              << " one_crashed_to_no_fault=" << oneCrashed / noFault << std::endl;
+    nodes.stop();
+    return reportReplay(nodes.home(), perCore) ? 0 : 1;
+}
+
+int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> reputationWindow) {
+    Nodes nodes(validators, reputationWindow);
     const auto& dev = nodes.dev();
     const std::string& chainId = nodes.chainId();
     const std::uint16_t port = nodes.ports().front();
@@ -336,55 +467,14 @@ int run(std::size_t validators) {
     const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
 
     std::atomic<std::size_t> refused{0};
+    if (crashOne) {
+        return runWithACrash(nodes, senders, work, perCore, cores, deadline);
+    }
     const auto start = Clock::now();
-    std::vector<std::thread> clients;
-    for (std::size_t t = 0; t < kClientThreads; ++t) {
-        clients.emplace_back([&, t] {
-            Connection rpc(nodes.ports()[t % nodes.ports().size()]);
-            // Each client owns every kClientThreads-th sender. For each nonce it sends one JSON-RPC
-            // batch with its senders' transactions of that nonce, and sends again those the
-            // nonce window refused, until earlier ones commit.
-            for (std::size_t n = 0; n < kTxsPerSender; ++n) {
-                std::vector<std::size_t> todo;
-                for (std::size_t s = t; s < kSenders; s += kClientThreads) {
-                    todo.push_back(s);
-                }
-                while (!todo.empty() && Clock::now() < deadline) {
-                    json::array batch;
-                    for (std::size_t i = 0; i < todo.size(); ++i) {
-                        batch.push_back(json::object{
-                            {"jsonrpc", "2.0"},
-                            {"id", i},
-                            {"method", "tx_submit"},
-                            {"params", json::array{json::string(toHex(work[todo[i]][n]))}}});
-                    }
-                    std::vector<std::size_t> again;
-                    const json::value replies = rpc.post(json::serialize(batch));
-                    for (const auto& reply : replies.as_array()) {
-                        if (!reply.as_object().contains("result")) {
-                            again.push_back(
-                                todo[static_cast<std::size_t>(reply.at("id").as_int64())]);
-                        }
-                    }
-                    refused += again.size();
-                    if (!again.empty()) {
-                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                    }
-                    todo = std::move(again);
-                }
-            }
-        });
-    }
-    for (auto& c : clients) {
-        c.join();
-    }
-    const auto submitted = Clock::now();
-    for (std::size_t s = 0; s < kSenders; ++s) {
-        const Address sender = crypto::addressOf(senders[s].publicKey());
-        if (!waitFor(deadline, [&] { return nonceOf(setup, sender) >= kTxsPerSender; })) {
-            std::cerr << "the load did not commit in time\n";
-            return 1;
-        }
+    const auto submitted =
+        submitAndCommit(nodes, senders, work, 0, kTxsPerSender, deadline, refused);
+    if (!submitted) {
+        return 1;
     }
     const auto committed = Clock::now();
     const double total = static_cast<double>(kSenders * kTxsPerSender);
@@ -392,7 +482,7 @@ int run(std::size_t validators) {
     const double rate = total / seconds;
     const double ceiling = perCore * cores / static_cast<double>(validators);
     std::cout << "txs=" << total << " seconds=" << seconds
-              << " submit_seconds=" << std::chrono::duration<double>(submitted - start).count()
+              << " submit_seconds=" << std::chrono::duration<double>(*submitted - start).count()
               << " refused_retries=" << refused.load() << "\n"
               << "verify_rate_per_core=" << perCore << " cores=" << cores
               << " validators_on_machine=" << validators << " ceiling=" << ceiling << "\n"
@@ -416,16 +506,32 @@ int run(std::size_t validators) {
 
 int main(int argc, char** argv) {
     std::size_t validators = 1;
-    const std::vector<std::string> args(argv + 1, argv + argc);
+    bool crashOne = false;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args.back() == "--crash-one") {
+        crashOne = true;
+        args.pop_back();
+    }
     if (args.size() == 2 && args[0] == "--validators") {
         validators = std::stoul(args[1]);
     } else if (!args.empty()) {
-        std::cerr << "usage: gridledger_node_load [--validators N]\n";
+        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one]]\n";
         return 2;
     }
-    if (validators == 0 || validators > 16) {
-        std::cerr << "gridledger_node_load: --validators must be 1..16\n";
+    if (validators == 0 || validators > 16 || (crashOne && validators < 4)) {
+        std::cerr << "gridledger_node_load: --validators must be 1..16, at least 4 with "
+                     "--crash-one\n";
         return 2;
     }
-    return gridledger::run(validators);
+    if (!crashOne) {
+        return gridledger::run(validators, false, std::nullopt);
+    }
+    // The same crash with leader reputation on (the genesis default) and off, for comparison.
+    for (const std::uint32_t window : {gridledger::kLeaderReputationWindow, 0U}) {
+        std::cout << "leader_reputation_window=" << window << std::endl;
+        if (const int code = gridledger::run(validators, true, window); code != 0) {
+            return code;
+        }
+    }
+    return 0;
 }

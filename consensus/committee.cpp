@@ -112,6 +112,58 @@ std::size_t Committee::leaderIndex(std::uint64_t round) const {
     return reduceMod(h.finish(), members_.size());
 }
 
+namespace {
+
+/** Sets active[i] for every member i set in a certificate's signer bitmap. */
+void markSigners(const Bytes& bitmap, std::vector<bool>& active) {
+    for (std::size_t i = 0; i < active.size() && i / 8 < bitmap.size(); ++i) {
+        if (((bitmap[i / 8] >> (i % 8)) & 1U) != 0) {
+            active[i] = true;
+        }
+    }
+}
+
+}  // namespace
+
+std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
+                                             const std::vector<const codec::BlockHeader*>& recent,
+                                             std::size_t window) const {
+    const std::size_t base = leaderIndex(round);
+    if (window == 0 || round % (window * members_.size()) == 0) {
+        return base;  // off, or an open round: a member back from a crash can lead again
+    }
+    std::vector<bool> active(members_.size(), false);
+    std::size_t counted = 0;
+    for (const codec::BlockHeader* header : recent) {
+        if (counted == window) {
+            break;
+        }
+        if (header->epoch != epoch_ || header->round == 0) {
+            continue;
+        }
+        ++counted;
+        if (const auto author = indexOf(header->author)) {
+            active[*author] = true;
+        }
+        if (header->qc.epoch == epoch_) {
+            markSigners(header->qc.signers, active);
+        }
+        if (header->tc && header->tc->epoch == epoch_) {
+            markSigners(header->tc->signers, active);
+        }
+    }
+    if (counted < window || active[base]) {
+        return base;
+    }
+    std::vector<std::size_t> candidates;
+    for (std::size_t i = 0; i < active.size(); ++i) {
+        if (active[i]) {
+            candidates.push_back(i);
+        }
+    }
+    return candidates.empty() ? base : candidates[round % candidates.size()];
+}
+
 Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validators,
                                             std::string_view chainId, std::uint64_t epoch,
                                             const Hash256& epochSeed, std::size_t committeeMax) {

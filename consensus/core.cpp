@@ -92,7 +92,8 @@ void CoreImpl::start() {
     const BlockPtr proposal = tree_.findByRound(round);
     if (safety_.lastVotedRound < round) {
         // A proposal of this round persisted before the stop: consider it again for a vote.
-        if (proposal && proposal->header.author == committee_.leaderOf(round)) {
+        const BlockPtr parent = proposal ? tree_.find(proposal->header.parentId) : nullptr;
+        if (parent && proposal->header.author == leaderAfter(round, *parent)) {
             firstProposal_ = std::make_pair(round, proposal->id);
             tryVote(proposal);
         }
@@ -251,9 +252,46 @@ void CoreImpl::maybeCommit(const codec::QuorumCert& qc) {
     if (blockQc == nullptr) {
         return;  // cannot happen: a child is inserted only after its parent's QC
     }
-    emit(Commit{tree_.pathFromRoot(block->id), *blockQc, qc});
+    auto path = tree_.pathFromRoot(block->id);
+    for (const auto& committed : path) {
+        rememberCommitted(committed->header);
+    }
+    emit(Commit{std::move(path), *blockQc, qc});
     tree_.commit(block->id);
     afterCommit();
+}
+
+const PubKey& CoreImpl::leaderAfter(std::uint64_t round, const codec::Block& parent) const {
+    const std::size_t window = options_.leaderReputationWindow;
+    if (window == 0) {
+        return committee_.leaderOf(round);
+    }
+    // The parent's chain, newest first: the blocks above the root, then the committed ones.
+    std::vector<const codec::BlockHeader*> recent;
+    const Hash256& rootId = tree_.root().id;
+    for (BlockPtr block = parent.id == rootId ? nullptr : tree_.find(parent.id);
+         block && recent.size() < window; block = tree_.find(block->header.parentId)) {
+        recent.push_back(&block->header);
+        if (block->header.parentId == rootId) {
+            break;
+        }
+    }
+    for (auto it = committedHeaders_.rbegin();
+         it != committedHeaders_.rend() && recent.size() < window; ++it) {
+        recent.push_back(&*it);
+    }
+    return committee_.member(committee_.reputationLeaderIndex(round, recent, window));
+}
+
+void CoreImpl::rememberCommitted(const codec::BlockHeader& header) {
+    if (options_.leaderReputationWindow == 0 || header.epoch != committee_.epoch() ||
+        header.round == 0) {
+        return;
+    }
+    committedHeaders_.push_back(header);
+    while (committedHeaders_.size() > options_.leaderReputationWindow) {
+        committedHeaders_.pop_front();
+    }
 }
 
 void CoreImpl::afterCommit() {

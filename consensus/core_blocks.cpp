@@ -108,7 +108,7 @@ Status CoreImpl::validateBlock(const codec::Block& block, const codec::Block& pa
                                Origin origin) const {
     const codec::BlockHeader& h = block.header;
     const codec::BlockHeader& p = parent.header;
-    if (h.author != committee_.leaderOf(h.round)) {
+    if (h.author != leaderAfter(h.round, parent)) {
         return invalidBlock("author does not lead" + roundField(h));
     }
     if (!follows(h.height, p.height)) {
@@ -270,7 +270,7 @@ void CoreImpl::tryVote(const BlockPtr& block) {
     safety_ = *decision;
     emit(PersistSafety{safety_});
     const codec::Vote vote = signVote(*signer_, options_.chainId, h.epoch, h.round, block->id);
-    emit(SendVote{committee_.leaderOf(h.round + 1), vote});
+    emit(SendVote{leaderAfter(h.round + 1, *block), vote});
 }
 
 }  // namespace gridledger::consensus

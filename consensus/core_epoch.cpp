@@ -57,6 +57,7 @@ void CoreImpl::enterEpoch(Committee next, const codec::Block& seed) {
     proposedRound_ = 0;
     idleTimerRound_ = 0;
     idleElapsedRound_ = 0;
+    committedHeaders_.clear();
     waiting_.clear();
     pendingQcs_.clear();
     fetching_.clear();

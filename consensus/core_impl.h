@@ -96,6 +96,10 @@ class CoreImpl {
     [[nodiscard]] std::uint64_t certifiedRound(const codec::Block& block) const;
     /** execBound(parent), except for the epoch's seed block: its own height (docs §12). */
     [[nodiscard]] std::uint64_t execBoundOf(const codec::Block& parent) const;
+    /** The leader of `round` for a block whose parent is `parent` (leader reputation, §1). */
+    [[nodiscard]] const PubKey& leaderAfter(std::uint64_t round, const codec::Block& parent) const;
+    /** Remembers committed headers of this epoch for leader reputation, the newest last. */
+    void rememberCommitted(const codec::BlockHeader& header);
 
     // core_epoch.cpp
     void onEpochChange(const EpochChange& change);
@@ -143,6 +147,9 @@ class CoreImpl {
     std::optional<codec::Timeout> ownTimeout_;
     BlockPtr held_;  // a proposal of the current round waiting for execution to catch up
     std::optional<std::pair<std::uint64_t, Hash256>> firstProposal_;  // (round, id) accepted
+
+    // The last committed headers of this epoch (up to the root), for leader reputation.
+    std::deque<codec::BlockHeader> committedHeaders_;
 
     // Execution records, by height.
     std::map<std::uint64_t, ExecRecord> execRecords_;

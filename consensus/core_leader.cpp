@@ -9,9 +9,14 @@ namespace gridledger::consensus {
 
 void CoreImpl::maybePropose() {
     const std::uint64_t round = pacemaker_.round();
-    if (!started_ || recovering_ || !selfIndex_ || !isSelf(committee_.leaderOf(round)) ||
-        proposedRound_ >= round || (request_ && request_->round == round)) {
+    if (!started_ || recovering_ || !selfIndex_ || proposedRound_ >= round ||
+        (request_ && request_->round == round)) {
         return;
+    }
+    const codec::QuorumCert& qc = tree_.highestQc();
+    const BlockPtr parent = tree_.find(qc.blockId);
+    if (!parent || !isSelf(leaderAfter(round, *parent))) {
+        return;  // the highest QC's block is always in the tree
     }
     if (!hasReasonToPropose()) {
         if (idleTimerRound_ != round) {
@@ -19,11 +24,6 @@ void CoreImpl::maybePropose() {
             emit(ScheduleTimer{TimerKind::kProposal, round, options_.emptyBlockIntervalMs});
         }
         return;
-    }
-    const codec::QuorumCert& qc = tree_.highestQc();
-    const BlockPtr parent = tree_.find(qc.blockId);
-    if (!parent) {
-        return;  // cannot happen: the highest QC's block is always in the tree
     }
     const auto exec = execForProposal(*parent);
     if (!exec) {

@@ -12,6 +12,8 @@ namespace {
 constexpr std::uint64_t kMaxT0Ms = 86'400'000;
 /** Largest collection window accepted: keeps `round + maxRoundsAhead` far from overflow. */
 constexpr std::uint64_t kMaxRoundsAhead = 1'000'000;
+/** Longest leader reputation window accepted, in blocks. */
+constexpr std::size_t kMaxReputationWindow = 10'000;
 
 std::unexpected<Error> invalidArgument(const std::string& message) {
     return fail(ErrorCode::kInvalidArgument, message);
@@ -36,6 +38,9 @@ Status checkOptions(const Options& options) {
     }
     if (options.maxBlockTxs == 0 || options.maxBlockBytes == 0) {
         return invalidArgument("options: max_block_txs and max_block_bytes must be at least 1");
+    }
+    if (options.leaderReputationWindow > kMaxReputationWindow) {
+        return invalidArgument("options: leader_reputation_window must be in 0..10000");
     }
     return {};
 }
@@ -84,7 +89,8 @@ RecoveryData RecoveryData::genesis(Committee committee, codec::Block genesisBloc
                         {},
                         {},
                         std::nullopt,
-                        {genesisState}};
+                        {genesisState},
+                        {}};
 }
 
 Result<Core> Core::create(Options options, RecoveryData recovery, std::unique_ptr<Signer> signer,
@@ -120,6 +126,20 @@ CoreImpl::CoreImpl(Options options, const RecoveryData& recovery, std::unique_pt
 
 Status CoreImpl::recover(const RecoveryData& recovery) {
     recovering_ = true;
+    // The committed chain up to the root, for leader reputation: the same on every node.
+    std::vector<const codec::BlockHeader*> committed;
+    for (const auto& header : recovery.recentCommitted) {
+        if (header.height <= recovery.root.header.height) {
+            committed.push_back(&header);
+        }
+    }
+    std::sort(committed.begin(), committed.end(),
+              [](const codec::BlockHeader* a, const codec::BlockHeader* b) {
+                  return a->height < b->height;
+              });
+    for (const auto* header : committed) {
+        rememberCommitted(*header);
+    }
     for (const auto& record : recovery.executed) {
         execRecords_[record.height] = record;
         executedHeight_ = std::max(executedHeight_, record.height);

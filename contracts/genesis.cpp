@@ -113,6 +113,13 @@ Result<ConsensusParams> parseConsensus(const json::object& obj) {
         GL_ASSIGN_OR_RETURN(blockTime, getU64(obj, "block_time_ms", path));
         p.blockTimeMs = blockTime;
     }
+    if (detail::optionalMember(obj, "leader_reputation_window") != nullptr) {
+        GL_ASSIGN_OR_RETURN(window, getU32(obj, "leader_reputation_window", path));
+        if (window > kMaxLeaderReputationWindow) {
+            return std::unexpected(bad("consensus.leader_reputation_window", "must be 0..10000"));
+        }
+        p.leaderReputationWindow = window;
+    }
     if (t0 == 0 || interval == 0 || committeeMax == 0 || maxTxs == 0 || maxBytes == 0) {
         return std::unexpected(bad("consensus", "timeouts, intervals and limits must be positive"));
     }
@@ -213,6 +220,7 @@ std::string genesisToJson(const Genesis& g) {
     consensus["max_block_bytes"] = std::to_string(g.consensus.maxBlockBytes);
     consensus["max_validity_blocks"] = std::to_string(g.consensus.maxValidityBlocks);
     consensus["block_time_ms"] = std::to_string(g.consensus.blockTimeMs);
+    consensus["leader_reputation_window"] = g.consensus.leaderReputationWindow;
     json::array validators;
     for (const auto& v : g.validators) {
         validators.push_back(json::object{{"name", v.name},

@@ -33,7 +33,8 @@ struct TestnetPlan {
     std::int64_t basePort = kDefaultBasePort;
     DevGenesisOptions genesis{.chainId = "gridledger-testnet",
                               .roundTimeoutMs = std::nullopt,
-                              .emptyBlockIntervalMs = std::nullopt};
+                              .emptyBlockIntervalMs = std::nullopt,
+                              .leaderReputationWindow = std::nullopt};
 };
 
 std::uint16_t portOf(const TestnetPlan& plan, std::size_t node, std::int64_t offset) {
@@ -171,7 +172,9 @@ int runTestnet(const Args& args) {
         "round-timeout-ms", po::value<std::int64_t>(),
         "consensus round timeout in genesis (default from genesis/dev.json)")(
         "empty-block-interval-ms", po::value<std::int64_t>(),
-        "empty-block interval in genesis, below the round timeout (default from genesis/dev.json)");
+        "empty-block interval in genesis, below the round timeout (default from genesis/dev.json)")(
+        "leader-reputation-window", po::value<std::int64_t>(),
+        "leader reputation window in blocks in genesis, 0 (off) to 10000 (default 20)");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -195,6 +198,14 @@ int runTestnet(const Args& args) {
             }
             *target = static_cast<std::uint64_t>(value);
         }
+    }
+    if (vm.count("leader-reputation-window") != 0) {
+        const auto window = vm["leader-reputation-window"].as<std::int64_t>();
+        if (window < 0 || window > contracts::kMaxLeaderReputationWindow) {
+            std::cerr << "gridledger testnet: --leader-reputation-window must be 0..10000\n";
+            return 2;
+        }
+        plan.genesis.leaderReputationWindow = static_cast<std::uint32_t>(window);
     }
     plan.out = out;
     if (auto checked = checkArguments(plan); !checked) {

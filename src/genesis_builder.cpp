@@ -32,6 +32,9 @@ Result<std::string> buildDevGenesis(const std::vector<contracts::GenesisValidato
     if (options.emptyBlockIntervalMs) {
         consensus["empty_block_interval_ms"] = std::to_string(*options.emptyBlockIntervalMs);
     }
+    if (options.leaderReputationWindow) {
+        consensus["leader_reputation_window"] = *options.leaderReputationWindow;
+    }
     const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::system_clock::now().time_since_epoch());
     root["genesis_time_ms"] = std::to_string(now.count());

@@ -25,6 +25,7 @@ struct DevGenesisOptions {
     std::string chainId;
     std::optional<std::uint64_t> roundTimeoutMs;
     std::optional<std::uint64_t> emptyBlockIntervalMs;
+    std::optional<std::uint32_t> leaderReputationWindow;
 };
 
 /**

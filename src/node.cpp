@@ -108,6 +108,7 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
                                  {},
                                  {},
                                  std::move(stored.highestTc),
+                                 {},
                                  {}};
     for (auto& block : stored.blocks) {
         if (block.header.height > *executed) {
@@ -126,6 +127,16 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
         }
         data.executed.push_back(consensus::ExecRecord{h, roots->stateRoot, roots->resultsRoot});
     }
+    // Leader reputation reads the committed chain of this epoch up to the root.
+    const std::uint64_t window = genesis_.consensus.leaderReputationWindow;
+    for (std::uint64_t h = *executed; h > 0 && data.recentCommitted.size() < window; --h) {
+        GL_ASSIGN_OR_RETURN(block, blocks_->blockAt(h));
+        if (!block || block->header.epoch != committee.epoch()) {
+            break;
+        }
+        data.recentCommitted.push_back(std::move(block->header));
+    }
+    std::reverse(data.recentCommitted.begin(), data.recentCommitted.end());
     return data;
 }
 
@@ -200,6 +211,7 @@ Status NodeImpl::buildCore() {
     options.maxBlockTxs = genesis_.consensus.maxBlockTxs;
     options.maxBlockBytes = genesis_.consensus.maxBlockBytes;
     options.committeeMax = genesis_.consensus.committeeMax;
+    options.leaderReputationWindow = genesis_.consensus.leaderReputationWindow;
     auto signer = std::make_unique<consensus::KeySigner>(validatorKey_);
     GL_ASSIGN_OR_RETURN(core,
                         consensus::Core::create(options, std::move(recovery), std::move(signer)));

@@ -203,10 +203,14 @@ TEST(Testnet, OneValidatorNetworkCommitsBlocksAcceptsADevTransferAndRestarts) {
     testing::Testnet net({.validators = 1,
                           .roundTimeoutMs = 1000,
                           .emptyBlockIntervalMs = 100,
-                          .logLevel = "debug"});
+                          .logLevel = "debug",
+                          .leaderReputationWindow = 5});
     ASSERT_EQ(net.size(), 1U);
     EXPECT_NE(readAll(net.home(0) / "config" / "node.conf").find("\nlevel = debug\n"),
               std::string::npos);
+    EXPECT_NE(
+        readAll(net.home(0) / "config" / "genesis.json").find("\"leader_reputation_window\":5"),
+        std::string::npos);
     net.start(0);
     EXPECT_TRUE(net.running(0));
 

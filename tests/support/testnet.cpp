@@ -148,6 +148,10 @@ Testnet::Testnet(const TestnetOptions& options) {
         args.insert(args.end(),
                     {"--empty-block-interval-ms", std::to_string(*options.emptyBlockIntervalMs)});
     }
+    if (options.leaderReputationWindow) {
+        args.insert(args.end(), {"--leader-reputation-window",
+                                 std::to_string(*options.leaderReputationWindow)});
+    }
     const auto output = dir_.path() / "testnet.out";
     if (runCommand(bin(), args, output) != 0) {
         throw std::runtime_error("gridledger testnet failed:\n" + readAll(output));

@@ -34,6 +34,8 @@ struct TestnetOptions {
     std::optional<std::uint64_t> emptyBlockIntervalMs;
     /** Written as `[log] level` into every node.conf when not empty (e.g. "debug"). */
     std::string logLevel;
+    /** Genesis consensus.leader_reputation_window (0: off). */
+    std::optional<std::uint32_t> leaderReputationWindow;
 };
 
 /**

@@ -88,6 +88,20 @@ class Committee {
         return members_[leaderIndex(round)];
     }
 
+    /**
+     * The leader of `round` with leader reputation (docs/protocol.md §1), for a block whose
+     * parent's chain is `recent`: the parent first, then its ancestors, newest to oldest. Only
+     * blocks of this epoch with a round above 0 count, and only the first `window` of them.
+     * With window 0, in an open round (a multiple of window · n) or with fewer such blocks than
+     * `window`, the base leader leaderIndex(round). Otherwise a member is active when it
+     * authored one of those blocks or signed the QC or the TC one of them carries; the base
+     * leader leads when it is active, and otherwise the active member at position
+     * round mod (number active) in member order.
+     */
+    [[nodiscard]] std::size_t reputationLeaderIndex(
+        std::uint64_t round, const std::vector<const codec::BlockHeader*>& recent,
+        std::size_t window) const;
+
   private:
     Committee() = default;
 

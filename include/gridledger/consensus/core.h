@@ -61,6 +61,12 @@ struct Options {
     std::uint64_t maxRoundsAhead = 32;
     /** Largest committee chosen at an epoch change (>= 1; docs/protocol.md §1). */
     std::size_t committeeMax = kDefaultCommitteeMax;
+    /**
+     * Leader reputation (docs/protocol.md §1): a round's leader is chosen among the members
+     * active in the last this-many blocks of the chain a proposal extends (0: off, every round
+     * has its base leader; at most 10000).
+     */
+    std::size_t leaderReputationWindow = 0;
 };
 
 /** The state after executing every committed block up to `height` (height 0: genesis state). */
@@ -105,6 +111,12 @@ struct RecoveryData {
      * latest one). A proposal naming an older height is refused.
      */
     std::vector<ExecRecord> executed;
+    /**
+     * The headers of the committed blocks of the committee's epoch up to and including `root`,
+     * oldest first, at least the last Options::leaderReputationWindow of them (fewer only when
+     * the epoch has fewer); older ones and those of other epochs are ignored.
+     */
+    std::vector<codec::BlockHeader> recentCommitted;
 
     /** The recovery data of a fresh chain: root = genesis block, genesis QC, zero safety data. */
     [[nodiscard]] static RecoveryData genesis(Committee committee, codec::Block genesisBlock,

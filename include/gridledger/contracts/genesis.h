@@ -28,6 +28,9 @@ struct GenesisAccount {
     u128 balance = 0;
 };
 
+/** Longest leader reputation window a genesis may set, in blocks. */
+inline constexpr std::uint32_t kMaxLeaderReputationWindow = 10'000;
+
 /** Consensus parameters (docs/protocol.md); governance may change them later. */
 struct ConsensusParams {
     std::uint64_t roundTimeoutMs = 1000;  // T0
@@ -42,6 +45,11 @@ struct ConsensusParams {
      * its parent's + blockTimeMs (a consensus rule), for deterministic dev and test chains.
      */
     std::uint64_t blockTimeMs = 0;
+    /**
+     * Leader reputation window in blocks (docs/protocol.md §1; 0: off). A member that neither
+     * proposed nor voted in the last this-many blocks leads no round.
+     */
+    std::uint32_t leaderReputationWindow = 20;
 };
 
 /** A provider registered and admitted at genesis. */

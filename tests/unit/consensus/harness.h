@@ -213,8 +213,11 @@ class Cluster {
 
     RecoveryData recoveryOf(std::size_t i) const {
         const Disk& disk = nodes_[i].disk;
-        RecoveryData data{committee_, disk.safety, disk.ledger.back(), disk.rootQc, {}, {},
-                          disk.tc,    {}};
+        RecoveryData data{committee_, disk.safety, disk.ledger.back(), disk.rootQc, {}, {}, disk.tc,
+                          {},         {}};
+        for (const auto& block : disk.ledger) {
+            data.recentCommitted.push_back(block.header);  // the core keeps what it needs
+        }
         for (const auto& entry : disk.blocks) {
             data.blocks.push_back(entry.second);
         }

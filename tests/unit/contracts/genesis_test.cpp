@@ -48,6 +48,7 @@ TEST(GenesisJson, AbsentSectionsTakeThePapersDefaults) {
     EXPECT_TRUE(g->rewardPool == 0);
     EXPECT_EQ(g->governance.proposalTtlMs, 604'800'000U);  // 7 days
     EXPECT_EQ(g->consensus.blockTimeMs, 0U);               // the proposer's clock
+    EXPECT_EQ(g->consensus.leaderReputationWindow, 20U);   // leader reputation on
     ASSERT_EQ(g->powerIndex.categories.size(), 3U);
     EXPECT_EQ(g->powerIndex.categories[0].name, "ml_training");
     EXPECT_TRUE(g->verifiers.empty());
@@ -77,6 +78,7 @@ TEST(GenesisJson, EverySectionRoundTrips) {
     g->powerIndex.greenMaxBonusBps = 500;
     g->governance.proposalTtlMs = 42;
     g->consensus.blockTimeMs = 1'000;
+    g->consensus.leaderReputationWindow = 0;
     g->verifiers = {addressOf(testKey(30)), addressOf(testKey(31))};
     auto inventory = petaflopInventory(3);
     inventory.devices[0].features = {"rdma", "tensor_cores"};
@@ -97,9 +99,23 @@ TEST(GenesisJson, EverySectionRoundTrips) {
     EXPECT_EQ(back->governance.proposalTtlMs, 42U);
     EXPECT_EQ(back->consensus.blockTimeMs, 1'000U);
     EXPECT_NE(text.find(R"("block_time_ms":"1000")"), std::string::npos);
+    EXPECT_EQ(back->consensus.leaderReputationWindow, 0U);
     EXPECT_EQ(back->verifiers, g->verifiers);
     ASSERT_EQ(back->providers.size(), 1U);
     EXPECT_EQ(back->providers[0].inventory, inventory);
+}
+
+TEST(GenesisJson, ALeaderReputationWindowAboveTheLimitIsRefused) {
+    std::string json = minimalJson();
+    const std::string field = R"("max_validity_blocks":"100000")";
+    json.replace(json.find(field), field.size(), field + R"(,"leader_reputation_window":10001)");
+    auto refused = parseGenesis(json);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("leader_reputation_window"), std::string::npos);
+    json.replace(json.find("10001"), 5, "10000");
+    auto accepted = parseGenesis(json);
+    ASSERT_TRUE(accepted) << accepted.error().message;
+    EXPECT_EQ(accepted->consensus.leaderReputationWindow, 10'000U);
 }
 
 TEST(GenesisJson, TheDevTemplateParsesOnceItHasAValidator) {
