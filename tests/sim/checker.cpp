@@ -123,6 +123,19 @@ void Checker::onTimeoutSent(std::size_t i, const codec::Timeout& timeout,
     it->second = sent;
 }
 
+const PubKey& Checker::leaderFor(const codec::Block& block,
+                                 const consensus::Committee& committee) const {
+    const std::size_t window = scenario_.options.leaderReputationWindow;
+    std::vector<const codec::BlockHeader*> recent;
+    for (auto it = signed_.find(block.header.parentId);
+         window > 0 && it != signed_.end() && recent.size() < window &&
+         it->second->header.epoch == committee.epoch();
+         it = signed_.find(it->second->header.parentId)) {
+        recent.push_back(&it->second->header);
+    }
+    return committee.member(committee.reputationLeaderIndex(block.header.round, recent, window));
+}
+
 void Checker::checkValidity(const consensus::Commit& commit, std::size_t i, std::uint64_t nowMs) {
     const auto& blocks = commit.blocks;
     for (std::size_t k = 0; k < blocks.size(); ++k) {
@@ -137,7 +150,7 @@ void Checker::checkValidity(const consensus::Commit& commit, std::size_t i, std:
         if (!signed_.contains(block.id)) {
             flag("validity", where + ": committed block was never proposed", nowMs);
         } else if (committee == committees_.end() ||
-                   block.header.author != committee->second.leaderOf(block.header.round)) {
+                   block.header.author != leaderFor(block, committee->second)) {
             flag("validity", where + ": committed block is not from its round's leader", nowMs);
         } else if (!verifier_.proposal(block)) {
             flag("validity", where + ": committed block does not verify", nowMs);

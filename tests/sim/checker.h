@@ -84,6 +84,9 @@ class Checker {
 
   private:
     void checkValidity(const consensus::Commit& commit, std::size_t i, std::uint64_t nowMs);
+    /** The leader `block`'s round must have: with leader reputation, over its parent's chain. */
+    [[nodiscard]] const PubKey& leaderFor(const codec::Block& block,
+                                          const consensus::Committee& committee) const;
     [[nodiscard]] bool livenessChecked(std::size_t i) const;
 
     const Scenario& scenario_;

@@ -12,8 +12,9 @@ BatchSummary runBatch(const BatchOptions& options) {
     summary.options = options;
     for (std::size_t k = 0; k < options.seeds; ++k) {
         const std::uint64_t seed = options.startSeed + k;
-        Simulator sim(makeScenario(options.n, options.faults, seed, options.rules),
-                      RunOptions{options.traceDepth, options.keepGoing, options.reportAll});
+        Simulator sim(
+            makeScenario(options.n, options.faults, seed, options.rules, options.reputationWindow),
+            RunOptions{options.traceDepth, options.keepGoing, options.reportAll});
         const RunResult r = sim.run();
         if (!r.violation && options.reportAll && summary.reports.size() < options.maxReports) {
             summary.reports.push_back(r.report);
@@ -76,7 +77,9 @@ std::string BatchSummary::text() const {
     }
     for (const auto seed : failingSeeds) {
         out << "\n  replay: "
-            << makeScenario(options.n, options.faults, seed, options.rules).replayLine();
+            << makeScenario(options.n, options.faults, seed, options.rules,
+                            options.reputationWindow)
+                   .replayLine();
     }
     return out.str();
 }

@@ -18,6 +18,8 @@ struct BatchOptions {
     std::size_t n = 4;
     FaultClass faults = FaultClass::kNone;
     RulesVariant rules = RulesVariant::kTwoChain;
+    /** Leader reputation window of every core (0: off). */
+    std::size_t reputationWindow = 0;
     std::uint64_t startSeed = 1;
     std::size_t seeds = 1;
     /** Trace entries printed for a failed run. */

@@ -318,7 +318,8 @@ std::size_t Scenario::faultyKeys() const {
     return keys.size();
 }
 
-Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed, RulesVariant rules) {
+Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed, RulesVariant rules,
+                      std::size_t reputationWindow) {
     std::seed_seq sequence{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                            static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(faults),
                            static_cast<std::uint32_t>(rules)};
@@ -329,6 +330,7 @@ Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed, Rule
     s.faults = faults;
     s.rules = rules;
     s.options = simOptions();
+    s.options.leaderReputationWindow = reputationWindow;
     for (std::size_t i = 0; i < n; ++i) {
         s.keyOf.push_back(i);
         s.roles.push_back(Role::kHonest);
@@ -441,7 +443,11 @@ std::string Scenario::describe() const {
 std::string Scenario::replayLine() const {
     std::ostringstream out;
     out << "gridledger_sim --n " << n << " --faults " << faultName(faults) << " --rules "
-        << rulesName(rules) << " --start " << seed << " --seeds 1 --trace 200";
+        << rulesName(rules);
+    if (options.leaderReputationWindow != 0) {
+        out << " --reputation " << options.leaderReputationWindow;
+    }
+    out << " --start " << seed << " --seeds 1 --trace 200";
     return out.str();
 }
 

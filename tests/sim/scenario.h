@@ -175,9 +175,13 @@ struct Scenario {
     [[nodiscard]] std::string replayLine() const;
 };
 
-/** The scenario of (n, faults, rules, seed). Requires 1 <= n <= 64. Deterministic. */
+/**
+ * The scenario of (n, faults, rules, seed). Requires 1 <= n <= 64. Deterministic. Its cores run
+ * leader reputation over `reputationWindow` blocks (0: off), which changes nothing else of it.
+ */
 [[nodiscard]] Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed,
-                                    RulesVariant rules = RulesVariant::kTwoChain);
+                                    RulesVariant rules = RulesVariant::kTwoChain,
+                                    std::size_t reputationWindow = 0);
 
 /**
  * A reconfiguration run: the validator set moves through `sets` (key indices; sets[0] is the

@@ -25,6 +25,7 @@ struct Args {
     std::vector<std::size_t> sizes{4};
     std::vector<FaultClass> faults;  // empty: every class within f for each n
     gridledger::sim::RulesVariant rules = gridledger::sim::RulesVariant::kTwoChain;
+    std::size_t reputation = 0;
     std::uint64_t start = 1;
     std::size_t seeds = 100;
     std::size_t trace = 64;
@@ -37,8 +38,9 @@ void usage() {
     std::cerr
         << "usage: gridledger_sim [--seeds N] [--start S] [--n 1,4,7,10] "
            "[--faults all|none,lossy,crash,partition,twins,equivocation,withhold,mixed,"
-           "forking,excess-twins] [--rules two-chain|skip-round|skip-lock] [--trace K] [--stop] "
-           "[--report] [--keep-going]\n"
+           "forking,excess-twins] [--rules two-chain|skip-round|skip-lock] [--reputation W] "
+           "[--trace K] [--stop] [--report] [--keep-going]\n"
+           "  --reputation W: the cores run leader reputation over W blocks (default 0: off);\n"
            "  --trace K: events kept for a report; --stop: stop at the first violation;\n"
            "  --report: print the report (scenario, trace) of passing runs too;\n"
            "  --keep-going: run each scenario to its end after a violation, counting\n"
@@ -82,6 +84,11 @@ bool parseValue(std::string_view flag, const std::string& value, Args& args) {
                 }
                 args.faults.push_back(*fault);
             }
+        }
+    } else if (flag == "--reputation") {
+        args.reputation = std::stoul(value);
+        if (args.reputation > 10'000) {
+            return false;
         }
     } else if (flag == "--rules") {
         const auto rules = gridledger::sim::parseRules(value);
@@ -144,6 +151,7 @@ int main(int argc, char** argv) {
             options.n = n;
             options.faults = fault;
             options.rules = args.rules;
+            options.reputationWindow = args.reputation;
             options.startSeed = args.start;
             options.seeds = args.seeds;
             options.traceDepth = args.trace;

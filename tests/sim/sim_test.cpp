@@ -17,12 +17,27 @@ struct Sweep {
     std::size_t n = 4;
     FaultClass faults = FaultClass::kNone;
     std::size_t seeds = 1;
+    /** Leader reputation window of the cores (0: off). */
+    std::size_t reputation = 0;
 };
 
 std::string sweepName(const ::testing::TestParamInfo<Sweep>& info) {
     std::string name = std::string(faultName(info.param.faults));
     std::replace(name.begin(), name.end(), '-', '_');
     return "n" + std::to_string(info.param.n) + "_" + name;
+}
+
+/**
+ * Sweeps with leader reputation on, over the classes whose faulty members never sign (crashes,
+ * losses, partitions): there every active member is honest, which the liveness bound assumes.
+ */
+std::vector<Sweep> reputationSweepsFor(std::size_t n, std::size_t seeds) {
+    std::vector<Sweep> out;
+    for (const FaultClass faults :
+         {FaultClass::kNone, FaultClass::kLossy, FaultClass::kCrash, FaultClass::kPartition}) {
+        out.push_back(Sweep{n, faults, seeds, 10});
+    }
+    return out;
 }
 
 std::vector<Sweep> sweepsFor(std::size_t n, std::size_t seeds) {
@@ -75,6 +90,7 @@ TEST_P(SweepTest, EveryInvariantHoldsOnEverySeed) {
     BatchOptions options;
     options.n = sweep.n;
     options.faults = sweep.faults;
+    options.reputationWindow = sweep.reputation;
     options.startSeed = 1;
     options.seeds = sweep.seeds;
     const BatchSummary summary = runBatch(options);
@@ -95,6 +111,11 @@ INSTANTIATE_TEST_SUITE_P(N1, SweepTest, ::testing::ValuesIn(sweepsFor(1, 250)), 
 INSTANTIATE_TEST_SUITE_P(N4, SweepTest, ::testing::ValuesIn(sweepsFor(4, 250)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N7, SweepTest, ::testing::ValuesIn(sweepsFor(7, 200)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N10, SweepTest, ::testing::ValuesIn(sweepsFor(10, 160)), sweepName);
+// Leader reputation on (window 10): 4 + 4 sweeps, 1,000 scenarios.
+INSTANTIATE_TEST_SUITE_P(ReputationN4, SweepTest, ::testing::ValuesIn(reputationSweepsFor(4, 150)),
+                         sweepName);
+INSTANTIATE_TEST_SUITE_P(ReputationN7, SweepTest, ::testing::ValuesIn(reputationSweepsFor(7, 100)),
+                         sweepName);
 
 TEST(Replay, ASeedReproducesItsRunEventForEvent) {
     for (const FaultClass faults : {FaultClass::kMixed, FaultClass::kTwins}) {
