@@ -1,8 +1,9 @@
 // One faulty committee member against three honest validators (real processes, a quorum of 3
 // of 4, so every honest one is needed): the faulty member is this test process, holding
 // validator 3's real keys and speaking the P2P protocol through the project's own transport.
-// Whatever it claims, the honest validators keep committing.
+// Whatever it claims, and whatever proof it forges, the honest validators keep committing.
 
+#include <atomic>
 #include <csignal>
 #include <thread>
 
@@ -38,6 +39,15 @@ class FaultyMember {
         }
         options.dialExchangedPeers = false;
         network_ = std::make_unique<p2p::Network>(std::move(options), nodeKey_);
+        network_->onMessage([this](const NodeId& from, p2p::Message message) {
+            if (message.kind == codec::MessageKind::kEpochProofRequest && forgeEpochProofs_) {
+                auto request = codec::decodeEpochProofRequest(message.payload);
+                if (request) {
+                    ++forgedProofsSent_;
+                    (void)network_->send(from, forgedEpochProof(request->epoch));
+                }
+            }
+        });
         EXPECT_TRUE(network_->start());
     }
     ~FaultyMember() { network_->stop(); }
@@ -82,11 +92,59 @@ class FaultyMember {
         return {codec::MessageKind::kVote, codec::encodeVote(vote)};
     }
 
+    /** From now on, answers every epoch proof request with forgedEpochProof(). */
+    void forgeEpochProofs() { forgeEpochProofs_ = true; }
+    [[nodiscard]] std::size_t forgedProofsSent() const { return forgedProofsSent_.load(); }
+
+    /**
+     * A proof that epoch `epoch` ended at a block a million heights up: the headers are well
+     * formed and signed by this member, but every certificate carries its signature alone, one
+     * of the three a quorum needs.
+     */
+    p2p::Message forgedEpochProof(std::uint64_t epoch) const {
+        codec::BlockHeader reconfig;
+        reconfig.epoch = epoch;
+        reconfig.round = 1'000'000;
+        reconfig.height = 1'000'000;
+        reconfig.author = key_.publicKey();
+        const codec::Block block = codec::makeBlock(reconfig, {});
+        codec::BlockHeader child;
+        child.epoch = epoch;
+        child.round = reconfig.round + 1;
+        child.height = reconfig.height + 1;
+        child.parentId = block.id;
+        child.qc = soloQc(epoch, reconfig.round, block.id);
+        child.author = key_.publicKey();
+        const codec::Block childBlock = codec::makeBlock(child, {});
+        codec::EpochProof proof;
+        proof.reconfig = codec::ProofHeader{block.header, block.headerBytes, block.id};
+        proof.proof = codec::makeCommitProof(childBlock.headerBytes,
+                                             soloQc(epoch, child.round, childBlock.id))
+                          .value();
+        return {codec::MessageKind::kEpochProof, codec::encodeEpochProof(proof)};
+    }
+
   private:
+    /** A QC on (round, blockId) with this member's vote only (bit 3 of a 4-member committee). */
+    codec::QuorumCert soloQc(std::uint64_t epoch, std::uint64_t round, const Hash256& id) const {
+        consensus::KeySigner signer(key_);
+        const codec::Vote vote =
+            consensus::signVote(signer, std::string(kChainId), epoch, round, id);
+        codec::QuorumCert qc;
+        qc.epoch = epoch;
+        qc.round = round;
+        qc.blockId = id;
+        qc.signers = Bytes{static_cast<std::uint8_t>(1U << kFaulty)};
+        qc.signatures.push_back(vote.signature);
+        return qc;
+    }
+
     node::Home home_;
     crypto::SecretKey key_;
     crypto::NodeKey nodeKey_;
     std::vector<NodeId> honest_;
+    std::atomic<bool> forgeEpochProofs_{false};
+    std::atomic<std::size_t> forgedProofsSent_{0};
     std::unique_ptr<p2p::Network> network_;
 };
 
@@ -146,6 +204,29 @@ TEST_F(ByzantinePeer, AMessageOfALaterEpochDoesNotStopTheHonestValidators) {
     const std::uint64_t gained = heightGainedUnder(
         [&](std::uint64_t i) { return faulty_->laterEpochVote(i); }, std::chrono::seconds(12));
     EXPECT_GE(gained, 10U) << readText(net_->log(0));
+}
+
+// A later epoch's message only makes an honest validator ask the sender for the proof that
+// ended its epoch; a forged answer is refused and costs the sender, and starts no sync.
+TEST_F(ByzantinePeer, AForgedEpochProofStartsNoSync) {
+    faulty_->forgeEpochProofs();
+    const std::uint64_t before = heightOf(*net_, 1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(12);
+    for (std::uint64_t i = 1; std::chrono::steady_clock::now() < until; ++i) {
+        // Sends may fail once the honest validators ban the forger: that is the point.
+        (void)faulty_->sendAll(faulty_->laterEpochVote(i));
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    EXPECT_GE(heightOf(*net_, 1) - before, 10U) << readText(net_->log(0));
+    EXPECT_GT(faulty_->forgedProofsSent(), 0U);  // the honest validators did ask
+    double refused = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+        const std::string log = readText(net_->log(i));
+        EXPECT_EQ(log.find("epoch proof epoch="), std::string::npos) << "validator " << i;
+        EXPECT_EQ(log.find("sync started"), std::string::npos) << "validator " << i;
+        refused += net_->metric(i, "gridledger_p2p_invalid_messages_total").value_or(0);
+    }
+    EXPECT_GT(refused, 0.0);
 }
 
 }  // namespace
