@@ -223,6 +223,13 @@ void Testnet::stop(std::size_t i, int signal) {
     }
 }
 
+void Testnet::signal(std::size_t i, int signal) {
+    auto& n = node(i);
+    if (n.process) {
+        ::kill(n.process->pid(), signal);
+    }
+}
+
 void Testnet::stopAll(int signal) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
         stop(i, signal);

@@ -64,6 +64,8 @@ class Testnet {
     void stop(std::size_t i, int signal);
     /** Stops every running node with `signal`. */
     void stopAll(int signal);
+    /** Sends `signal` to node i without waiting (SIGSTOP pauses it, SIGCONT resumes it). */
+    void signal(std::size_t i, int signal);
     [[nodiscard]] bool running(std::size_t i);
 
     /** Calls a JSON-RPC method on node i; a transport or JSON-RPC error is the Error. */
