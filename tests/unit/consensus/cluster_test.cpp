@@ -11,31 +11,12 @@ namespace {
 
 using namespace testing;
 
-std::size_t countTcs(const Node& node) {
-    std::size_t n = 0;
-    for (const auto& effects : node.steps) {
-        n += effectsOf<PersistTc>(effects).size();
-    }
-    return n;
-}
-
 std::size_t committedTxs(const std::vector<codec::Block>& ledger) {
     std::size_t n = 0;
     for (const auto& block : ledger) {
         n += block.txs.size();
     }
     return n;
-}
-
-void expectSameLedgers(Cluster& cluster) {
-    const auto& reference = cluster.ledger(0);
-    for (std::size_t i = 1; i < cluster.nodes().size(); ++i) {
-        const auto& other = cluster.ledger(i);
-        const std::size_t common = std::min(reference.size(), other.size());
-        for (std::size_t h = 0; h < common; ++h) {
-            ASSERT_EQ(reference[h].id, other[h].id) << "nodes 0 and " << i << " differ at " << h;
-        }
-    }
 }
 
 void expectSoundNode(const Cluster& cluster, const Node& node) {

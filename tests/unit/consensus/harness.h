@@ -446,6 +446,27 @@ class Cluster {
 
 // ---- Properties checked over a node's recorded effects ----
 
+/** The TCs a node's cores persisted (PersistTc effects), in all its steps. */
+inline std::size_t countTcs(const Node& node) {
+    std::size_t n = 0;
+    for (const auto& effects : node.steps) {
+        n += effectsOf<PersistTc>(effects).size();
+    }
+    return n;
+}
+
+/** Every node's ledger agrees with node 0's at every height both hold. */
+inline void expectSameLedgers(Cluster& cluster) {
+    const auto& reference = cluster.ledger(0);
+    for (std::size_t i = 1; i < cluster.nodes().size(); ++i) {
+        const auto& other = cluster.ledger(i);
+        const std::size_t common = std::min(reference.size(), other.size());
+        for (std::size_t h = 0; h < common; ++h) {
+            ASSERT_EQ(reference[h].id, other[h].id) << "nodes 0 and " << i << " differ at " << h;
+        }
+    }
+}
+
 /** Every SendVote is preceded, in its own effect list, by PersistSafety covering its round. */
 inline void expectSafetyPersistedBeforeEveryVote(const Node& node) {
     for (const auto& effects : node.steps) {

@@ -141,25 +141,6 @@ TEST_F(ReputationRuleTest, BlocksOfAnotherEpochOrRoundZeroDoNotCount) {
     }
 }
 
-std::size_t countTcs(const Node& node) {
-    std::size_t n = 0;
-    for (const auto& effects : node.steps) {
-        n += effectsOf<PersistTc>(effects).size();
-    }
-    return n;
-}
-
-void expectSameLedgers(Cluster& cluster) {
-    const auto& reference = cluster.ledger(0);
-    for (std::size_t i = 1; i < cluster.nodes().size(); ++i) {
-        const auto& other = cluster.ledger(i);
-        const std::size_t common = std::min(reference.size(), other.size());
-        for (std::size_t h = 0; h < common; ++h) {
-            ASSERT_EQ(reference[h].id, other[h].id) << "nodes 0 and " << i << " differ at " << h;
-        }
-    }
-}
-
 /** TCs node 0 took while the others committed 40 blocks with member 3 crashed. */
 std::size_t timeoutsWithACrashedMember(std::size_t window) {
     Options options = testOptions();
