@@ -423,8 +423,7 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
               << "\n"
               << "committed_tx_per_s_no_fault=" << noFault
               << " ratio_to_ceiling=" << noFault / ceiling << "\n"
-              << "crash_height=" << crashHeight
-              << " blocks_until_settled=" << settled - crashHeight
+              << "crash_height=" << crashHeight << " blocks_until_settled=" << settled - crashHeight
               << " settle_seconds=" << settleSeconds << "\n"
               << "committed_tx_per_s_one_crashed=" << oneCrashed
               << " one_crashed_to_no_fault=" << oneCrashed / noFault << std::endl;

@@ -269,12 +269,10 @@ const PubKey& CoreImpl::leaderAfter(std::uint64_t round, const codec::Block& par
     // The parent's chain, newest first: the blocks above the root, then the committed ones.
     std::vector<const codec::BlockHeader*> recent;
     const Hash256& rootId = tree_.root().id;
-    for (BlockPtr block = parent.id == rootId ? nullptr : tree_.find(parent.id);
-         block && recent.size() < window; block = tree_.find(block->header.parentId)) {
+    for (BlockPtr block = tree_.find(parent.id);
+         block && block->id != rootId && recent.size() < window;
+         block = tree_.find(block->header.parentId)) {
         recent.push_back(&block->header);
-        if (block->header.parentId == rootId) {
-            break;
-        }
     }
     for (auto it = committedHeaders_.rbegin();
          it != committedHeaders_.rend() && recent.size() < window; ++it) {

@@ -126,19 +126,11 @@ CoreImpl::CoreImpl(Options options, const RecoveryData& recovery, std::unique_pt
 
 Status CoreImpl::recover(const RecoveryData& recovery) {
     recovering_ = true;
-    // The committed chain up to the root, for leader reputation: the same on every node.
-    std::vector<const codec::BlockHeader*> committed;
+    // The committed chain up to the root (oldest first), for leader reputation.
     for (const auto& header : recovery.recentCommitted) {
         if (header.height <= recovery.root.header.height) {
-            committed.push_back(&header);
+            rememberCommitted(header);
         }
-    }
-    std::sort(committed.begin(), committed.end(),
-              [](const codec::BlockHeader* a, const codec::BlockHeader* b) {
-                  return a->height < b->height;
-              });
-    for (const auto* header : committed) {
-        rememberCommitted(*header);
     }
     for (const auto& record : recovery.executed) {
         execRecords_[record.height] = record;

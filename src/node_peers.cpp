@@ -171,11 +171,16 @@ void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
     }
     auto reconfig =
         lastBlockOfEpoch(*blocks_, request->epoch, executedHeight_.load(std::memory_order_relaxed));
-    auto proof = reconfig && *reconfig ? epochProofOf(*blocks_, **reconfig)
-                                       : Result<std::optional<codec::EpochProof>>{};
-    if (!reconfig || !proof) {
-        log_->warn("cannot serve the proof of epoch {}: {}", request->epoch,
-                   (!reconfig ? reconfig.error() : proof.error()).message);
+    if (!reconfig || !*reconfig) {
+        if (!reconfig) {
+            log_->warn("cannot serve the proof of epoch {}: {}", request->epoch,
+                       reconfig.error().message);
+        }
+        return;
+    }
+    auto proof = epochProofOf(*blocks_, **reconfig);
+    if (!proof) {
+        log_->warn("cannot serve the proof of epoch {}: {}", request->epoch, proof.error().message);
         return;
     }
     if (*proof) {

@@ -269,6 +269,12 @@ Result<TimeoutCert> decodeTc(ByteView raw) {
     return tcFromProto(pb);
 }
 
+Result<ProofHeader> makeProofHeader(Bytes headerBytes) {
+    GL_ASSIGN_OR_RETURN(header, decodeHeader(headerBytes));
+    const Hash256 id = crypto::sha256(headerBytes);
+    return ProofHeader{std::move(header), std::move(headerBytes), id};
+}
+
 Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc,
                                     std::vector<Bytes> pathHeaderBytes) {
     if (pathHeaderBytes.size() > kMaxCommitProofPath) {
@@ -279,9 +285,8 @@ Result<CommitProof> makeCommitProof(Bytes childHeaderBytes, QuorumCert commitQc,
     CommitProof proof;
     proof.path.reserve(pathHeaderBytes.size());
     for (auto& bytes : pathHeaderBytes) {
-        GL_ASSIGN_OR_RETURN(header, decodeHeader(bytes));
-        const Hash256 id = crypto::sha256(bytes);
-        proof.path.push_back(ProofHeader{std::move(header), std::move(bytes), id});
+        GL_ASSIGN_OR_RETURN(link, makeProofHeader(std::move(bytes)));
+        proof.path.push_back(std::move(link));
     }
     GL_ASSIGN_OR_RETURN(header, decodeHeader(childHeaderBytes));
     proof.childHeader = std::move(header);

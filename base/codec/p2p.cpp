@@ -4,7 +4,6 @@
 #include <gridledger/base/overloaded.h>
 #include <gridledger/codec/p2p.h>
 #include <gridledger/codec/tx.h>
-#include <gridledger/crypto/sha256.h>
 #include <gridledger/proto/p2p.pb.h>
 
 #include "pb_util.h"
@@ -253,15 +252,10 @@ Bytes encodeEpochProof(const EpochProof& proof) {
 Result<EpochProof> decodeEpochProof(ByteView raw) {
     proto::EpochProof pb;
     GL_TRY(detail::parse(pb, raw, "epoch proof"));
-    Bytes headerBytes(pb.reconfig_header().begin(), pb.reconfig_header().end());
-    GL_ASSIGN_OR_RETURN(header, decodeHeader(headerBytes));
+    GL_ASSIGN_OR_RETURN(
+        reconfig, makeProofHeader(Bytes(pb.reconfig_header().begin(), pb.reconfig_header().end())));
     GL_ASSIGN_OR_RETURN(commitProof, decodeCommitProof(asBytes(pb.commit_proof())));
-    EpochProof proof;
-    proof.reconfig.id = crypto::sha256(headerBytes);
-    proof.reconfig.header = std::move(header);
-    proof.reconfig.headerBytes = std::move(headerBytes);
-    proof.proof = std::move(commitProof);
-    return proof;
+    return EpochProof{std::move(reconfig), std::move(commitProof)};
 }
 
 Result<Envelope> decodeEnvelope(ByteView raw) {

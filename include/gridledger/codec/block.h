@@ -100,6 +100,9 @@ struct ProofHeader {
     bool operator==(const ProofHeader&) const = default;
 };
 
+/** Decodes an encoded header into a ProofHeader (id = SHA-256 of the bytes). */
+[[nodiscard]] Result<ProofHeader> makeProofHeader(Bytes headerBytes);
+
 /** Most headers on a commit proof's path. */
 inline constexpr std::size_t kMaxCommitProofPath = 256;
 
@@ -144,7 +147,6 @@ struct CommitProof {
 [[nodiscard]] Result<QuorumCert> decodeQc(ByteView raw);
 [[nodiscard]] Bytes encodeTc(const TimeoutCert& tc);
 [[nodiscard]] Result<TimeoutCert> decodeTc(ByteView raw);
-/** A proof from the child's encoded header and the QC that certifies the child. */
 /**
  * Decodes the child's header and the path's (lowest first) into a proof. Fails with kMalformed
  * on a header that does not decode or a path longer than kMaxCommitProofPath.
