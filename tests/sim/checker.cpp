@@ -25,7 +25,7 @@ Checker::Checker(const Scenario& scenario, const Verifier::Committees& committee
       firstCommitAfterGst_(scenario.instances()) {}
 
 void Checker::flag(std::string invariant, std::string detail, std::uint64_t nowMs) {
-    if (all_.contains(invariant)) {
+    if (all_.contains(invariant) || (only_ && invariant != *only_)) {
         return;
     }
     Violation violation{invariant, std::move(detail), nowMs};

@@ -43,6 +43,10 @@ class Checker {
     Checker(const Scenario& scenario, const Verifier::Committees& committees,
             const Verifier& verifier);
 
+    /** Checks `invariant` alone from now on: the others are not flagged (to show that one check
+     * finds a broken run by itself). */
+    void checkOnly(std::string invariant) { only_ = std::move(invariant); }
+
     /** Every proposal any instance signed (what "proposed" means for validity). */
     void onProposalSigned(const consensus::BlockPtr& block);
     /** A vote left instance `i` while its persisted safety data was `persisted`. */
@@ -93,6 +97,7 @@ class Checker {
     const Verifier::Committees& committees_;
     const Verifier& verifier_;
     std::optional<Violation> violation_;
+    std::optional<std::string> only_;
     std::map<std::string, Violation> all_;
 
     std::map<Hash256, consensus::BlockPtr> signed_;

@@ -72,6 +72,15 @@ void Simulator::performOne(std::size_t i, const consensus::SendVote& e) {
     // Like the node: the vote goes to the next leader and a copy to every other member, so that
     // every member forms the QC even when the next leader is down (docs/protocol.md §5).
     local(i, consensus::VoteReceived{e.vote});
+    if (scenario_.votesToLeaderOnly && now_ < scenario_.gstMs) {
+        // The network drops the copies (twins-rounds): the next leader alone forms the QC.
+        for (const auto j : instancesOf(e.to)) {
+            if (j != i) {
+                send(i, j, e.vote);
+            }
+        }
+        return;
+    }
     broadcast(i, e.vote);
 }
 

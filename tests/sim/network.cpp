@@ -9,7 +9,14 @@ constexpr std::uint64_t kLateMaxMs = 12'000;
 
 }  // namespace
 
-bool Network::connected(std::size_t from, std::size_t to, std::uint64_t nowMs) const {
+bool Network::connected(std::size_t from, std::size_t to, std::uint64_t nowMs,
+                        std::optional<std::uint64_t> round) const {
+    if (round && *round >= 1 && *round <= scenario_.roundSides.size() && nowMs < scenario_.gstMs) {
+        const std::vector<std::uint8_t>& side = scenario_.roundSides[*round - 1];
+        if (!side.empty() && side[from] != side[to]) {
+            return false;
+        }
+    }
     for (const auto& partition : scenario_.partitions) {
         if (nowMs >= partition.startMs && nowMs < partition.healMs &&
             partition.side[from] != partition.side[to]) {
@@ -20,11 +27,12 @@ bool Network::connected(std::size_t from, std::size_t to, std::uint64_t nowMs) c
 }
 
 std::vector<std::uint64_t> Network::delays(std::size_t from, std::size_t to, std::uint64_t nowMs,
+                                           std::optional<std::uint64_t> round,
                                            std::mt19937_64& rng) {
     ++stats_.sent;
     const LinkDelay& link = scenario_.link(from, to);
     const std::uint64_t onTime = between(rng, link.minMs, link.maxMs);
-    if (!connected(from, to, nowMs)) {
+    if (!connected(from, to, nowMs, round)) {
         ++stats_.partitioned;
         return {};
     }

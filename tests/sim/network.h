@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -34,13 +35,18 @@ class Network {
 
     /**
      * The delays after which copies of a message sent at `nowMs` from `from` to `to` (two
-     * different instances) arrive; empty when it is lost.
+     * different instances) arrive; empty when it is lost. `round` is the consensus round the
+     * message belongs to (a proposal's, vote's, timeout's or TC's), if any.
      */
     [[nodiscard]] std::vector<std::uint64_t> delays(std::size_t from, std::size_t to,
-                                                    std::uint64_t nowMs, std::mt19937_64& rng);
+                                                    std::uint64_t nowMs,
+                                                    std::optional<std::uint64_t> round,
+                                                    std::mt19937_64& rng);
 
-    /** True iff no partition separates `from` and `to` at `nowMs`. */
-    [[nodiscard]] bool connected(std::size_t from, std::size_t to, std::uint64_t nowMs) const;
+    /** True iff no partition separates `from` and `to` at `nowMs`, nor, for a message of
+     * `round`, that round's partition. */
+    [[nodiscard]] bool connected(std::size_t from, std::size_t to, std::uint64_t nowMs,
+                                 std::optional<std::uint64_t> round) const;
 
     [[nodiscard]] const NetworkStats& stats() const { return stats_; }
 

@@ -14,7 +14,7 @@ BatchSummary runBatch(const BatchOptions& options) {
         const std::uint64_t seed = options.startSeed + k;
         Simulator sim(
             makeScenario(options.n, options.faults, seed, options.rules, options.reputationWindow),
-            RunOptions{options.traceDepth, options.keepGoing, options.reportAll});
+            RunOptions{options.traceDepth, options.keepGoing, options.reportAll, options.only});
         const RunResult r = sim.run();
         if (!r.violation && options.reportAll && summary.reports.size() < options.maxReports) {
             summary.reports.push_back(r.report);
@@ -79,7 +79,8 @@ std::string BatchSummary::text() const {
         out << "\n  replay: "
             << makeScenario(options.n, options.faults, seed, options.rules,
                             options.reputationWindow)
-                   .replayLine();
+                   .replayLine()
+            << (options.only.empty() ? std::string() : " --only " + options.only);
     }
     return out.str();
 }

@@ -33,6 +33,8 @@ struct BatchOptions {
     /** Run each scenario to its end after a violation; byInvariant then counts, per invariant,
      * the runs that broke it. */
     bool keepGoing = false;
+    /** Check this invariant alone (empty: every invariant). */
+    std::string only;
 };
 
 /** The totals of a batch. */

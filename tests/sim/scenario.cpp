@@ -13,7 +13,7 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<FaultClass, std::string_view>, 10> kFaultNames{{
+constexpr std::array<std::pair<FaultClass, std::string_view>, 11> kFaultNames{{
     {FaultClass::kNone, "none"},
     {FaultClass::kLossy, "lossy"},
     {FaultClass::kCrash, "crash"},
@@ -24,12 +24,15 @@ constexpr std::array<std::pair<FaultClass, std::string_view>, 10> kFaultNames{{
     {FaultClass::kForking, "forking"},
     {FaultClass::kMixed, "mixed"},
     {FaultClass::kExcessTwins, "excess-twins"},
+    {FaultClass::kTwinsRounds, "twins-rounds"},
 }};
 
 /** Hard end of a liveness run, far beyond any bound the leader schedule sets. */
 constexpr std::uint64_t kLivenessCapMs = 600'000;
 /** A partition that never heals within a run. */
 constexpr std::uint64_t kNever = UINT64_MAX;
+/** The rounds a twins-rounds scenario gives a partition of their own. */
+constexpr std::size_t kScheduledRounds = 60;
 /** Faulty behaviours kMixed picks from. */
 constexpr std::array<Role, 5> kFaultyRoles{Role::kTwin, Role::kEquivocator, Role::kWithholder,
                                            Role::kForker, Role::kCrashed};
@@ -173,6 +176,26 @@ void mixedScenario(Scenario& s, std::mt19937_64& rng) {
     addPartitions(s, rng, between(rng, 0, 2));
 }
 
+/** Up to f twinned keys and, until GST, a partition per round: each run of one or two rounds is
+ * whole (one in three) or split as randomSides splits, which keeps every pair of twins apart.
+ * Votes reach only the next leader they are addressed to, as in the paper's protocol. */
+void twinsRoundsScenario(Scenario& s, std::mt19937_64& rng) {
+    const std::size_t f = consensus::maxFaultyOf(s.n);
+    for (const auto key : pickDistinct(rng, s.n, between(rng, 1, std::max<std::size_t>(f, 1)))) {
+        addTwin(s, key);
+    }
+    s.gstMs = between(rng, 5000, 15000);
+    s.votesToLeaderOnly = true;
+    s.roundSides.resize(kScheduledRounds);
+    for (std::size_t r = 0; r < s.roundSides.size();) {
+        const std::vector<std::uint8_t> sides =
+            chance(rng, 333) ? std::vector<std::uint8_t>{} : randomSides(s, rng);
+        for (auto k = between(rng, 1, 2); k > 0 && r < s.roundSides.size(); --k, ++r) {
+            s.roundSides[r] = sides;
+        }
+    }
+}
+
 /** f + 1 twinned keys; twins and honest instances split evenly by a partition that never heals. */
 void excessTwinsScenario(Scenario& s, std::mt19937_64& rng) {
     const std::size_t twins = consensus::maxFaultyOf(s.n) + 1;
@@ -240,6 +263,9 @@ void applyFaults(Scenario& s, std::mt19937_64& rng) {
         case FaultClass::kExcessTwins:
             excessTwinsScenario(s, rng);
             break;
+        case FaultClass::kTwinsRounds:
+            twinsRoundsScenario(s, rng);
+            break;
     }
 }
 
@@ -281,9 +307,10 @@ std::vector<FaultClass> faultClassesFor(std::size_t n) {
     if (n == 1) {
         return {FaultClass::kNone, FaultClass::kCrash};  // no peers: crashes are the only fault
     }
-    return {FaultClass::kNone,      FaultClass::kLossy,   FaultClass::kCrash,
-            FaultClass::kPartition, FaultClass::kTwins,   FaultClass::kEquivocation,
-            FaultClass::kWithhold,  FaultClass::kForking, FaultClass::kMixed};
+    return {FaultClass::kNone,       FaultClass::kLossy,   FaultClass::kCrash,
+            FaultClass::kPartition,  FaultClass::kTwins,   FaultClass::kEquivocation,
+            FaultClass::kWithhold,   FaultClass::kForking, FaultClass::kMixed,
+            FaultClass::kTwinsRounds};
 }
 
 std::string_view roleName(Role role) {
@@ -430,6 +457,15 @@ std::string Scenario::describe() const {
             out << ' ' << static_cast<unsigned>(side);
         }
         out << "\n";
+    }
+    for (std::size_t r = 0; r < roundSides.size(); ++r) {
+        if (!roundSides[r].empty()) {
+            out << "  round " << r + 1 << " sides:";
+            for (const auto side : roundSides[r]) {
+                out << ' ' << static_cast<unsigned>(side);
+            }
+            out << "\n";
+        }
     }
     for (const auto& c : crashes) {
         out << "  crash i" << c.instance << " at=" << c.atMs

@@ -48,6 +48,9 @@ enum class FaultClass : std::uint8_t {
                     // propose below their lock (what V2 refuses)
     kMixed,         // up to f faulty members of mixed kinds, with crashes, loss and partitions
     kExcessTwins,   // f + 1 twinned keys and a partition that never heals: must fork
+    kTwinsRounds,   // up to f twinned keys, and before GST a partition chosen per round: the
+                    // messages of round r reach only the instances on their sender's side of
+                    // round r's partition (the schedules of the Twins paper)
 };
 
 /** The class's command-line name ("none", "lossy", ..., "excess-twins"). */
@@ -115,6 +118,12 @@ struct Scenario {
     unsigned stalePermille = 0;
     unsigned replayPermille = 0;
     std::vector<Partition> partitions;
+    /** Before GST, roundSides[r - 1] (when not empty) gives each instance its side for the
+     * messages of round r (proposals, votes, timeouts, TCs): those cross no side. */
+    std::vector<std::vector<std::uint8_t>> roundSides;
+    /** Before GST the network drops the copies of a vote to members other than the next leader
+     * it is addressed to. */
+    bool votesToLeaderOnly = false;
     std::vector<CrashPlan> crashes;
 
     /** Global stabilisation time: no loss, partitions or crashes after it. */

@@ -32,19 +32,22 @@ struct Args {
     bool stop = false;
     bool report = false;
     bool keepGoing = false;
+    std::string only;
 };
 
 void usage() {
     std::cerr
         << "usage: gridledger_sim [--seeds N] [--start S] [--n 1,4,7,10] "
            "[--faults all|none,lossy,crash,partition,twins,equivocation,withhold,mixed,"
-           "forking,excess-twins] [--rules two-chain|skip-round|skip-lock] [--reputation W] "
-           "[--trace K] [--stop] [--report] [--keep-going]\n"
+           "forking,twins-rounds,excess-twins] [--rules two-chain|skip-round|skip-lock] "
+           "[--reputation W] "
+           "[--trace K] [--stop] [--report] [--keep-going] [--only INVARIANT]\n"
            "  --reputation W: the cores run leader reputation over W blocks (default 0: off);\n"
            "  --trace K: events kept for a report; --stop: stop at the first violation;\n"
            "  --report: print the report (scenario, trace) of passing runs too;\n"
            "  --keep-going: run each scenario to its end after a violation, counting\n"
-           "    every invariant it breaks\n";
+           "    every invariant it breaks;\n"
+           "  --only INVARIANT: check that invariant alone (for example agreement)\n";
 }
 
 std::vector<std::string> splitList(std::string_view text) {
@@ -85,6 +88,8 @@ bool parseValue(std::string_view flag, const std::string& value, Args& args) {
                 args.faults.push_back(*fault);
             }
         }
+    } else if (flag == "--only") {
+        args.only = value;
     } else if (flag == "--reputation") {
         args.reputation = std::stoul(value);
         if (args.reputation > 10'000) {
@@ -158,6 +163,7 @@ int main(int argc, char** argv) {
             options.stopAtFirst = args.stop;
             options.reportAll = args.report;
             options.keepGoing = args.keepGoing;
+            options.only = args.only;
             const auto summary = gridledger::sim::runBatch(options);
             runs += summary.runs;
             failures += summary.failures;

@@ -62,6 +62,7 @@ void expectFaultsHappened(FaultClass faults, const BatchSummary& s) {
             break;
         case FaultClass::kPartition:
         case FaultClass::kTwins:
+        case FaultClass::kTwinsRounds:
             EXPECT_GT(s.dropped, 0U);
             EXPECT_GT(s.timeoutCerts, 0U);
             break;
@@ -106,7 +107,7 @@ TEST_P(SweepTest, EveryInvariantHoldsOnEverySeed) {
     expectFaultsHappened(sweep.faults, summary);
 }
 
-// 2 + 9 + 9 + 9 sweeps, 5,990 scenarios in all.
+// 2 + 10 + 10 + 10 sweeps, 6,600 scenarios in all.
 INSTANTIATE_TEST_SUITE_P(N1, SweepTest, ::testing::ValuesIn(sweepsFor(1, 250)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N4, SweepTest, ::testing::ValuesIn(sweepsFor(4, 250)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N7, SweepTest, ::testing::ValuesIn(sweepsFor(7, 200)), sweepName);
@@ -118,9 +119,10 @@ INSTANTIATE_TEST_SUITE_P(ReputationN7, SweepTest, ::testing::ValuesIn(reputation
                          sweepName);
 
 TEST(Replay, ASeedReproducesItsRunEventForEvent) {
-    for (const FaultClass faults : {FaultClass::kMixed, FaultClass::kTwins}) {
+    for (const FaultClass faults :
+         {FaultClass::kMixed, FaultClass::kTwins, FaultClass::kTwinsRounds}) {
         const Scenario scenario = makeScenario(7, faults, 42);
-        const RunOptions options{500, false, true};
+        const RunOptions options{500, false, true, {}};
         Simulator first(scenario, options);
         Simulator second(makeScenario(7, faults, 42), options);
         const RunResult a = first.run();

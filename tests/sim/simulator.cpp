@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <type_traits>
+#include <variant>
 
 #include <gridledger/consensus/safety_rules.h>
 #include <gridledger/crypto/sha256.h>
@@ -76,6 +78,9 @@ Simulator::Simulator(Scenario scenario, RunOptions options)
       network_(scenario_),
       trace_(options_.traceDepth),
       rng_(runRng(scenario_)) {
+    if (!options_.only.empty()) {
+        checker_.checkOnly(options_.only);
+    }
     const auto genesis = std::make_shared<const codec::Block>(genesis_);
     instances_.resize(scenario_.instances());
     for (std::size_t i = 0; i < instances_.size(); ++i) {
@@ -502,8 +507,27 @@ void Simulator::local(std::size_t i, EventBody body, std::uint64_t delayMs) {
     schedule(now_ + delayMs, Item{i, instances_[i].incarnation, std::move(body)});
 }
 
+std::optional<std::uint64_t> Simulator::roundOf(const Payload& payload) {
+    return std::visit(
+        [](const auto& value) -> std::optional<std::uint64_t> {
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, consensus::BlockPtr>) {
+                return value->header.round;
+            } else if constexpr (std::is_same_v<T, FetchReply>) {
+                return value.block->header.round;  // a block travels in its own round
+            } else if constexpr (std::is_same_v<T, codec::Vote> ||
+                                 std::is_same_v<T, codec::Timeout> ||
+                                 std::is_same_v<T, codec::TimeoutCert>) {
+                return value.round;
+            } else {
+                return std::nullopt;
+            }
+        },
+        payload);
+}
+
 void Simulator::send(std::size_t from, std::size_t to, const Payload& payload) {
-    for (const std::uint64_t delay : network_.delays(from, to, now_, rng_)) {
+    for (const std::uint64_t delay : network_.delays(from, to, now_, roundOf(payload), rng_)) {
         schedule(now_ + delay, Item{to, 0, NetMessage{from, payload}});
     }
 }

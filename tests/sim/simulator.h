@@ -74,6 +74,8 @@ struct RunOptions {
     bool keepGoing = false;
     /** Fill the report of a passing run too. */
     bool report = false;
+    /** Check this invariant alone (empty: every invariant). */
+    std::string only;
 };
 
 /** The outcome of a run. */
@@ -202,6 +204,9 @@ class Simulator {
     void schedule(std::uint64_t atMs, Item item);
     void local(std::size_t i, EventBody body, std::uint64_t delayMs = 0);
     void send(std::size_t from, std::size_t to, const Payload& payload);
+    /** The consensus round `payload` belongs to, which a round's partition applies to: a
+     * proposal's or fetched block's, a vote's, a timeout's or a TC's. */
+    [[nodiscard]] static std::optional<std::uint64_t> roundOf(const Payload& payload);
     void note(std::size_t i, std::size_t peer, TraceKind kind, std::uint64_t round,
               std::uint64_t height, const Hash256* id = nullptr);
 
