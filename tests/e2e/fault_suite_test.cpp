@@ -2,16 +2,19 @@
 // 127.0.0.1, every P2P link through a fault-injecting TCP relay started by the test, a steady load
 // of transfers, and a seeded schedule of perturbations, each within f = 1 faulty member at a time:
 // a node cut off by its relays, a node paused with SIGSTOP, a node killed and restarted, a node's
-// links slowed. After the schedule every node holds the same block ids and state roots at every
-// height, every transaction a node acknowledged is committed exactly once, and the chain moved
-// on after every perturbation. It reports the worst stall of node 0's head.
+// links slowed, a node killed and restarted with its data dir wiped, a node replaced for a while
+// by a Byzantine member holding its validator key. After the schedule every node holds the same
+// block ids and state roots at every height, every transaction a node acknowledged is committed
+// exactly once, and the chain moved on after every perturbation. It reports the worst stall of
+// node 0's head, overall and per kind of perturbation.
 //
 // The long form runs the same schedule with more perturbations (docs/operations.md):
-//   GRIDLEDGER_E2E_PERTURBATIONS=40 GRIDLEDGER_E2E_SEED=7 build/test/tests/e2e/fault_suite_test
+//   GRIDLEDGER_E2E_PERTURBATIONS=60 GRIDLEDGER_E2E_SEED=7 build/test/tests/e2e/fault_suite_test
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -23,6 +26,7 @@
 
 #include "home.h"
 #include "network_support.h"
+#include "support/faulty_member.h"
 #include "support/tcp_relay.h"
 
 namespace gridledger::testing {
@@ -36,6 +40,17 @@ constexpr std::size_t kSenders = 8;
 std::uint64_t envOr(const char* name, std::uint64_t fallback) {
     const char* value = std::getenv(name);
     return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
+}
+
+/** Every node's node_status, one line each (what a failed wait shows). */
+std::string statusOf(const Testnet& net) {
+    std::string out;
+    for (std::size_t i = 0; i < net.size(); ++i) {
+        auto status = net.call(i, "node_status", json::array{});
+        out += "node " + std::to_string(i) + ": " +
+               (status ? json::serialize(*status) : std::string("no answer")) + "\n";
+    }
+    return out;
 }
 
 /** Funds `to` from the dev account through node 0 and waits until they are committed. */
@@ -144,6 +159,10 @@ class StallWatch {
     [[nodiscard]] double worstSeconds() const {
         return static_cast<double>(worstMs_.load()) / 1000.0;
     }
+    /** The worst stall since the last call. */
+    [[nodiscard]] double takeRecentSeconds() {
+        return static_cast<double>(recentMs_.exchange(0)) / 1000.0;
+    }
 
   private:
     void run() {
@@ -158,6 +177,7 @@ class StallWatch {
             } else {
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at - since);
                 worstMs_ = std::max<std::int64_t>(worstMs_.load(), ms.count());
+                recentMs_ = std::max<std::int64_t>(recentMs_.load(), ms.count());
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
@@ -166,10 +186,74 @@ class StallWatch {
     const Testnet& net_;
     std::atomic<bool> running_{true};
     std::atomic<std::int64_t> worstMs_{0};
+    std::atomic<std::int64_t> recentMs_{0};
     std::thread thread_;
 };
 
-enum class Perturbation : std::uint8_t { kPartition, kPause, kCrash, kSlowLinks };
+/**
+ * One Byzantine phase: validator `member`'s key on a FaultyMember endpoint (node key `nodeKey`)
+ * that, for `hold`, sends every 100 ms the next of: a proposal claiming a far height, a vote of
+ * a later epoch, a TC that does not prove its highest QC (once it heard enough honest timeouts),
+ * and a 2 MiB proposal above max_block_bytes; and answers epoch proof requests with forgeries.
+ */
+class ByzantineRun {
+  public:
+    ByzantineRun(const Testnet& net, std::size_t member, const crypto::NodeKey& nodeKey,
+                 std::chrono::milliseconds hold)
+        : faulty_(net, member, nodeKey) {
+        EXPECT_TRUE(faulty_.started());
+        auto genesis = net.call(kLoadNode, "chain_getBlock", json::array{json::string("0")});
+        auto status = net.call(kLoadNode, "node_status", json::array{});
+        if (!genesis || !status) {
+            ADD_FAILURE() << "node 0 does not answer";
+            return;
+        }
+        const Hash256 genesisId = *Hash256::fromHex(field(genesis->as_object().at("header"), "id"));
+        const std::uint64_t epoch = parseU64(field(*status, "consensus_epoch")).value_or(0);
+        faulty_.forgeEpochProofs();
+        const auto until = std::chrono::steady_clock::now() + hold;
+        for (std::uint64_t i = 1; std::chrono::steady_clock::now() < until; ++i) {
+            std::optional<p2p::Message> message;
+            switch (i % 4) {
+                case 0:
+                    message = faulty_.farHeightProposal(genesisId, i);
+                    break;
+                case 1:
+                    message = faulty_.laterEpochVote(i);
+                    break;
+                case 2:
+                    message = faulty_.forgedTc();
+                    forgedTcs_ += message ? 1U : 0U;
+                    break;
+                default:
+                    message = faulty_.oversizedProposal(genesisId, epoch, i, 2U << 20U);
+                    break;
+            }
+            // Sends fail once the honest nodes banned this endpoint: that is the point.
+            if (message && faulty_.sendAll(*message)) {
+                ++sent_;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    }
+
+    [[nodiscard]] std::size_t sent() const { return sent_; }
+    [[nodiscard]] std::size_t forgedTcs() const { return forgedTcs_; }
+
+  private:
+    FaultyMember faulty_;
+    std::size_t sent_ = 0;
+    std::size_t forgedTcs_ = 0;
+};
+
+enum class Perturbation : std::uint8_t {
+    kPartition,
+    kPause,
+    kCrash,
+    kSlowLinks,
+    kWipe,
+    kByzantine
+};
 
 const char* nameOf(Perturbation p) {
     switch (p) {
@@ -181,14 +265,47 @@ const char* nameOf(Perturbation p) {
             return "crash";
         case Perturbation::kSlowLinks:
             return "slow-links";
+        case Perturbation::kWipe:
+            return "wipe";
+        case Perturbation::kByzantine:
+            return "byzantine";
     }
     return "?";
+}
+
+/** The kinds named in GRIDLEDGER_E2E_KINDS (comma-separated), or every kind. */
+std::vector<Perturbation> kindsToRun() {
+    std::vector<Perturbation> all{Perturbation::kPartition, Perturbation::kPause,
+                                  Perturbation::kCrash,     Perturbation::kSlowLinks,
+                                  Perturbation::kWipe,      Perturbation::kByzantine};
+    const char* names = std::getenv("GRIDLEDGER_E2E_KINDS");
+    if (names == nullptr) {
+        return all;
+    }
+    const std::string list = "," + std::string(names) + ",";
+    std::vector<Perturbation> out;
+    for (const auto kind : all) {
+        if (list.find("," + std::string(nameOf(kind)) + ",") != std::string::npos) {
+            out.push_back(kind);
+        }
+    }
+    return out;
+}
+
+/** The number of lines of `file` that contain `text`. */
+std::size_t countLines(const std::filesystem::path& file, const std::string& text) {
+    const std::string all = readText(file);
+    std::size_t count = 0;
+    for (auto at = all.find(text); at != std::string::npos; at = all.find(text, at + 1)) {
+        ++count;
+    }
+    return count;
 }
 
 /** The suite on `validators` validators (docs/operations.md, "The fault suite"). */
 void runSuite(std::size_t validators) {
     const std::uint64_t seed = envOr("GRIDLEDGER_E2E_SEED", 1);
-    const std::uint64_t perturbations = envOr("GRIDLEDGER_E2E_PERTURBATIONS", 4);
+    const std::uint64_t perturbations = envOr("GRIDLEDGER_E2E_PERTURBATIONS", 6);
     TestnetOptions options;
     options.validators = validators;
     options.emptyBlockIntervalMs = 100;
@@ -199,8 +316,18 @@ void runSuite(std::size_t validators) {
     for (std::size_t i = 0; i < validators; ++i) {
         ids.push_back(node::Home(net.home(i)).loadNodeKey().value().nodeId());
     }
+    // Each Byzantine phase speaks from a node key of its own, which every node allows (as an
+    // operator allows a full node): the honest nodes ban that key, not the validator's node.
+    std::vector<crypto::NodeKey> byzantineKeys;
+    std::string allowed;
+    for (std::uint64_t k = 0; k < perturbations / 6 + 1; ++k) {
+        byzantineKeys.push_back(crypto::NodeKey::generate());
+        allowed += (allowed.empty() ? "" : ",") + byzantineKeys.back().nodeId().hex();
+    }
     std::vector<std::vector<std::unique_ptr<TcpRelay>>> relays(validators);
     for (std::size_t i = 0; i < validators; ++i) {
+        ASSERT_NO_FATAL_FAILURE(
+            setConfig(net.home(i) / "config" / "node.conf", "allowed_nodes", allowed));
         std::string peers;
         relays[i].resize(validators);
         for (std::size_t j = 0; j < validators; ++j) {
@@ -236,12 +363,16 @@ void runSuite(std::size_t validators) {
     Load load(net, senders);
     load.start();
     std::map<std::string, std::size_t> applied;
+    std::size_t byzantinePhases = 0;
+    std::size_t byzantineSent = 0;
+    std::size_t byzantineTcs = 0;
+    std::map<std::string, double> worstStallOf;
     double worstStall = 0;
     {
-        const StallWatch stalls(net);
+        StallWatch stalls(net);
         std::mt19937_64 rng(seed);
-        const std::vector<Perturbation> kinds{Perturbation::kPartition, Perturbation::kPause,
-                                              Perturbation::kCrash, Perturbation::kSlowLinks};
+        const std::vector<Perturbation> kinds = kindsToRun();
+        ASSERT_FALSE(kinds.empty()) << "GRIDLEDGER_E2E_KINDS names no known kind";
         for (std::uint64_t k = 0; k < perturbations; ++k) {
             // Every kind in turn, on a node other than the load's, chosen by the seed.
             const Perturbation kind = kinds[k % kinds.size()];
@@ -249,6 +380,7 @@ void runSuite(std::size_t validators) {
             const auto hold = std::chrono::milliseconds(2000 + rng() % 3000);
             std::cout << "[e2e] " << nameOf(kind) << " node " << victim << " for " << hold.count()
                       << " ms at height " << heightOf(net, 0) << std::endl;
+            (void)stalls.takeRecentSeconds();  // from here on, stalls are this one's
             switch (kind) {
                 case Perturbation::kPartition: {
                     for (auto* link : linksOf(victim)) {
@@ -283,6 +415,38 @@ void runSuite(std::size_t validators) {
                         link->setDelay(std::chrono::milliseconds(0));
                     }
                     break;
+                case Perturbation::kByzantine: {
+                    // The member's process dies and this test speaks with its validator key.
+                    net.stop(victim, SIGKILL);
+                    ByzantineRun run(net, victim, byzantineKeys.at(byzantinePhases++), hold);
+                    byzantineSent += run.sent();
+                    byzantineTcs += run.forgedTcs();
+                    net.start(victim);
+                    break;
+                }
+                case Perturbation::kWipe: {
+                    // Keys and config stay; the chain, the consensus store and the safety data
+                    // go. The node syncs from genesis and signs nothing before it is at the head.
+                    net.stop(victim, SIGKILL);
+                    std::filesystem::remove_all(net.home(victim) / "data");
+                    const std::size_t resumed = countLines(net.log(victim), "signing resumed");
+                    std::this_thread::sleep_for(hold);
+                    net.start(victim);
+                    const auto restarted = std::chrono::steady_clock::now();
+                    // Until it signs again it is still a faulty member: the next perturbation
+                    // would make two.
+                    EXPECT_TRUE(waitFor(
+                        [&] { return countLines(net.log(victim), "signing resumed") > resumed; },
+                        std::chrono::seconds(60)))
+                        << "node " << victim << " never signed again after its wipe\n"
+                        << statusOf(net);
+                    std::cout << "[e2e]   signing again "
+                              << std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                               restarted)
+                                     .count()
+                              << " s after the restart" << std::endl;
+                    break;
+                }
             }
             ++applied[nameOf(kind)];
             // Progress after every perturbation: the whole network, the victim included.
@@ -296,7 +460,10 @@ void runSuite(std::size_t validators) {
                 },
                 std::chrono::seconds(60)))
                 << "no progress after " << nameOf(kind) << " of node " << victim << "\n"
-                << readText(net.log(victim));
+                << statusOf(net) << readText(net.log(victim));
+            const double stall = stalls.takeRecentSeconds();
+            worstStallOf[nameOf(kind)] = std::max(worstStallOf[nameOf(kind)], stall);
+            std::cout << "[e2e]   node 0's head stood still at most " << stall << " s" << std::endl;
         }
         worstStall = stalls.worstSeconds();
     }
@@ -359,9 +526,10 @@ void runSuite(std::size_t validators) {
     std::cout << "[e2e] validators=" << validators << " seed=" << seed
               << " perturbations=" << perturbations;
     for (const auto& [kind, count] : applied) {
-        std::cout << " " << kind << "=" << count;
+        std::cout << " " << kind << "=" << count << " (worst stall " << worstStallOf[kind] << " s)";
     }
-    std::cout << " acknowledged=" << acknowledged.size() << " lost=" << lost
+    std::cout << " byzantine_messages=" << byzantineSent << " forged_tcs=" << byzantineTcs
+              << " acknowledged=" << acknowledged.size() << " lost=" << lost
               << " duplicated=" << duplicated << " forks=0 height=" << top
               << " relayed_connections=" << relayed << " worst_stall_s=" << worstStall << std::endl;
     // With at most one faulty member at a time and a round timeout of 1 s, each faulty leader

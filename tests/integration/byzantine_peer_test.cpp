@@ -3,166 +3,39 @@
 // validator 3's real keys and speaking the P2P protocol through the project's own transport.
 // Whatever it claims, and whatever proof it forges, the honest validators keep committing.
 
-#include <atomic>
 #include <csignal>
 #include <thread>
 
-#include <gridledger/codec/block.h>
-#include <gridledger/codec/p2p.h>
-#include <gridledger/consensus/committee.h>
-#include <gridledger/consensus/signer.h>
-#include <gridledger/p2p/network.h>
-
 #include "network_support.h"
+#include "support/faulty_member.h"
 
 namespace gridledger::testing {
 namespace {
 
-constexpr std::string_view kChainId = "gridledger-testnet";
 constexpr std::size_t kFaulty = 3;
-
-/** Validator 3's keys on a P2P endpoint of its own, connected to validators 0, 1 and 2. */
-class FaultyMember {
-  public:
-    explicit FaultyMember(const Testnet& net)
-        : home_(net.home(kFaulty)),
-          key_(home_.loadKey("validator").value()),
-          nodeKey_(home_.loadNodeKey().value()) {
-        p2p::Options options;
-        for (std::size_t i = 0; i < net.size(); ++i) {
-            const NodeId id = node::Home(net.home(i)).loadNodeKey().value().nodeId();
-            options.allowed.insert(id);
-            if (i != kFaulty) {
-                options.persistentPeers.push_back({id, "127.0.0.1", net.p2pPort(i)});
-                honest_.push_back(id);
-            }
-        }
-        options.dialExchangedPeers = false;
-        network_ = std::make_unique<p2p::Network>(std::move(options), nodeKey_);
-        network_->onMessage([this](const NodeId& from, p2p::Message message) {
-            if (message.kind == codec::MessageKind::kEpochProofRequest && forgeEpochProofs_) {
-                auto request = codec::decodeEpochProofRequest(message.payload);
-                if (request) {
-                    ++forgedProofsSent_;
-                    (void)network_->send(from, forgedEpochProof(request->epoch));
-                }
-            }
-        });
-        EXPECT_TRUE(network_->start());
-    }
-    ~FaultyMember() { network_->stop(); }
-    FaultyMember(const FaultyMember&) = delete;
-    FaultyMember& operator=(const FaultyMember&) = delete;
-
-    bool connectedToAll() const { return network_->connectedPeers().size() == honest_.size(); }
-
-    /** Sends `message` to every honest validator; false if one was not connected. */
-    bool sendAll(const p2p::Message& message) {
-        bool all = true;
-        for (const auto& id : honest_) {
-            all = network_->send(id, message).has_value() && all;
-        }
-        return all;
-    }
-
-    /**
-     * A proposal validly signed by this member on the epoch's genesis QC (which verifies by
-     * convention) that claims a height far above the chain.
-     */
-    p2p::Message farHeightProposal(const Hash256& genesisId, std::uint64_t round) const {
-        codec::BlockHeader header;
-        header.round = round;
-        header.height = 1'000'000;
-        header.parentId = genesisId;
-        header.qc = consensus::genesisQc(0, genesisId);
-        header.author = key_.publicKey();
-        header.timestampMs = 1;
-        codec::Block block = codec::makeBlock(header, {});
-        consensus::KeySigner signer(key_);
-        consensus::signProposal(signer, std::string(kChainId), block);
-        return {codec::MessageKind::kProposal, codec::encodeBlock(block)};
-    }
-
-    /** A vote of a later epoch: nothing about it can be checked by a node of epoch 0. */
-    p2p::Message laterEpochVote(std::uint64_t round) const {
-        codec::Vote vote;
-        vote.epoch = 7;
-        vote.round = round;
-        vote.voter = key_.publicKey();
-        return {codec::MessageKind::kVote, codec::encodeVote(vote)};
-    }
-
-    /** From now on, answers every epoch proof request with forgedEpochProof(). */
-    void forgeEpochProofs() { forgeEpochProofs_ = true; }
-    [[nodiscard]] std::size_t forgedProofsSent() const { return forgedProofsSent_.load(); }
-
-    /**
-     * A proof that epoch `epoch` ended at a block a million heights up: the headers are well
-     * formed and signed by this member, but every certificate carries its signature alone, one
-     * of the three a quorum needs.
-     */
-    p2p::Message forgedEpochProof(std::uint64_t epoch) const {
-        codec::BlockHeader reconfig;
-        reconfig.epoch = epoch;
-        reconfig.round = 1'000'000;
-        reconfig.height = 1'000'000;
-        reconfig.author = key_.publicKey();
-        const codec::Block block = codec::makeBlock(reconfig, {});
-        codec::BlockHeader child;
-        child.epoch = epoch;
-        child.round = reconfig.round + 1;
-        child.height = reconfig.height + 1;
-        child.parentId = block.id;
-        child.qc = soloQc(epoch, reconfig.round, block.id);
-        child.author = key_.publicKey();
-        const codec::Block childBlock = codec::makeBlock(child, {});
-        codec::EpochProof proof;
-        proof.reconfig = codec::ProofHeader{block.header, block.headerBytes, block.id};
-        proof.proof = codec::makeCommitProof(childBlock.headerBytes,
-                                             soloQc(epoch, child.round, childBlock.id))
-                          .value();
-        return {codec::MessageKind::kEpochProof, codec::encodeEpochProof(proof)};
-    }
-
-  private:
-    /** A QC on (round, blockId) with this member's vote only (bit 3 of a 4-member committee). */
-    codec::QuorumCert soloQc(std::uint64_t epoch, std::uint64_t round, const Hash256& id) const {
-        consensus::KeySigner signer(key_);
-        const codec::Vote vote =
-            consensus::signVote(signer, std::string(kChainId), epoch, round, id);
-        codec::QuorumCert qc;
-        qc.epoch = epoch;
-        qc.round = round;
-        qc.blockId = id;
-        qc.signers = Bytes{static_cast<std::uint8_t>(1U << kFaulty)};
-        qc.signatures.push_back(vote.signature);
-        return qc;
-    }
-
-    node::Home home_;
-    crypto::SecretKey key_;
-    crypto::NodeKey nodeKey_;
-    std::vector<NodeId> honest_;
-    std::atomic<bool> forgeEpochProofs_{false};
-    std::atomic<std::size_t> forgedProofsSent_{0};
-    std::unique_ptr<p2p::Network> network_;
-};
 
 class ByzantinePeer : public ::testing::Test {
   protected:
+    /** Leader reputation on (the default); off where the member must keep leading rounds. */
+    [[nodiscard]] virtual TestnetOptions testnetOptions() const { return quickTestnet(4); }
+
     void SetUp() override {
-        net_ = std::make_unique<Testnet>(quickTestnet(4));
+        net_ = std::make_unique<Testnet>(testnetOptions());
         for (std::size_t i = 0; i < net_->size(); ++i) {
             if (i != kFaulty) {
                 net_->start(i);
             }
         }
         ASSERT_TRUE(waitFor([&] { return heightOf(*net_, 1) >= 3; }, std::chrono::seconds(60)));
-        faulty_ = std::make_unique<FaultyMember>(*net_);
+        faulty_ = std::make_unique<FaultyMember>(*net_, kFaulty);
+        ASSERT_TRUE(faulty_->started());
         ASSERT_TRUE(waitFor([&] { return faulty_->connectedToAll(); }, std::chrono::seconds(30)));
         auto genesis = net_->call(0, "chain_getBlock", json::array{json::string("0")});
         ASSERT_TRUE(genesis);
         genesisId_ = *Hash256::fromHex(field(genesis->as_object().at("header"), "id"));
+        auto status = net_->call(0, "node_status", json::array{});
+        ASSERT_TRUE(status);
+        epoch_ = parseU64(field(*status, "consensus_epoch")).value_or(0);
     }
 
     /**
@@ -183,6 +56,7 @@ class ByzantinePeer : public ::testing::Test {
     std::unique_ptr<Testnet> net_;
     std::unique_ptr<FaultyMember> faulty_;
     Hash256 genesisId_;
+    std::uint64_t epoch_ = 0;
 };
 
 // Before: the claimed height put each honest validator into block sync with the faulty member,
@@ -227,6 +101,50 @@ TEST_F(ByzantinePeer, AForgedEpochProofStartsNoSync) {
         refused += net_->metric(i, "gridledger_p2p_invalid_messages_total").value_or(0);
     }
     EXPECT_GT(refused, 0.0);
+}
+
+/** Without leader reputation, which would stop scheduling the silent member after a few blocks:
+ * its rounds keep timing out. */
+class ByzantineLeader : public ByzantinePeer {
+  protected:
+    [[nodiscard]] TestnetOptions testnetOptions() const override {
+        TestnetOptions options = quickTestnet(4);
+        options.leaderReputationWindow = 0;
+        return options;
+    }
+};
+
+// The faulty member leads its rounds with nothing, so they time out, and it hears the honest
+// timeouts: it assembles TCs from them and its own claim of a QC one round below, which it does
+// not have. A voter that trusted such a TC's highest QC round would refuse the next proposals.
+TEST_F(ByzantineLeader, ATcThatDoesNotProveItsHighestQcDoesNotStopTheHonestValidators) {
+    std::size_t forged = 0;
+    const std::uint64_t before = heightOf(*net_, 1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(12);
+    while (std::chrono::steady_clock::now() < until) {
+        if (auto tc = faulty_->forgedTc()) {
+            forged += faulty_->sendAll(*tc) ? 1U : 0U;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_GE(heightOf(*net_, 1) - before, 10U) << readText(net_->log(0));
+    EXPECT_GT(forged, 0U);  // the member did hear honest timeouts and sent forged TCs
+    double refused = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+        refused += net_->metric(i, "gridledger_p2p_invalid_messages_total").value_or(0);
+    }
+    EXPECT_GT(refused, 0.0);
+}
+
+// A signed proposal carrying 3 MiB of transactions, above max_block_bytes, sent again and again:
+// refused before anything is stored or verified, and the chain goes on.
+TEST_F(ByzantinePeer, AnOversizedProposalDoesNotStopTheHonestValidators) {
+    const std::uint64_t gained = heightGainedUnder(
+        [&](std::uint64_t i) {
+            return faulty_->oversizedProposal(genesisId_, epoch_, i, 3U << 20U);
+        },
+        std::chrono::seconds(12));
+    EXPECT_GE(gained, 10U) << readText(net_->log(0));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include <gridledger/consensus/safety_rules.h>
@@ -67,7 +68,7 @@ consensus::ExecRecord executeBlock(const consensus::ExecRecord& previous,
 
 Simulator::Simulator(Scenario scenario, RunOptions options)
     : scenario_(std::move(scenario)),
-      options_(options),
+      options_(std::move(options)),
       keys_(scenario_.keyCount()),
       genesisState_(genesisStateOf(scenario_.seed)),
       genesis_(makeGenesis(genesisState_)),
