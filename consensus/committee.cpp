@@ -132,7 +132,10 @@ std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
     if (window == 0 || round % (window * members_.size()) == 0) {
         return base;  // off, or an open round: a member back from a crash can lead again
     }
+    // Newest block first: `active` holds the members seen in the blocks walked so far, which are
+    // all newer than the TC of the block at hand.
     std::vector<bool> active(members_.size(), false);
+    std::vector<bool> silenced(members_.size(), false);
     std::size_t counted = 0;
     for (const codec::BlockHeader* header : recent) {
         if (counted == window) {
@@ -143,23 +146,30 @@ std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
         }
         ++counted;
         if (const auto author = indexOf(header->author)) {
-            active[*author] = true;
+            active[*author] = true;  // it proposed after this block's TC
+        }
+        if (header->tc && header->tc->epoch == epoch_) {
+            // A member seen neither in this TC nor since is silenced: every live member times
+            // out a round its leader let pass, and the first q timeouts make the TC.
+            std::vector<bool> signedTc(members_.size(), false);
+            markSigners(header->tc->signers, signedTc);
+            for (std::size_t i = 0; i < members_.size(); ++i) {
+                silenced[i] = silenced[i] || (!active[i] && !signedTc[i]);
+                active[i] = active[i] || signedTc[i];
+            }
         }
         if (header->qc.epoch == epoch_) {
             markSigners(header->qc.signers, active);
         }
-        if (header->tc && header->tc->epoch == epoch_) {
-            markSigners(header->tc->signers, active);
-        }
-    }
-    if (counted < window || active[base]) {
-        return base;
     }
     std::vector<std::size_t> candidates;
     for (std::size_t i = 0; i < active.size(); ++i) {
-        if (active[i]) {
+        if (active[i] && !silenced[i]) {
             candidates.push_back(i);
         }
+    }
+    if (counted < window || (active[base] && !silenced[base])) {
+        return base;
     }
     return candidates.empty() ? base : candidates[round % candidates.size()];
 }

@@ -94,9 +94,10 @@ class Committee {
      * blocks of this epoch with a round above 0 count, and only the first `window` of them.
      * With window 0, in an open round (a multiple of window · n) or with fewer such blocks than
      * `window`, the base leader leaderIndex(round). Otherwise a member is active when it
-     * authored one of those blocks or signed the QC or the TC one of them carries; the base
-     * leader leads when it is active, and otherwise the active member at position
-     * round mod (number active) in member order.
+     * authored one of those blocks or signed the QC or the TC one of them carries, unless it is
+     * silenced: some block carries a TC the member did not sign, and the member neither authored
+     * that block nor appears in a newer one. The base leader leads when it is active, and
+     * otherwise the active member at position round mod (number active) in member order.
      */
     [[nodiscard]] std::size_t reputationLeaderIndex(
         std::uint64_t round, const std::vector<const codec::BlockHeader*>& recent,

@@ -85,6 +85,39 @@ TEST_F(ReputationRuleTest, AMemberAbsentFromAFullWindowLeadsNoRound) {
     }
 }
 
+TEST_F(ReputationRuleTest, AMemberMissingFromATcLeadsNoRoundUntilItIsSeenAgain) {
+    // A full window in which member 3 signed every QC: it leads its rounds.
+    std::vector<codec::BlockHeader> recent;
+    for (std::size_t k = 0; k < 10; ++k) {
+        recent.push_back(header(100 - k, k % 3, {0, 1, 2, 3}));
+    }
+    for (const auto round : roundsLedBy3()) {
+        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U) << round;
+    }
+    // The newest block follows a TC of members 0, 1 and 2: member 3 let round 99 pass and did
+    // not time it out. It leads no round, though it signed every QC of the window.
+    codec::TimeoutCert tc;
+    tc.epoch = committee_.epoch();
+    tc.round = 99;
+    tc.signers.assign(1, 0b0111);
+    recent.front().tc = tc;
+    for (const auto round : roundsLedBy3()) {
+        const std::size_t leader = committee_.reputationLeaderIndex(round, pointers(recent), 10);
+        EXPECT_EQ(leader, round % 3) << round;
+    }
+    // Had member 3 authored that block, on the TC, it would be live: it keeps its rounds.
+    auto authored = recent;
+    authored.front().author = committee_.member(3);
+    for (const auto round : roundsLedBy3()) {
+        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(authored), 10), 3U) << round;
+    }
+    // A newer block whose QC member 3 signed: seen again, it leads again.
+    recent.insert(recent.begin(), header(101, 0, {0, 1, 3}));
+    for (const auto round : roundsLedBy3()) {
+        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U) << round;
+    }
+}
+
 TEST_F(ReputationRuleTest, AnOpenRoundKeepsItsBaseLeaderSoThatAnAbsentMemberCanReturn) {
     const auto recent = withoutMember3(10);
     std::size_t open = 0;
