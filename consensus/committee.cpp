@@ -162,14 +162,14 @@ std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
             markSigners(header->qc.signers, active);
         }
     }
+    if (counted < window || (active[base] && !silenced[base])) {
+        return base;
+    }
     std::vector<std::size_t> candidates;
     for (std::size_t i = 0; i < active.size(); ++i) {
         if (active[i] && !silenced[i]) {
             candidates.push_back(i);
         }
-    }
-    if (counted < window || (active[base] && !silenced[base])) {
-        return base;
     }
     return candidates.empty() ? base : candidates[round % candidates.size()];
 }

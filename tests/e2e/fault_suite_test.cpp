@@ -12,6 +12,7 @@
 //   GRIDLEDGER_E2E_PERTURBATIONS=60 GRIDLEDGER_E2E_SEED=7 build/test/tests/e2e/fault_suite_test
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -32,7 +33,6 @@
 namespace gridledger::testing {
 namespace {
 
-constexpr std::string_view kChainId = "gridledger-testnet";
 /** Node 0 takes the load and is never perturbed: what it acknowledges must commit. */
 constexpr std::size_t kLoadNode = 0;
 constexpr std::size_t kSenders = 8;
@@ -58,7 +58,7 @@ void fund(const Testnet& net, const std::vector<crypto::SecretKey>& to) {
     auto dev = node::Home(net.home(0)).loadKey("dev");
     ASSERT_TRUE(dev);
     for (std::uint64_t n = 0; n < to.size(); ++n) {
-        codec::TxBody body{std::string(kChainId), dev->publicKey(), n, 50'000,
+        codec::TxBody body{std::string(kTestnetChainId), dev->publicKey(), n, 50'000,
                            codec::Transfer{crypto::addressOf(to[n].publicKey()),
                                            u128{1'000'000'000'000'000'000ULL}}};
         ASSERT_TRUE(net.call(0, "tx_submit",
@@ -104,7 +104,6 @@ class Load {
         const std::lock_guard lock(mutex_);
         return nonces_[sender];
     }
-    [[nodiscard]] const std::vector<crypto::SecretKey>& senders() const { return senders_; }
 
   private:
     void run() {
@@ -121,8 +120,8 @@ class Load {
                 if (!account || nonce >= committed + 32) {
                     continue;
                 }
-                codec::TxBody body{std::string(kChainId), senders_[s].publicKey(), nonce, 100'000,
-                                   codec::Transfer{sink, u128{1}}};
+                codec::TxBody body{std::string(kTestnetChainId), senders_[s].publicKey(), nonce,
+                                   100'000, codec::Transfer{sink, u128{1}}};
                 const auto tx = codec::signTx(body, senders_[s]);
                 if (net_.call(kLoadNode, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
                     const std::lock_guard lock(mutex_);
@@ -255,37 +254,32 @@ enum class Perturbation : std::uint8_t {
     kByzantine
 };
 
-const char* nameOf(Perturbation p) {
-    switch (p) {
-        case Perturbation::kPartition:
-            return "partition";
-        case Perturbation::kPause:
-            return "pause";
-        case Perturbation::kCrash:
-            return "crash";
-        case Perturbation::kSlowLinks:
-            return "slow-links";
-        case Perturbation::kWipe:
-            return "wipe";
-        case Perturbation::kByzantine:
-            return "byzantine";
+/** Every kind with its name, in the order the schedule applies them. */
+constexpr std::array<std::pair<Perturbation, std::string_view>, 6> kKinds{{
+    {Perturbation::kPartition, "partition"},
+    {Perturbation::kPause, "pause"},
+    {Perturbation::kCrash, "crash"},
+    {Perturbation::kSlowLinks, "slow-links"},
+    {Perturbation::kWipe, "wipe"},
+    {Perturbation::kByzantine, "byzantine"},
+}};
+
+std::string nameOf(Perturbation p) {
+    for (const auto& [kind, name] : kKinds) {
+        if (kind == p) {
+            return std::string(name);
+        }
     }
     return "?";
 }
 
 /** The kinds named in GRIDLEDGER_E2E_KINDS (comma-separated), or every kind. */
 std::vector<Perturbation> kindsToRun() {
-    std::vector<Perturbation> all{Perturbation::kPartition, Perturbation::kPause,
-                                  Perturbation::kCrash,     Perturbation::kSlowLinks,
-                                  Perturbation::kWipe,      Perturbation::kByzantine};
     const char* names = std::getenv("GRIDLEDGER_E2E_KINDS");
-    if (names == nullptr) {
-        return all;
-    }
-    const std::string list = "," + std::string(names) + ",";
+    const std::string list = names != nullptr ? "," + std::string(names) + "," : std::string();
     std::vector<Perturbation> out;
-    for (const auto kind : all) {
-        if (list.find("," + std::string(nameOf(kind)) + ",") != std::string::npos) {
+    for (const auto& [kind, name] : kKinds) {
+        if (names == nullptr || list.find("," + std::string(name) + ",") != std::string::npos) {
             out.push_back(kind);
         }
     }

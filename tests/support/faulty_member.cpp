@@ -12,8 +12,6 @@
 namespace gridledger::testing {
 namespace {
 
-/** The chain id `gridledger testnet` writes into its genesis. */
-constexpr std::string_view kChainId = "gridledger-testnet";
 /** Rounds of honest timeouts kept for forgedTc(). */
 constexpr std::size_t kKeptRounds = 8;
 
@@ -88,7 +86,7 @@ p2p::Message FaultyMember::farHeightProposal(const Hash256& genesisId, std::uint
     header.timestampMs = 1;
     codec::Block block = codec::makeBlock(header, {});
     consensus::KeySigner signer(key_);
-    consensus::signProposal(signer, kChainId, block);
+    consensus::signProposal(signer, kTestnetChainId, block);
     return {codec::MessageKind::kProposal, codec::encodeBlock(block)};
 }
 
@@ -117,7 +115,7 @@ p2p::Message FaultyMember::oversizedProposal(const Hash256& genesisId, std::uint
     header.timestampMs = 2;
     codec::Block block = codec::makeBlock(header, std::move(txs));
     consensus::KeySigner signer(key_);
-    consensus::signProposal(signer, kChainId, block);
+    consensus::signProposal(signer, kTestnetChainId, block);
     return {codec::MessageKind::kProposal, codec::encodeBlock(block)};
 }
 
@@ -156,8 +154,8 @@ std::optional<p2p::Message> FaultyMember::forgedTc() {
         // Its own entry claims a QC of the round just below, which no honest timeout showed.
         const std::uint64_t claimed = number - 1;
         consensus::KeySigner signer(key_);
-        entries[member_] = {
-            claimed, signer.sign(consensus::timeoutDigest(kChainId, epoch, number, claimed))};
+        entries[member_] = {claimed, signer.sign(consensus::timeoutDigest(kTestnetChainId, epoch,
+                                                                          number, claimed))};
         codec::TimeoutCert tc;
         tc.epoch = epoch;
         tc.round = number;
@@ -200,7 +198,7 @@ p2p::Message FaultyMember::forgedEpochProof(std::uint64_t epoch) const {
 codec::QuorumCert FaultyMember::soloQc(std::uint64_t epoch, std::uint64_t round,
                                        const Hash256& id) const {
     consensus::KeySigner signer(key_);
-    const codec::Vote vote = consensus::signVote(signer, kChainId, epoch, round, id);
+    const codec::Vote vote = consensus::signVote(signer, kTestnetChainId, epoch, round, id);
     codec::QuorumCert qc;
     qc.epoch = epoch;
     qc.round = round;

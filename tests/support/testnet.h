@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -19,13 +20,16 @@
 
 namespace gridledger::testing {
 
-/** How Testnet sets up its network. Unset fields keep `gridledger testnet`'s defaults. */
+/** The chain id `gridledger testnet` writes into its genesis. */
+inline constexpr std::string_view kTestnetChainId = "gridledger-testnet";
+
 /** An HTTP answer: its status code and body. */
 struct HttpAnswer {
     unsigned status = 0;
     std::string body;
 };
 
+/** How Testnet sets up its network. Unset fields keep `gridledger testnet`'s defaults. */
 struct TestnetOptions {
     std::size_t validators = 4;
     /** Genesis consensus.round_timeout_ms. */
