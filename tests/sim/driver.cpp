@@ -1,8 +1,10 @@
-// The simulator as each instance's driver: the effects of a step, performed in order exactly as
-// docs/protocol.md §8 asks, plus the faulty drivers (equivocation, forking, vote withholding).
+// The simulator as each instance's host: the adaptor that each instance's consensus::Runner
+// performs the core's effects through (docs/protocol.md §8), plus the faulty drivers
+// (equivocation, forking, vote withholding).
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "sim/simulator.h"
@@ -16,82 +18,172 @@ Bytes txBytes(const std::string& text) {
 
 }  // namespace
 
-void Simulator::perform(std::size_t i, const consensus::Effect& effect) {
-    std::visit([&](const auto& e) { performOne(i, e); }, effect);
+std::uint64_t InstanceAdaptor::nowMs() {
+    return kClockBaseMs + sim_.now_;
 }
 
-void Simulator::performOne(std::size_t i, const consensus::PersistSafety& e) {
-    instances_[i].store.safety = e.data;
+Status InstanceAdaptor::persistSafety(const consensus::SafetyData& data) {
+    sim_.instances_[i_].store.safety = data;
+    return {};
 }
 
-void Simulator::performOne(std::size_t i, const consensus::PersistBlock& e) {
-    instances_[i].store.blocks[e.block->id] = e.block;
+Status InstanceAdaptor::persistBlock(const consensus::BlockPtr& block) {
+    sim_.instances_[i_].store.blocks[block->id] = block;
+    return {};
 }
 
-void Simulator::performOne(std::size_t i, const consensus::PersistQc& e) {
-    instances_[i].store.qcs[e.qc.blockId] = e.qc;
+Status InstanceAdaptor::persistQc(const codec::QuorumCert& qc) {
+    sim_.instances_[i_].store.qcs[qc.blockId] = qc;
+    return {};
 }
 
-void Simulator::performOne(std::size_t i, const consensus::PersistTc& e) {
-    instances_[i].store.tc = e.tc;
-    ++timeoutCerts_;
+Status InstanceAdaptor::persistTc(const codec::TimeoutCert& tc) {
+    sim_.instances_[i_].store.tc = tc;
+    ++sim_.timeoutCerts_;
+    return {};
 }
 
-void Simulator::performOne(std::size_t i, const consensus::Broadcast& e) {
-    Instance& inst = instances_[i];
-    if (const auto* block = std::get_if<consensus::BlockPtr>(&e.message)) {
-        const auto& h = (*block)->header;
-        proposedAt_.try_emplace((*block)->id, now_);
-        note(i, i, TraceKind::kSentProposal, h.round, h.height, &(*block)->id);
-        if (inst.role == Role::kEquivocator) {
-            equivocate(i, *block);
-            return;
-        }
-        if (inst.role == Role::kForker) {
-            fork(i, *block);
-            return;
-        }
-        broadcast(i, *block);
-    } else if (const auto* timeout = std::get_if<codec::Timeout>(&e.message)) {
-        note(i, i, TraceKind::kSentTimeout, timeout->round, timeout->highQc.round);
-        checker_.onTimeoutSent(i, *timeout, inst.store.safety, inst.incarnation, now_);
-        broadcast(i, *timeout);
+void InstanceAdaptor::broadcast(const consensus::Broadcast& message) {
+    if (const auto* block = std::get_if<consensus::BlockPtr>(&message.message)) {
+        sim_.sendProposal(i_, *block);
+    } else if (const auto* timeout = std::get_if<codec::Timeout>(&message.message)) {
+        sim_.note(i_, i_, TraceKind::kSentTimeout, timeout->round, timeout->highQc.round);
+        sim_.checker_.onTimeoutSent(i_, *timeout, sim_.instances_[i_].store.safety,
+                                    sim_.instances_[i_].incarnation, sim_.now_);
+        sim_.broadcast(i_, *timeout);
     } else {
-        broadcast(i, std::get<codec::TimeoutCert>(e.message));
+        sim_.broadcast(i_, std::get<codec::TimeoutCert>(message.message));
     }
 }
 
-void Simulator::performOne(std::size_t i, const consensus::SendVote& e) {
+void InstanceAdaptor::sendVote(const codec::Vote& vote, const PubKey& nextLeader) {
+    sim_.sendVote(i_, vote, nextLeader);
+}
+
+void InstanceAdaptor::schedule(const consensus::ScheduleTimer& timer) {
+    sim_.local(i_, consensus::TimerFired{timer.kind, timer.round}, timer.delayMs);
+}
+
+void InstanceAdaptor::fetch(const consensus::Fetch& request) {
+    sim_.fetch(i_, request);
+}
+
+consensus::ProposalPayload InstanceAdaptor::collectTxs(const consensus::BuildProposal& request) {
+    (void)request;
+    return sim_.collectTxs(i_);
+}
+
+std::uint64_t InstanceAdaptor::executedHeight() {
+    return sim_.height(i_);
+}
+
+Result<consensus::Execution> InstanceAdaptor::execute(const codec::Block& block,
+                                                      const codec::QuorumCert& certifying) {
+    (void)certifying;
+    return sim_.execute(i_, block);
+}
+
+Status InstanceAdaptor::committed(const consensus::Commit& commit,
+                                  const consensus::CommitOutcome& outcome) {
+    sim_.committed(i_, commit, outcome);
+    return {};
+}
+
+void InstanceAdaptor::rejected(const Error& error) {
+    sim_.note(i_, i_, TraceKind::kRejected, static_cast<std::uint64_t>(error.code), 0);
+    ++sim_.instances_[i_].rejections;
+}
+
+void InstanceAdaptor::failed(const Error& error) {
+    // Only execution fails here, and it flagged the violation itself.
+    sim_.note(i_, i_, TraceKind::kRejected, static_cast<std::uint64_t>(error.code), 0);
+}
+
+std::size_t InstanceAdaptor::onStep(const consensus::Event& event,
+                                    const consensus::Effects& effects) {
+    return sim_.observeStep(i_, event, effects);
+}
+
+std::size_t Simulator::observeStep(std::size_t i, const consensus::Event& event,
+                                   const consensus::Effects& effects) {
+    Instance& inst = instances_[i];
+    std::visit(
+        [&](const auto& e) {
+            using T = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<T, consensus::TimerFired>) {
+                note(i, i,
+                     e.kind == consensus::TimerKind::kRound ? TraceKind::kRoundTimer
+                                                            : TraceKind::kProposalTimer,
+                     e.round, 0);
+            } else if constexpr (std::is_same_v<T, consensus::Executed>) {
+                note(i, i, TraceKind::kExecuted, 0, e.height);
+            } else if constexpr (std::is_same_v<T, consensus::ProposalBuilt>) {
+                note(i, i, TraceKind::kBuilt, e.block.header.round, e.block.header.height,
+                     &e.block.id);
+                checker_.onProposalSigned(std::make_shared<const codec::Block>(e.block));
+            } else if constexpr (std::is_same_v<T, consensus::Start>) {
+                note(i, i, TraceKind::kStart, 0, 0);
+            }
+        },
+        event.body);
+    for (const auto& effect : effects) {
+        if (const auto* commit = std::get_if<consensus::Commit>(&effect)) {
+            checker_.onCommit(i, *commit, now_);
+            for (const auto& block : commit->blocks) {
+                if (block->header.height == inst.commitTimes.size()) {
+                    inst.commitTimes.push_back(now_);
+                }
+            }
+        }
+    }
+    if (!inst.crashArmed) {
+        return effects.size();
+    }
+    // A crash after a random prefix of this step's effects.
+    inst.crashArmed = false;
+    inst.dying = true;
+    return between(rng_, 0, effects.size());
+}
+
+void Simulator::sendProposal(std::size_t i, const consensus::BlockPtr& block) {
+    const auto& h = block->header;
+    proposedAt_.try_emplace(block->id, now_);
+    note(i, i, TraceKind::kSentProposal, h.round, h.height, &block->id);
+    if (instances_[i].role == Role::kEquivocator) {
+        equivocate(i, block);
+    } else if (instances_[i].role == Role::kForker) {
+        fork(i, block);
+    } else {
+        broadcast(i, block);
+    }
+}
+
+void Simulator::sendVote(std::size_t i, const codec::Vote& vote, const PubKey& nextLeader) {
     Instance& inst = instances_[i];
     if (inst.role == Role::kWithholder) {
         ++withheldVotes_;
         return;  // the faulty driver keeps its votes
     }
-    note(i, i, TraceKind::kSentVote, e.vote.round, 0, &e.vote.blockId);
-    checker_.onVoteSent(i, e.vote, inst.store.safety, now_);
+    note(i, i, TraceKind::kSentVote, vote.round, 0, &vote.blockId);
+    checker_.onVoteSent(i, vote, inst.store.safety, now_);
     // Like the node: the vote goes to the next leader and a copy to every other member, so that
     // every member forms the QC even when the next leader is down (docs/protocol.md §5).
-    local(i, consensus::VoteReceived{e.vote});
     if (scenario_.votesToLeaderOnly && now_ < scenario_.gstMs) {
         // The network drops the copies (twins-rounds): the next leader alone forms the QC.
-        for (const auto j : instancesOf(e.to)) {
+        for (const auto j : instancesOf(nextLeader)) {
             if (j != i) {
-                send(i, j, e.vote);
+                send(i, j, vote);
             }
         }
         return;
     }
-    broadcast(i, e.vote);
+    broadcast(i, vote);
 }
 
-void Simulator::performOne(std::size_t i, const consensus::ScheduleTimer& e) {
-    local(i, consensus::TimerFired{e.kind, e.round}, e.delayMs);
-}
-
-void Simulator::performOne(std::size_t i, const consensus::Fetch& e) {
+void Simulator::fetch(std::size_t i, const consensus::Fetch& request) {
     std::vector<std::size_t> peers;
-    if (e.hint) {
-        peers = instancesOf(*e.hint);
+    if (request.hint) {
+        peers = instancesOf(*request.hint);
     } else {
         for (std::size_t j = 0; j < instances_.size(); ++j) {
             peers.push_back(j);
@@ -99,46 +191,70 @@ void Simulator::performOne(std::size_t i, const consensus::Fetch& e) {
     }
     for (const auto j : peers) {
         if (j != i) {
-            send(i, j, FetchRequest{e.blockId});
+            send(i, j, FetchRequest{request.blockId});
         }
     }
 }
 
-void Simulator::performOne(std::size_t i, const consensus::Commit& e) {
+consensus::ProposalPayload Simulator::collectTxs(std::size_t i) {
+    Instance& inst = instances_[i];
+    consensus::ProposalPayload payload;
+    const std::size_t take = std::min(inst.mempool, scenario_.txBatchMax);
+    for (std::size_t k = 0; k < take; ++k) {
+        payload.txs.push_back(
+            txBytes("tx/i" + std::to_string(i) + "/" + std::to_string(inst.txSerial++)));
+    }
+    if (!scenario_.endlessMempool) {
+        inst.mempool -= take;
+    }
+    payload.more = inst.mempool > 0;
+    return payload;
+}
+
+Result<consensus::Execution> Simulator::execute(std::size_t i, const codec::Block& block) {
     Store& st = instances_[i].store;
-    for (const auto& block : e.blocks) {
-        if (block->header.epoch < st.epoch) {
-            continue;  // above the reconfiguration block that ended its epoch: never appended
+    const std::uint64_t h = block.header.height;
+    if (h != st.ledger.size() || block.header.parentId != st.ledger.back()->id) {
+        checker_.flag("agreement",
+                      "instance=i" + std::to_string(i) + " commit does not extend its ledger",
+                      now_);
+        return fail(ErrorCode::kInvalidBlock, "commit does not extend the ledger");
+    }
+    const auto ptr = std::make_shared<const codec::Block>(block);
+    st.ledger.push_back(ptr);
+    st.ledgerIndex.emplace(block.id, h);
+    st.executed.push_back(executeBlock(st.executed.back(), block));
+    note(i, i, TraceKind::kCommitted, block.header.round, h, &block.id);
+    consensus::Execution done{st.executed.back(), std::nullopt};
+    if (scenario_.endsEpoch(block.header.epoch, h)) {
+        std::vector<PubKey> validators;
+        for (const auto key : scenario_.validatorSets.at(block.header.epoch + 1)) {
+            validators.push_back(keys_.publicKey(key));
         }
+        done.nextValidators = std::move(validators);
+    }
+    return done;
+}
+
+void Simulator::committed(std::size_t i, const consensus::Commit& commit,
+                          const consensus::CommitOutcome& outcome) {
+    Store& st = instances_[i].store;
+    if (outcome.endedEpochAt) {
+        reconfigure(i, commit, commit.blocks[*outcome.endedEpochAt]);
+        return;  // the epoch ends here: nothing above this block is appended
+    }
+    for (const auto& block : commit.blocks) {
         const std::uint64_t h = block->header.height;
-        if (h < st.ledger.size()) {
-            if (st.ledger[h]->id != block->id) {
-                checker_.flag("agreement",
-                              "instance=i" + std::to_string(i) + " commits a block that " +
-                                  "conflicts with its own ledger at height=" + std::to_string(h),
-                              now_);
-            }
-            continue;  // after a restart a commit can repeat heights the ledger holds
-        }
-        if (h != st.ledger.size() || block->header.parentId != st.ledger.back()->id) {
+        if (block->header.epoch == st.epoch && h < st.ledger.size() &&
+            st.ledger[h]->id != block->id) {
             checker_.flag("agreement",
-                          "instance=i" + std::to_string(i) + " commit does not extend its ledger",
+                          "instance=i" + std::to_string(i) + " commits a block that " +
+                              "conflicts with its own ledger at height=" + std::to_string(h),
                           now_);
-            return;
-        }
-        st.ledger.push_back(block);
-        st.ledgerIndex.emplace(block->id, h);
-        st.executed.push_back(executeBlock(st.executed.back(), *block));
-        const consensus::ExecRecord& rec = st.executed.back();
-        note(i, i, TraceKind::kCommitted, block->header.round, h, &block->id);
-        local(i, consensus::Executed{rec.height, rec.stateRoot, rec.resultsRoot});
-        if (scenario_.endsEpoch(block->header.epoch, h)) {
-            reconfigure(i, e, block);
-            return;  // the epoch ends here: nothing above this block is appended
         }
     }
-    if (e.blocks.back()->id == st.ledger.back()->id) {
-        st.rootQc = e.qc;
+    if (commit.blocks.back()->id == st.ledger.back()->id) {
+        st.rootQc = commit.qc;
     }
     // The consensus store may drop what the ledger now holds.
     const std::uint64_t rootRound = st.rootQc.round;
@@ -151,12 +267,12 @@ void Simulator::reconfigure(std::size_t i, const consensus::Commit& commit,
                             const consensus::BlockPtr& block) {
     Store& st = instances_[i].store;
     const std::uint64_t next = block->header.epoch + 1;
-    std::vector<PubKey> validators;
-    for (const auto key : scenario_.validatorSets.at(next)) {
-        validators.push_back(keys_.publicKey(key));
-    }
     const auto known = committees_.find(next);
     if (known == committees_.end()) {
+        std::vector<PubKey> validators;
+        for (const auto key : scenario_.validatorSets.at(next)) {
+            validators.push_back(keys_.publicKey(key));
+        }
         const Hash256 seed = consensus::nextEpochSeed(scenario_.options.chainId, next - 1,
                                                       committees_.at(next - 1).epochSeed());
         auto members = consensus::selectCommittee(validators, scenario_.options.chainId, next, seed,
@@ -194,41 +310,6 @@ void Simulator::reconfigure(std::size_t i, const consensus::Commit& commit,
     }
     ++epochChanges_;
     note(i, i, TraceKind::kCommitted, 0, block->header.height, &block->id);
-    local(i, consensus::EpochChange{*block, std::move(validators)});
-}
-
-void Simulator::performOne(std::size_t i, const consensus::BuildProposal& e) {
-    Instance& inst = instances_[i];
-    codec::BlockHeader header;
-    header.epoch = e.epoch;
-    header.round = e.round;
-    header.height = e.height;
-    header.parentId = e.parentId;
-    header.qc = e.qc;
-    header.tc = e.tc;
-    header.author = keys_.publicKey(inst.key);
-    header.timestampMs = std::max(kClockBaseMs + now_, e.minTimestampMs);
-    header.execHeight = e.execHeight;
-    header.execStateRoot = e.execStateRoot;
-    header.execResultsRoot = e.execResultsRoot;
-    std::vector<Bytes> txs;
-    const std::size_t take = std::min(inst.mempool, scenario_.txBatchMax);
-    for (std::size_t k = 0; k < take; ++k) {
-        txs.push_back(txBytes("tx/i" + std::to_string(i) + "/" + std::to_string(inst.txSerial++)));
-    }
-    if (!scenario_.endlessMempool) {
-        inst.mempool -= take;
-    }
-    const consensus::BlockPtr block = signBlock(i, header, std::move(txs));
-    local(i, consensus::ProposalBuilt{*block});
-    if (inst.mempool > 0) {
-        local(i, consensus::PayloadAvailable{});
-    }
-}
-
-void Simulator::performOne(std::size_t i, const consensus::Rejected& e) {
-    note(i, i, TraceKind::kRejected, static_cast<std::uint64_t>(e.error.code), 0);
-    ++instances_[i].rejections;
 }
 
 consensus::BlockPtr Simulator::signBlock(std::size_t i, const codec::BlockHeader& header,

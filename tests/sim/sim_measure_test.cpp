@@ -66,7 +66,7 @@ TEST(Measure, AfterALeaderCrashTheChainResumesWithinOneRoundTimeout) {
     ASSERT_TRUE(sim.runUntil([&] { return sim.height(0) >= 20; }, 30'000));
     // The dead leader X leads round s, and none of s - 2, s - 1, s + 1 .. s + 3: one crashed
     // leader, crashed while idle.
-    std::uint64_t s = sim.instance(0).core->currentRound() + 3;
+    std::uint64_t s = sim.instance(0).core()->currentRound() + 3;
     while (committee.leaderIndex(s - 2) == committee.leaderIndex(s) ||
            committee.leaderIndex(s - 1) == committee.leaderIndex(s) ||
            committee.leaderIndex(s + 1) == committee.leaderIndex(s) ||
@@ -86,7 +86,7 @@ TEST(Measure, AfterALeaderCrashTheChainResumesWithinOneRoundTimeout) {
     ASSERT_TRUE(sim.runUntil(
         [&] {
             return std::all_of(alive.begin(), alive.end(), [&](std::size_t i) {
-                return sim.instance(i).core->currentRound() >= s - 2;
+                return sim.instance(i).core()->currentRound() >= s - 2;
             });
         },
         60'000));

@@ -91,8 +91,8 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
                 for (const auto key : plan.sets.back()) {
                     expected.push_back(keys.publicKey(key));
                 }
-                ASSERT_TRUE(inst.core.has_value());
-                EXPECT_EQ(inst.core->committee().members(), expected);
+                ASSERT_TRUE(inst.core() != nullptr);
+                EXPECT_EQ(inst.core()->committee().members(), expected);
                 const auto& ledger = inst.store.ledger;
                 for (std::uint64_t e = 0; e < last; ++e) {
                     const std::uint64_t h = scenario.reconfigHeight(e);
@@ -100,7 +100,7 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
                     EXPECT_EQ(ledger[h]->header.epoch, e);
                     EXPECT_EQ(ledger[h + 1]->header.epoch, e + 1);
                     EXPECT_EQ(ledger[h + 1]->header.parentId, ledger[h]->id);
-                    EXPECT_EQ(inst.core->committee().epoch(), last);
+                    EXPECT_EQ(inst.core()->committee().epoch(), last);
                     EXPECT_EQ(sim.committees().at(e + 1).seedBlockId(), ledger[h]->id);
                 }
                 rejections += inst.rejections;

@@ -88,6 +88,9 @@ Simulator::Simulator(Scenario scenario, RunOptions options)
         Instance& inst = instances_[i];
         inst.key = scenario_.keyOf[i];
         inst.role = scenario_.roles[i];
+        inst.adaptor = std::make_unique<InstanceAdaptor>(*this, i);
+        inst.runner = std::make_unique<consensus::Runner>(*inst.adaptor, scenario_.options.chainId,
+                                                          keys_.signer(inst.key));
         inst.store.ledger.push_back(genesis);
         inst.store.ledgerIndex.emplace(genesis->id, 0);
         inst.store.rootQc = consensus::genesisQc(0, genesis->id);
@@ -159,8 +162,8 @@ void Simulator::markGst() {
     gstMarked_ = true;
     std::uint64_t r0 = 1;
     for (const auto& inst : instances_) {
-        if (inst.core) {
-            r0 = std::max(r0, inst.core->currentRound());
+        if (inst.core()) {
+            r0 = std::max(r0, inst.core()->currentRound());
         }
     }
     // The latest committee leads from now on (instance k holds key k for every key).
@@ -216,7 +219,7 @@ bool Simulator::reconfigDone() const {
     for (std::size_t i = 0; i < instances_.size(); ++i) {
         const Instance& inst = instances_[i];
         if (scenario_.roles[i] == Role::kHonest &&
-            (!inst.core || inst.core->committee().epoch() != last ||
+            (!inst.core() || inst.core()->committee().epoch() != last ||
              inst.store.ledger.size() <= target)) {
             return false;
         }
@@ -226,10 +229,10 @@ bool Simulator::reconfigDone() const {
 
 bool Simulator::epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch) {
     Instance& inst = instances_[i];
-    if (!inst.core) {
+    if (!inst.core()) {
         return true;
     }
-    const std::uint64_t own = inst.core->committee().epoch();
+    const std::uint64_t own = inst.core()->committee().epoch();
     if (epoch > own) {
         // Unverifiable here (the committee of that epoch is unknown): ask for the proof that
         // ended this instance's epoch, at most every 200 ms.
@@ -255,7 +258,7 @@ bool Simulator::epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch
 
 void Simulator::receiveProof(std::size_t i, std::size_t from, const EpochProofReply& reply) {
     Instance& inst = instances_[i];
-    if (!inst.core || inst.core->committee().epoch() != reply.epoch) {
+    if (!inst.core() || inst.core()->committee().epoch() != reply.epoch) {
         return;  // not (or no longer) this instance's epoch
     }
     Status ok = verifier_.quorumCert(reply.proof.qc);
@@ -387,48 +390,11 @@ void Simulator::arriveTxs() {
 
 void Simulator::step(std::size_t i, const EventBody& body) {
     Instance& inst = instances_[i];
-    if (!inst.core) {
+    if (!inst.core()) {
         return;  // down: dispatch() delivers nothing to a crashed instance
     }
-    std::visit(
-        [&](const auto& e) {
-            using T = std::decay_t<decltype(e)>;
-            if constexpr (std::is_same_v<T, consensus::TimerFired>) {
-                note(i, i,
-                     e.kind == consensus::TimerKind::kRound ? TraceKind::kRoundTimer
-                                                            : TraceKind::kProposalTimer,
-                     e.round, 0);
-            } else if constexpr (std::is_same_v<T, consensus::Executed>) {
-                note(i, i, TraceKind::kExecuted, 0, e.height);
-            } else if constexpr (std::is_same_v<T, consensus::ProposalBuilt>) {
-                note(i, i, TraceKind::kBuilt, e.block.header.round, e.block.header.height,
-                     &e.block.id);
-            } else if constexpr (std::is_same_v<T, consensus::Start>) {
-                note(i, i, TraceKind::kStart, 0, 0);
-            }
-        },
-        body);
-    const consensus::Effects effects = inst.core->step(consensus::Event{kClockBaseMs + now_, body});
-    for (const auto& effect : effects) {
-        if (const auto* commit = std::get_if<consensus::Commit>(&effect)) {
-            checker_.onCommit(i, *commit, now_);
-            for (const auto& block : commit->blocks) {
-                const std::uint64_t h = block->header.height;
-                if (h == inst.commitTimes.size()) {
-                    inst.commitTimes.push_back(now_);
-                }
-            }
-        }
-    }
-    std::size_t count = effects.size();
-    const bool dies = inst.crashArmed;
-    if (dies) {
-        count = between(rng_, 0, effects.size());
-    }
-    for (std::size_t k = 0; k < count; ++k) {
-        perform(i, effects[k]);
-    }
-    if (dies) {
+    inst.runner->deliver(body);
+    if (inst.dying) {
         crashNow(i);
     }
 }
@@ -438,7 +404,8 @@ void Simulator::crashNow(std::size_t i) {
     note(i, i, TraceKind::kCrash, 0, inst.store.ledger.size() - 1);
     inst.up = false;
     inst.crashArmed = false;
-    inst.core.reset();
+    inst.dying = false;
+    inst.runner->clear();
     ++inst.incarnation;  // its timers and loopback events die with it
 }
 
@@ -454,7 +421,7 @@ void Simulator::restart(std::size_t i) {
     ++inst.restarts;
     note(i, i, TraceKind::kRestart, inst.store.safety.lastVotedRound, inst.store.ledger.size() - 1);
     boot(i);
-    if (inst.core) {
+    if (inst.core()) {
         local(i, consensus::Start{});
         if (scenario_.endlessMempool) {
             local(i, consensus::PayloadAvailable{});
@@ -497,7 +464,7 @@ void Simulator::boot(std::size_t i) {
                       now_);
         return;
     }
-    inst.core.emplace(std::move(*core));
+    inst.runner->reset(std::move(*core));
 }
 
 void Simulator::schedule(std::uint64_t atMs, Item item) {
@@ -568,8 +535,8 @@ RunResult Simulator::result() const {
     for (std::size_t i = 0; i < instances_.size(); ++i) {
         const Instance& inst = instances_[i];
         r.restarts += inst.restarts;
-        if (inst.core) {
-            r.maxRound = std::max(r.maxRound, inst.core->currentRound());
+        if (inst.core()) {
+            r.maxRound = std::max(r.maxRound, inst.core()->currentRound());
         }
         r.maxEpoch = std::max(r.maxEpoch, inst.store.epoch);
         if (!safetyChecked(inst.role)) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -17,6 +18,7 @@
 #include <gridledger/codec/block.h>
 #include <gridledger/consensus/committee.h>
 #include <gridledger/consensus/core.h>
+#include <gridledger/consensus/runner.h>
 
 #include "sim/checker.h"
 #include "sim/network.h"
@@ -47,15 +49,48 @@ struct Store {
     std::map<std::uint64_t, EpochProof> epochProofs;  // by the epoch each one ended
 };
 
+class Simulator;
+
+/** An instance's host for its runner: the simulator's queue, network, store and checker. */
+class InstanceAdaptor final : public consensus::Adaptor {
+  public:
+    InstanceAdaptor(Simulator& sim, std::size_t i) : sim_(sim), i_(i) {}
+
+    std::uint64_t nowMs() override;
+    Status persistSafety(const consensus::SafetyData& data) override;
+    Status persistBlock(const consensus::BlockPtr& block) override;
+    Status persistQc(const codec::QuorumCert& qc) override;
+    Status persistTc(const codec::TimeoutCert& tc) override;
+    void broadcast(const consensus::Broadcast& message) override;
+    void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
+    void schedule(const consensus::ScheduleTimer& timer) override;
+    void fetch(const consensus::Fetch& request) override;
+    consensus::ProposalPayload collectTxs(const consensus::BuildProposal& request) override;
+    std::uint64_t executedHeight() override;
+    Result<consensus::Execution> execute(const codec::Block& block,
+                                         const codec::QuorumCert& certifying) override;
+    Status committed(const consensus::Commit& commit,
+                     const consensus::CommitOutcome& outcome) override;
+    void rejected(const Error& error) override;
+    void failed(const Error& error) override;
+    std::size_t onStep(const consensus::Event& event, const consensus::Effects& effects) override;
+
+  private:
+    Simulator& sim_;
+    std::size_t i_;
+};
+
 /** One running core and its driver's state. */
 struct Instance {
     std::size_t key = 0;
     Role role = Role::kHonest;
-    std::optional<consensus::Core> core;  // empty while crashed
+    std::unique_ptr<InstanceAdaptor> adaptor;
+    std::unique_ptr<consensus::Runner> runner;  // without a core while crashed
     Store store;
     bool up = true;
     std::uint64_t incarnation = 0;  // timers and loopback events of older incarnations are void
     bool crashArmed = false;        // crash after a random prefix of the next step's effects
+    bool dying = false;             // the runner stopped in the middle of a step: crash now
     std::size_t mempool = 0;
     std::uint64_t txSerial = 0;
     std::map<Hash256, consensus::BlockPtr> forged;  // blocks a faulty driver made on its own
@@ -64,6 +99,11 @@ struct Instance {
     std::size_t rejections = 0;
     std::optional<std::uint64_t> proofAskedAt;  // last EpochProofRequest
     std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> proofOffered;  // (peer, epoch)
+
+    /** The running core, nullptr while crashed. */
+    [[nodiscard]] const consensus::Core* core() const {
+        return runner && runner->hasCore() ? &runner->core() : nullptr;
+    }
 };
 
 /** How to run a scenario. */
@@ -187,7 +227,8 @@ class Simulator {
      * later epoch than the instance's core (unverifiable: it asks `from` for the epoch proof). */
     bool epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch);
     void receiveProof(std::size_t i, std::size_t from, const EpochProofReply& reply);
-    /** After executing `block`, the reconfiguration block of its epoch: the switch. */
+    /** After executing `block`, the reconfiguration block of its epoch: the switch of the
+     * store (the runner gives the core its EpochChange). */
     void reconfigure(std::size_t i, const consensus::Commit& commit,
                      const consensus::BlockPtr& block);
     /** Every honest instance reached the last epoch and committed liveCommits blocks in it (true
@@ -210,19 +251,18 @@ class Simulator {
     void note(std::size_t i, std::size_t peer, TraceKind kind, std::uint64_t round,
               std::uint64_t height, const Hash256* id = nullptr);
 
-    // driver.cpp: the effects of a step, performed in order.
-    void perform(std::size_t i, const consensus::Effect& effect);
-    void performOne(std::size_t i, const consensus::PersistSafety& e);
-    void performOne(std::size_t i, const consensus::PersistBlock& e);
-    void performOne(std::size_t i, const consensus::PersistQc& e);
-    void performOne(std::size_t i, const consensus::PersistTc& e);
-    void performOne(std::size_t i, const consensus::Broadcast& e);
-    void performOne(std::size_t i, const consensus::SendVote& e);
-    void performOne(std::size_t i, const consensus::ScheduleTimer& e);
-    void performOne(std::size_t i, const consensus::Fetch& e);
-    void performOne(std::size_t i, const consensus::Commit& e);
-    void performOne(std::size_t i, const consensus::BuildProposal& e);
-    void performOne(std::size_t i, const consensus::Rejected& e);
+    // driver.cpp: the adaptor's side of each instance's runner.
+    friend class InstanceAdaptor;
+    /** Sees a step before its effects: trace, checker, commit times, a crash in the middle. */
+    std::size_t observeStep(std::size_t i, const consensus::Event& event,
+                            const consensus::Effects& effects);
+    void sendProposal(std::size_t i, const consensus::BlockPtr& block);
+    void sendVote(std::size_t i, const codec::Vote& vote, const PubKey& nextLeader);
+    void fetch(std::size_t i, const consensus::Fetch& request);
+    [[nodiscard]] consensus::ProposalPayload collectTxs(std::size_t i);
+    [[nodiscard]] Result<consensus::Execution> execute(std::size_t i, const codec::Block& block);
+    void committed(std::size_t i, const consensus::Commit& commit,
+                   const consensus::CommitOutcome& outcome);
     void broadcast(std::size_t i, const Payload& payload);
     void equivocate(std::size_t i, const consensus::BlockPtr& block);
     void voteForged(std::size_t i, const consensus::BlockPtr& block);

@@ -42,7 +42,7 @@ TEST(SingleValidator, CommitsALongChainOfItsOwnBlocks) {
     EXPECT_EQ(countTcs(node), 0U);
     EXPECT_TRUE(node.rejections.empty()) << node.rejections.front().message;
     ASSERT_TRUE(
-        cluster.runUntil([&] { return node.core->executedHeight() == cluster.height(0); }, 1000));
+        cluster.runUntil([&] { return node.core().executedHeight() == cluster.height(0); }, 1000));
 }
 
 TEST(SingleValidator, IdlesAtTheEmptyBlockIntervalWithAnEmptyMempool) {
@@ -90,7 +90,7 @@ TEST(FourValidators, ASilentLeaderCostsATimeoutThenProgressResumes) {
     cluster.startAll();
     ASSERT_TRUE(cluster.runToHeight(3));
     // Silence the leader of the next round the others will enter.
-    const std::uint64_t round = cluster.node(0).core->currentRound() + 1;
+    const std::uint64_t round = cluster.node(0).core().currentRound() + 1;
     const std::size_t silent = cluster.committee().leaderIndex(round);
     cluster.crash(silent);
     const std::uint64_t before = cluster.height((silent + 1) % 4);

@@ -1,15 +1,16 @@
 #pragma once
 
-// A test driver for consensus cores: deterministic keys, a genesis, fake execution, and a cluster
-// of n cores whose messages go through one FIFO queue in virtual time. It plays the node's driver:
-// performs every effect in order, persists to an in-memory "disk", builds and signs proposals,
-// commits to a ledger, executes and reports Executed, loops self-addressed votes back, and can
-// kill a node at any effect and restart it from what it persisted.
+// A test host for consensus cores: deterministic keys, a genesis, fake execution, and a cluster
+// of n cores, each run by a consensus::Runner, whose messages go through one FIFO queue in virtual
+// time. Its adaptor persists to an in-memory "disk", commits to a ledger and executes, sends a
+// vote to the next leader alone, and can kill a node at any effect and restart it from what it
+// persisted.
 
 #include <algorithm>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -22,6 +23,7 @@
 #include <gridledger/codec/block.h>
 #include <gridledger/consensus/committee.h>
 #include <gridledger/consensus/core.h>
+#include <gridledger/consensus/runner.h>
 #include <gridledger/consensus/signer.h>
 #include <gridledger/crypto/schnorr.h>
 #include <gridledger/crypto/sha256.h>
@@ -118,17 +120,53 @@ struct Disk {
 
 using EventBody = decltype(Event{}.body);
 
+class Cluster;
+
+/** One node's host for its runner: everything goes through the cluster's queue and disk. */
+class ClusterAdaptor final : public Adaptor {
+  public:
+    ClusterAdaptor(Cluster& cluster, std::size_t i) : cluster_(cluster), i_(i) {}
+
+    std::uint64_t nowMs() override;
+    Status persistSafety(const SafetyData& data) override;
+    Status persistBlock(const BlockPtr& block) override;
+    Status persistQc(const codec::QuorumCert& qc) override;
+    Status persistTc(const codec::TimeoutCert& tc) override;
+    void broadcast(const Broadcast& message) override;
+    void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
+    void schedule(const ScheduleTimer& timer) override;
+    void fetch(const Fetch& request) override;
+    ProposalPayload collectTxs(const BuildProposal& request) override;
+    std::uint64_t executedHeight() override;
+    Result<Execution> execute(const codec::Block& block,
+                              const codec::QuorumCert& certifying) override;
+    Status committed(const Commit& commit, const CommitOutcome& outcome) override;
+    void rejected(const Error& error) override;
+    void failed(const Error& error) override;
+    std::size_t onStep(const Event& event, const Effects& effects) override;
+
+  private:
+    Cluster& cluster_;
+    std::size_t i_;
+};
+
 struct Node {
     crypto::SecretKey key;
-    std::optional<Core> core;
+    std::unique_ptr<ClusterAdaptor> adaptor;
+    std::unique_ptr<Runner> runner;
     Disk disk;
     bool up = true;
+    /** Set by a crash point: the runner stopped in the middle of a step. */
+    bool dying = false;
     std::size_t mempool = 0;
     std::uint64_t txSerial = 0;
     std::vector<Effects> steps;          // every effect list the node's cores returned
     std::vector<codec::Vote> sentVotes;  // every vote the driver actually sent (performed)
     std::vector<Error> rejections;
     std::size_t restarts = 0;
+
+    /** The running core (requires the node up). */
+    const Core& core() const { return runner->core(); }
 };
 
 class Cluster {
@@ -139,7 +177,14 @@ class Cluster {
           genesis_(genesisBlock()),
           committee_(Committee::create(kChainId, 0, genesis_.id, publicKeys(keys_)).value()) {
         for (std::size_t i = 0; i < n; ++i) {
-            Node node{keys_[i], std::nullopt, {}, true, 0, 0, {}, {}, {}, 0};
+            Node node{keys_[i], std::make_unique<ClusterAdaptor>(*this, i),
+                      nullptr,  {},
+                      true,     false,
+                      0,        0,
+                      {},       {},
+                      {},       0};
+            node.runner = std::make_unique<Runner>(*node.adaptor, options_.chainId,
+                                                   std::make_unique<KeySigner>(keys_[i]));
             node.disk.safety = SafetyData{0, 0, 0};
             node.disk.ledger.push_back(genesis_);
             node.disk.rootQc = genesisQc(0, genesis_.id);
@@ -150,6 +195,9 @@ class Cluster {
             boot(i);
         }
     }
+
+    Cluster(const Cluster&) = delete;
+    Cluster& operator=(const Cluster&) = delete;
 
     std::vector<Node>& nodes() { return nodes_; }
     Node& node(std::size_t i) { return nodes_.at(i); }
@@ -198,7 +246,7 @@ class Cluster {
     /** Stops node i: its queued inputs and timers are lost; what it persisted stays. */
     void crash(std::size_t i) {
         nodes_[i].up = false;
-        nodes_[i].core.reset();
+        nodes_[i].runner->clear();
         std::erase_if(queue_, [&](const auto& entry) { return entry.first == i; });
         std::erase_if(timers_, [&](const auto& entry) { return entry.second.first == i; });
     }
@@ -275,28 +323,15 @@ class Cluster {
             forMs);
     }
 
+    /** Node i's runner takes `body` and everything its effects loop back. */
     void deliver(std::size_t i, const EventBody& body) {
         Node& node = nodes_[i];
-        if (!node.up || !node.core) {
+        if (!node.up) {
             return;
         }
-        Effects effects = node.core->step(Event{now_, body});
-        node.steps.push_back(effects);
-        if (trace) {
-            trace(i, now_, body, effects);
-        }
-        std::size_t count = effects.size();
-        bool dies = false;
-        if (crashPoint) {
-            if (auto cut = crashPoint(i, effects)) {
-                count = std::min(*cut, effects.size());
-                dies = true;
-            }
-        }
-        for (std::size_t k = 0; k < count; ++k) {
-            perform(i, effects[k]);
-        }
-        if (dies) {
+        node.runner->deliver(body);
+        if (node.dying) {
+            node.dying = false;
             crash(i);
             restart(i);
         }
@@ -306,10 +341,12 @@ class Cluster {
     const std::map<Hash256, codec::Block>& allBlocks() const { return allBlocks_; }
 
   private:
+    friend class ClusterAdaptor;
+
     void boot(std::size_t i) {
         auto core = Core::create(options_, recoveryOf(i), std::make_unique<KeySigner>(keys_[i]));
         ASSERT_TRUE(core.has_value()) << core.error().message;
-        nodes_[i].core.emplace(std::move(*core));
+        nodes_[i].runner->reset(std::move(*core));
     }
 
     void send(std::size_t from, std::size_t to, EventBody body) {
@@ -320,114 +357,6 @@ class Cluster {
             queue_.emplace_back(to, std::move(body));
         }
     }
-
-    void perform(std::size_t i, const Effect& effect) {
-        std::visit([&](const auto& e) { performOne(i, e); }, effect);
-    }
-
-    void performOne(std::size_t i, const PersistSafety& e) { nodes_[i].disk.safety = e.data; }
-    void performOne(std::size_t i, const PersistBlock& e) {
-        nodes_[i].disk.blocks[e.block->id] = *e.block;
-    }
-    void performOne(std::size_t i, const PersistQc& e) { nodes_[i].disk.qcs[e.qc.blockId] = e.qc; }
-    void performOne(std::size_t i, const PersistTc& e) { nodes_[i].disk.tc = e.tc; }
-
-    void performOne(std::size_t i, const Broadcast& e) {
-        for (std::size_t j = 0; j < nodes_.size(); ++j) {
-            if (j == i) {
-                continue;
-            }
-            if (const auto* block = std::get_if<BlockPtr>(&e.message)) {
-                EXPECT_TRUE(verifyProposal(**block, committee_, kChainId).has_value());
-                send(i, j, ProposalReceived{**block});
-            } else if (const auto* timeout = std::get_if<codec::Timeout>(&e.message)) {
-                EXPECT_TRUE(verifyTimeout(*timeout, committee_, kChainId).has_value());
-                send(i, j, TimeoutReceived{*timeout});
-            } else {
-                const auto& tc = std::get<codec::TimeoutCert>(e.message);
-                EXPECT_TRUE(verifyTimeoutCert(tc, committee_, kChainId).has_value());
-                send(i, j, TimeoutCertReceived{tc});
-            }
-        }
-    }
-
-    void performOne(std::size_t i, const SendVote& e) {
-        EXPECT_TRUE(verifyVote(e.vote, committee_, kChainId).has_value());
-        nodes_[i].sentVotes.push_back(e.vote);
-        send(i, indexOf(e.to), VoteReceived{e.vote});
-    }
-
-    void performOne(std::size_t i, const ScheduleTimer& e) {
-        timers_.emplace(std::make_pair(now_ + e.delayMs, timerSerial_++),
-                        std::make_pair(i, TimerFired{e.kind, e.round}));
-    }
-
-    void performOne(std::size_t i, const Fetch& e) {
-        const auto it = allBlocks_.find(e.blockId);
-        if (it != allBlocks_.end()) {
-            queue_.emplace_back(i, BlockFetched{it->second});
-        }
-    }
-
-    void performOne(std::size_t i, const Commit& e) {
-        Disk& disk = nodes_[i].disk;
-        for (const auto& block : e.blocks) {
-            const std::uint64_t h = block->header.height;
-            if (h < disk.ledger.size()) {
-                EXPECT_EQ(disk.ledger[h].id, block->id) << "node " << i << " forked at " << h;
-                continue;
-            }
-            ASSERT_EQ(h, disk.ledger.size()) << "node " << i << " commit skips a height";
-            ASSERT_EQ(block->header.parentId, disk.ledger.back().id);
-            disk.ledger.push_back(*block);
-            disk.executed.push_back(executeBlock(disk.executed.back(), *block));
-            const ExecRecord& rec = disk.executed.back();
-            queue_.emplace_back(i, Executed{rec.height, rec.stateRoot, rec.resultsRoot});
-        }
-        if (!e.blocks.empty() && e.blocks.back()->id == disk.ledger.back().id) {
-            disk.rootQc = e.qc;
-        }
-        // The consensus store may drop what the ledger now holds.
-        const codec::BlockHeader& root = disk.ledger.back().header;
-        std::erase_if(disk.blocks,
-                      [&](const auto& entry) { return entry.second.header.round <= root.round; });
-        std::erase_if(disk.qcs,
-                      [&](const auto& entry) { return entry.second.round <= root.round; });
-    }
-
-    void performOne(std::size_t i, const BuildProposal& e) {
-        Node& node = nodes_[i];
-        codec::BlockHeader header;
-        header.epoch = e.epoch;
-        header.round = e.round;
-        header.height = e.height;
-        header.parentId = e.parentId;
-        header.qc = e.qc;
-        header.tc = e.tc;
-        header.author = node.key.publicKey();
-        header.timestampMs = std::max(now_, e.minTimestampMs);
-        header.execHeight = e.execHeight;
-        header.execStateRoot = e.execStateRoot;
-        header.execResultsRoot = e.execResultsRoot;
-        std::vector<Bytes> txs;
-        const std::size_t take = std::min<std::size_t>(node.mempool, 5);
-        for (std::size_t k = 0; k < take; ++k) {
-            const std::string tx =
-                "tx-" + std::to_string(i) + "-" + std::to_string(node.txSerial++);
-            txs.emplace_back(tx.begin(), tx.end());
-        }
-        node.mempool -= take;
-        codec::Block block = codec::makeBlock(header, std::move(txs));
-        KeySigner signer(node.key);
-        signProposal(signer, kChainId, block);
-        allBlocks_[block.id] = block;
-        queue_.emplace_back(i, ProposalBuilt{block});
-        if (node.mempool > 0) {
-            queue_.emplace_back(i, PayloadAvailable{});
-        }
-    }
-
-    void performOne(std::size_t i, const Rejected& e) { nodes_[i].rejections.push_back(e.error); }
 
     Options options_;
     std::vector<crypto::SecretKey> keys_;
@@ -443,6 +372,149 @@ class Cluster {
     unsigned dropPercent_ = 0;
     std::size_t reorderWindow_ = 1;
 };
+
+inline std::uint64_t ClusterAdaptor::nowMs() {
+    return cluster_.now_;
+}
+
+inline Status ClusterAdaptor::persistSafety(const SafetyData& data) {
+    cluster_.nodes_[i_].disk.safety = data;
+    return {};
+}
+
+inline Status ClusterAdaptor::persistBlock(const BlockPtr& block) {
+    cluster_.nodes_[i_].disk.blocks[block->id] = *block;
+    return {};
+}
+
+inline Status ClusterAdaptor::persistQc(const codec::QuorumCert& qc) {
+    cluster_.nodes_[i_].disk.qcs[qc.blockId] = qc;
+    return {};
+}
+
+inline Status ClusterAdaptor::persistTc(const codec::TimeoutCert& tc) {
+    cluster_.nodes_[i_].disk.tc = tc;
+    return {};
+}
+
+inline void ClusterAdaptor::broadcast(const Broadcast& message) {
+    const Committee& committee = cluster_.committee_;
+    for (std::size_t j = 0; j < cluster_.nodes_.size(); ++j) {
+        if (j == i_) {
+            continue;
+        }
+        if (const auto* block = std::get_if<BlockPtr>(&message.message)) {
+            EXPECT_TRUE(verifyProposal(**block, committee, kChainId).has_value());
+            cluster_.send(i_, j, ProposalReceived{**block});
+        } else if (const auto* timeout = std::get_if<codec::Timeout>(&message.message)) {
+            EXPECT_TRUE(verifyTimeout(*timeout, committee, kChainId).has_value());
+            cluster_.send(i_, j, TimeoutReceived{*timeout});
+        } else {
+            const auto& tc = std::get<codec::TimeoutCert>(message.message);
+            EXPECT_TRUE(verifyTimeoutCert(tc, committee, kChainId).has_value());
+            cluster_.send(i_, j, TimeoutCertReceived{tc});
+        }
+    }
+}
+
+inline void ClusterAdaptor::sendVote(const codec::Vote& vote, const PubKey& nextLeader) {
+    // The cluster's network carries a vote to the next leader alone (no copies).
+    EXPECT_TRUE(verifyVote(vote, cluster_.committee_, kChainId).has_value());
+    cluster_.nodes_[i_].sentVotes.push_back(vote);
+    if (const std::size_t to = cluster_.indexOf(nextLeader); to != i_) {
+        cluster_.send(i_, to, VoteReceived{vote});
+    }
+}
+
+inline void ClusterAdaptor::schedule(const ScheduleTimer& timer) {
+    cluster_.timers_.emplace(std::make_pair(cluster_.now_ + timer.delayMs, cluster_.timerSerial_++),
+                             std::make_pair(i_, TimerFired{timer.kind, timer.round}));
+}
+
+inline void ClusterAdaptor::fetch(const Fetch& request) {
+    const auto it = cluster_.allBlocks_.find(request.blockId);
+    if (it != cluster_.allBlocks_.end()) {
+        cluster_.queue_.emplace_back(i_, BlockFetched{it->second});
+    }
+}
+
+inline ProposalPayload ClusterAdaptor::collectTxs(const BuildProposal& request) {
+    (void)request;
+    Node& node = cluster_.nodes_[i_];
+    ProposalPayload payload;
+    const std::size_t take = std::min<std::size_t>(node.mempool, 5);
+    for (std::size_t k = 0; k < take; ++k) {
+        const std::string tx = "tx-" + std::to_string(i_) + "-" + std::to_string(node.txSerial++);
+        payload.txs.emplace_back(tx.begin(), tx.end());
+    }
+    node.mempool -= take;
+    payload.more = node.mempool > 0;
+    return payload;
+}
+
+inline std::uint64_t ClusterAdaptor::executedHeight() {
+    return cluster_.height(i_);
+}
+
+inline Result<Execution> ClusterAdaptor::execute(const codec::Block& block,
+                                                 const codec::QuorumCert& certifying) {
+    (void)certifying;
+    Disk& disk = cluster_.nodes_[i_].disk;
+    if (block.header.height != disk.ledger.size() ||
+        block.header.parentId != disk.ledger.back().id) {
+        ADD_FAILURE() << "node " << i_ << " commit does not extend its ledger at "
+                      << block.header.height;
+        return fail(ErrorCode::kInvalidBlock, "commit does not extend the ledger");
+    }
+    disk.ledger.push_back(block);
+    disk.executed.push_back(executeBlock(disk.executed.back(), block));
+    return Execution{disk.executed.back(), std::nullopt};
+}
+
+inline Status ClusterAdaptor::committed(const Commit& commit, const CommitOutcome& outcome) {
+    (void)outcome;
+    Disk& disk = cluster_.nodes_[i_].disk;
+    for (const auto& block : commit.blocks) {
+        const std::uint64_t h = block->header.height;
+        EXPECT_TRUE(h < disk.ledger.size() && disk.ledger[h].id == block->id)
+            << "node " << i_ << " forked at " << h;
+    }
+    if (!commit.blocks.empty() && commit.blocks.back()->id == disk.ledger.back().id) {
+        disk.rootQc = commit.qc;
+    }
+    // The consensus store may drop what the ledger now holds.
+    const codec::BlockHeader& root = disk.ledger.back().header;
+    std::erase_if(disk.blocks,
+                  [&](const auto& entry) { return entry.second.header.round <= root.round; });
+    std::erase_if(disk.qcs, [&](const auto& entry) { return entry.second.round <= root.round; });
+    return {};
+}
+
+inline void ClusterAdaptor::rejected(const Error& error) {
+    cluster_.nodes_[i_].rejections.push_back(error);
+}
+
+inline void ClusterAdaptor::failed(const Error& error) {
+    ADD_FAILURE() << "node " << i_ << " stopped: " << error.message;
+}
+
+inline std::size_t ClusterAdaptor::onStep(const Event& event, const Effects& effects) {
+    Node& node = cluster_.nodes_[i_];
+    if (const auto* built = std::get_if<ProposalBuilt>(&event.body)) {
+        cluster_.allBlocks_[built->block.id] = built->block;
+    }
+    node.steps.push_back(effects);
+    if (cluster_.trace) {
+        cluster_.trace(i_, event.nowMs, event.body, effects);
+    }
+    if (cluster_.crashPoint) {
+        if (auto cut = cluster_.crashPoint(i_, effects)) {
+            node.dying = true;
+            return std::min(*cut, effects.size());
+        }
+    }
+    return effects.size();
+}
 
 // ---- Properties checked over a node's recorded effects ----
 
