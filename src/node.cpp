@@ -215,7 +215,11 @@ Status NodeImpl::buildCore() {
     auto signer = std::make_unique<consensus::KeySigner>(validatorKey_);
     GL_ASSIGN_OR_RETURN(core,
                         consensus::Core::create(options, std::move(recovery), std::move(signer)));
-    core_.emplace(std::move(core));
+    if (!runner_) {
+        runner_ = std::make_unique<consensus::Runner>(
+            adaptor_, genesis_.chainId, std::make_unique<consensus::KeySigner>(validatorKey_));
+    }
+    runner_->reset(std::move(core));
     return {};
 }
 
@@ -327,195 +331,51 @@ Status NodeImpl::run() {
 }
 
 void NodeImpl::deliver(EventBody body) {
-    if (halted_.load()) {
+    if (halted_.load() || failed_) {
         return;
     }
-    loopback_.push_back(std::move(body));
-    while (!loopback_.empty() && !failed_ && !halted_.load()) {
-        consensus::Event event{nowMs(), std::move(loopback_.front())};
-        loopback_.pop_front();
-        const consensus::Effects effects = core_->step(event);
-        for (const auto& effect : effects) {
-            if (failed_ || halted_.load()) {
-                return;  // nothing after a failed persistence or a divergence leaves the process
-            }
-            perform(effect);
-        }
-        metrics_->consensusState(core_->currentRound(), core_->highestQc().round);
-        metrics_->mempool(mempool_->size(), mempool_->bytes());
-        epoch_.store(core_->highestQc().epoch, std::memory_order_relaxed);
-        round_.store(core_->currentRound(), std::memory_order_relaxed);
-        highestQcRound_.store(core_->highestQc().round, std::memory_order_relaxed);
-    }
-}
-
-bool NodeImpl::signs(const consensus::Effect& effect) {
-    return std::holds_alternative<consensus::PersistSafety>(effect) ||
-           std::holds_alternative<consensus::SendVote>(effect) ||
-           std::holds_alternative<consensus::Broadcast>(effect) ||
-           std::holds_alternative<consensus::BuildProposal>(effect);
-}
-
-void NodeImpl::perform(const consensus::Effect& effect) {
-    if (hold_ != Hold::kNone && signs(effect)) {
-        // Nothing signed leaves, and no safety data is written: a vote or timeout of this key
-        // must not raise the recorded rounds above votes the start-up guard has yet to see.
+    runner_->holdSignatures(hold_.load() != Hold::kNone);
+    runner_->deliver(std::move(body));
+    if (!runner_->hasCore()) {
         return;
     }
-    std::visit(Overloaded{
-                   // The safety data is written with an fsync; blocks, QCs and TCs are not, and the
-                   // barrier makes them durable before the next message leaves (protocol.md §8).
-                   [this](const consensus::PersistSafety& e) {
-                       persist(consensusStore_->saveSafety(e.data));
-                       barrier_->wrote(true);
-                   },
-                   [this](const consensus::PersistBlock& e) {
-                       track(*e.block);
-                       persist(consensusStore_->saveBlock(*e.block));
-                       barrier_->wrote(false);
-                   },
-                   [this](const consensus::PersistQc& e) {
-                       persist(consensusStore_->saveQc(e.qc));
-                       barrier_->wrote(false);
-                   },
-                   [this](const consensus::PersistTc& e) {
-                       persist(consensusStore_->saveTc(e.tc));
-                       barrier_->wrote(false);
-                   },
-                   [this](const consensus::Broadcast& e) {
-                       persist(barrier_->beforeSend());
-                       if (!failed_) {
-                           network_->broadcast(broadcastMessage(e));
-                       }
-                   },
-                   [this](const consensus::SendVote& e) {
-                       persist(barrier_->beforeSend());
-                       if (!failed_) {
-                           sendVote(e);
-                       }
-                   },
-                   [this](const consensus::ScheduleTimer& e) { schedule(e); },
-                   [this](const consensus::Fetch& e) { fetch(e); },
-                   [this](const consensus::Commit& e) { commit(e); },
-                   [this](const consensus::BuildProposal& e) { buildProposal(e); },
-                   [this](const consensus::Rejected& e) {
-                       log_->debug("consensus refused input reason={} detail={}", e.error.reason(),
-                                   e.error.message);
-                   },
-               },
-               effect);
+    const consensus::Core& core = runner_->core();
+    metrics_->consensusState(core.currentRound(), core.highestQc().round);
+    metrics_->mempool(mempool_->size(), mempool_->bytes());
+    epoch_.store(core.highestQc().epoch, std::memory_order_relaxed);
+    round_.store(core.currentRound(), std::memory_order_relaxed);
+    highestQcRound_.store(core.highestQc().round, std::memory_order_relaxed);
 }
 
-void NodeImpl::persist(Status status) {
-    if (!status) {
-        fatal(status.error());
-    }
-}
-
-void NodeImpl::commit(const consensus::Commit& commit) {
-    auto executed = blocks_->executedHeight();
-    if (!executed || !*executed) {
-        fatal(executed ? Error{ErrorCode::kCorrupt, "no executed height"} : executed.error());
-        return;
-    }
-    std::uint64_t height = **executed;
-    std::optional<std::size_t> endedAt;
-    for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
-        const codec::Block& block = *commit.blocks[i];
-        if (block.header.height <= height || block.header.epoch != committee()->epoch()) {
-            continue;  // already executed before a restart, or above the end of its epoch
-        }
-        const codec::QuorumCert& certifying =
-            i + 1 < commit.blocks.size() ? commit.blocks[i + 1]->header.qc : commit.qc;
-        const auto roots = executeCommitted(block, certifying);
-        if (!roots) {
-            return;
-        }
-        height = block.header.height;
-        loopback_.push_back(consensus::Executed{height, roots->stateRoot, roots->resultsRoot});
-        auto change = endEpochIfChanged(block);
-        if (!change) {
-            fatal(change.error());
-            return;
-        }
-        if (*change) {
-            // The epoch ends with this block: the blocks above it are never appended, and their
-            // transactions stay in the mempool.
-            loopback_.push_back(std::move(**change));
-            endedAt = i;
-            break;
-        }
-    }
-    // Commit proofs for peers that sync from here: each block of the commit proven by its
-    // successor when their rounds follow each other, and the last one executed by the child
-    // that commitQc certifies, through the blocks above it when it ended the epoch.
-    std::vector<const codec::Block*> committed;
-    std::vector<const codec::QuorumCert*> certs;
-    for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
-        committed.push_back(commit.blocks[i].get());
-        certs.push_back(i + 1 < commit.blocks.size() ? &commit.blocks[i + 1]->header.qc
-                                                     : &commit.qc);
-    }
-    auto proofs = chainedCommitProofs(committed, certs);
-    const std::size_t last = endedAt.value_or(commit.blocks.size() - 1);
-    if (const auto child = inFlight_.find(commit.commitQc.blockId);
-        child != inFlight_.end() && !commit.blocks.empty() &&
-        std::none_of(proofs.begin(), proofs.end(), [&](const HeightProof& p) {
-            return p.height == committed[last]->header.height;
-        })) {
-        auto proof =
-            commitProofInCommit(committed, last, child->second.headerBytes, commit.commitQc);
-        if (proof) {
-            proofs.push_back(HeightProof{committed[last]->header.height, std::move(*proof)});
-        }
-    }
-    // Heights above the block that ended the epoch belong to the next epoch's blocks.
-    std::erase_if(proofs, [height](const HeightProof& p) { return p.height > height; });
-    storeCommitProofs(proofs);
-    std::erase_if(inFlight_, [height, &endedAt](const auto& entry) {
-        return entry.second.height <= height || endedAt.has_value();
-    });
-    persist(consensusStore_->prune(height, commit.qc.round));
-}
-
-std::optional<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
-                                                            const codec::QuorumCert& certifying) {
+Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
+                                                     const codec::QuorumCert& certifying) {
     // The roots this block certifies must be this node's own: a node whose state left the
     // certified one stops rather than execute and serve more of it.
-    auto local = blocks_->rootsAt(block.header.execHeight);
-    if (!local) {
-        fatal(local.error());
-        return std::nullopt;
-    }
-    if (auto same = checkCertifiedRoots(block.header, *local); !same) {
-        halt(same.error());
-        return std::nullopt;
-    }
+    GL_ASSIGN_OR_RETURN(local, blocks_->rootsAt(block.header.execHeight));
+    GL_TRY(checkCertifiedRoots(block.header, local));
     const auto started = std::chrono::steady_clock::now();
-    auto done = executor_->executeAndCommit(
-        block, certifying, [this](const Hash256& hash) { return mempool_->isVerified(hash); });
-    if (!done) {
-        fatal(done.error());
-        return std::nullopt;
-    }
-    const auto failed = std::count_if(done->receipts.begin(), done->receipts.end(),
+    GL_ASSIGN_OR_RETURN(done,
+                        executor_->executeAndCommit(block, certifying, [this](const Hash256& hash) {
+                            return mempool_->isVerified(hash);
+                        }));
+    const auto failed = std::count_if(done.receipts.begin(), done.receipts.end(),
                                       [](const auto& r) { return !r.success(); });
     metrics_->blockCommitted(
-        block.header.height, done->receipts.size(), static_cast<std::size_t>(failed),
+        block.header.height, done.receipts.size(), static_cast<std::size_t>(failed),
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     std::vector<Hash256> hashes;
-    hashes.reserve(done->receipts.size());
-    for (const auto& receipt : done->receipts) {
+    hashes.reserve(done.receipts.size());
+    for (const auto& receipt : done.receipts) {
         hashes.push_back(receipt.txHash);
     }
     mempool_->onCommitted(hashes, block.header.height);
     executedHeight_.store(block.header.height, std::memory_order_relaxed);
     log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
-                done->roots.stateRoot.hex());
+                done.roots.stateRoot.hex());
     if (rpc_) {
         rpc_->publishExecuted(block.header.height);  // WebSocket subscriptions (docs/rpc.md)
     }
-    return done->roots;
+    return done.roots;
 }
 
 Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
@@ -548,15 +408,15 @@ std::set<NodeId> NodeImpl::allowedNodes() const {
     return allowed;
 }
 
-void NodeImpl::storeCommitProofs(const std::vector<HeightProof>& proofs) {
+Status NodeImpl::storeCommitProofs(const std::vector<HeightProof>& proofs) {
     if (proofs.empty()) {
-        return;
+        return {};
     }
     auto batch = store_->batch();
     for (const auto& [height, proof] : proofs) {
         blocks_->stageCommitProof(batch, height, proof);
     }
-    persist(store_->write(batch, false));
+    return store_->write(batch, false);
 }
 
 void NodeImpl::track(const codec::Block& block) {
@@ -566,62 +426,6 @@ void NodeImpl::track(const codec::Block& block) {
         entry.txHashes.push_back(crypto::sha256(tx));
     }
     inFlight_.emplace(block.id, std::move(entry));
-}
-
-void NodeImpl::buildProposal(const consensus::BuildProposal& request) {
-    // Transactions carried by uncommitted ancestors must not be proposed again.
-    std::vector<Hash256> carried;
-    for (auto it = inFlight_.find(request.parentId); it != inFlight_.end();
-         it = inFlight_.find(it->second.parentId)) {
-        carried.insert(carried.end(), it->second.txHashes.begin(), it->second.txHashes.end());
-    }
-    mempool_->releaseAll();
-    mempool_->markProposed(carried);
-    const auto txs = mempool_->collect(genesis_.consensus.maxBlockTxs,
-                                       static_cast<std::size_t>(genesis_.consensus.maxBlockBytes));
-    std::vector<Bytes> raw;
-    std::vector<Hash256> hashes;
-    raw.reserve(txs.size());
-    for (const auto& tx : txs) {
-        raw.push_back(tx->raw);
-        hashes.push_back(tx->hash);
-    }
-    mempool_->markProposed(hashes);
-    std::size_t bytes = 0;
-    for (const auto& tx : raw) {
-        bytes += tx.size();
-    }
-    if (txs.size() >= genesis_.consensus.maxBlockTxs ||
-        bytes + codec::kMaxTxBytes > genesis_.consensus.maxBlockBytes) {
-        signalPayload();  // the block is full: more may be waiting for the next one
-    }
-
-    codec::BlockHeader header;
-    header.epoch = request.epoch;
-    header.round = request.round;
-    header.height = request.height;
-    header.parentId = request.parentId;
-    header.qc = request.qc;
-    header.tc = request.tc;
-    header.author = proposer_.publicKey();
-    header.timestampMs =
-        std::min(std::max(nowMs(), request.minTimestampMs), request.maxTimestampMs);
-    header.execHeight = request.execHeight;
-    header.execStateRoot = request.execStateRoot;
-    header.execResultsRoot = request.execResultsRoot;
-    codec::Block block = codec::makeBlock(header, std::move(raw));
-    consensus::signProposal(proposer_, genesis_.chainId, block);
-    loopback_.push_back(consensus::ProposalBuilt{std::move(block)});
-}
-
-void NodeImpl::schedule(const consensus::ScheduleTimer& timer) {
-    auto handle = std::make_shared<asio::steady_timer>(io_);
-    handle->expires_after(std::chrono::milliseconds(timer.delayMs));
-    handle->async_wait([this, handle, timer](const boost::system::error_code& ec) {
-        if (!ec) {
-            deliver(consensus::TimerFired{timer.kind, timer.round});
-        }
-    });
 }
 
 void NodeImpl::signalPayload() {
@@ -641,6 +445,7 @@ void NodeImpl::halt(const Error& error) {
                    error.reason(), error.message);
     haltReason_ = std::string(error.reason()) + ": " + error.message;
     halted_.store(true);
+    runner_->stop();
     if (sync_) {
         syncTimer_.cancel();
         sync_.reset();
@@ -668,10 +473,21 @@ std::optional<std::string> NodeImpl::notReady() const {
     return std::nullopt;
 }
 
+void NodeImpl::stopFor(const Error& error) {
+    if (error.code == ErrorCode::kDiverged) {
+        halt(error);
+    } else {
+        fatal(error);
+    }
+}
+
 void NodeImpl::fatal(const Error& error) {
     log_->critical("stopping: reason={} detail={}", error.reason(), error.message);
     failed_ = true;
     failure_ = error;
+    if (runner_) {
+        runner_->stop();  // nothing after a failed write leaves the process
+    }
     io_.stop();
 }
 

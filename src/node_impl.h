@@ -1,10 +1,10 @@
-// The node's private parts, shared by its source files: node.cpp (opening, the consensus loop,
-// execution) and node_peers.cpp (P2P messages and block sync).
+// The node's private parts, shared by its source files: node.cpp (opening, delivery to the
+// consensus runner, execution), node_consensus.cpp (the runner's adaptor) and node_peers.cpp (P2P
+// messages and block sync).
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <map>
 #include <set>
 
@@ -20,6 +20,7 @@
 #include <gridledger/base/overloaded.h>
 #include <gridledger/consensus/core.h>
 #include <gridledger/consensus/double_sign_guard.h>
+#include <gridledger/consensus/runner.h>
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/executor.h>
 #include <gridledger/crypto/sha256.h>
@@ -73,6 +74,39 @@ inline constexpr std::size_t kPeerWorkThreads = 2;
 /** Milliseconds since the Unix epoch, the clock the core is given with each event. */
 std::uint64_t nowMs();
 
+class NodeImpl;
+
+/**
+ * The node's side of the consensus runner (node_consensus.cpp): the consensus store and its send
+ * barrier, the P2P network, the mempool, and execution of committed blocks into the ledger.
+ */
+class NodeAdaptor final : public consensus::Adaptor {
+  public:
+    explicit NodeAdaptor(NodeImpl& node) : node_(node) {}
+
+    std::uint64_t nowMs() override;
+    Status persistSafety(const consensus::SafetyData& data) override;
+    Status persistBlock(const consensus::BlockPtr& block) override;
+    Status persistQc(const codec::QuorumCert& qc) override;
+    Status persistTc(const codec::TimeoutCert& tc) override;
+    Status beforeSend() override;
+    void broadcast(const consensus::Broadcast& message) override;
+    void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
+    void schedule(const consensus::ScheduleTimer& timer) override;
+    void fetch(const consensus::Fetch& request) override;
+    consensus::ProposalPayload collectTxs(const consensus::BuildProposal& request) override;
+    std::uint64_t executedHeight() override;
+    Result<consensus::Execution> execute(const codec::Block& block,
+                                         const codec::QuorumCert& certifying) override;
+    Status committed(const consensus::Commit& commit,
+                     const consensus::CommitOutcome& outcome) override;
+    void rejected(const Error& error) override;
+    void failed(const Error& error) override;
+
+  private:
+    NodeImpl& node_;
+};
+
 class NodeImpl {
   public:
     NodeImpl(const crypto::SecretKey& validatorKey, const crypto::NodeKey& nodeKey)
@@ -83,6 +117,7 @@ class NodeImpl {
     Status run();
 
   private:
+    friend class NodeAdaptor;
     using EventBody = decltype(consensus::Event::body);
 
     Status openLedger(const Home& home);
@@ -96,15 +131,15 @@ class NodeImpl {
     /** The start-up guard over the certificates of the last double_sign_check_height blocks. */
     Status checkDoubleSign(const consensus::RecoveryData& recovery) const;
 
-    /** Delivers an event to the core, then every event its effects loop back, in order. */
+    /** The runner delivers an event to the core, then every event its effects loop back. */
     void deliver(EventBody body);
-    void perform(const consensus::Effect& effect);
-    void persist(Status status);
-    void commit(const consensus::Commit& commit);
-    /** Executes a committed block certified by `certifying`; false after a fatal error. */
-    std::optional<ledger::ExecRoots> executeCommitted(const codec::Block& block,
-                                                      const codec::QuorumCert& certifying);
-    void storeCommitProofs(const std::vector<HeightProof>& proofs);
+    /**
+     * Executes a committed block certified by `certifying`. Fails with kDiverged when the roots
+     * the block certifies are not this node's own.
+     */
+    Result<ledger::ExecRoots> executeCommitted(const codec::Block& block,
+                                               const codec::QuorumCert& certifying);
+    [[nodiscard]] Status storeCommitProofs(const std::vector<HeightProof>& proofs);
     /**
      * After executing `block`: if it changed the validator set, switches to the next epoch's
      * committee (docs/protocol.md §12) and returns the EpochChange to give the core; nullopt
@@ -115,10 +150,10 @@ class NodeImpl {
     [[nodiscard]] std::shared_ptr<const consensus::Committee> committee() const {
         return committee_.load();
     }
-    void buildProposal(const consensus::BuildProposal& request);
-    void schedule(const consensus::ScheduleTimer& timer);
     void signalPayload();
     void fatal(const Error& error);
+    /** halt() for a divergence (kDiverged), fatal() for any other error. */
+    void stopFor(const Error& error);
     /**
      * Stops consensus and block sync for good, with a critical log, but keeps serving reads,
      * metrics and /livez; /readyz fails from now on (docs/operations.md).
@@ -127,9 +162,7 @@ class NodeImpl {
     /** Why /readyz fails now, nullopt when this node is ready. Thread-safe. */
     [[nodiscard]] std::optional<std::string> notReady() const;
 
-    // P2P: sending what the core decided, and what peers send (docs/p2p.md, "Node messages").
-    void sendVote(const consensus::SendVote& send);
-    void fetch(const consensus::Fetch& request);
+    // P2P: what peers send (docs/p2p.md, "Node messages").
     /** On the network thread: hands the message to the peer work pool. */
     void onPeerMessage(const NodeId& from, p2p::Message message);
     /** On the peer work pool: decodes, checks and routes one message. */
@@ -201,7 +234,9 @@ class NodeImpl {
     std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
     /** When a message of a later epoch last made this node ask for an epoch proof (io_ only). */
     std::chrono::steady_clock::time_point lastEpochProofAsk_{};
-    std::optional<consensus::Core> core_;
+    NodeAdaptor adaptor_{*this};
+    /** Runs the core (built by buildCore()). */
+    std::unique_ptr<consensus::Runner> runner_;
     /** The transport id of each validator's consensus key (genesis, then each epoch's set). */
     std::map<PubKey, NodeId> nodeIds_;
     /** The transport ids of the validator set this node's ledger is in. */
@@ -218,7 +253,6 @@ class NodeImpl {
     asio::steady_timer gossipTimer_{gossipStrand_};
     asio::steady_timer networkMetricsTimer_{io_};
     TxOutbox outbox_;
-    std::deque<EventBody> loopback_;
     /** Blocks asked for with Fetch and not received yet. */
     std::set<Hash256> fetching_;
     struct SyncState {

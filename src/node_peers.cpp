@@ -4,32 +4,6 @@
 
 namespace gridledger::node {
 
-void NodeImpl::sendVote(const consensus::SendVote& send) {
-    log_->debug("signed vote epoch={} round={} block={}", send.vote.epoch, send.vote.round,
-                send.vote.blockId.hex());
-    // The vote goes to the next leader and a copy to every other member: each member then forms
-    // the QC itself, and a crashed next leader costs one round timeout, not two
-    // (docs/protocol.md §5). A vote that cannot leave now is lost; timeouts recover from that.
-    loopback_.push_back(consensus::VoteReceived{send.vote});
-    network_->broadcast(p2p::Message{codec::MessageKind::kVote, codec::encodeVote(send.vote)});
-}
-
-void NodeImpl::fetch(const consensus::Fetch& request) {
-    if (fetching_.size() >= kMaxOutstandingFetches) {
-        fetching_.clear();  // answers that never came; the core asks again when it still needs
-    }
-    fetching_.insert(request.blockId);
-    const p2p::Message message{codec::MessageKind::kBlockRequest,
-                               codec::encodeBlockRequest({request.blockId})};
-    if (request.hint) {
-        const auto peer = nodeIds_.find(*request.hint);
-        if (peer != nodeIds_.end() && network_->send(peer->second, message)) {
-            return;
-        }
-    }
-    network_->broadcast(message);
-}
-
 void NodeImpl::onPeerMessage(const NodeId& from, p2p::Message message) {
     asio::post(peerWork_,
                [this, from, message = std::move(message)] { handlePeerMessage(from, message); });
@@ -262,7 +236,7 @@ void NodeImpl::scheduleNetworkMetrics() {
 }
 
 bool NodeImpl::farAhead(std::uint64_t height) const {
-    const std::uint64_t committed = core_->committedRoot().header.height;
+    const std::uint64_t committed = runner_->core().committedRoot().header.height;
     return height > committed && height - committed > config_.syncLagBlocks;
 }
 
@@ -415,24 +389,21 @@ void NodeImpl::applySyncResponse(const NodeId& from, codec::SyncResponse respons
     auto applied = applySyncedBlocks(
         *verified,
         [this](const codec::Block& block, const codec::QuorumCert& cert) -> Result<bool> {
-            if (!executeCommitted(block, cert)) {
-                return fail(halted_.load() ? ErrorCode::kDiverged : failure_.code,
-                            "synced block at height " + std::to_string(block.header.height) +
-                                " was not executed");
-            }
+            GL_TRY(executeCommitted(block, cert));
             GL_ASSIGN_OR_RETURN(change, endEpochIfChanged(block));
             return change.has_value();
         });
     if (!applied) {
         log_->error("sync stopped peer={} reason={} detail={}", from.hex(),
                     applied.error().reason(), applied.error().message);
-        if (!failed_ && !halted_.load()) {
-            fatal(applied.error());
-        }
+        stopFor(applied.error());
         return;
     }
     const std::uint64_t lastHeight = verified->blocks[*applied - 1].header.height;
-    storeCommitProofs(syncedCommitProofs(*verified, *applied));
+    if (auto stored = storeCommitProofs(syncedCommitProofs(*verified, *applied)); !stored) {
+        fatal(stored.error());
+        return;
+    }
     metrics_->blocksSynced(*applied);
     sync_->failures = 0;
     log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
@@ -547,8 +518,8 @@ void NodeImpl::maybeResumeSigning() {
     }
     // Every round this key may have signed in before lies below the round the network is in
     // now: start the safety data above everything this node has seen.
-    consensus::SafetyData safety{committee()->epoch(), core_->currentRound(),
-                                 core_->highestQc().round};
+    const consensus::Core& core = runner_->core();
+    consensus::SafetyData safety{committee()->epoch(), core.currentRound(), core.highestQc().round};
     if (auto saved = consensusStore_->saveSafety(safety); !saved) {
         fatal(saved.error());
         return;
