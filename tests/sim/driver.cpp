@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <gridledger/crypto/sha256.h>
+
 #include "sim/simulator.h"
 
 namespace gridledger::sim {
@@ -44,6 +46,9 @@ Status InstanceAdaptor::persistTc(const codec::TimeoutCert& tc) {
 }
 
 void InstanceAdaptor::broadcast(const consensus::Broadcast& message) {
+    if (sim_.instances_[i_].role == Role::kTcForger) {
+        return;  // its own proposals, timeouts and TCs stay home; it sends forged TCs instead
+    }
     if (const auto* block = std::get_if<consensus::BlockPtr>(&message.message)) {
         sim_.sendProposal(i_, *block);
     } else if (const auto* timeout = std::get_if<codec::Timeout>(&message.message)) {
@@ -401,6 +406,49 @@ consensus::BlockPtr Simulator::belowLock(std::size_t i, const codec::Block& bloc
     std::vector<Bytes> txs = block.txs;
     txs.push_back(txBytes("fork/r" + std::to_string(header.round)));
     return signBlock(i, header, std::move(txs));
+}
+
+void Simulator::forgeTc(std::size_t i, const codec::Timeout& timeout) {
+    Instance& inst = instances_[i];
+    const auto key = std::make_pair(timeout.epoch, timeout.round);
+    const auto committee = committees_.find(timeout.epoch);
+    if (timeout.round < 2 || inst.forgedRounds.contains(key) || committee == committees_.end()) {
+        return;
+    }
+    auto& heard = inst.heard[key];
+    heard.emplace(timeout.author, timeout);
+    const std::size_t needed = consensus::quorumOf(committee->second.size()) - 1;
+    if (heard.size() < needed) {
+        return;
+    }
+    std::vector<codec::Timeout> timeouts;
+    for (const auto& entry : heard) {
+        if (timeouts.size() < needed) {
+            timeouts.push_back(entry.second);
+        }
+    }
+    // Its own entry claims a QC of the round just below, which it does not hold: a TC that
+    // need not prove its highest QC makes every honest proposal on an older QC unvotable.
+    codec::Timeout own;
+    own.epoch = timeout.epoch;
+    own.round = timeout.round;
+    own.author = keys_.publicKey(inst.key);
+    own.highQc.epoch = timeout.epoch;
+    own.highQc.round = timeout.round - 1;
+    own.highQc.blockId = crypto::sha256(asBytes("forged/" + std::to_string(timeout.round)));
+    own.signature =
+        keys_.sign(inst.key, consensus::timeoutDigest(scenario_.options.chainId, own.epoch,
+                                                      own.round, own.highQc.round));
+    timeouts.push_back(own);
+    const auto tc = consensus::buildTimeoutCert(committee->second, timeouts);
+    if (!tc) {
+        return;
+    }
+    inst.forgedRounds.insert(key);
+    std::erase_if(inst.heard, [&](const auto& entry) { return entry.first <= key; });
+    ++forgedTcs_;
+    note(i, i, TraceKind::kSentTimeout, tc->round, tc->highQc.round);
+    broadcast(i, *tc);
 }
 
 consensus::BlockPtr Simulator::findBlock(std::size_t i, const Hash256& id) const {

@@ -27,6 +27,8 @@ BatchSummary runBatch(const BatchOptions& options) {
         summary.restarts += r.restarts;
         summary.forgedBlocks += r.forgedBlocks;
         summary.withheldVotes += r.withheldVotes;
+        summary.forgedTcs += r.forgedTcs;
+        summary.refusedForgeries += r.refusedForgeries;
         summary.maxRecoveryMs = std::max(summary.maxRecoveryMs, r.recoveryMs);
         if (r.livenessBoundMs > 0 && !r.violation) {
             if (r.livenessMs > summary.maxLivenessMs) {
@@ -65,7 +67,8 @@ std::string BatchSummary::text() const {
         << " virtual_s=" << virtualMs / 1000 << " steps=" << steps
         << " min_heights=" << committedHeights << " tcs=" << timeoutCerts
         << " restarts=" << restarts << " forged_blocks=" << forgedBlocks
-        << " withheld_votes=" << withheldVotes << " lost_msgs=" << dropped
+        << " withheld_votes=" << withheldVotes << " forged_tcs=" << forgedTcs
+        << " refused_forgeries=" << refusedForgeries << " lost_msgs=" << dropped
         << " dup_msgs=" << duplicated << " late_msgs=" << replayed
         << " worst_first_commit_after_gst_ms=" << maxRecoveryMs
         << " worst_live_after_gst_ms=" << maxLivenessMs << " (bound " << maxLivenessBoundMs << ")";

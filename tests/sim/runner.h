@@ -52,6 +52,8 @@ struct BatchSummary {
     std::uint64_t restarts = 0;
     std::uint64_t forgedBlocks = 0;
     std::uint64_t withheldVotes = 0;
+    std::uint64_t forgedTcs = 0;
+    std::uint64_t refusedForgeries = 0;
     std::uint64_t maxRecoveryMs = 0;
     /** Longest time from GST until every honest instance had its new commits, and the bound
      * of that run; and the smallest margin (bound - time) over all runs. */

@@ -13,7 +13,7 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<FaultClass, std::string_view>, 11> kFaultNames{{
+constexpr std::array<std::pair<FaultClass, std::string_view>, 12> kFaultNames{{
     {FaultClass::kNone, "none"},
     {FaultClass::kLossy, "lossy"},
     {FaultClass::kCrash, "crash"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<FaultClass, std::string_view>, 11> kFaultNames{{
     {FaultClass::kMixed, "mixed"},
     {FaultClass::kExcessTwins, "excess-twins"},
     {FaultClass::kTwinsRounds, "twins-rounds"},
+    {FaultClass::kTcForgery, "tc-forgery"},
 }};
 
 /** Hard end of a liveness run, far beyond any bound the leader schedule sets. */
@@ -245,10 +246,12 @@ void applyFaults(Scenario& s, std::mt19937_64& rng) {
             break;
         case FaultClass::kEquivocation:
         case FaultClass::kWithhold:
-        case FaultClass::kForking: {
+        case FaultClass::kForking:
+        case FaultClass::kTcForgery: {
             const Role role = s.faults == FaultClass::kEquivocation ? Role::kEquivocator
                               : s.faults == FaultClass::kWithhold   ? Role::kWithholder
-                                                                    : Role::kForker;
+                              : s.faults == FaultClass::kForking    ? Role::kForker
+                                                                    : Role::kTcForger;
             for (const auto key :
                  pickDistinct(rng, s.n, between(rng, 1, std::max<std::size_t>(f, 1)))) {
                 s.roles[key] = role;
@@ -278,6 +281,11 @@ void drawLinks(Scenario& s, std::mt19937_64& rng) {
             if (from != to) {
                 const std::uint64_t lo = between(rng, 2, 25);
                 s.links[from * m + to] = LinkDelay{lo, lo + between(rng, 0, jitter)};
+                if (s.roles[from] == Role::kTcForger || s.roles[to] == Role::kTcForger) {
+                    // A forger with the best place in the network: its forged TC overtakes the
+                    // honest ones (a forgery that always loses that race would cost nothing).
+                    s.links[from * m + to] = LinkDelay{1, 1};
+                }
             }
         }
     }
@@ -307,10 +315,10 @@ std::vector<FaultClass> faultClassesFor(std::size_t n) {
     if (n == 1) {
         return {FaultClass::kNone, FaultClass::kCrash};  // no peers: crashes are the only fault
     }
-    return {FaultClass::kNone,       FaultClass::kLossy,   FaultClass::kCrash,
-            FaultClass::kPartition,  FaultClass::kTwins,   FaultClass::kEquivocation,
-            FaultClass::kWithhold,   FaultClass::kForking, FaultClass::kMixed,
-            FaultClass::kTwinsRounds};
+    return {FaultClass::kNone,        FaultClass::kLossy,    FaultClass::kCrash,
+            FaultClass::kPartition,   FaultClass::kTwins,    FaultClass::kEquivocation,
+            FaultClass::kWithhold,    FaultClass::kForking,  FaultClass::kMixed,
+            FaultClass::kTwinsRounds, FaultClass::kTcForgery};
 }
 
 std::string_view roleName(Role role) {
@@ -327,6 +335,8 @@ std::string_view roleName(Role role) {
             return "forker";
         case Role::kCrashed:
             return "crashed";
+        case Role::kTcForger:
+            return "tc-forger";
     }
     return "unknown";
 }
@@ -367,8 +377,11 @@ Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed, Rule
     applyFaults(s, rng);
     drawLinks(s, rng);
     if (faults != FaultClass::kExcessTwins) {
+        // Liveness is claimed while the vote rules are the real ones (a weakened TC check
+        // leaves them so, and must show as a liveness failure).
         s.checkLiveness =
-            s.faultyKeys() <= consensus::maxFaultyOf(n) && rules == RulesVariant::kTwoChain;
+            s.faultyKeys() <= consensus::maxFaultyOf(n) &&
+            (rules == RulesVariant::kTwoChain || rules == RulesVariant::kSkipTcHighQc);
         s.endMs = s.gstMs + (s.checkLiveness ? kLivenessCapMs : 15'000);
     }
     return s;

@@ -51,6 +51,8 @@ enum class FaultClass : std::uint8_t {
     kTwinsRounds,   // up to f twinned keys, and before GST a partition chosen per round: the
                     // messages of round r reach only the instances on their sender's side of
                     // round r's partition (the schedules of the Twins paper)
+    kTcForgery,     // up to f members that forge TCs claiming a QC nobody holds, and send no
+                    // timeout or proposal of their own
 };
 
 /** The class's command-line name ("none", "lossy", ..., "excess-twins"). */
@@ -70,6 +72,9 @@ enum class Role : std::uint8_t {
     kForker,       // honest core, but its driver shows its blocks to one member only, and after
                    // a TC sends instead a block that extends two blocks below its highest QC
     kCrashed,      // honest until it crashes for good before GST
+    kTcForger,     // honest core, but its driver sends no timeout or proposal of its own and,
+                   // from q - 1 honest timeouts of a round, forges a TC whose own entry claims
+                   // a QC of the round below that it does not hold
 };
 
 [[nodiscard]] std::string_view roleName(Role role);

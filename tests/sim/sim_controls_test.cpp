@@ -103,6 +103,20 @@ TEST(NegativeControl, TwinsScheduledPerRoundForkVotingWithoutTheLock) {
     EXPECT_EQ(real.failures, 0U) << real.text();
 }
 
+TEST(NegativeControl, ATcThatNeedNotProveItsHighestQcLetsOneForgerStallTheChain) {
+    // One member of four forges TCs from three honest timeouts of a round and its own, which
+    // claims a QC of the round below that nobody holds. With the TC's high-QC check dropped, the
+    // honest members take the forged TC, and then refuse every proposal on an older QC (V2): the
+    // liveness check catches the stall. The real check refuses every forged TC.
+    const BatchSummary weak =
+        runControl(4, FaultClass::kTcForgery, RulesVariant::kSkipTcHighQc, 20);
+    EXPECT_GE(count(weak, "liveness"), 1U) << "no stall found";
+    EXPECT_GT(weak.forgedTcs, 0U);
+    const BatchSummary real = runControl(4, FaultClass::kTcForgery, RulesVariant::kTwoChain, 20);
+    EXPECT_EQ(real.failures, 0U) << real.text();
+    EXPECT_GT(real.refusedForgeries, 0U);
+}
+
 TEST(NegativeControl, MoreThanFCrashedMembersStallTheChainAndLivenessSaysSo) {
     // f + 1 of 4 members crash for good before GST, yet the scenario claims liveness.
     Scenario scenario = makeScenario(4, FaultClass::kNone, 5);

@@ -63,8 +63,12 @@ class Verifier {
     /** The committee of each epoch, by epoch number; the simulator adds one per epoch change. */
     using Committees = std::map<std::uint64_t, consensus::Committee>;
 
-    /** Keeps references: `keys` and `committees` must outlive the verifier. */
-    Verifier(const Keyring& keys, const Committees& committees, std::string chainId);
+    /**
+     * Keeps references: `keys` and `committees` must outlive the verifier. Without
+     * `checkTcHighQc` (a negative control) a TC need not prove its highest QC.
+     */
+    Verifier(const Keyring& keys, const Committees& committees, std::string chainId,
+             bool checkTcHighQc = true);
 
     [[nodiscard]] Status quorumCert(const codec::QuorumCert& qc) const;
     [[nodiscard]] Status timeoutCert(const codec::TimeoutCert& tc) const;
@@ -81,6 +85,7 @@ class Verifier {
     const Keyring& keys_;
     const Committees& committees_;
     std::string chainId_;
+    bool checkTcHighQc_ = true;
 };
 
 }  // namespace gridledger::sim

@@ -73,6 +73,10 @@ void expectFaultsHappened(FaultClass faults, const BatchSummary& s) {
         case FaultClass::kWithhold:
             EXPECT_GT(s.withheldVotes, 0U);
             break;
+        case FaultClass::kTcForgery:
+            EXPECT_GT(s.forgedTcs, 0U);
+            EXPECT_GT(s.refusedForgeries, 0U);  // every forged TC is refused by its receivers
+            break;
         case FaultClass::kMixed:
             EXPECT_GT(s.restarts + s.forgedBlocks + s.withheldVotes + s.dropped, 0U);
             break;
@@ -107,7 +111,7 @@ TEST_P(SweepTest, EveryInvariantHoldsOnEverySeed) {
     expectFaultsHappened(sweep.faults, summary);
 }
 
-// 2 + 10 + 10 + 10 sweeps, 6,600 scenarios in all.
+// 2 + 11 + 11 + 11 sweeps, 7,210 scenarios in all.
 INSTANTIATE_TEST_SUITE_P(N1, SweepTest, ::testing::ValuesIn(sweepsFor(1, 250)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N4, SweepTest, ::testing::ValuesIn(sweepsFor(4, 250)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N7, SweepTest, ::testing::ValuesIn(sweepsFor(7, 200)), sweepName);

@@ -74,7 +74,8 @@ Simulator::Simulator(Scenario scenario, RunOptions options)
       genesis_(makeGenesis(genesisState_)),
       committee_(makeCommittee(keys_, genesis_, scenario_)),
       committees_{{0, committee_}},
-      verifier_(keys_, committees_, scenario_.options.chainId),
+      verifier_(keys_, committees_, scenario_.options.chainId,
+                scenario_.rules != RulesVariant::kSkipTcHighQc),
       checker_(scenario_, committees_, verifier_),
       network_(scenario_),
       trace_(options_.traceDepth),
@@ -315,6 +316,9 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 ok = verifier_.timeout(payload);
                 if (ok) {
                     step(i, consensus::TimeoutReceived{payload});
+                    if (instances_[i].role == Role::kTcForger) {
+                        forgeTc(i, payload);
+                    }
                 }
             } else if constexpr (std::is_same_v<T, codec::TimeoutCert>) {
                 if (!epochAdmits(i, message.from, payload.epoch)) {
@@ -345,7 +349,9 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                     step(i, consensus::BlockFetched{*payload.block});
                 }
             }
-            if (!ok) {
+            if (!ok && instances_[message.from].role == Role::kTcForger) {
+                ++refusedForgeries_;  // what a forger makes up is refused, as it must be
+            } else if (!ok) {
                 checker_.flag("bad-message",
                               "instance=i" + std::to_string(i) + " from i" +
                                   std::to_string(message.from) + ": " + ok.error().message,
@@ -525,6 +531,8 @@ RunResult Simulator::result() const {
     r.timeoutCerts = timeoutCerts_;
     r.forgedBlocks = forgedBlocks_;
     r.withheldVotes = withheldVotes_;
+    r.forgedTcs = forgedTcs_;
+    r.refusedForgeries = refusedForgeries_;
     r.epochChanges = epochChanges_;
     r.epochProofs = epochProofs_;
     r.recoveryMs = checker_.recoveryMs();

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -99,6 +100,9 @@ struct Instance {
     std::size_t rejections = 0;
     std::optional<std::uint64_t> proofAskedAt;  // last EpochProofRequest
     std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> proofOffered;  // (peer, epoch)
+    /** A TC forger's honest timeouts heard, by (epoch, round) and author; rounds it forged. */
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::map<PubKey, codec::Timeout>> heard;
+    std::set<std::pair<std::uint64_t, std::uint64_t>> forgedRounds;
 
     /** The running core, nullptr while crashed. */
     [[nodiscard]] const consensus::Core* core() const {
@@ -135,6 +139,9 @@ struct RunResult {
      * votes withheld. */
     std::uint64_t forgedBlocks = 0;
     std::uint64_t withheldVotes = 0;
+    /** TCs forged by TC forgers, and messages of faulty drivers refused by the driver's checks. */
+    std::uint64_t forgedTcs = 0;
+    std::uint64_t refusedForgeries = 0;
     /** Epoch changes performed by instances, and the highest epoch reached. */
     std::uint64_t epochChanges = 0;
     std::uint64_t maxEpoch = 0;
@@ -269,6 +276,8 @@ class Simulator {
     void fork(std::size_t i, const consensus::BlockPtr& block);
     [[nodiscard]] consensus::BlockPtr belowLock(std::size_t i, const codec::Block& block);
     [[nodiscard]] consensus::BlockPtr findBlock(std::size_t i, const Hash256& id) const;
+    /** A TC forger heard a verified timeout: forges a TC once it holds q - 1 of its round. */
+    void forgeTc(std::size_t i, const codec::Timeout& timeout);
     void answerFetch(std::size_t i, std::size_t from, const Hash256& id);
     [[nodiscard]] consensus::BlockPtr signBlock(std::size_t i, const codec::BlockHeader& header,
                                                 std::vector<Bytes> txs);
@@ -294,6 +303,8 @@ class Simulator {
     std::uint64_t timeoutCerts_ = 0;
     std::uint64_t forgedBlocks_ = 0;
     std::uint64_t withheldVotes_ = 0;
+    std::uint64_t forgedTcs_ = 0;
+    std::uint64_t refusedForgeries_ = 0;
     bool gstMarked_ = false;
     std::uint64_t epochChanges_ = 0;
     std::uint64_t epochProofs_ = 0;

@@ -7,10 +7,11 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<RulesVariant, std::string_view>, 3> kNames{{
+constexpr std::array<std::pair<RulesVariant, std::string_view>, 4> kNames{{
     {RulesVariant::kTwoChain, "two-chain"},
     {RulesVariant::kSkipRoundCheck, "skip-round"},
     {RulesVariant::kSkipLock, "skip-lock"},
+    {RulesVariant::kSkipTcHighQc, "skip-tc-qc"},
 }};
 
 /** The real rules with one vote clause taken out; the timeout rule is untouched. */
@@ -66,7 +67,7 @@ std::optional<RulesVariant> parseRules(std::string_view name) {
 }
 
 std::unique_ptr<consensus::SafetyRules> makeRules(RulesVariant variant) {
-    if (variant == RulesVariant::kTwoChain) {
+    if (variant == RulesVariant::kTwoChain || variant == RulesVariant::kSkipTcHighQc) {
         return std::make_unique<consensus::TwoChainSafetyRules>();
     }
     return std::make_unique<WeakenedRules>(variant);

@@ -20,6 +20,11 @@ enum class RulesVariant : std::uint8_t {
     kSkipRoundCheck = 1,
     /** The vote rule without V2 (`qc_round >= tc.highest_hqc_round` after a TC). */
     kSkipLock = 2,
+    /**
+     * The real vote and timeout rules, but the driver's TC check without the certificate of the
+     * TC's highest QC (docs/protocol.md §2): a TC may claim a QC nobody holds.
+     */
+    kSkipTcHighQc = 3,
 };
 
 /** The name used on the command line and in replay lines ("two-chain", "skip-round", ...). */
