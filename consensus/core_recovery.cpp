@@ -162,7 +162,16 @@ Status CoreImpl::recover(const RecoveryData& recovery) {
         processTc(*recovery.highestTc, false);
     }
     drainReady();
+    // Every own proposal in the store left this validator (the store is synced before a message
+    // leaves), also one the tree no longer takes (its height is committed by another block):
+    // proposing again in its round would sign two blocks for one round.
     proposedRound_ = tree_.highestRoundBy(signer_->publicKey());
+    for (const auto& block : recovery.blocks) {
+        if (block.header.epoch == committee_.epoch() &&
+            block.header.author == signer_->publicKey()) {
+            proposedRound_ = std::max(proposedRound_, block.header.round);
+        }
+    }
     pacemaker_.resetBackoff();
     recovering_ = false;
     return {};

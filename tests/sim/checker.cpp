@@ -43,6 +43,20 @@ void Checker::onProposalSigned(const consensus::BlockPtr& block) {
     signed_.emplace(block->id, block);
 }
 
+void Checker::onProposalSent(std::size_t i, const codec::Block& block, std::uint64_t nowMs) {
+    if (!safetyChecked(scenario_.roles[i])) {
+        return;
+    }
+    const auto& h = block.header;
+    const auto [it, inserted] =
+        proposals_.emplace(SignedRound{scenario_.keyOf[i], h.epoch, h.round}, block.id);
+    if (!inserted && it->second != block.id) {
+        flag("double-proposal",
+             at(i, h.round) + ": proposed " + shortId(it->second) + " and " + shortId(block.id),
+             nowMs);
+    }
+}
+
 void Checker::onVoteSent(std::size_t i, const codec::Vote& vote,
                          const consensus::SafetyData& persisted, std::uint64_t nowMs) {
     if (!safetyChecked(scenario_.roles[i])) {

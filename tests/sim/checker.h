@@ -49,6 +49,8 @@ class Checker {
 
     /** Every proposal any instance signed (what "proposed" means for validity). */
     void onProposalSigned(const consensus::BlockPtr& block);
+    /** Instance `i` sent its proposal `block` (one block per honest key and round). */
+    void onProposalSent(std::size_t i, const codec::Block& block, std::uint64_t nowMs);
     /** A vote left instance `i` while its persisted safety data was `persisted`. */
     void onVoteSent(std::size_t i, const codec::Vote& vote, const consensus::SafetyData& persisted,
                     std::uint64_t nowMs);
@@ -106,6 +108,7 @@ class Checker {
     /** (key, epoch, round): rounds start again at 1 in every epoch. */
     using SignedRound = std::tuple<std::size_t, std::uint64_t, std::uint64_t>;
     std::map<SignedRound, Hash256> votes_;
+    std::map<SignedRound, Hash256> proposals_;
     struct SentTimeout {
         std::uint64_t hqcRound = 0;
         std::uint64_t incarnation = 0;

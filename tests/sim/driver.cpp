@@ -24,24 +24,50 @@ std::uint64_t InstanceAdaptor::nowMs() {
     return kClockBaseMs + sim_.now_;
 }
 
+// The safety data and executed blocks are synced writes: they make every earlier write durable.
+// Blocks, QCs and TCs are not, until the send barrier syncs them before a message leaves.
 Status InstanceAdaptor::persistSafety(const consensus::SafetyData& data) {
-    sim_.instances_[i_].store.safety = data;
+    Instance& inst = sim_.instances_[i_];
+    inst.store.safety = data;
+    inst.unsynced.clear();
     return {};
 }
 
 Status InstanceAdaptor::persistBlock(const consensus::BlockPtr& block) {
-    sim_.instances_[i_].store.blocks[block->id] = block;
+    Instance& inst = sim_.instances_[i_];
+    Unsynced undo{Unsynced::Kind::kBlock, block->id, std::nullopt, std::nullopt, std::nullopt};
+    if (const auto it = inst.store.blocks.find(block->id); it != inst.store.blocks.end()) {
+        undo.block = it->second;
+    }
+    inst.unsynced.push_back(std::move(undo));
+    inst.store.blocks[block->id] = block;
     return {};
 }
 
 Status InstanceAdaptor::persistQc(const codec::QuorumCert& qc) {
-    sim_.instances_[i_].store.qcs[qc.blockId] = qc;
+    Instance& inst = sim_.instances_[i_];
+    Unsynced undo{Unsynced::Kind::kQc, qc.blockId, std::nullopt, std::nullopt, std::nullopt};
+    if (const auto it = inst.store.qcs.find(qc.blockId); it != inst.store.qcs.end()) {
+        undo.qc = it->second;
+    }
+    inst.unsynced.push_back(std::move(undo));
+    inst.store.qcs[qc.blockId] = qc;
     return {};
 }
 
 Status InstanceAdaptor::persistTc(const codec::TimeoutCert& tc) {
-    sim_.instances_[i_].store.tc = tc;
+    Instance& inst = sim_.instances_[i_];
+    inst.unsynced.push_back(
+        Unsynced{Unsynced::Kind::kTc, Hash256{}, std::nullopt, std::nullopt, inst.store.tc});
+    inst.store.tc = tc;
     ++sim_.timeoutCerts_;
+    return {};
+}
+
+Status InstanceAdaptor::beforeSend() {
+    if (sim_.scenario_.rules != RulesVariant::kSkipSendBarrier) {
+        sim_.instances_[i_].unsynced.clear();  // one sync makes every earlier write durable
+    }
     return {};
 }
 
@@ -152,6 +178,7 @@ std::size_t Simulator::observeStep(std::size_t i, const consensus::Event& event,
 
 void Simulator::sendProposal(std::size_t i, const consensus::BlockPtr& block) {
     const auto& h = block->header;
+    checker_.onProposalSent(i, *block, now_);
     proposedAt_.try_emplace(block->id, now_);
     note(i, i, TraceKind::kSentProposal, h.round, h.height, &block->id);
     if (instances_[i].role == Role::kEquivocator) {
@@ -226,6 +253,7 @@ Result<consensus::Execution> Simulator::execute(std::size_t i, const codec::Bloc
         return fail(ErrorCode::kInvalidBlock, "commit does not extend the ledger");
     }
     const auto ptr = std::make_shared<const codec::Block>(block);
+    instances_[i].unsynced.clear();  // one synced write per executed block
     st.ledger.push_back(ptr);
     st.ledgerIndex.emplace(block.id, h);
     st.executed.push_back(executeBlock(st.executed.back(), block));

@@ -405,8 +405,41 @@ void Simulator::step(std::size_t i, const EventBody& body) {
     }
 }
 
+void Simulator::loseUnsynced(std::size_t i) {
+    Instance& inst = instances_[i];
+    if (inst.unsynced.empty()) {
+        return;
+    }
+    Store& st = inst.store;
+    for (std::size_t lost = between(rng_, 0, inst.unsynced.size()); lost > 0; --lost) {
+        const Unsynced& undo = inst.unsynced.back();
+        switch (undo.kind) {
+            case Unsynced::Kind::kBlock:
+                if (undo.block) {
+                    st.blocks[undo.id] = *undo.block;
+                } else {
+                    st.blocks.erase(undo.id);
+                }
+                break;
+            case Unsynced::Kind::kQc:
+                if (undo.qc) {
+                    st.qcs[undo.id] = *undo.qc;
+                } else {
+                    st.qcs.erase(undo.id);
+                }
+                break;
+            case Unsynced::Kind::kTc:
+                st.tc = undo.tc;
+                break;
+        }
+        inst.unsynced.pop_back();
+    }
+    inst.unsynced.clear();
+}
+
 void Simulator::crashNow(std::size_t i) {
     Instance& inst = instances_[i];
+    loseUnsynced(i);
     note(i, i, TraceKind::kCrash, 0, inst.store.ledger.size() - 1);
     inst.up = false;
     inst.crashArmed = false;

@@ -50,6 +50,17 @@ struct Store {
     std::map<std::uint64_t, EpochProof> epochProofs;  // by the epoch each one ended
 };
 
+/** How to take back one write of the consensus store that was not synced yet. */
+struct Unsynced {
+    enum class Kind : std::uint8_t { kBlock, kQc, kTc };
+    Kind kind = Kind::kBlock;
+    Hash256 id;  // the block's id, or the id of the block a QC certifies
+    /** The value the write replaced (none: the key was absent). */
+    std::optional<consensus::BlockPtr> block;
+    std::optional<codec::QuorumCert> qc;
+    std::optional<codec::TimeoutCert> tc;
+};
+
 class Simulator;
 
 /** An instance's host for its runner: the simulator's queue, network, store and checker. */
@@ -62,6 +73,7 @@ class InstanceAdaptor final : public consensus::Adaptor {
     Status persistBlock(const consensus::BlockPtr& block) override;
     Status persistQc(const codec::QuorumCert& qc) override;
     Status persistTc(const codec::TimeoutCert& tc) override;
+    Status beforeSend() override;
     void broadcast(const consensus::Broadcast& message) override;
     void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
     void schedule(const consensus::ScheduleTimer& timer) override;
@@ -88,6 +100,9 @@ struct Instance {
     std::unique_ptr<InstanceAdaptor> adaptor;
     std::unique_ptr<consensus::Runner> runner;  // without a core while crashed
     Store store;
+    /** Writes of blocks, QCs and TCs since the last synced write, oldest first: a crash loses a
+     * random suffix of them (the unsynced tail of a write-ahead log). */
+    std::vector<Unsynced> unsynced;
     bool up = true;
     std::uint64_t incarnation = 0;  // timers and loopback events of older incarnations are void
     bool crashArmed = false;        // crash after a random prefix of the next step's effects
@@ -245,6 +260,8 @@ class Simulator {
     void control(std::size_t i, Control what);
     void step(std::size_t i, const EventBody& body);
     void crashNow(std::size_t i);
+    /** A crash loses a random suffix of instance i's unsynced writes. */
+    void loseUnsynced(std::size_t i);
     void restart(std::size_t i);
     void arriveTxs();
     [[nodiscard]] consensus::RecoveryData recoveryOf(std::size_t i) const;

@@ -7,11 +7,12 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<RulesVariant, std::string_view>, 4> kNames{{
+constexpr std::array<std::pair<RulesVariant, std::string_view>, 5> kNames{{
     {RulesVariant::kTwoChain, "two-chain"},
     {RulesVariant::kSkipRoundCheck, "skip-round"},
     {RulesVariant::kSkipLock, "skip-lock"},
     {RulesVariant::kSkipTcHighQc, "skip-tc-qc"},
+    {RulesVariant::kSkipSendBarrier, "skip-barrier"},
 }};
 
 /** The real rules with one vote clause taken out; the timeout rule is untouched. */
@@ -67,7 +68,8 @@ std::optional<RulesVariant> parseRules(std::string_view name) {
 }
 
 std::unique_ptr<consensus::SafetyRules> makeRules(RulesVariant variant) {
-    if (variant == RulesVariant::kTwoChain || variant == RulesVariant::kSkipTcHighQc) {
+    if (variant == RulesVariant::kTwoChain || variant == RulesVariant::kSkipTcHighQc ||
+        variant == RulesVariant::kSkipSendBarrier) {
         return std::make_unique<consensus::TwoChainSafetyRules>();
     }
     return std::make_unique<WeakenedRules>(variant);

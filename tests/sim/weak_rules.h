@@ -25,6 +25,11 @@ enum class RulesVariant : std::uint8_t {
      * TC's highest QC (docs/protocol.md §2): a TC may claim a QC nobody holds.
      */
     kSkipTcHighQc = 3,
+    /**
+     * The real rules, but the driver's send barrier does not sync: blocks, QCs and TCs written
+     * without a sync may be lost by a crash although a message that depends on them left.
+     */
+    kSkipSendBarrier = 4,
 };
 
 /** The name used on the command line and in replay lines ("two-chain", "skip-round", ...). */
