@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,32 @@ BatchSummary runControl(std::size_t n, FaultClass faults, RulesVariant rules, st
                   << report.substr(0, report.find("last events")) << "\n";
     }
     return summary;
+}
+
+/**
+ * A weakened (n, faults, rules) over seeds 1..seeds with the invariant `only` checked alone, and
+ * the same seeds with the real rules and every invariant: the weak summary first.
+ */
+std::pair<BatchSummary, BatchSummary> runAloneAndReal(std::size_t n, FaultClass faults,
+                                                      RulesVariant rules, std::size_t seeds,
+                                                      const std::string& only) {
+    BatchOptions options;
+    options.n = n;
+    options.faults = faults;
+    options.rules = rules;
+    options.seeds = seeds;
+    options.only = only;
+    options.maxReports = 1;
+    BatchSummary weak = runBatch(options);
+    std::cout << "[sim control] " << weak.text() << "\n";
+    if (!weak.reports.empty()) {
+        const std::string& report = weak.reports.front();
+        std::cout << "[sim control] first report:\n"
+                  << report.substr(0, report.find("last events")) << "\n";
+    }
+    options.rules = RulesVariant::kTwoChain;
+    options.only.clear();
+    return {std::move(weak), runBatch(options)};
 }
 
 std::size_t count(const BatchSummary& summary, const std::string& invariant) {
@@ -80,26 +107,11 @@ TEST(NegativeControl, TwinsScheduledPerRoundForkVotingWithoutTheLock) {
     // its stale highest QC; the weakened voters certify that block and the ones above it, and
     // another honest member commits it at the same height. The agreement check alone runs: it
     // finds the fork itself, not a vote that restates the rule.
-    BatchOptions options;
-    options.n = 4;
-    options.faults = FaultClass::kTwinsRounds;
-    options.rules = RulesVariant::kSkipLock;
-    options.seeds = 400;
-    options.only = "agreement";
-    options.maxReports = 1;
-    const BatchSummary weak = runBatch(options);
-    std::cout << "[sim control] " << weak.text() << "\n";
+    const auto [weak, real] =
+        runAloneAndReal(4, FaultClass::kTwinsRounds, RulesVariant::kSkipLock, 400, "agreement");
     EXPECT_GE(count(weak, "agreement"), 1U) << "no fork found";
     EXPECT_EQ(weak.byInvariant.size(), weak.failures == 0 ? 0U : 1U);
-    if (!weak.reports.empty()) {
-        const std::string& report = weak.reports.front();
-        std::cout << "[sim control] first report:\n"
-                  << report.substr(0, report.find("last events")) << "\n";
-    }
     // The same schedules with the real rules: every invariant holds.
-    options.rules = RulesVariant::kTwoChain;
-    options.only.clear();
-    const BatchSummary real = runBatch(options);
     EXPECT_EQ(real.failures, 0U) << real.text();
 }
 
@@ -122,19 +134,9 @@ TEST(NegativeControl, ASendBarrierThatDoesNotSyncLetsARestartedLeaderProposeTwic
     // message leaves, a leader's proposal can go out and then vanish from its store in a crash;
     // restarted in the same round, it proposes a second block. The double-proposal check alone
     // finds it. With the barrier the same seeds pass every invariant.
-    BatchOptions options;
-    options.n = 4;
-    options.faults = FaultClass::kCrash;
-    options.rules = RulesVariant::kSkipSendBarrier;
-    options.seeds = 400;
-    options.only = "double-proposal";
-    options.maxReports = 1;
-    const BatchSummary weak = runBatch(options);
-    std::cout << "[sim control] " << weak.text() << "\n";
+    const auto [weak, real] = runAloneAndReal(4, FaultClass::kCrash, RulesVariant::kSkipSendBarrier,
+                                              400, "double-proposal");
     EXPECT_GE(count(weak, "double-proposal"), 1U) << "no second proposal found";
-    options.rules = RulesVariant::kTwoChain;
-    options.only.clear();
-    const BatchSummary real = runBatch(options);
     EXPECT_EQ(real.failures, 0U) << real.text();
     EXPECT_GT(real.restarts, 0U);
 }

@@ -405,6 +405,20 @@ void Simulator::step(std::size_t i, const EventBody& body) {
     }
 }
 
+namespace {
+
+/** Puts back the value a write replaced, or removes the key it added. */
+template <typename Map, typename Value>
+void restore(Map& map, const Hash256& key, const std::optional<Value>& previous) {
+    if (previous) {
+        map[key] = *previous;
+    } else {
+        map.erase(key);
+    }
+}
+
+}  // namespace
+
 void Simulator::loseUnsynced(std::size_t i) {
     Instance& inst = instances_[i];
     if (inst.unsynced.empty()) {
@@ -415,18 +429,10 @@ void Simulator::loseUnsynced(std::size_t i) {
         const Unsynced& undo = inst.unsynced.back();
         switch (undo.kind) {
             case Unsynced::Kind::kBlock:
-                if (undo.block) {
-                    st.blocks[undo.id] = *undo.block;
-                } else {
-                    st.blocks.erase(undo.id);
-                }
+                restore(st.blocks, undo.id, undo.block);
                 break;
             case Unsynced::Kind::kQc:
-                if (undo.qc) {
-                    st.qcs[undo.id] = *undo.qc;
-                } else {
-                    st.qcs.erase(undo.id);
-                }
+                restore(st.qcs, undo.id, undo.qc);
                 break;
             case Unsynced::Kind::kTc:
                 st.tc = undo.tc;
