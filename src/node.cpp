@@ -29,6 +29,12 @@ Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     genesis_ = std::move(genesis);
     GL_TRY(openLedger(home));
+    sync_ = std::make_unique<SyncClient>(
+        syncHost_, genesis_.chainId,
+        SyncLimits{static_cast<std::uint32_t>(config_.syncBatchBlocks),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(kSyncRequestTimeout),
+                   kMaxSyncFailures},
+        log_);
     GL_TRY(openMempool());
     GL_TRY(openConsensus());
     GL_ASSIGN_OR_RETURN(metrics, Metrics::start(config_.metricsAddress, config_.metricsPort));
@@ -270,7 +276,7 @@ Status NodeImpl::openRpc() {
                                highestQcRound_.load(std::memory_order_relaxed),
                                nodeKey_.nodeId(),
                                network_->connectedPeers().size(),
-                               syncing_.load(std::memory_order_relaxed)};
+                               sync_->syncing()};
     };
     context.peers = [this] {
         std::vector<rpc::PeerView> out;
@@ -446,18 +452,15 @@ void NodeImpl::halt(const Error& error) {
     haltReason_ = std::string(error.reason()) + ": " + error.message;
     halted_.store(true);
     runner_->stop();
-    if (sync_) {
-        syncTimer_.cancel();
-        sync_.reset();
-        syncing_.store(false, std::memory_order_relaxed);
-    }
+    syncTimer_.cancel();
+    sync_->abandon();
 }
 
 std::optional<std::string> NodeImpl::notReady() const {
     if (halted_.load()) {
         return "halted: " + haltReason_;
     }
-    if (syncing_.load(std::memory_order_relaxed)) {
+    if (sync_->syncing()) {
         return "syncing";
     }
     if (hold_.load() != Hold::kNone) {

@@ -42,6 +42,7 @@
 #include "metrics.h"
 #include "node.h"
 #include "peer_messages.h"
+#include "sync_client.h"
 #include "tx_gossip.h"
 
 namespace gridledger::node {
@@ -53,7 +54,7 @@ inline constexpr auto kGossipInterval = std::chrono::milliseconds(5);
 inline constexpr auto kNetworkMetricsInterval = std::chrono::seconds(1);
 /** How long block sync waits for a peer's answer before it asks another peer. */
 inline constexpr auto kSyncRequestTimeout = std::chrono::seconds(10);
-/** Peers block sync tries in a row without progress before consensus resumes without it. */
+/** Peers block sync tries in a row without progress before it ends. */
 inline constexpr std::size_t kMaxSyncFailures = 3;
 /** A consensus message of a later epoch makes this node ask for an epoch proof at most this often.
  */
@@ -107,6 +108,29 @@ class NodeAdaptor final : public consensus::Adaptor {
     NodeImpl& node_;
 };
 
+/** The node's side of block sync (node_peers.cpp): its ledger, peers and execution. */
+class NodeSyncHost final : public SyncHost {
+  public:
+    explicit NodeSyncHost(NodeImpl& node) : node_(node) {}
+
+    std::uint64_t executedHeight() const override;
+    Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;
+    std::shared_ptr<const consensus::Committee> committee() const override;
+    bool send(const NodeId& peer, p2p::Message message) override;
+    std::vector<NodeId> connectedPeers() const override;
+    void expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
+                     std::string reason) override;
+    Result<bool> execute(const codec::Block& block, const codec::QuorumCert& certifying) override;
+    Status storeCommitProofs(const std::vector<HeightProof>& proofs) override;
+    void synced(std::size_t count) override;
+    void refused(const NodeId& peer, const Error& error) override;
+    void failed(const Error& error) override;
+    void caughtUp() override;
+
+  private:
+    NodeImpl& node_;
+};
+
 class NodeImpl {
   public:
     NodeImpl(const crypto::SecretKey& validatorKey, const crypto::NodeKey& nodeKey)
@@ -118,6 +142,7 @@ class NodeImpl {
 
   private:
     friend class NodeAdaptor;
+    friend class NodeSyncHost;
     using EventBody = decltype(consensus::Event::body);
 
     Status openLedger(const Home& home);
@@ -186,19 +211,11 @@ class NodeImpl {
     void syncIfBehind(const NodeId& peer, std::uint64_t height);
     /** True iff `height` is more than sync_lag_blocks above the core's committed root. */
     [[nodiscard]] bool farAhead(std::uint64_t height) const;
-    void startSync(const NodeId& peer);
     /** Asks `peer` for the proof that ended this node's epoch (after a later epoch's message). */
     void askEpochProof(const NodeId& peer);
     /** A verified proof that this node's epoch ended above its ledger starts a sync from `from`. */
     void onEpochProof(const NodeId& from, const codec::EpochProof& proof);
-    /** A request for the committed blocks above this node's executed height. */
-    [[nodiscard]] p2p::Message syncRequestMessage() const;
-    void requestSync();
     void onSyncResponse(const NodeId& from, codec::SyncResponse response);
-    /** Executes an answer of the sync peer that carries blocks. */
-    void applySyncResponse(const NodeId& from, codec::SyncResponse response);
-    void syncFailed(const std::string& reason);
-    void finishSync();
 
     // Holding signatures (docs/protocol.md §13, "A validator with no safety data").
     /** Why this validator signs nothing for now. */
@@ -255,18 +272,11 @@ class NodeImpl {
     TxOutbox outbox_;
     /** Blocks asked for with Fetch and not received yet. */
     std::set<Hash256> fetching_;
-    struct SyncState {
-        NodeId peer;
-        std::uint64_t startHeight = 0;
-        std::chrono::steady_clock::time_point started;
-        std::uint64_t requestSeq = 0;
-        std::size_t failures = 0;
-        /** Set by the first answer whose blocks verified: from then on the node is syncing. */
-        bool confirmed = false;
-    };
-    std::optional<SyncState> sync_;
+    NodeSyncHost syncHost_{*this};
+    /** Block sync (built by open()). */
+    std::unique_ptr<SyncClient> sync_;
+    /** The timer of the sync's outstanding request. */
     asio::steady_timer syncTimer_{io_};
-    std::atomic<bool> syncing_{false};
     /** A block persisted by the core and not yet committed: its txs are in flight. */
     struct InFlight {
         std::uint64_t height = 0;

@@ -229,7 +229,7 @@ void NodeImpl::scheduleNetworkMetrics() {
     networkMetricsTimer_.async_wait([this](const boost::system::error_code& ec) {
         if (!ec) {
             metrics_->network(network_->stats(), network_->connectedPeers().size());
-            metrics_->nodeState(halted_.load(), hold_.load() != Hold::kNone, syncing_.load());
+            metrics_->nodeState(halted_.load(), hold_.load() != Hold::kNone, sync_->syncing());
             scheduleNetworkMetrics();
         }
     });
@@ -241,18 +241,18 @@ bool NodeImpl::farAhead(std::uint64_t height) const {
 }
 
 void NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
-    if (sync_ || halted_.load() || !farAhead(height)) {
+    if (sync_->active() || halted_.load() || !farAhead(height)) {
         return;
     }
     // `height` is only the sender's word: ask it for blocks, and change nothing until an
     // answer verifies. Consensus runs on meanwhile, so a peer that lies or falls silent costs
     // this node nothing but the request.
-    startSync(peer);
+    sync_->start(peer);
 }
 
 void NodeImpl::askEpochProof(const NodeId& peer) {
     const auto now = std::chrono::steady_clock::now();
-    if (sync_ || halted_.load() || now - lastEpochProofAsk_ < kEpochProofInterval) {
+    if (sync_->active() || halted_.load() || now - lastEpochProofAsk_ < kEpochProofInterval) {
         return;
     }
     lastEpochProofAsk_ = now;
@@ -270,193 +270,100 @@ void NodeImpl::onEpochProof(const NodeId& from, const codec::EpochProof& proof) 
         return;
     }
     const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
-    if (proof.reconfig.header.height <= executed || sync_) {
+    if (proof.reconfig.header.height <= executed || sync_->active()) {
         return;
     }
     // Evidence, not a claim: a quorum of this epoch committed a block above this ledger.
     log_->info("epoch proof epoch={} height={} peer={}", proof.reconfig.header.epoch,
                proof.reconfig.header.height, from.hex());
-    startSync(from);
-}
-
-void NodeImpl::startSync(const NodeId& peer) {
-    const std::uint64_t committed = executedHeight_.load(std::memory_order_relaxed);
-    sync_ = SyncState{peer, committed, std::chrono::steady_clock::now(), 0, 0, false};
-    log_->debug("sync asked peer={} executed_height={}", peer.hex(), committed);
-    requestSync();
-}
-
-p2p::Message NodeImpl::syncRequestMessage() const {
-    const codec::SyncRequest request{executedHeight_.load(std::memory_order_relaxed) + 1,
-                                     static_cast<std::uint32_t>(config_.syncBatchBlocks)};
-    return {codec::MessageKind::kSyncRequest, codec::encodeSyncRequest(request)};
-}
-
-void NodeImpl::requestSync() {
-    const std::uint64_t seq = ++sync_->requestSeq;
-    if (!network_->send(sync_->peer, syncRequestMessage())) {
-        asio::post(io_, [this, seq] {
-            if (sync_ && sync_->requestSeq == seq) {
-                syncFailed("the peer is not connected");
-            }
-        });
-        return;
-    }
-    syncTimer_.expires_after(kSyncRequestTimeout);
-    syncTimer_.async_wait([this, seq](const boost::system::error_code& ec) {
-        if (!ec && sync_ && sync_->requestSeq == seq) {
-            syncFailed("no answer");
-        }
-    });
+    sync_->start(from);
 }
 
 void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) {
     if (failed_ || halted_.load()) {
         return;
     }
-    if (!sync_ || from != sync_->peer) {
+    if (!sync_->isPeer(from)) {
         // Answers to a held validator's probes (or late ones): a peer's word that nothing is
         // committed above this node, or blocks that, once verified, start a sync from it.
-        if (hold_ == Hold::kNone || sync_) {
+        if (hold_ == Hold::kNone || sync_->active()) {
             return;
         }
         if (response.blocks.empty()) {
             noteAtHead(from, response.headHeight);
             return;
         }
-        startSync(from);
+        sync_->start(from);
     }
-    ++sync_->requestSeq;  // the request is answered: its timer no longer applies
-    if (response.blocks.empty()) {
-        if (hold_ != Hold::kNone) {
-            noteAtHead(from, response.headHeight);
-        }
-        finishSync();
-        return;
+    if (response.blocks.empty() && hold_ != Hold::kNone) {
+        noteAtHead(from, response.headHeight);
     }
-    applySyncResponse(from, std::move(response));
+    sync_->onResponse(from, std::move(response));
 }
 
-void NodeImpl::applySyncResponse(const NodeId& from, codec::SyncResponse response) {
-    const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
-    // Consensus may have committed some of these blocks since the request left: they must be
-    // the ones this ledger holds, and are skipped.
-    std::size_t known = 0;
-    while (known < response.blocks.size() && response.blocks[known].header.height <= executed) {
-        auto held = blocks_->blockAt(response.blocks[known].header.height);
-        if (!held) {
-            fatal(held.error());
-            return;
-        }
-        if (!*held || (*held)->id != response.blocks[known].id) {
-            break;  // verifySyncResponse refuses it below
-        }
-        ++known;
-    }
-    const std::uint64_t peerHead = response.headHeight;
-    if (known == response.blocks.size()) {
-        if (peerHead > executed) {
-            requestSync();
-        } else {
-            finishSync();
-        }
-        return;
-    }
-    response.blocks.erase(response.blocks.begin(),
-                          response.blocks.begin() + static_cast<std::ptrdiff_t>(known));
-    auto head = blocks_->blockAt(executed);
-    if (!head || !*head) {
-        fatal(head ? Error{ErrorCode::kCorrupt, "the executed head block is missing"}
-                   : head.error());
-        return;
-    }
-    auto verified = verifySyncResponse(std::move(response), executed, (*head)->id, *committee(),
-                                       genesis_.chainId);
-    if (!verified) {
-        invalidMessage(from, codec::MessageKind::kSyncResponse, verified.error(),
-                       kInvalidSyncPoints);
-        syncFailed(verified.error().message);
-        return;
-    }
-    if (!sync_->confirmed) {
-        sync_->confirmed = true;
-        syncing_.store(true, std::memory_order_relaxed);
-        log_->info("sync started peer={} executed_height={} peer_head={}", from.hex(), executed,
-                   peerHead);
-    }
-    // The batch ends with the block that ends an epoch, whatever a peer sent above it; the
-    // core is rebuilt in the new epoch when the sync ends.
-    auto applied = applySyncedBlocks(
-        *verified,
-        [this](const codec::Block& block, const codec::QuorumCert& cert) -> Result<bool> {
-            GL_TRY(executeCommitted(block, cert));
-            GL_ASSIGN_OR_RETURN(change, endEpochIfChanged(block));
-            return change.has_value();
+std::uint64_t NodeSyncHost::executedHeight() const {
+    return node_.executedHeight_.load(std::memory_order_relaxed);
+}
+
+Result<std::optional<codec::Block>> NodeSyncHost::blockAt(std::uint64_t height) const {
+    return node_.blocks_->blockAt(height);
+}
+
+std::shared_ptr<const consensus::Committee> NodeSyncHost::committee() const {
+    return node_.committee();
+}
+
+bool NodeSyncHost::send(const NodeId& peer, p2p::Message message) {
+    return node_.network_->send(peer, std::move(message)).has_value();
+}
+
+std::vector<NodeId> NodeSyncHost::connectedPeers() const {
+    return node_.network_->connectedPeers();
+}
+
+void NodeSyncHost::expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
+                               std::string reason) {
+    node_.syncTimer_.expires_after(delay);
+    node_.syncTimer_.async_wait(
+        [this, seq, reason = std::move(reason)](const boost::system::error_code& ec) {
+            if (!ec) {
+                node_.sync_->expired(seq, reason);
+            }
         });
-    if (!applied) {
-        log_->error("sync stopped peer={} reason={} detail={}", from.hex(),
-                    applied.error().reason(), applied.error().message);
-        stopFor(applied.error());
-        return;
-    }
-    const std::uint64_t lastHeight = verified->blocks[*applied - 1].header.height;
-    if (auto stored = storeCommitProofs(syncedCommitProofs(*verified, *applied)); !stored) {
-        fatal(stored.error());
-        return;
-    }
-    metrics_->blocksSynced(*applied);
-    sync_->failures = 0;
-    log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
-    if (peerHead > lastHeight) {
-        requestSync();
-    } else {
-        finishSync();
-    }
 }
 
-void NodeImpl::syncFailed(const std::string& reason) {
-    if (!sync_) {
-        return;
-    }
-    log_->warn("sync request failed peer={} reason={}", sync_->peer.hex(), reason);
-    const auto peers = network_->connectedPeers();
-    if (++sync_->failures > kMaxSyncFailures || peers.empty()) {
-        finishSync();
-        return;
-    }
-    // The next connected peer after the current one, in node id order.
-    const auto next = std::upper_bound(peers.begin(), peers.end(), sync_->peer);
-    sync_->peer = next != peers.end() ? *next : peers.front();
-    requestSync();
+Result<bool> NodeSyncHost::execute(const codec::Block& block, const codec::QuorumCert& certifying) {
+    GL_TRY(node_.executeCommitted(block, certifying));
+    GL_ASSIGN_OR_RETURN(change, node_.endEpochIfChanged(block));
+    return change.has_value();
 }
 
-void NodeImpl::finishSync() {
-    syncTimer_.cancel();
-    const std::uint64_t height = executedHeight_.load(std::memory_order_relaxed);
-    const std::uint64_t blocks = height - std::min(height, sync_->startHeight);
-    const bool confirmed = sync_->confirmed;
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - sync_->started).count();
-    sync_.reset();
-    syncing_.store(false, std::memory_order_relaxed);
-    if (!confirmed) {
-        log_->debug("sync ended without verified blocks to_height={}", height);
-        return;  // nothing changed: the core runs on as it was
-    }
-    log_->info(
-        "sync finished blocks={} from_height={} to_height={} seconds={:.3f} "
-        "rate_blocks_per_s={:.1f}",
-        blocks, height - blocks, height, seconds,
-        seconds > 0 ? static_cast<double>(blocks) / seconds : 0.0);
-    fetching_.clear();
+Status NodeSyncHost::storeCommitProofs(const std::vector<HeightProof>& proofs) {
+    return node_.storeCommitProofs(proofs);
+}
+
+void NodeSyncHost::synced(std::size_t count) {
+    node_.metrics_->blocksSynced(count);
+}
+
+void NodeSyncHost::refused(const NodeId& peer, const Error& error) {
+    node_.invalidMessage(peer, codec::MessageKind::kSyncResponse, error, kInvalidSyncPoints);
+}
+
+void NodeSyncHost::failed(const Error& error) {
+    node_.stopFor(error);
+}
+
+void NodeSyncHost::caughtUp() {
+    node_.fetching_.clear();
     // The core restarts from the synced head, as after a restart; the double-sign guard runs
     // again over the blocks that sync brought in.
-    if (auto built = buildCore(); !built) {
-        fatal(built.error());
+    if (auto built = node_.buildCore(); !built) {
+        node_.fatal(built.error());
         return;
     }
-    deliver(consensus::Start{});
-    maybeResumeSigning();
+    node_.deliver(consensus::Start{});
+    node_.maybeResumeSigning();
 }
 
 void NodeImpl::holdSignatures(Hold why, const std::string& detail) {
@@ -475,8 +382,8 @@ void NodeImpl::scheduleHoldProbe() {
         if (ec || hold_ == Hold::kNone || failed_ || halted_.load()) {
             return;
         }
-        if (!sync_) {
-            const p2p::Message message = syncRequestMessage();
+        if (!sync_->active()) {
+            const p2p::Message message = sync_->requestMessage();
             for (const auto& peer : network_->connectedPeers()) {
                 (void)network_->send(peer, message);
             }
@@ -494,7 +401,7 @@ void NodeImpl::noteAtHead(const NodeId& peer, std::uint64_t peerHead) {
 }
 
 void NodeImpl::maybeResumeSigning() {
-    if (hold_ == Hold::kNone || sync_ || failed_ || halted_.load()) {
+    if (hold_ == Hold::kNone || sync_->active() || failed_ || halted_.load()) {
         return;
     }
     // f + 1 peers saying that nothing above this ledger is committed include an honest one.

@@ -1,0 +1,165 @@
+#include "sync_client.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace gridledger::node {
+
+SyncClient::SyncClient(SyncHost& host, std::string chainId, SyncLimits limits,
+                       std::shared_ptr<spdlog::logger> log)
+    : host_(host), chainId_(std::move(chainId)), limits_(limits), log_(std::move(log)) {}
+
+p2p::Message SyncClient::requestMessage() const {
+    const codec::SyncRequest request{host_.executedHeight() + 1, limits_.batchBlocks};
+    return {codec::MessageKind::kSyncRequest, codec::encodeSyncRequest(request)};
+}
+
+bool SyncClient::isPeer(const NodeId& peer) const {
+    return state_ && state_->peer == peer;
+}
+
+void SyncClient::start(const NodeId& peer) {
+    const std::uint64_t executed = host_.executedHeight();
+    state_ = State{peer, executed, std::chrono::steady_clock::now(), 0, 0, false};
+    log_->debug("sync asked peer={} executed_height={}", peer.hex(), executed);
+    request();
+}
+
+void SyncClient::request() {
+    const std::uint64_t seq = ++state_->requestSeq;
+    if (!host_.send(state_->peer, requestMessage())) {
+        host_.expireAfter(seq, std::chrono::milliseconds(0), "the peer is not connected");
+        return;
+    }
+    host_.expireAfter(seq, limits_.answerTimeout, "no answer");
+}
+
+void SyncClient::expired(std::uint64_t seq, const std::string& reason) {
+    if (state_ && state_->requestSeq == seq) {
+        nextPeer(reason);
+    }
+}
+
+void SyncClient::abandon() {
+    state_.reset();
+    syncing_.store(false, std::memory_order_relaxed);
+}
+
+void SyncClient::onResponse(const NodeId& from, codec::SyncResponse response) {
+    ++state_->requestSeq;  // the request is answered: its timer no longer applies
+    if (response.blocks.empty()) {
+        finish();
+        return;
+    }
+    apply(from, std::move(response));
+}
+
+void SyncClient::apply(const NodeId& from, codec::SyncResponse response) {
+    const std::uint64_t executed = host_.executedHeight();
+    // Consensus may have committed some of these blocks since the request left: they must be
+    // the ones this ledger holds, and are skipped.
+    std::size_t known = 0;
+    while (known < response.blocks.size() && response.blocks[known].header.height <= executed) {
+        auto held = host_.blockAt(response.blocks[known].header.height);
+        if (!held) {
+            host_.failed(held.error());
+            return;
+        }
+        if (!*held || (*held)->id != response.blocks[known].id) {
+            break;  // verifySyncResponse refuses it below
+        }
+        ++known;
+    }
+    const std::uint64_t peerHead = response.headHeight;
+    if (known == response.blocks.size()) {
+        if (peerHead > executed) {
+            request();
+        } else {
+            finish();
+        }
+        return;
+    }
+    response.blocks.erase(response.blocks.begin(),
+                          response.blocks.begin() + static_cast<std::ptrdiff_t>(known));
+    auto head = host_.blockAt(executed);
+    if (!head || !*head) {
+        host_.failed(head ? Error{ErrorCode::kCorrupt, "the executed head block is missing"}
+                          : head.error());
+        return;
+    }
+    auto verified = verifySyncResponse(std::move(response), executed, (*head)->id,
+                                       *host_.committee(), chainId_);
+    if (!verified) {
+        host_.refused(from, verified.error());
+        nextPeer(verified.error().message);
+        return;
+    }
+    if (!state_->confirmed) {
+        state_->confirmed = true;
+        syncing_.store(true, std::memory_order_relaxed);
+        log_->info("sync started peer={} executed_height={} peer_head={}", from.hex(), executed,
+                   peerHead);
+    }
+    // The batch ends with the block that ends an epoch, whatever a peer sent above it; the
+    // core is rebuilt in the new epoch when the sync ends.
+    auto applied = applySyncedBlocks(
+        *verified, [this](const codec::Block& block, const codec::QuorumCert& cert) {
+            return host_.execute(block, cert);
+        });
+    if (!applied) {
+        log_->error("sync stopped peer={} reason={} detail={}", from.hex(),
+                    applied.error().reason(), applied.error().message);
+        host_.failed(applied.error());
+        return;
+    }
+    if (auto stored = host_.storeCommitProofs(syncedCommitProofs(*verified, *applied)); !stored) {
+        host_.failed(stored.error());
+        return;
+    }
+    host_.synced(*applied);
+    state_->failures = 0;
+    const std::uint64_t lastHeight = verified->blocks[*applied - 1].header.height;
+    log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
+    if (peerHead > lastHeight) {
+        request();
+    } else {
+        finish();
+    }
+}
+
+void SyncClient::nextPeer(const std::string& reason) {
+    if (!state_) {
+        return;
+    }
+    log_->warn("sync request failed peer={} reason={}", state_->peer.hex(), reason);
+    const auto peers = host_.connectedPeers();
+    if (++state_->failures > limits_.maxFailures || peers.empty()) {
+        finish();
+        return;
+    }
+    // The next connected peer after the current one, in node id order.
+    const auto next = std::upper_bound(peers.begin(), peers.end(), state_->peer);
+    state_->peer = next != peers.end() ? *next : peers.front();
+    request();
+}
+
+void SyncClient::finish() {
+    const std::uint64_t height = host_.executedHeight();
+    const std::uint64_t blocks = height - std::min(height, state_->startHeight);
+    const bool confirmed = state_->confirmed;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - state_->started).count();
+    abandon();
+    if (!confirmed) {
+        log_->debug("sync ended without verified blocks to_height={}", height);
+        return;  // nothing changed: the core runs on as it was
+    }
+    log_->info(
+        "sync finished blocks={} from_height={} to_height={} seconds={:.3f} "
+        "rate_blocks_per_s={:.1f}",
+        blocks, height - blocks, height, seconds,
+        seconds > 0 ? static_cast<double>(blocks) / seconds : 0.0);
+    host_.caughtUp();
+}
+
+}  // namespace gridledger::node

@@ -1,0 +1,181 @@
+// The asking side of block sync on its own: a host holding a ledger in memory and three peers
+// whose answers the test writes. An honest peer's blocks reach the ledger batch by batch and the
+// core restarts once; an answer that does not verify changes nothing and the next peer is asked;
+// silent peers are left one after the other until the sync gives up.
+#include "sync_client.h"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "chain_builder.h"
+
+namespace gridledger::node {
+namespace {
+
+using testing::ChainBuilder;
+using testing::kChainId;
+using testing::TestCommittee;
+
+constexpr std::uint64_t kCommitted = 10;
+constexpr std::uint32_t kBatch = 4;
+
+NodeId peerId(std::uint8_t tag) {
+    std::array<std::uint8_t, 20> bytes{};
+    bytes.fill(tag);
+    return NodeId(bytes);
+}
+
+/** The node's side as a test sees it: a ledger in memory, the requests sent, the timers armed. */
+class TestSyncHost final : public SyncHost {
+  public:
+    explicit TestSyncHost(const ChainBuilder& chain) : chain_(chain) {
+        ledger.push_back(chain.at(0));
+    }
+
+    std::uint64_t executedHeight() const override { return ledger.size() - 1; }
+    Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override {
+        if (height >= ledger.size()) {
+            return std::optional<codec::Block>{};
+        }
+        return std::optional<codec::Block>{ledger[height]};
+    }
+    std::shared_ptr<const consensus::Committee> committee() const override {
+        return std::make_shared<const consensus::Committee>(chain_.committee());
+    }
+    bool send(const NodeId& peer, p2p::Message message) override {
+        auto request = codec::decodeSyncRequest(message.payload);
+        EXPECT_TRUE(request.has_value());
+        sent.emplace_back(peer, request.value_or(codec::SyncRequest{}));
+        return true;
+    }
+    std::vector<NodeId> connectedPeers() const override { return peers; }
+    void expireAfter(std::uint64_t seq, std::chrono::milliseconds /*delay*/,
+                     std::string reason) override {
+        timer = std::make_pair(seq, std::move(reason));
+    }
+    Result<bool> execute(const codec::Block& block,
+                         const codec::QuorumCert& /*certifying*/) override {
+        EXPECT_EQ(block.header.height, ledger.size());
+        ledger.push_back(block);
+        return false;
+    }
+    Status storeCommitProofs(const std::vector<HeightProof>& proofs) override {
+        stored += proofs.size();
+        return {};
+    }
+    void synced(std::size_t count) override { syncedBlocks += count; }
+    void refused(const NodeId& peer, const Error& /*error*/) override { refusals.push_back(peer); }
+    void failed(const Error& error) override { failures.push_back(error); }
+    void caughtUp() override { ++caughtUps; }
+
+    std::vector<codec::Block> ledger;
+    std::vector<NodeId> peers{peerId(1), peerId(2), peerId(3)};
+    std::vector<std::pair<NodeId, codec::SyncRequest>> sent;
+    std::optional<std::pair<std::uint64_t, std::string>> timer;
+    std::size_t stored = 0;
+    std::size_t syncedBlocks = 0;
+    std::vector<NodeId> refusals;
+    std::vector<Error> failures;
+    std::size_t caughtUps = 0;
+
+  private:
+    const ChainBuilder& chain_;
+};
+
+class SyncClientTest : public ::testing::Test {
+  protected:
+    void SetUp() override { chain_.appendMany(kCommitted + 1); }
+
+    /** What an honest peer answers to `request`: the blocks asked for up to the committed
+     * height, with the commit proof of the last one. */
+    codec::SyncResponse honestAnswer(const codec::SyncRequest& request) const {
+        codec::SyncResponse response;
+        response.headHeight = kCommitted;
+        const std::uint64_t last =
+            std::min<std::uint64_t>(kCommitted, request.fromHeight + request.maxBlocks - 1);
+        for (std::uint64_t h = request.fromHeight; h <= last; ++h) {
+            response.blocks.push_back(chain_.at(h));
+        }
+        response.proof = chain_.proofOf(last);
+        return response;
+    }
+
+    ChainBuilder chain_{TestCommittee::create()};
+    TestSyncHost host_{chain_};
+    SyncClient client_{host_, std::string(kChainId), SyncLimits{kBatch, {}, 3},
+                       spdlog::default_logger()};
+};
+
+TEST_F(SyncClientTest, AnHonestPeersBlocksReachTheLedgerBatchByBatchAndTheCoreRestartsOnce) {
+    client_.start(peerId(1));
+    for (int answers = 0; answers < 10 && client_.active(); ++answers) {
+        ASSERT_FALSE(host_.sent.empty());
+        const auto [peer, request] = host_.sent.back();
+        EXPECT_EQ(peer, peerId(1));
+        EXPECT_EQ(request.fromHeight, host_.executedHeight() + 1);
+        client_.onResponse(peer, honestAnswer(request));
+    }
+    EXPECT_FALSE(client_.active());
+    EXPECT_FALSE(client_.syncing());
+    EXPECT_EQ(host_.executedHeight(), kCommitted);
+    EXPECT_EQ(host_.syncedBlocks, kCommitted);
+    EXPECT_EQ(host_.sent.size(), 3U);  // 4 + 4 + 2 blocks
+    EXPECT_EQ(host_.caughtUps, 1U);
+    EXPECT_GT(host_.stored, 0U);
+    for (std::uint64_t h = 0; h <= kCommitted; ++h) {
+        EXPECT_EQ(host_.ledger[h].id, chain_.at(h).id) << h;
+    }
+}
+
+TEST_F(SyncClientTest, AnAnswerThatDoesNotVerifyChangesNothingAndTheNextPeerIsAsked) {
+    client_.start(peerId(1));
+    codec::SyncResponse forged = honestAnswer(host_.sent.back().second);
+    forged.proof.reset();  // nothing shows the last block committed
+    client_.onResponse(peerId(1), forged);
+    EXPECT_EQ(host_.executedHeight(), 0U);
+    ASSERT_EQ(host_.refusals.size(), 1U);
+    EXPECT_EQ(host_.refusals[0], peerId(1));
+    ASSERT_EQ(host_.sent.size(), 2U);
+    EXPECT_EQ(host_.sent.back().first, peerId(2));
+    EXPECT_FALSE(client_.syncing());
+    EXPECT_EQ(host_.caughtUps, 0U);
+}
+
+TEST_F(SyncClientTest, SilentPeersAreLeftInTurnUntilTheSyncGivesUpWithoutTouchingTheLedger) {
+    client_.start(peerId(2));
+    std::vector<NodeId> asked{host_.sent.back().first};
+    for (int expiries = 0; expiries < 10 && client_.active(); ++expiries) {
+        ASSERT_TRUE(host_.timer.has_value());
+        client_.expired(host_.timer->first, host_.timer->second);
+        if (client_.active()) {
+            asked.push_back(host_.sent.back().first);
+        }
+    }
+    EXPECT_FALSE(client_.active());
+    // Three failures in a row are allowed; the fourth ends the sync.
+    EXPECT_EQ(asked, (std::vector<NodeId>{peerId(2), peerId(3), peerId(1), peerId(2)}));
+    EXPECT_EQ(host_.executedHeight(), 0U);
+    EXPECT_EQ(host_.caughtUps, 0U);
+    EXPECT_TRUE(host_.failures.empty());
+}
+
+TEST_F(SyncClientTest, AStaleTimerOfAnAnsweredRequestChangesNothing) {
+    client_.start(peerId(1));
+    const std::uint64_t first = host_.timer->first;
+    client_.onResponse(peerId(1), honestAnswer(host_.sent.back().second));
+    ASSERT_TRUE(client_.active());
+    const std::size_t sent = host_.sent.size();
+    client_.expired(first, "no answer");
+    EXPECT_EQ(host_.sent.size(), sent);  // the peer is not left
+    EXPECT_TRUE(client_.isPeer(peerId(1)));
+}
+
+}  // namespace
+}  // namespace gridledger::node
