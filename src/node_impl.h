@@ -222,8 +222,6 @@ class NodeImpl {
     enum class Hold : std::uint8_t { kNone, kNoSafetyData, kUnrecordedVote };
     /** Stops signing (PersistSafety, votes, timeouts, proposals) for `why`. */
     void holdSignatures(Hold why, const std::string& detail);
-    /** True iff `effect` signs or sends something this validator signed. */
-    [[nodiscard]] static bool signs(const consensus::Effect& effect);
     void scheduleHoldProbe();
     /** Counts `peer`'s word that no block above this node's ledger is committed. */
     void noteAtHead(const NodeId& peer, std::uint64_t peerHead);
