@@ -65,6 +65,14 @@ bool isGenesisQc(const codec::QuorumCert& qc, const Committee& committee) {
 
 }  // namespace
 
+const SignatureCheck& bip340Check() {
+    static const SignatureCheck check = [](const PubKey& key, const Hash256& digest,
+                                           const Signature& signature) {
+        return crypto::verify(key, digest, signature);
+    };
+    return check;
+}
+
 Hash256 voteDigest(std::string_view chainId, std::uint64_t epoch, std::uint64_t round,
                    const Hash256& blockId) {
     return crypto::signingDigest(crypto::kVoteTag, chainId,
@@ -90,7 +98,7 @@ codec::QuorumCert genesisQc(std::uint64_t epoch, const Hash256& blockId) {
 }
 
 Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
-                        std::string_view chainId) {
+                        std::string_view chainId, const SignatureCheck& check) {
     if (qc.epoch != committee.epoch()) {
         return invalid("qc epoch " + std::to_string(qc.epoch) + " is not the committee's " +
                        std::to_string(committee.epoch()));
@@ -105,7 +113,7 @@ Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
     GL_TRY(checkQuorumShape(signers, qc.signatures.size(), committee));
     const Hash256 digest = voteDigest(chainId, qc.epoch, qc.round, qc.blockId);
     for (std::size_t k = 0; k < signers.size(); ++k) {
-        if (!crypto::verify(committee.member(signers[k]), digest, qc.signatures[k])) {
+        if (!check(committee.member(signers[k]), digest, qc.signatures[k])) {
             return invalid("qc signature of member " + std::to_string(signers[k]) +
                            " is invalid (round=" + std::to_string(qc.round) + ")");
         }
@@ -114,7 +122,7 @@ Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
 }
 
 Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
-                         std::string_view chainId) {
+                         std::string_view chainId, const SignatureCheck& check) {
     if (tc.epoch != committee.epoch()) {
         return invalid("tc epoch " + std::to_string(tc.epoch) + " is not the committee's " +
                        std::to_string(committee.epoch()));
@@ -131,7 +139,7 @@ Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committe
                            " is not below its round " + std::to_string(tc.round));
         }
         const Hash256 digest = timeoutDigest(chainId, tc.epoch, tc.round, tc.hqcRounds[k]);
-        if (!crypto::verify(committee.member(signers[k]), digest, tc.signatures[k])) {
+        if (!check(committee.member(signers[k]), digest, tc.signatures[k])) {
             return invalid("tc signature of member " + std::to_string(signers[k]) +
                            " is invalid (round=" + std::to_string(tc.round) + ")");
         }
@@ -143,25 +151,26 @@ Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committe
         return invalid("tc high qc has round " + std::to_string(tc.highQc.round) +
                        ", its highest hqc round is " + std::to_string(tc.highestHqcRound()));
     }
-    if (auto proven = verifyQuorumCert(tc.highQc, committee, chainId); !proven) {
+    if (auto proven = verifyQuorumCert(tc.highQc, committee, chainId, check); !proven) {
         return invalid("tc high qc: " + proven.error().message);
     }
     return {};
 }
 
-Status verifyVote(const codec::Vote& vote, const Committee& committee, std::string_view chainId) {
+Status verifyVote(const codec::Vote& vote, const Committee& committee, std::string_view chainId,
+                  const SignatureCheck& check) {
     if (vote.epoch != committee.epoch() || !committee.contains(vote.voter)) {
         return fail(ErrorCode::kInvalidArgument, "vote is not from a member of this epoch");
     }
-    if (!crypto::verify(vote.voter, voteDigest(chainId, vote.epoch, vote.round, vote.blockId),
-                        vote.signature)) {
+    if (!check(vote.voter, voteDigest(chainId, vote.epoch, vote.round, vote.blockId),
+               vote.signature)) {
         return fail(ErrorCode::kBadSignature, "vote signature is invalid");
     }
     return {};
 }
 
 Status verifyTimeout(const codec::Timeout& timeout, const Committee& committee,
-                     std::string_view chainId) {
+                     std::string_view chainId, const SignatureCheck& check) {
     if (timeout.epoch != committee.epoch() || !committee.contains(timeout.author)) {
         return fail(ErrorCode::kInvalidArgument, "timeout is not from a member of this epoch");
     }
@@ -170,32 +179,33 @@ Status verifyTimeout(const codec::Timeout& timeout, const Committee& committee,
     }
     const Hash256 digest =
         timeoutDigest(chainId, timeout.epoch, timeout.round, timeout.highQc.round);
-    if (!crypto::verify(timeout.author, digest, timeout.signature)) {
+    if (!check(timeout.author, digest, timeout.signature)) {
         return fail(ErrorCode::kBadSignature, "timeout signature is invalid");
     }
-    return verifyQuorumCert(timeout.highQc, committee, chainId);
+    return verifyQuorumCert(timeout.highQc, committee, chainId, check);
 }
 
 Status verifyProposal(const codec::Block& block, const Committee& committee,
-                      std::string_view chainId) {
+                      std::string_view chainId, const SignatureCheck& check) {
     if (crypto::sha256(block.headerBytes) != block.id) {
         return fail(ErrorCode::kInvalidBlock, "block id is not the hash of its header");
     }
     if (!committee.contains(block.header.author)) {
         return fail(ErrorCode::kInvalidBlock, "block author is not a member of this epoch");
     }
-    if (!crypto::verify(block.header.author, proposalDigest(chainId, block.id), block.signature)) {
+    if (!check(block.header.author, proposalDigest(chainId, block.id), block.signature)) {
         return fail(ErrorCode::kBadSignature, "block signature is invalid");
     }
-    GL_TRY(verifyQuorumCert(block.header.qc, committee, chainId));
+    GL_TRY(verifyQuorumCert(block.header.qc, committee, chainId, check));
     if (block.header.tc) {
-        GL_TRY(verifyTimeoutCert(*block.header.tc, committee, chainId));
+        GL_TRY(verifyTimeoutCert(*block.header.tc, committee, chainId, check));
     }
     return {};
 }
 
 Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& proof,
-                         const Committee& committee, std::string_view chainId) {
+                         const Committee& committee, std::string_view chainId,
+                         const SignatureCheck& check) {
     // Walk the path from the block up to L, the block the child certifies: each header names
     // the previous one as parent, one height higher, in the same epoch.
     const std::uint64_t epoch = block.header.epoch;
@@ -218,7 +228,7 @@ Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& pr
         if (first.blockId != block.id || first.round != block.header.round) {
             return invalid("commit proof's path does not certify block " + block.id.hex());
         }
-        GL_TRY(verifyQuorumCert(first, committee, chainId));
+        GL_TRY(verifyQuorumCert(first, committee, chainId, check));
     }
     const codec::BlockHeader& child = proof.childHeader;
     if (crypto::sha256(proof.childHeaderBytes) != proof.childId) {
@@ -234,8 +244,8 @@ Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& pr
     if (proof.commitQc.blockId != proof.childId || proof.commitQc.round != child.round) {
         return invalid("commit proof's certificate does not certify its child");
     }
-    GL_TRY(verifyQuorumCert(child.qc, committee, chainId));
-    return verifyQuorumCert(proof.commitQc, committee, chainId);
+    GL_TRY(verifyQuorumCert(child.qc, committee, chainId, check));
+    return verifyQuorumCert(proof.commitQc, committee, chainId, check);
 }
 
 const codec::QuorumCert& certifyingQcOf(const codec::CommitProof& proof) {

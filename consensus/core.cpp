@@ -74,8 +74,6 @@ Effects CoreImpl::step(const Event& event) {
                 onPayload();
             } else if constexpr (std::is_same_v<T, EpochChange>) {
                 onEpochChange(body);
-            } else if constexpr (std::is_same_v<T, EpochProofReceived>) {
-                onEpochProof(body);
             }
             // Start: nothing beyond the implicit start above.
         },

@@ -68,24 +68,4 @@ void CoreImpl::enterEpoch(Committee next, const codec::Block& seed) {
     maybePropose();
 }
 
-void CoreImpl::onEpochProof(const EpochProofReceived& proof) {
-    if (proof.qc.epoch != committee_.epoch() || proof.blocks.size() > options_.maxPendingBlocks) {
-        reject(ErrorCode::kInvalidCertificate, "epoch proof of another epoch or too long");
-        return;
-    }
-    processQc(proof.qc, std::nullopt);
-    std::vector<const codec::Block*> blocks;
-    blocks.reserve(proof.blocks.size());
-    for (const auto& block : proof.blocks) {
-        blocks.push_back(&block);
-    }
-    std::sort(blocks.begin(), blocks.end(), [](const codec::Block* a, const codec::Block* b) {
-        return a->header.height < b->header.height;
-    });
-    for (const auto* block : blocks) {
-        handleBlock(std::make_shared<const codec::Block>(*block), Origin::kFetched);
-        drainReady();
-    }
-}
-
 }  // namespace gridledger::consensus

@@ -103,7 +103,6 @@ class CoreImpl {
 
     // core_epoch.cpp
     void onEpochChange(const EpochChange& change);
-    void onEpochProof(const EpochProofReceived& proof);
     void enterEpoch(Committee next, const codec::Block& seed);
 
     // core_blocks.cpp

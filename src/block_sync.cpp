@@ -6,7 +6,7 @@
 
 namespace gridledger::node {
 
-Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
+Result<codec::SyncResponse> serveSync(const ledger::ChainReader& blocks,
                                       const codec::SyncRequest& request, std::uint64_t maxBlocks) {
     codec::SyncResponse response;
     GL_ASSIGN_OR_RETURN(executed, blocks.executedHeight());
@@ -74,6 +74,37 @@ std::vector<HeightProof> chainedCommitProofs(const std::vector<const codec::Bloc
     return proofs;
 }
 
+std::vector<HeightProof> commitProofsOf(const consensus::Commit& commit,
+                                        std::optional<std::size_t> endedEpochAt,
+                                        const Bytes* childHeaderBytes,
+                                        std::uint64_t executedHeight) {
+    if (commit.blocks.empty()) {
+        return {};
+    }
+    std::vector<const codec::Block*> blocks;
+    std::vector<const codec::QuorumCert*> certs;
+    for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
+        blocks.push_back(commit.blocks[i].get());
+        certs.push_back(i + 1 < commit.blocks.size() ? &commit.blocks[i + 1]->header.qc
+                                                     : &commit.qc);
+    }
+    auto proofs = chainedCommitProofs(blocks, certs);
+    const std::size_t last = endedEpochAt.value_or(commit.blocks.size() - 1);
+    const std::uint64_t lastHeight = blocks[last]->header.height;
+    if (childHeaderBytes != nullptr &&
+        std::none_of(proofs.begin(), proofs.end(),
+                     [&](const HeightProof& p) { return p.height == lastHeight; })) {
+        auto proof = commitProofInCommit(blocks, last, *childHeaderBytes, commit.commitQc);
+        if (proof) {
+            proofs.push_back(HeightProof{lastHeight, std::move(*proof)});
+        }
+    }
+    // Heights above the block that ended the epoch belong to the next epoch's blocks.
+    std::erase_if(proofs,
+                  [executedHeight](const HeightProof& p) { return p.height > executedHeight; });
+    return proofs;
+}
+
 Result<codec::CommitProof> commitProofInCommit(const std::vector<const codec::Block*>& blocks,
                                                std::size_t index, Bytes childHeaderBytes,
                                                const codec::QuorumCert& commitQc) {
@@ -87,7 +118,8 @@ Result<codec::CommitProof> commitProofInCommit(const std::vector<const codec::Bl
 Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uint64_t headHeight,
                                           const Hash256& headId,
                                           const consensus::Committee& committee,
-                                          std::string_view chainId) {
+                                          std::string_view chainId,
+                                          const consensus::SignatureCheck& check) {
     if (response.blocks.empty() || !response.proof) {
         return fail(ErrorCode::kInvalidBlock, response.blocks.empty()
                                                   ? "sync response carries no blocks"
@@ -106,7 +138,7 @@ Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uin
             (i > 0 && block.header.qc.round != response.blocks[i - 1].header.round)) {
             return fail(ErrorCode::kInvalidBlock, where + " does not extend the previous block");
         }
-        if (auto verified = consensus::verifyQuorumCert(block.header.qc, committee, chainId);
+        if (auto verified = consensus::verifyQuorumCert(block.header.qc, committee, chainId, check);
             !verified) {
             return fail(verified.error().code, where + ": " + verified.error().message);
         }
@@ -116,7 +148,7 @@ Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response, std::uin
         parentId = block.id;
     }
     if (auto proven = consensus::verifyCommitProof(response.blocks.back(), *response.proof,
-                                                   committee, chainId);
+                                                   committee, chainId, check);
         !proven) {
         return fail(proven.error().code, "synced block at height " +
                                              std::to_string(headHeight + response.blocks.size()) +
@@ -155,7 +187,7 @@ std::vector<HeightProof> syncedCommitProofs(const VerifiedBlocks& verified, std:
     return proofs;
 }
 
-Result<std::optional<codec::Block>> lastBlockOfEpoch(const ledger::BlockStore& blocks,
+Result<std::optional<codec::Block>> lastBlockOfEpoch(const ledger::ChainReader& blocks,
                                                      std::uint64_t epoch,
                                                      std::uint64_t executedHeight) {
     // The highest height in [low, high] whose block's epoch is at most `epoch`, once found.
@@ -185,7 +217,7 @@ Result<std::optional<codec::Block>> lastBlockOfEpoch(const ledger::BlockStore& b
     return found;
 }
 
-Result<std::optional<codec::EpochProof>> epochProofOf(const ledger::BlockStore& blocks,
+Result<std::optional<codec::EpochProof>> epochProofOf(const ledger::ChainReader& blocks,
                                                       const codec::Block& reconfig) {
     GL_ASSIGN_OR_RETURN(proof, blocks.commitProofAt(reconfig.header.height));
     if (!proof) {
@@ -195,8 +227,22 @@ Result<std::optional<codec::EpochProof>> epochProofOf(const ledger::BlockStore& 
         codec::ProofHeader{reconfig.header, reconfig.headerBytes, reconfig.id}, std::move(*proof)}};
 }
 
+Result<std::optional<codec::EpochProof>> epochProofFor(const ledger::ChainReader& blocks,
+                                                       std::uint64_t epoch,
+                                                       std::uint64_t currentEpoch) {
+    if (epoch >= currentEpoch) {
+        return std::optional<codec::EpochProof>{};  // that epoch has not ended here
+    }
+    GL_ASSIGN_OR_RETURN(executed, blocks.executedHeight());
+    GL_ASSIGN_OR_RETURN(reconfig, lastBlockOfEpoch(blocks, epoch, executed.value_or(0)));
+    if (!reconfig) {
+        return std::optional<codec::EpochProof>{};
+    }
+    return epochProofOf(blocks, *reconfig);
+}
+
 Status verifyEpochProof(const codec::EpochProof& proof, const consensus::Committee& committee,
-                        std::string_view chainId) {
+                        std::string_view chainId, const consensus::SignatureCheck& check) {
     if (proof.reconfig.header.epoch != committee.epoch()) {
         return fail(ErrorCode::kWrongEpoch, "epoch proof of epoch " +
                                                 std::to_string(proof.reconfig.header.epoch) +
@@ -209,7 +255,7 @@ Status verifyEpochProof(const codec::EpochProof& proof, const consensus::Committ
     reconfig.header = proof.reconfig.header;
     reconfig.headerBytes = proof.reconfig.headerBytes;
     reconfig.id = proof.reconfig.id;
-    return consensus::verifyCommitProof(reconfig, proof.proof, committee, chainId);
+    return consensus::verifyCommitProof(reconfig, proof.proof, committee, chainId, check);
 }
 
 }  // namespace gridledger::node

@@ -6,13 +6,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include <gridledger/base/result.h>
 #include <gridledger/codec/p2p.h>
 #include <gridledger/consensus/committee.h>
-#include <gridledger/ledger/block_store.h>
+#include <gridledger/consensus/effect.h>
+#include <gridledger/ledger/chain_reader.h>
 
 namespace gridledger::node {
 
@@ -27,7 +29,7 @@ inline constexpr std::size_t kMaxSyncResponseBytes = std::size_t{8} << 20U;
  * commit proof for, with that proof. No blocks when there are none above the request (or none
  * with a proof within reach). headHeight is the executed height.
  */
-[[nodiscard]] Result<codec::SyncResponse> serveSync(const ledger::BlockStore& blocks,
+[[nodiscard]] Result<codec::SyncResponse> serveSync(const ledger::ChainReader& blocks,
                                                     const codec::SyncRequest& request,
                                                     std::uint64_t maxBlocks);
 
@@ -58,6 +60,18 @@ struct HeightProof {
     const std::vector<const codec::Block*>& blocks, std::size_t index, Bytes childHeaderBytes,
     const codec::QuorumCert& commitQc);
 
+/**
+ * The commit proofs a Commit gives the ledger that executed it up to `executedHeight`: each
+ * block proven by its successor when their rounds follow each other (chainedCommitProofs), and
+ * the last executed block (the block that ended the epoch, `endedEpochAt`, when one did) by the
+ * child that commit.commitQc certifies, through the blocks above it (commitProofInCommit), when
+ * `childHeaderBytes` (that child's header) is known. None names a height above `executedHeight`.
+ */
+[[nodiscard]] std::vector<HeightProof> commitProofsOf(const consensus::Commit& commit,
+                                                      std::optional<std::size_t> endedEpochAt,
+                                                      const Bytes* childHeaderBytes,
+                                                      std::uint64_t executedHeight);
+
 /** Committed blocks checked by verifySyncResponse, each with the QC that certifies it. */
 struct VerifiedBlocks {
     std::vector<codec::Block> blocks;
@@ -72,11 +86,10 @@ struct VerifiedBlocks {
  * against the committee; the commit proof shows the last one committed. Fails with
  * kInvalidBlock or kInvalidCertificate naming the height.
  */
-[[nodiscard]] Result<VerifiedBlocks> verifySyncResponse(codec::SyncResponse response,
-                                                        std::uint64_t headHeight,
-                                                        const Hash256& headId,
-                                                        const consensus::Committee& committee,
-                                                        std::string_view chainId);
+[[nodiscard]] Result<VerifiedBlocks> verifySyncResponse(
+    codec::SyncResponse response, std::uint64_t headHeight, const Hash256& headId,
+    const consensus::Committee& committee, std::string_view chainId,
+    const consensus::SignatureCheck& check = consensus::bip340Check());
 
 /**
  * Executes a verified batch in order: `execute(block, cert)` runs one block and answers whether
@@ -102,9 +115,8 @@ struct VerifiedBlocks {
  * along a ledger, so this is a binary search. nullopt when the ledger holds no block of that
  * epoch. Only the caller knows whether the epoch has ended (its committee is of a later one).
  */
-[[nodiscard]] Result<std::optional<codec::Block>> lastBlockOfEpoch(const ledger::BlockStore& blocks,
-                                                                   std::uint64_t epoch,
-                                                                   std::uint64_t executedHeight);
+[[nodiscard]] Result<std::optional<codec::Block>> lastBlockOfEpoch(
+    const ledger::ChainReader& blocks, std::uint64_t epoch, std::uint64_t executedHeight);
 
 /**
  * The epoch proof this ledger gives for an epoch that has ended: the header of `reconfig`, the
@@ -112,7 +124,15 @@ struct VerifiedBlocks {
  * stored there.
  */
 [[nodiscard]] Result<std::optional<codec::EpochProof>> epochProofOf(
-    const ledger::BlockStore& blocks, const codec::Block& reconfig);
+    const ledger::ChainReader& blocks, const codec::Block& reconfig);
+
+/**
+ * The answer to a peer's request for the proof that ended `epoch`, from a ledger now in
+ * `currentEpoch`: the epoch proof of its last block of `epoch` (lastBlockOfEpoch, epochProofOf);
+ * nullopt while that epoch has not ended here, or when no proof is stored.
+ */
+[[nodiscard]] Result<std::optional<codec::EpochProof>> epochProofFor(
+    const ledger::ChainReader& blocks, std::uint64_t epoch, std::uint64_t currentEpoch);
 
 /**
  * Checks an epoch proof against `committee`, the committee of the epoch it ends: the header is
@@ -120,8 +140,8 @@ struct VerifiedBlocks {
  * (consensus::verifyCommitProof). Fails with kWrongEpoch for a proof of another epoch, else
  * with kInvalidBlock or kInvalidCertificate.
  */
-[[nodiscard]] Status verifyEpochProof(const codec::EpochProof& proof,
-                                      const consensus::Committee& committee,
-                                      std::string_view chainId);
+[[nodiscard]] Status verifyEpochProof(
+    const codec::EpochProof& proof, const consensus::Committee& committee, std::string_view chainId,
+    const consensus::SignatureCheck& check = consensus::bip340Check());
 
 }  // namespace gridledger::node

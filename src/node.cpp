@@ -33,7 +33,8 @@ Status NodeImpl::open(const Home& home) {
         syncHost_, genesis_.chainId,
         SyncLimits{static_cast<std::uint32_t>(config_.syncBatchBlocks),
                    std::chrono::duration_cast<std::chrono::milliseconds>(kSyncRequestTimeout),
-                   kMaxSyncFailures},
+                   kMaxSyncFailures, config_.syncLagBlocks,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(kEpochProofInterval)},
         log_);
     GL_TRY(openMempool());
     GL_TRY(openConsensus());

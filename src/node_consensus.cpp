@@ -131,32 +131,13 @@ Result<consensus::Execution> NodeAdaptor::execute(const codec::Block& block,
 
 Status NodeAdaptor::committed(const consensus::Commit& commit,
                               const consensus::CommitOutcome& outcome) {
-    // Commit proofs for peers that sync from here: each block of the commit proven by its
-    // successor when their rounds follow each other, and the last one executed by the child
-    // that commitQc certifies, through the blocks above it when it ended the epoch.
+    // Commit proofs for peers that sync from here.
     const std::uint64_t height = executedHeight();
-    std::vector<const codec::Block*> blocks;
-    std::vector<const codec::QuorumCert*> certs;
-    for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
-        blocks.push_back(commit.blocks[i].get());
-        certs.push_back(i + 1 < commit.blocks.size() ? &commit.blocks[i + 1]->header.qc
-                                                     : &commit.qc);
-    }
-    auto proofs = chainedCommitProofs(blocks, certs);
-    const std::size_t last = outcome.endedEpochAt.value_or(commit.blocks.size() - 1);
     auto& inFlight = node_.inFlight_;
-    if (const auto child = inFlight.find(commit.commitQc.blockId);
-        child != inFlight.end() && !commit.blocks.empty() &&
-        std::none_of(proofs.begin(), proofs.end(), [&](const HeightProof& p) {
-            return p.height == blocks[last]->header.height;
-        })) {
-        auto proof = commitProofInCommit(blocks, last, child->second.headerBytes, commit.commitQc);
-        if (proof) {
-            proofs.push_back(HeightProof{blocks[last]->header.height, std::move(*proof)});
-        }
-    }
-    // Heights above the block that ended the epoch belong to the next epoch's blocks.
-    std::erase_if(proofs, [height](const HeightProof& p) { return p.height > height; });
+    const auto child = inFlight.find(commit.commitQc.blockId);
+    const auto proofs =
+        commitProofsOf(commit, outcome.endedEpochAt,
+                       child != inFlight.end() ? &child->second.headerBytes : nullptr, height);
     GL_TRY(node_.storeCommitProofs(proofs));
     const bool ended = outcome.endedEpochAt.has_value();
     std::erase_if(inFlight, [height, ended](const auto& entry) {

@@ -113,6 +113,7 @@ class NodeSyncHost final : public SyncHost {
   public:
     explicit NodeSyncHost(NodeImpl& node) : node_(node) {}
 
+    std::chrono::milliseconds now() const override;
     std::uint64_t executedHeight() const override;
     Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;
     std::shared_ptr<const consensus::Committee> committee() const override;
@@ -123,7 +124,7 @@ class NodeSyncHost final : public SyncHost {
     Result<bool> execute(const codec::Block& block, const codec::QuorumCert& certifying) override;
     Status storeCommitProofs(const std::vector<HeightProof>& proofs) override;
     void synced(std::size_t count) override;
-    void refused(const NodeId& peer, const Error& error) override;
+    void refused(const NodeId& peer, codec::MessageKind kind, const Error& error) override;
     void failed(const Error& error) override;
     void caughtUp() override;
 
@@ -207,14 +208,10 @@ class NodeImpl {
 
     // Block sync (docs/p2p.md, "Block sync"), on the consensus thread. Consensus keeps running
     // meanwhile: a claim only makes this node ask, and only verified blocks change its ledger.
-    /** Asks `peer` for blocks when `height` (a claim) is too far above the committed root. */
-    void syncIfBehind(const NodeId& peer, std::uint64_t height);
-    /** True iff `height` is more than sync_lag_blocks above the core's committed root. */
-    [[nodiscard]] bool farAhead(std::uint64_t height) const;
-    /** Asks `peer` for the proof that ended this node's epoch (after a later epoch's message). */
-    void askEpochProof(const NodeId& peer);
-    /** A verified proof that this node's epoch ended above its ledger starts a sync from `from`. */
-    void onEpochProof(const NodeId& from, const codec::EpochProof& proof);
+    /** A checked proposal or fetched block reaches the core, or, far above the committed root,
+     * is offered to block sync. */
+    template <typename BlockEvent>
+    void routeBlock(const NodeId& from, BlockEvent event);
     void onSyncResponse(const NodeId& from, codec::SyncResponse response);
 
     // Holding signatures (docs/protocol.md §13, "A validator with no safety data").
@@ -248,7 +245,6 @@ class NodeImpl {
     std::unique_ptr<ledger::Mempool> mempool_;
     std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
     /** When a message of a later epoch last made this node ask for an epoch proof (io_ only). */
-    std::chrono::steady_clock::time_point lastEpochProofAsk_{};
     NodeAdaptor adaptor_{*this};
     /** Runs the core (built by buildCore()). */
     std::unique_ptr<consensus::Runner> runner_;

@@ -29,7 +29,11 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
                 invalidMessage(from, message.kind, proof.error(), kInvalidSyncPoints);
                 return;
             }
-            asio::post(io_, [this, from, proof = std::move(*proof)] { onEpochProof(from, proof); });
+            asio::post(io_, [this, from, proof = std::move(*proof)] {
+                if (!failed_ && !halted_.load()) {
+                    sync_->onEpochProof(from, proof);
+                }
+            });
             return;
         }
         case codec::MessageKind::kSyncResponse: {
@@ -54,7 +58,11 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         log_->debug("message of another epoch peer={} detail={}", from.hex(),
                     checked.error().message);
         if (checked.error().message.starts_with(kLaterEpochMessage)) {
-            asio::post(io_, [this, from] { askEpochProof(from); });
+            asio::post(io_, [this, from] {
+                if (!halted_.load()) {
+                    sync_->onLaterEpoch(from);
+                }
+            });
         }
         return;
     }
@@ -140,19 +148,7 @@ void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
                        kInvalidMessagePoints);
         return;
     }
-    if (request->epoch >= committee()->epoch()) {
-        return;  // that epoch has not ended here
-    }
-    auto reconfig =
-        lastBlockOfEpoch(*blocks_, request->epoch, executedHeight_.load(std::memory_order_relaxed));
-    if (!reconfig || !*reconfig) {
-        if (!reconfig) {
-            log_->warn("cannot serve the proof of epoch {}: {}", request->epoch,
-                       reconfig.error().message);
-        }
-        return;
-    }
-    auto proof = epochProofOf(*blocks_, **reconfig);
+    auto proof = epochProofFor(*blocks_, request->epoch, committee()->epoch());
     if (!proof) {
         log_->warn("cannot serve the proof of epoch {}: {}", request->epoch, proof.error().message);
         return;
@@ -179,20 +175,11 @@ void NodeImpl::onChecked(const NodeId& from, CheckedInput input) {
                        }
                        // A block far above this node's ledger is not the core's business (it
                        // would fetch every parent one by one): the node asks for blocks instead.
-                       if (!farAhead(e.block.header.height)) {
-                           deliver(std::move(e));
-                       } else {
-                           syncIfBehind(from, e.block.header.height);
-                       }
+                       routeBlock(from, std::move(e));
                    },
                    [&](consensus::BlockFetched& e) {
-                       if (fetching_.erase(e.block.id) == 0) {
-                           return;
-                       }
-                       if (!farAhead(e.block.header.height)) {
-                           deliver(std::move(e));
-                       } else {
-                           syncIfBehind(from, e.block.header.height);
+                       if (fetching_.erase(e.block.id) != 0) {
+                           routeBlock(from, std::move(e));
                        }
                    },
                    [&](auto& e) { deliver(std::move(e)); },
@@ -235,48 +222,17 @@ void NodeImpl::scheduleNetworkMetrics() {
     });
 }
 
-bool NodeImpl::farAhead(std::uint64_t height) const {
+template <typename BlockEvent>
+void NodeImpl::routeBlock(const NodeId& from, BlockEvent event) {
+    // A block far above this node's ledger is not the core's business (it would fetch every
+    // parent one by one): the node asks for blocks instead.
+    const std::uint64_t height = event.block.header.height;
     const std::uint64_t committed = runner_->core().committedRoot().header.height;
-    return height > committed && height - committed > config_.syncLagBlocks;
-}
-
-void NodeImpl::syncIfBehind(const NodeId& peer, std::uint64_t height) {
-    if (sync_->active() || halted_.load() || !farAhead(height)) {
-        return;
+    if (!sync_->farAhead(height, committed)) {
+        deliver(std::move(event));
+    } else if (!halted_.load()) {
+        sync_->offer(from, height, committed);
     }
-    // `height` is only the sender's word: ask it for blocks, and change nothing until an
-    // answer verifies. Consensus runs on meanwhile, so a peer that lies or falls silent costs
-    // this node nothing but the request.
-    sync_->start(peer);
-}
-
-void NodeImpl::askEpochProof(const NodeId& peer) {
-    const auto now = std::chrono::steady_clock::now();
-    if (sync_->active() || halted_.load() || now - lastEpochProofAsk_ < kEpochProofInterval) {
-        return;
-    }
-    lastEpochProofAsk_ = now;
-    (void)network_->send(peer, p2p::Message{codec::MessageKind::kEpochProofRequest,
-                                            codec::encodeEpochProofRequest(
-                                                codec::EpochProofRequest{committee()->epoch()})});
-}
-
-void NodeImpl::onEpochProof(const NodeId& from, const codec::EpochProof& proof) {
-    if (failed_ || halted_.load() || proof.reconfig.header.epoch != committee()->epoch()) {
-        return;  // late: this node's epoch is no longer the one the proof ends
-    }
-    if (auto verified = verifyEpochProof(proof, *committee(), genesis_.chainId); !verified) {
-        invalidMessage(from, codec::MessageKind::kEpochProof, verified.error(), kInvalidSyncPoints);
-        return;
-    }
-    const std::uint64_t executed = executedHeight_.load(std::memory_order_relaxed);
-    if (proof.reconfig.header.height <= executed || sync_->active()) {
-        return;
-    }
-    // Evidence, not a claim: a quorum of this epoch committed a block above this ledger.
-    log_->info("epoch proof epoch={} height={} peer={}", proof.reconfig.header.epoch,
-               proof.reconfig.header.height, from.hex());
-    sync_->start(from);
 }
 
 void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) {
@@ -299,6 +255,11 @@ void NodeImpl::onSyncResponse(const NodeId& from, codec::SyncResponse response) 
         noteAtHead(from, response.headHeight);
     }
     sync_->onResponse(from, std::move(response));
+}
+
+std::chrono::milliseconds NodeSyncHost::now() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch());
 }
 
 std::uint64_t NodeSyncHost::executedHeight() const {
@@ -346,8 +307,8 @@ void NodeSyncHost::synced(std::size_t count) {
     node_.metrics_->blocksSynced(count);
 }
 
-void NodeSyncHost::refused(const NodeId& peer, const Error& error) {
-    node_.invalidMessage(peer, codec::MessageKind::kSyncResponse, error, kInvalidSyncPoints);
+void NodeSyncHost::refused(const NodeId& peer, codec::MessageKind kind, const Error& error) {
+    node_.invalidMessage(peer, kind, error, kInvalidSyncPoints);
 }
 
 void NodeSyncHost::failed(const Error& error) {

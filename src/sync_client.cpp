@@ -6,8 +6,12 @@
 namespace gridledger::node {
 
 SyncClient::SyncClient(SyncHost& host, std::string chainId, SyncLimits limits,
-                       std::shared_ptr<spdlog::logger> log)
-    : host_(host), chainId_(std::move(chainId)), limits_(limits), log_(std::move(log)) {}
+                       std::shared_ptr<spdlog::logger> log, consensus::SignatureCheck check)
+    : host_(host),
+      chainId_(std::move(chainId)),
+      limits_(limits),
+      log_(std::move(log)),
+      check_(std::move(check)) {}
 
 p2p::Message SyncClient::requestMessage() const {
     const codec::SyncRequest request{host_.executedHeight() + 1, limits_.batchBlocks};
@@ -18,9 +22,56 @@ bool SyncClient::isPeer(const NodeId& peer) const {
     return state_ && state_->peer == peer;
 }
 
+bool SyncClient::farAhead(std::uint64_t height, std::uint64_t committed) const {
+    return height > committed && height - committed > limits_.lagBlocks;
+}
+
+void SyncClient::offer(const NodeId& peer, std::uint64_t height, std::uint64_t committed) {
+    if (active() || !farAhead(height, committed)) {
+        return;
+    }
+    // `height` is only the sender's word: ask it for blocks, and change nothing until an
+    // answer verifies. Consensus runs on meanwhile, so a peer that lies or falls silent costs
+    // this node nothing but the request.
+    start(peer);
+}
+
+void SyncClient::onLaterEpoch(const NodeId& peer) {
+    const auto now = host_.now();
+    const auto asked = lastEpochProofAsk_.find(peer);
+    if (active() ||
+        (asked != lastEpochProofAsk_.end() && now - asked->second < limits_.epochProofInterval)) {
+        return;
+    }
+    // Once per interval per peer: a peer that keeps claiming later epochs cannot take the
+    // turn of the others that do.
+    lastEpochProofAsk_[peer] = now;
+    (void)host_.send(peer, p2p::Message{codec::MessageKind::kEpochProofRequest,
+                                        codec::encodeEpochProofRequest(
+                                            codec::EpochProofRequest{host_.committee()->epoch()})});
+}
+
+void SyncClient::onEpochProof(const NodeId& from, const codec::EpochProof& proof) {
+    const auto committee = host_.committee();
+    if (proof.reconfig.header.epoch != committee->epoch()) {
+        return;  // late: this node's epoch is no longer the one the proof ends
+    }
+    if (auto verified = verifyEpochProof(proof, *committee, chainId_, check_); !verified) {
+        host_.refused(from, codec::MessageKind::kEpochProof, verified.error());
+        return;
+    }
+    if (proof.reconfig.header.height <= host_.executedHeight() || active()) {
+        return;
+    }
+    // Evidence, not a claim: a quorum of this epoch committed a block above this ledger.
+    log_->info("epoch proof epoch={} height={} peer={}", proof.reconfig.header.epoch,
+               proof.reconfig.header.height, from.hex());
+    start(from);
+}
+
 void SyncClient::start(const NodeId& peer) {
     const std::uint64_t executed = host_.executedHeight();
-    state_ = State{peer, executed, std::chrono::steady_clock::now(), 0, 0, false};
+    state_ = State{peer, executed, host_.now(), 0, 0, false};
     log_->debug("sync asked peer={} executed_height={}", peer.hex(), executed);
     request();
 }
@@ -48,6 +99,12 @@ void SyncClient::abandon() {
 void SyncClient::onResponse(const NodeId& from, codec::SyncResponse response) {
     ++state_->requestSeq;  // the request is answered: its timer no longer applies
     if (response.blocks.empty()) {
+        if (!state_->confirmed) {
+            // The peer that made this node ask has nothing to show: its word was stale or
+            // false, and another peer may still hold what this ledger lacks.
+            nextPeer("no blocks above the executed height");
+            return;
+        }
         finish();
         return;
     }
@@ -88,9 +145,9 @@ void SyncClient::apply(const NodeId& from, codec::SyncResponse response) {
         return;
     }
     auto verified = verifySyncResponse(std::move(response), executed, (*head)->id,
-                                       *host_.committee(), chainId_);
+                                       *host_.committee(), chainId_, check_);
     if (!verified) {
-        host_.refused(from, verified.error());
+        host_.refused(from, codec::MessageKind::kSyncResponse, verified.error());
         nextPeer(verified.error().message);
         return;
     }
@@ -147,8 +204,7 @@ void SyncClient::finish() {
     const std::uint64_t height = host_.executedHeight();
     const std::uint64_t blocks = height - std::min(height, state_->startHeight);
     const bool confirmed = state_->confirmed;
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - state_->started).count();
+    const double seconds = std::chrono::duration<double>(host_.now() - state_->started).count();
     abandon();
     if (!confirmed) {
         log_->debug("sync ended without verified blocks to_height={}", height);

@@ -1,16 +1,19 @@
 #pragma once
 
-// Block sync, the asking side (docs/p2p.md §11): one sync at a time, with one peer at a time. It
+// Block sync, the asking side (docs/p2p.md §11): when a block far above this node's ledger or a
+// verified epoch proof shows that it is behind, one sync at a time, with one peer at a time. It
 // asks for the committed blocks above this node's executed height, checks every answer against
 // its own head and committee, executes verified blocks (never past the block that ends an
 // epoch), and moves to the next connected peer after a silent or failed one. It owns its state;
-// the node gives it the ledger, the peers and execution through SyncHost. Consensus runs on
-// meanwhile: only verified blocks change the ledger.
+// the node (and the simulator, over its own ledgers and signatures) gives it the ledger, the
+// peers, time and execution through SyncHost. Consensus runs on meanwhile: only verified blocks
+// change the ledger.
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +36,8 @@ class SyncHost {
   public:
     virtual ~SyncHost() = default;
 
+    /** Monotonic time, for timers and logs only (never for a consensus decision). */
+    [[nodiscard]] virtual std::chrono::milliseconds now() const = 0;
     [[nodiscard]] virtual std::uint64_t executedHeight() const = 0;
     /** The committed block at `height`, nullopt when the ledger holds none. */
     [[nodiscard]] virtual Result<std::optional<codec::Block>> blockAt(
@@ -52,8 +57,8 @@ class SyncHost {
     [[nodiscard]] virtual Status storeCommitProofs(const std::vector<HeightProof>& proofs) = 0;
     /** `count` verified blocks reached the ledger. */
     virtual void synced(std::size_t count) = 0;
-    /** A peer's answer did not verify. */
-    virtual void refused(const NodeId& peer, const Error& error) = 0;
+    /** A peer's answer (kSyncResponse) or epoch proof (kEpochProof) did not verify. */
+    virtual void refused(const NodeId& peer, codec::MessageKind kind, const Error& error) = 0;
     /** Executing or storing failed: the node stops (or halts on a divergence). */
     virtual void failed(const Error& error) = 0;
     /** A sync that brought verified blocks ended: the core restarts from the synced head. */
@@ -68,13 +73,20 @@ struct SyncLimits {
     std::chrono::milliseconds answerTimeout{10'000};
     /** Peers tried in a row without progress before the sync ends. */
     std::size_t maxFailures = 3;
+    /** A block more than this many heights above the committed root starts a sync instead of
+     * reaching the core (config sync_lag_blocks). */
+    std::uint64_t lagBlocks = 32;
+    /** Least time between two requests for an epoch proof. */
+    std::chrono::milliseconds epochProofInterval{1'000};
 };
 
 /** The asking side of block sync (see the top of this file). */
 class SyncClient {
   public:
+    /** `check` verifies the signatures of answers and proofs (BIP-340 outside the simulator). */
     SyncClient(SyncHost& host, std::string chainId, SyncLimits limits,
-               std::shared_ptr<spdlog::logger> log);
+               std::shared_ptr<spdlog::logger> log,
+               consensus::SignatureCheck check = consensus::bip340Check());
 
     /** The request for the committed blocks above this node's executed height. */
     [[nodiscard]] p2p::Message requestMessage() const;
@@ -85,6 +97,19 @@ class SyncClient {
     /** True iff a sync runs with `peer` as its peer. */
     [[nodiscard]] bool isPeer(const NodeId& peer) const;
 
+    /** True when a block at `height` is too far above the committed root `committed` for the
+     * core: the node offers it to sync instead. */
+    [[nodiscard]] bool farAhead(std::uint64_t height, std::uint64_t committed) const;
+    /** A checked proposal or fetched block from `peer` at `height`, far above the committed root
+     * `committed`: only the sender's word, so a reason to ask it (when no sync runs), never a
+     * fact. */
+    void offer(const NodeId& peer, std::uint64_t height, std::uint64_t committed);
+    /** A consensus message of a later epoch came from `peer`: asks it for the proof that ended
+     * this node's epoch, at most once per epochProofInterval and peer, while no sync runs. */
+    void onLaterEpoch(const NodeId& peer);
+    /** An epoch proof from `from`: verified against this node's committee, a proof of a block
+     * above this ledger starts a sync from `from`. */
+    void onEpochProof(const NodeId& from, const codec::EpochProof& proof);
     /** Starts a sync by asking `peer`. Requires !active(). */
     void start(const NodeId& peer);
     /** The answer of the sync peer. Requires isPeer(from). */
@@ -98,7 +123,7 @@ class SyncClient {
     struct State {
         NodeId peer;
         std::uint64_t startHeight = 0;
-        std::chrono::steady_clock::time_point started;
+        std::chrono::milliseconds started{0};
         std::uint64_t requestSeq = 0;
         std::size_t failures = 0;
         /** Set by the first answer whose blocks verified: from then on the node is syncing. */
@@ -115,7 +140,10 @@ class SyncClient {
     std::string chainId_;
     SyncLimits limits_;
     std::shared_ptr<spdlog::logger> log_;
+    consensus::SignatureCheck check_;
     std::optional<State> state_;
+    /** When each peer was last asked for an epoch proof. */
+    std::map<NodeId, std::chrono::milliseconds> lastEpochProofAsk_;
     std::atomic<bool> syncing_{false};
 };
 

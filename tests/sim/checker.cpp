@@ -228,6 +228,27 @@ void Checker::onCommit(std::size_t i, const consensus::Commit& commit, std::uint
     }
 }
 
+void Checker::onAppended(std::size_t i, const codec::Block& block, std::uint64_t nowMs) {
+    if (!safetyChecked(scenario_.roles[i])) {
+        return;
+    }
+    const std::uint64_t h = block.header.height;
+    const auto [it, inserted] = canonical_.try_emplace(h, block.id, i);
+    if (!inserted && it->second.first != block.id) {
+        flag("agreement",
+             "height=" + std::to_string(h) + ": instance=i" + std::to_string(i) + " appended " +
+                 shortId(block.id) + " to its ledger, instance=i" +
+                 std::to_string(it->second.second) + " committed " + shortId(it->second.first),
+             nowMs);
+    }
+    if (h > height_[i]) {
+        height_[i] = h;
+        if (gstSeen_ && !firstCommitAfterGst_[i]) {
+            firstCommitAfterGst_[i] = nowMs;
+        }
+    }
+}
+
 void Checker::startLiveness(std::uint64_t nowMs, std::uint64_t boundMs) {
     gstSeen_ = true;
     gstAtMs_ = nowMs;

@@ -66,6 +66,9 @@ class Checker {
     /** Instance `i`'s core emitted `commit`. Blocks above their epoch's reconfiguration block
      * are left out: no ledger holds them (docs/protocol.md §12). */
     void onCommit(std::size_t i, const consensus::Commit& commit, std::uint64_t nowMs);
+    /** Instance `i` appended `block` to its ledger (executed it), through a commit of its core
+     * or through block sync: every ledger holds the same block at each height. */
+    void onAppended(std::size_t i, const codec::Block& block, std::uint64_t nowMs);
     /** Records a violation found by the driver itself (a message failing verification, a core
      * that cannot be rebuilt, a ledger that does not extend). */
     void flag(std::string invariant, std::string detail, std::uint64_t nowMs);

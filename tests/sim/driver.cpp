@@ -181,6 +181,10 @@ void Simulator::sendProposal(std::size_t i, const consensus::BlockPtr& block) {
     checker_.onProposalSent(i, *block, now_);
     proposedAt_.try_emplace(block->id, now_);
     note(i, i, TraceKind::kSentProposal, h.round, h.height, &block->id);
+    if (instances_[i].role == Role::kSyncLiar && h.height > 0 &&
+        scenario_.endsEpoch(h.epoch, h.height - 1)) {
+        return;  // the round after an epoch's last block times out (see liarAnswer)
+    }
     if (instances_[i].role == Role::kEquivocator) {
         equivocate(i, block);
     } else if (instances_[i].role == Role::kForker) {
@@ -198,6 +202,9 @@ void Simulator::sendVote(std::size_t i, const codec::Vote& vote, const PubKey& n
     }
     note(i, i, TraceKind::kSentVote, vote.round, 0, &vote.blockId);
     checker_.onVoteSent(i, vote, inst.store.safety, now_);
+    if (inst.role == Role::kSyncLiar) {
+        liarSawVote(i, vote);
+    }
     // Like the node: the vote goes to the next leader and a copy to every other member, so that
     // every member forms the QC even when the next leader is down (docs/protocol.md §5).
     if (scenario_.votesToLeaderOnly && now_ < scenario_.gstMs) {
@@ -257,6 +264,7 @@ Result<consensus::Execution> Simulator::execute(std::size_t i, const codec::Bloc
     st.ledger.push_back(ptr);
     st.ledgerIndex.emplace(block.id, h);
     st.executed.push_back(executeBlock(st.executed.back(), block));
+    checker_.onAppended(i, block, now_);
     note(i, i, TraceKind::kCommitted, block.header.round, h, &block.id);
     consensus::Execution done{st.executed.back(), std::nullopt};
     if (scenario_.endsEpoch(block.header.epoch, h)) {
@@ -272,8 +280,15 @@ Result<consensus::Execution> Simulator::execute(std::size_t i, const codec::Bloc
 void Simulator::committed(std::size_t i, const consensus::Commit& commit,
                           const consensus::CommitOutcome& outcome) {
     Store& st = instances_[i].store;
+    // Commit proofs for the instances that sync from this one, as the node stores them.
+    const auto child = findBlock(i, commit.commitQc.blockId);
+    for (auto& [height, proof] :
+         node::commitProofsOf(commit, outcome.endedEpochAt, child ? &child->headerBytes : nullptr,
+                              st.ledger.size() - 1)) {
+        st.proofs[height] = std::move(proof);
+    }
     if (outcome.endedEpochAt) {
-        reconfigure(i, commit, commit.blocks[*outcome.endedEpochAt]);
+        reconfigure(i, *commit.blocks[*outcome.endedEpochAt]);
         return;  // the epoch ends here: nothing above this block is appended
     }
     for (const auto& block : commit.blocks) {
@@ -296,10 +311,9 @@ void Simulator::committed(std::size_t i, const consensus::Commit& commit,
     std::erase_if(st.qcs, [&](const auto& entry) { return entry.second.round <= rootRound; });
 }
 
-void Simulator::reconfigure(std::size_t i, const consensus::Commit& commit,
-                            const consensus::BlockPtr& block) {
+void Simulator::reconfigure(std::size_t i, const codec::Block& block) {
     Store& st = instances_[i].store;
-    const std::uint64_t next = block->header.epoch + 1;
+    const std::uint64_t next = block.header.epoch + 1;
     const auto known = committees_.find(next);
     if (known == committees_.end()) {
         std::vector<PubKey> validators;
@@ -311,38 +325,24 @@ void Simulator::reconfigure(std::size_t i, const consensus::Commit& commit,
         auto members = consensus::selectCommittee(validators, scenario_.options.chainId, next, seed,
                                                   scenario_.options.committeeMax);
         committees_.emplace(next, consensus::Committee::create(scenario_.options.chainId, next,
-                                                               block->id, seed, members.value())
+                                                               block.id, seed, members.value())
                                       .value());
-    } else if (known->second.seedBlockId() != block->id) {
+    } else if (known->second.seedBlockId() != block.id) {
         checker_.flag("agreement",
                       "instance=i" + std::to_string(i) + " ends epoch " +
-                          std::to_string(block->header.epoch) + " at another block",
+                          std::to_string(block.header.epoch) + " at another block",
                       now_);
         return;
     }
-    // The proof that ended the epoch: the commit QC and the blocks from this one up to the
-    // block it certifies, for instances that lag behind.
-    EpochProof proof{{}, commit.commitQc};
-    bool above = false;
-    for (const auto& b : commit.blocks) {
-        if (above) {
-            proof.blocks.push_back(b);
-        }
-        above = above || b->id == block->id;
-    }
-    if (const auto certified = findBlock(i, commit.commitQc.blockId)) {
-        proof.blocks.push_back(certified);
-    }
-    st.epochProofs[block->header.epoch] = std::move(proof);
     st.epoch = next;
-    st.rootQc = consensus::genesisQc(next, block->id);
+    st.rootQc = consensus::genesisQc(next, block.id);
     std::erase_if(st.blocks, [&](const auto& entry) { return entry.second->header.epoch < next; });
     std::erase_if(st.qcs, [&](const auto& entry) { return entry.second.epoch < next; });
     if (st.tc && st.tc->epoch < next) {
         st.tc.reset();
     }
     ++epochChanges_;
-    note(i, i, TraceKind::kCommitted, 0, block->header.height, &block->id);
+    note(i, i, TraceKind::kCommitted, 0, block.header.height, &block.id);
 }
 
 consensus::BlockPtr Simulator::signBlock(std::size_t i, const codec::BlockHeader& header,

@@ -29,6 +29,9 @@ BatchSummary runBatch(const BatchOptions& options) {
         summary.withheldVotes += r.withheldVotes;
         summary.forgedTcs += r.forgedTcs;
         summary.refusedForgeries += r.refusedForgeries;
+        summary.syncs += r.syncs;
+        summary.syncedBlocks += r.syncedBlocks;
+        summary.crossingAnswers += r.crossingAnswers;
         summary.maxRecoveryMs = std::max(summary.maxRecoveryMs, r.recoveryMs);
         if (r.livenessBoundMs > 0 && !r.violation) {
             if (r.livenessMs > summary.maxLivenessMs) {
@@ -68,8 +71,9 @@ std::string BatchSummary::text() const {
         << " min_heights=" << committedHeights << " tcs=" << timeoutCerts
         << " restarts=" << restarts << " forged_blocks=" << forgedBlocks
         << " withheld_votes=" << withheldVotes << " forged_tcs=" << forgedTcs
-        << " refused_forgeries=" << refusedForgeries << " lost_msgs=" << dropped
-        << " dup_msgs=" << duplicated << " late_msgs=" << replayed
+        << " refused_forgeries=" << refusedForgeries << " syncs=" << syncs
+        << " synced_blocks=" << syncedBlocks << " crossing_answers=" << crossingAnswers
+        << " lost_msgs=" << dropped << " dup_msgs=" << duplicated << " late_msgs=" << replayed
         << " worst_first_commit_after_gst_ms=" << maxRecoveryMs
         << " worst_live_after_gst_ms=" << maxLivenessMs << " (bound " << maxLivenessBoundMs << ")";
     if (minLivenessMarginMs != UINT64_MAX) {

@@ -54,6 +54,9 @@ struct BatchSummary {
     std::uint64_t withheldVotes = 0;
     std::uint64_t forgedTcs = 0;
     std::uint64_t refusedForgeries = 0;
+    std::uint64_t syncs = 0;
+    std::uint64_t syncedBlocks = 0;
+    std::uint64_t crossingAnswers = 0;
     std::uint64_t maxRecoveryMs = 0;
     /** Longest time from GST until every honest instance had its new commits, and the bound
      * of that run; and the smallest margin (bound - time) over all runs. */

@@ -13,7 +13,7 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<FaultClass, std::string_view>, 12> kFaultNames{{
+constexpr std::array<std::pair<FaultClass, std::string_view>, 13> kFaultNames{{
     {FaultClass::kNone, "none"},
     {FaultClass::kLossy, "lossy"},
     {FaultClass::kCrash, "crash"},
@@ -26,6 +26,7 @@ constexpr std::array<std::pair<FaultClass, std::string_view>, 12> kFaultNames{{
     {FaultClass::kExcessTwins, "excess-twins"},
     {FaultClass::kTwinsRounds, "twins-rounds"},
     {FaultClass::kTcForgery, "tc-forgery"},
+    {FaultClass::kSyncLiar, "sync-liar"},
 }};
 
 /** Hard end of a liveness run, far beyond any bound the leader schedule sets. */
@@ -155,6 +156,22 @@ void crashScenario(Scenario& s, std::mt19937_64& rng) {
     setLoss(s, rng, 30, 30, 0, 0);
 }
 
+/** One sync liar; honest members (up to f at a time, as in crashScenario) down for long enough
+ * that they come back more than syncLagBlocks behind, and some loss. */
+void syncLiarScenario(Scenario& s, std::mt19937_64& rng) {
+    const std::size_t liar = between(rng, 0, s.n - 1);
+    s.roles[liar] = Role::kSyncLiar;
+    std::uint64_t cursor = between(rng, 0, 1000);
+    while (cursor + 3000 < s.gstMs) {
+        std::size_t victim = between(rng, 0, s.n - 2);
+        victim += victim >= liar ? 1 : 0;
+        const std::uint64_t restart = std::min(s.gstMs, cursor + between(rng, 2500, 6000));
+        s.crashes.push_back(CrashPlan{victim, cursor, restart, chance(rng, 500)});
+        cursor = restart + between(rng, 200, 2000);
+    }
+    setLoss(s, rng, 20, 20, 0, 0);
+}
+
 void mixedScenario(Scenario& s, std::mt19937_64& rng) {
     const std::size_t f = consensus::maxFaultyOf(s.n);
     const auto faulty = pickDistinct(rng, s.n, between(rng, 0, f));
@@ -269,6 +286,9 @@ void applyFaults(Scenario& s, std::mt19937_64& rng) {
         case FaultClass::kTwinsRounds:
             twinsRoundsScenario(s, rng);
             break;
+        case FaultClass::kSyncLiar:
+            syncLiarScenario(s, rng);
+            break;
     }
 }
 
@@ -315,10 +335,10 @@ std::vector<FaultClass> faultClassesFor(std::size_t n) {
     if (n == 1) {
         return {FaultClass::kNone, FaultClass::kCrash};  // no peers: crashes are the only fault
     }
-    return {FaultClass::kNone,        FaultClass::kLossy,    FaultClass::kCrash,
-            FaultClass::kPartition,   FaultClass::kTwins,    FaultClass::kEquivocation,
-            FaultClass::kWithhold,    FaultClass::kForking,  FaultClass::kMixed,
-            FaultClass::kTwinsRounds, FaultClass::kTcForgery};
+    return {FaultClass::kNone,        FaultClass::kLossy,     FaultClass::kCrash,
+            FaultClass::kPartition,   FaultClass::kTwins,     FaultClass::kEquivocation,
+            FaultClass::kWithhold,    FaultClass::kForking,   FaultClass::kMixed,
+            FaultClass::kTwinsRounds, FaultClass::kTcForgery, FaultClass::kSyncLiar};
 }
 
 std::string_view roleName(Role role) {
@@ -337,6 +357,8 @@ std::string_view roleName(Role role) {
             return "crashed";
         case Role::kTcForger:
             return "tc-forger";
+        case Role::kSyncLiar:
+            return "sync-liar";
     }
     return "unknown";
 }
@@ -377,18 +399,19 @@ Scenario makeScenario(std::size_t n, FaultClass faults, std::uint64_t seed, Rule
     applyFaults(s, rng);
     drawLinks(s, rng);
     if (faults != FaultClass::kExcessTwins) {
-        // Liveness is claimed while the vote rules are the real ones (a weakened TC check
-        // leaves them so, and must show as a liveness failure).
+        // Liveness is claimed while the vote rules are the real ones (a weakened TC check or
+        // sync start leaves them so, and must show as a liveness failure).
         s.checkLiveness =
             s.faultyKeys() <= consensus::maxFaultyOf(n) &&
-            (rules == RulesVariant::kTwoChain || rules == RulesVariant::kSkipTcHighQc);
+            (rules == RulesVariant::kTwoChain || rules == RulesVariant::kSkipTcHighQc ||
+             rules == RulesVariant::kClaimStartsSync || rules == RulesVariant::kSyncPastEpochEnd);
         s.endMs = s.gstMs + (s.checkLiveness ? kLivenessCapMs : 15'000);
     }
     return s;
 }
 
 Scenario makeReconfigScenario(const std::vector<std::vector<std::size_t>>& sets, FaultClass faults,
-                              std::uint64_t seed) {
+                              std::uint64_t seed, RulesVariant rules) {
     std::size_t keys = 0;
     std::size_t smallest = SIZE_MAX;
     for (const auto& set : sets) {
@@ -397,7 +420,7 @@ Scenario makeReconfigScenario(const std::vector<std::vector<std::size_t>>& sets,
         }
         smallest = std::min(smallest, set.size());
     }
-    Scenario s = makeScenario(keys, faults, seed);
+    Scenario s = makeScenario(keys, faults, seed, rules);
     s.n = sets.front().size();
     s.validatorSets = sets;
     // Permanent crashes beyond f of the smallest committee restart instead.

@@ -53,6 +53,9 @@ enum class FaultClass : std::uint8_t {
                     // round r's partition (the schedules of the Twins paper)
     kTcForgery,     // up to f members that forge TCs claiming a QC nobody holds, and send no
                     // timeout or proposal of their own
+    kSyncLiar,      // one member whose driver lies to block sync (claims of far heights and
+                    // later epochs, silent, empty or epoch-crossing answers), and honest
+                    // members down long enough to need sync
 };
 
 /** The class's command-line name ("none", "lossy", ..., "excess-twins"). */
@@ -75,6 +78,9 @@ enum class Role : std::uint8_t {
     kTcForger,     // honest core, but its driver sends no timeout or proposal of its own and,
                    // from q - 1 honest timeouts of a round, forges a TC whose own entry claims
                    // a QC of the round below that it does not hold
+    kSyncLiar,     // honest core, but its driver claims far heights (its own signed copies of
+                   // proposals) and later epochs (unsigned) to every instance, and answers
+                   // block sync silently, emptily, or across the end of an epoch when it can
 };
 
 [[nodiscard]] std::string_view roleName(Role role);
@@ -130,6 +136,13 @@ struct Scenario {
      * it is addressed to. */
     bool votesToLeaderOnly = false;
     std::vector<CrashPlan> crashes;
+
+    /** Block sync as the node runs it, scaled to the simulator's short chains: a block more than
+     * syncLagBlocks above the committed root goes to sync; batches of syncBatchBlocks; a peer
+     * silent for syncAnswerMs is left for the next. */
+    std::uint64_t syncLagBlocks = 8;
+    std::uint32_t syncBatchBlocks = 16;
+    std::uint64_t syncAnswerMs = 2000;
 
     /** Global stabilisation time: no loss, partitions or crashes after it. */
     std::uint64_t gstMs = 0;
@@ -199,11 +212,13 @@ struct Scenario {
 
 /**
  * A reconfiguration run: the validator set moves through `sets` (key indices; sets[0] is the
- * genesis committee), one change per epoch, under `faults` (none, lossy, crash or partition).
+ * genesis committee), one change per epoch, under `faults` (none, lossy, crash, partition or
+ * sync-liar).
  * Every key has one instance; permanent crashes stay within f of the smallest committee.
  */
 [[nodiscard]] Scenario makeReconfigScenario(const std::vector<std::vector<std::size_t>>& sets,
-                                            FaultClass faults, std::uint64_t seed);
+                                            FaultClass faults, std::uint64_t seed,
+                                            RulesVariant rules = RulesVariant::kTwoChain);
 
 /** A fault-free scenario with every link at exactly `delayMs` and a mempool that never runs dry
  * (for latency measurements); it runs until `endMs`. */

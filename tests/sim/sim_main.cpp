@@ -39,8 +39,9 @@ void usage() {
     std::cerr
         << "usage: gridledger_sim [--seeds N] [--start S] [--n 1,4,7,10] "
            "[--faults all|none,lossy,crash,partition,twins,equivocation,withhold,mixed,"
-           "forking,twins-rounds,tc-forgery,excess-twins] "
-           "[--rules two-chain|skip-round|skip-lock|skip-tc-qc] "
+           "forking,twins-rounds,tc-forgery,sync-liar,excess-twins] "
+           "[--rules two-chain|skip-round|skip-lock|skip-tc-qc|skip-barrier|"
+           "sync-past-epoch-end|claim-starts-sync] "
            "[--reputation W] "
            "[--trace K] [--stop] [--report] [--keep-going] [--only INVARIANT]\n"
            "  --reputation W: the cores run leader reputation over W blocks (default 0: off);\n"

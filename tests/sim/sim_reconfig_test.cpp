@@ -1,6 +1,8 @@
 // Reconfiguration runs (docs/protocol.md §12): the validator set changes at epoch boundaries,
-// 4 -> 5 -> 4, 4 -> 7, 7 -> 4 and a swap of members, under delays, loss, crashes and partitions;
+// 4 -> 5 -> 4, 4 -> 7, 7 -> 4 and a swap of members, under delays, loss, crashes, partitions and
+// a member that lies to block sync;
 // every invariant is checked on every step and every honest instance reaches the last epoch.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -52,7 +54,9 @@ std::set<std::size_t> qcSigners(const Simulator& sim, std::size_t i, std::uint64
 }
 
 std::string className(const ::testing::TestParamInfo<FaultClass>& param) {
-    return std::string(faultName(param.param));
+    std::string name(faultName(param.param));
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
 }
 
 /** Seeds per (plan, class): 60, or GRIDLEDGER_SIM_RECONFIG_SEEDS for a longer soak. */
@@ -71,6 +75,8 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
         std::uint64_t proofs = 0;
         std::uint64_t rejections = 0;
         std::uint64_t restarts = 0;
+        std::uint64_t syncs = 0;
+        std::uint64_t crossing = 0;
         for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
             const Scenario scenario = makeReconfigScenario(plan.sets, faults, seed);
             Simulator sim(scenario);
@@ -120,23 +126,30 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
                 }
             }
             proofs += r.epochProofs;
+            syncs += r.syncs;
+            crossing += r.crossingAnswers;
         }
         std::cout << "[sim] reconfig " << plan.name << " faults=" << faultName(faults)
                   << " seeds=" << kSeeds << " new-member-signed=" << newMemberSigned
                   << " epoch-proofs=" << proofs << " rejections=" << rejections
-                  << " restarts=" << restarts << "\n";
+                  << " restarts=" << restarts << " syncs=" << syncs
+                  << " crossing-answers=" << crossing << "\n";
         if (plan.sets[1].size() > plan.sets[0].size()) {
             EXPECT_GT(newMemberSigned, kSeeds / 2) << plan.name;
         }
         if (faults == FaultClass::kCrash) {
             EXPECT_GT(restarts, 0U) << plan.name;
         }
+        if (faults == FaultClass::kSyncLiar) {
+            EXPECT_GT(syncs, 0U) << plan.name;  // members came back behind and synced
+        }
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(Reconfig, ReconfigTest,
                          ::testing::Values(FaultClass::kNone, FaultClass::kLossy,
-                                           FaultClass::kCrash, FaultClass::kPartition),
+                                           FaultClass::kCrash, FaultClass::kPartition,
+                                           FaultClass::kSyncLiar),
                          className);
 
 }  // namespace

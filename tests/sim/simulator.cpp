@@ -47,6 +47,16 @@ consensus::Committee makeCommittee(const Keyring& keys, const codec::Block& gene
     return consensus::Committee::create(kSimChainId, 0, genesis.id, members).value();
 }
 
+/** Block sync's log in the simulator: off (thousands of runs). */
+std::shared_ptr<spdlog::logger> quietLogger() {
+    static const auto logger = [] {
+        auto made = std::make_shared<spdlog::logger>("sim-sync");
+        made->set_level(spdlog::level::off);
+        return made;
+    }();
+    return logger;
+}
+
 std::mt19937_64 runRng(const Scenario& s) {
     std::seed_seq sequence{
         static_cast<std::uint32_t>(s.seed),  static_cast<std::uint32_t>(s.seed >> 32),
@@ -92,6 +102,17 @@ Simulator::Simulator(Scenario scenario, RunOptions options)
         inst.adaptor = std::make_unique<InstanceAdaptor>(*this, i);
         inst.runner = std::make_unique<consensus::Runner>(*inst.adaptor, scenario_.options.chainId,
                                                           keys_.signer(inst.key));
+        inst.ledger = std::make_unique<LedgerView>(inst.store);
+        inst.syncHost = std::make_unique<InstanceSyncHost>(*this, i);
+        inst.sync = std::make_unique<node::SyncClient>(
+            *inst.syncHost, scenario_.options.chainId,
+            node::SyncLimits{scenario_.syncBatchBlocks,
+                             std::chrono::milliseconds(scenario_.syncAnswerMs), 3,
+                             scenario_.syncLagBlocks, std::chrono::milliseconds(200)},
+            quietLogger(),
+            [this](const PubKey& key, const Hash256& digest, const Signature& signature) {
+                return keys_.verify(key, digest, signature);
+            });
         inst.store.ledger.push_back(genesis);
         inst.store.ledgerIndex.emplace(genesis->id, 0);
         inst.store.rootQc = consensus::genesisQc(0, genesis->id);
@@ -205,6 +226,10 @@ void Simulator::dispatch(const Item& item) {
         if (inst.up && item.incarnation == inst.incarnation) {
             step(item.to, *body);
         }
+    } else if (const auto* timer = std::get_if<SyncTimer>(&item.what)) {
+        if (inst.up && item.incarnation == inst.incarnation) {
+            syncTimer(item.to, *timer);
+        }
     } else {
         control(item.to, std::get<Control>(item.what));
     }
@@ -230,61 +255,42 @@ bool Simulator::reconfigDone() const {
 
 bool Simulator::epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch) {
     Instance& inst = instances_[i];
-    if (!inst.core()) {
-        return true;
+    if (!inst.core() || epoch <= inst.core()->committee().epoch()) {
+        return true;  // an older epoch's message still reaches the core, which must refuse it
     }
-    const std::uint64_t own = inst.core()->committee().epoch();
-    if (epoch > own) {
-        // Unverifiable here (the committee of that epoch is unknown): ask for the proof that
-        // ended this instance's epoch, at most every 200 ms.
-        if (!inst.proofAskedAt || now_ >= *inst.proofAskedAt + 200) {
-            inst.proofAskedAt = now_;
-            send(i, from, EpochProofRequest{own});
+    if (scenario_.rules == RulesVariant::kClaimStartsSync) {
+        if (!inst.sync->active()) {
+            inst.sync->start(nodeIdOf(from));  // the negative control: a claim is taken as proof
         }
         return false;
     }
-    if (epoch < own) {
-        // The sender lags: offer it the proof that ended its epoch, at most every 200 ms.
-        const auto proof = inst.store.epochProofs.find(epoch);
-        const auto key = std::make_pair(from, epoch);
-        const auto offered = inst.proofOffered.find(key);
-        if (proof != inst.store.epochProofs.end() &&
-            (offered == inst.proofOffered.end() || now_ >= offered->second + 200)) {
-            inst.proofOffered[key] = now_;
-            send(i, from, EpochProofReply{epoch, proof->second});
-        }
-    }
-    return true;  // an older epoch's message still reaches the core, which must refuse it
+    // Unverifiable here (the committee of that epoch is unknown): block sync asks `from` for
+    // the proof that ended this instance's epoch.
+    inst.sync->onLaterEpoch(nodeIdOf(from));
+    return false;
 }
 
-void Simulator::receiveProof(std::size_t i, std::size_t from, const EpochProofReply& reply) {
+template <typename BlockEvent>
+void Simulator::routeBlock(std::size_t i, std::size_t from, BlockEvent event) {
     Instance& inst = instances_[i];
-    if (!inst.core() || inst.core()->committee().epoch() != reply.epoch) {
-        return;  // not (or no longer) this instance's epoch
+    const std::uint64_t height = event.block.header.height;
+    const std::uint64_t committed = inst.core()->committedRoot().header.height;
+    if (!inst.sync->farAhead(height, committed)) {
+        step(i, std::move(event));
+    } else {
+        inst.sync->offer(nodeIdOf(from), height, committed);
     }
-    Status ok = verifier_.quorumCert(reply.proof.qc);
-    consensus::EpochProofReceived event{{}, reply.proof.qc};
-    for (const auto& block : reply.proof.blocks) {
-        if (ok) {
-            ok = verifier_.proposal(*block);
-        }
-        if (block->header.epoch != reply.epoch) {
-            ok = fail(ErrorCode::kInvalidBlock, "epoch proof block of another epoch");
-        }
-        event.blocks.push_back(*block);
-    }
-    if (!ok) {
-        checker_.flag("bad-message",
-                      "instance=i" + std::to_string(i) + " epoch proof from i" +
-                          std::to_string(from) + ": " + ok.error().message,
-                      now_);
-        return;
-    }
-    ++epochProofs_;
-    step(i, std::move(event));
 }
 
 void Simulator::receive(std::size_t i, const NetMessage& message) {
+    if (const auto* p2p = std::get_if<p2p::Message>(&message.payload)) {
+        peerMessage(i, message.from, *p2p);
+        return;
+    }
+    if (scenario_.rules == RulesVariant::kClaimStartsSync && instances_[i].sync->active() &&
+        !std::holds_alternative<FetchRequest>(message.payload)) {
+        return;  // the negative control: an instance in sync hands its core nothing
+    }
     std::visit(
         [&](const auto& payload) {
             using T = std::decay_t<decltype(payload)>;
@@ -297,7 +303,10 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 note(i, message.from, TraceKind::kProposal, h.round, h.height, &payload->id);
                 ok = verifier_.proposal(*payload);
                 if (ok) {
-                    step(i, consensus::ProposalReceived{*payload});
+                    if (instances_[i].role == Role::kSyncLiar) {
+                        liarSaw(i, message.from, payload);
+                    }
+                    routeBlock(i, message.from, consensus::ProposalReceived{*payload});
                 }
             } else if constexpr (std::is_same_v<T, codec::Vote>) {
                 if (!epochAdmits(i, message.from, payload.epoch)) {
@@ -306,6 +315,9 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 note(i, message.from, TraceKind::kVote, payload.round, 0, &payload.blockId);
                 ok = verifier_.vote(payload);
                 if (ok) {
+                    if (instances_[i].role == Role::kSyncLiar) {
+                        liarSawVote(i, payload);
+                    }
                     step(i, consensus::VoteReceived{payload});
                 }
             } else if constexpr (std::is_same_v<T, codec::Timeout>) {
@@ -331,14 +343,7 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 }
             } else if constexpr (std::is_same_v<T, FetchRequest>) {
                 answerFetch(i, message.from, payload.id);
-            } else if constexpr (std::is_same_v<T, EpochProofRequest>) {
-                const auto& proofs = instances_[i].store.epochProofs;
-                if (const auto it = proofs.find(payload.epoch); it != proofs.end()) {
-                    send(i, message.from, EpochProofReply{payload.epoch, it->second});
-                }
-            } else if constexpr (std::is_same_v<T, EpochProofReply>) {
-                receiveProof(i, message.from, payload);
-            } else {
+            } else if constexpr (std::is_same_v<T, FetchReply>) {
                 if (!epochAdmits(i, message.from, payload.block->header.epoch)) {
                     return;
                 }
@@ -346,10 +351,11 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 note(i, message.from, TraceKind::kFetched, h.round, h.height, &payload.block->id);
                 ok = verifier_.proposal(*payload.block);
                 if (ok) {
-                    step(i, consensus::BlockFetched{*payload.block});
+                    routeBlock(i, message.from, consensus::BlockFetched{*payload.block});
                 }
             }
-            if (!ok && instances_[message.from].role == Role::kTcForger) {
+            if (!ok && (instances_[message.from].role == Role::kTcForger ||
+                        instances_[message.from].role == Role::kSyncLiar)) {
                 ++refusedForgeries_;  // what a forger makes up is refused, as it must be
             } else if (!ok) {
                 checker_.flag("bad-message",
@@ -451,7 +457,8 @@ void Simulator::crashNow(std::size_t i) {
     inst.crashArmed = false;
     inst.dying = false;
     inst.runner->clear();
-    ++inst.incarnation;  // its timers and loopback events die with it
+    inst.sync->abandon();  // a sync lives in memory only
+    ++inst.incarnation;    // its timers and loopback events die with it
 }
 
 void Simulator::crash(std::size_t i) {
@@ -574,6 +581,9 @@ RunResult Simulator::result() const {
     r.refusedForgeries = refusedForgeries_;
     r.epochChanges = epochChanges_;
     r.epochProofs = epochProofs_;
+    r.syncs = syncs_;
+    r.syncedBlocks = syncedBlocks_;
+    r.crossingAnswers = crossingAnswers_;
     r.recoveryMs = checker_.recoveryMs();
     r.livenessBoundMs = checker_.livenessBoundMs();
     r.livenessMs = gstMarked_ && now_ > scenario_.gstMs ? now_ - scenario_.gstMs : 0;

@@ -20,21 +20,16 @@
 #include <gridledger/consensus/committee.h>
 #include <gridledger/consensus/core.h>
 #include <gridledger/consensus/runner.h>
+#include <gridledger/ledger/chain_reader.h>
 
 #include "sim/checker.h"
 #include "sim/network.h"
 #include "sim/scenario.h"
 #include "sim/sim_crypto.h"
 #include "sim/trace.h"
+#include "sync_client.h"
 
 namespace gridledger::sim {
-
-/** The proof that ended an epoch: `qc` committed its reconfiguration block, and `blocks` are the
- * blocks above that one up to the block `qc` certifies. */
-struct EpochProof {
-    std::vector<consensus::BlockPtr> blocks;
-    codec::QuorumCert qc;
-};
 
 /** What an instance's driver persisted: the consensus store and the ledger. Survives crashes. */
 struct Store {
@@ -44,10 +39,10 @@ struct Store {
     std::optional<codec::TimeoutCert> tc;
     std::vector<consensus::BlockPtr> ledger;  // ledger[h]: the committed block at height h
     std::map<Hash256, std::uint64_t> ledgerIndex;
-    codec::QuorumCert rootQc;                         // certifies ledger.back()
-    std::vector<consensus::ExecRecord> executed;      // executed[h]: the state after height h
-    std::uint64_t epoch = 0;                          // the epoch the ledger is in
-    std::map<std::uint64_t, EpochProof> epochProofs;  // by the epoch each one ended
+    codec::QuorumCert rootQc;                            // certifies ledger.back()
+    std::vector<consensus::ExecRecord> executed;         // executed[h]: the state after height h
+    std::uint64_t epoch = 0;                             // the epoch the ledger is in
+    std::map<std::uint64_t, codec::CommitProof> proofs;  // commit proofs, by height
 };
 
 /** How to take back one write of the consensus store that was not synced yet. */
@@ -93,6 +88,45 @@ class InstanceAdaptor final : public consensus::Adaptor {
     std::size_t i_;
 };
 
+/** An instance's ledger as block sync serves it: the store's ledger and commit proofs. */
+class LedgerView final : public ledger::ChainReader {
+  public:
+    explicit LedgerView(const Store& store) : store_(store) {}
+
+    Result<std::optional<std::uint64_t>> executedHeight() const override;
+    Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;
+    Result<std::optional<codec::CommitProof>> commitProofAt(std::uint64_t height) const override;
+
+  private:
+    const Store& store_;
+};
+
+/** An instance's host for the node's block sync client: the simulator's clock, network and
+ * store, and its execution. */
+class InstanceSyncHost final : public node::SyncHost {
+  public:
+    InstanceSyncHost(Simulator& sim, std::size_t i) : sim_(sim), i_(i) {}
+
+    std::chrono::milliseconds now() const override;
+    std::uint64_t executedHeight() const override;
+    Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;
+    std::shared_ptr<const consensus::Committee> committee() const override;
+    bool send(const NodeId& peer, p2p::Message message) override;
+    std::vector<NodeId> connectedPeers() const override;
+    void expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
+                     std::string reason) override;
+    Result<bool> execute(const codec::Block& block, const codec::QuorumCert& certifying) override;
+    Status storeCommitProofs(const std::vector<node::HeightProof>& proofs) override;
+    void synced(std::size_t count) override;
+    void refused(const NodeId& peer, codec::MessageKind kind, const Error& error) override;
+    void failed(const Error& error) override;
+    void caughtUp() override;
+
+  private:
+    Simulator& sim_;
+    std::size_t i_;
+};
+
 /** One running core and its driver's state. */
 struct Instance {
     std::size_t key = 0;
@@ -100,6 +134,9 @@ struct Instance {
     std::unique_ptr<InstanceAdaptor> adaptor;
     std::unique_ptr<consensus::Runner> runner;  // without a core while crashed
     Store store;
+    std::unique_ptr<LedgerView> ledger;  // what it serves to peers' block sync
+    std::unique_ptr<InstanceSyncHost> syncHost;
+    std::unique_ptr<node::SyncClient> sync;
     /** Writes of blocks, QCs and TCs since the last synced write, oldest first: a crash loses a
      * random suffix of them (the unsynced tail of a write-ahead log). */
     std::vector<Unsynced> unsynced;
@@ -113,9 +150,13 @@ struct Instance {
     std::vector<std::uint64_t> commitTimes;         // commitTimes[h]: first Commit of height h
     std::size_t restarts = 0;
     std::size_t rejections = 0;
-    std::optional<std::uint64_t> proofAskedAt;  // last EpochProofRequest
-    std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> proofOffered;  // (peer, epoch)
-    /** A TC forger's honest timeouts heard, by (epoch, round) and author; rounds it forged. */
+    /** A sync liar's memory: every block and vote it saw, and when it last claimed a far
+     * height to each instance. */
+    std::map<Hash256, consensus::BlockPtr> seen;
+    std::map<Hash256, std::vector<codec::Vote>> votesFor;
+    std::map<std::size_t, std::uint64_t>
+        claimedAt; /** A TC forger's honest timeouts heard, by (epoch, round) and author; rounds it
+                      forged. */
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::map<PubKey, codec::Timeout>> heard;
     std::set<std::pair<std::uint64_t, std::uint64_t>> forgedRounds;
 
@@ -160,8 +201,13 @@ struct RunResult {
     /** Epoch changes performed by instances, and the highest epoch reached. */
     std::uint64_t epochChanges = 0;
     std::uint64_t maxEpoch = 0;
-    /** Epoch proofs delivered to lagging instances. */
+    /** Epoch proofs served to lagging instances, syncs that brought verified blocks, and the
+     * blocks they brought. */
     std::uint64_t epochProofs = 0;
+    std::uint64_t syncs = 0;
+    std::uint64_t syncedBlocks = 0;
+    /** Sync answers that crossed the end of an epoch, sent by sync liars. */
+    std::uint64_t crossingAnswers = 0;
     /** Longest time from GST to an honest instance's first new commit (liveness runs). */
     std::uint64_t recoveryMs = 0;
     /** The liveness bound set at GST, and the time from GST to the end of the run (when every
@@ -215,28 +261,25 @@ class Simulator {
     struct FetchReply {
         consensus::BlockPtr block;
     };
-    /** Asks for the proof that ended `epoch` (the asker's epoch; the answerer is past it). */
-    struct EpochProofRequest {
-        std::uint64_t epoch = 0;
-    };
-    struct EpochProofReply {
-        std::uint64_t epoch = 0;
-        EpochProof proof;
-    };
-    using Payload =
-        std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout, codec::TimeoutCert,
-                     FetchRequest, FetchReply, EpochProofRequest, EpochProofReply>;
+    /** Block sync and epoch proofs travel as the node's own P2P messages (docs/p2p.md §10). */
+    using Payload = std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout,
+                                 codec::TimeoutCert, FetchRequest, FetchReply, p2p::Message>;
     struct NetMessage {
         std::size_t from = 0;
         Payload payload;
     };
     enum class Control : std::uint8_t { kCrash, kCrashMidStep, kRestart, kTxArrival };
+    /** The timer of a block sync request. */
+    struct SyncTimer {
+        std::uint64_t seq = 0;
+        std::string reason;
+    };
     using EventBody = decltype(consensus::Event{}.body);
     /** A queued event: a network message, a local event of one incarnation, or a control. */
     struct Item {
         std::size_t to = 0;
         std::uint64_t incarnation = 0;
-        std::variant<NetMessage, EventBody, Control> what;
+        std::variant<NetMessage, EventBody, Control, SyncTimer> what;
     };
 
     // simulator.cpp: queue, steps, crashes.
@@ -245,14 +288,19 @@ class Simulator {
     /** Sets the liveness bound from the leader schedule after the highest round at GST. */
     void markGst();
     void dispatch(const Item& item);
-    /** The driver's epoch rule for a message of `epoch` from `from`: false when the message is of a
-     * later epoch than the instance's core (unverifiable: it asks `from` for the epoch proof). */
+    /** The node's epoch rule for a message of `epoch` from `from`: false when the message is of a
+     * later epoch than the instance's core (unverifiable: block sync asks `from` for the proof
+     * that ended the instance's epoch). */
     bool epochAdmits(std::size_t i, std::size_t from, std::uint64_t epoch);
-    void receiveProof(std::size_t i, std::size_t from, const EpochProofReply& reply);
+    /** The node's route for a checked block: to the core, or far above the committed root, to
+     * block sync. */
+    template <typename BlockEvent>
+    void routeBlock(std::size_t i, std::size_t from, BlockEvent event);
+    /** A block sync or epoch proof message, handled as the node handles it. */
+    void peerMessage(std::size_t i, std::size_t from, const p2p::Message& message);
     /** After executing `block`, the reconfiguration block of its epoch: the switch of the
      * store (the runner gives the core its EpochChange). */
-    void reconfigure(std::size_t i, const consensus::Commit& commit,
-                     const consensus::BlockPtr& block);
+    void reconfigure(std::size_t i, const codec::Block& block);
     /** Every honest instance reached the last epoch and committed liveCommits blocks in it (true
      * without reconfigurations). */
     [[nodiscard]] bool reconfigDone() const;
@@ -277,6 +325,7 @@ class Simulator {
 
     // driver.cpp: the adaptor's side of each instance's runner.
     friend class InstanceAdaptor;
+    friend class InstanceSyncHost;
     /** Sees a step before its effects: trace, checker, commit times, a crash in the middle. */
     std::size_t observeStep(std::size_t i, const consensus::Event& event,
                             const consensus::Effects& effects);
@@ -299,6 +348,17 @@ class Simulator {
     [[nodiscard]] consensus::BlockPtr signBlock(std::size_t i, const codec::BlockHeader& header,
                                                 std::vector<Bytes> txs);
     [[nodiscard]] std::vector<std::size_t> instancesOf(const PubKey& key) const;
+
+    // sync.cpp: block sync through the node's client, and the sync liar.
+    void syncTimer(std::size_t i, const SyncTimer& timer);
+    /** Rebuilds instance i's core from its store after a sync brought verified blocks. */
+    void rebootAfterSync(std::size_t i);
+    /** A sync liar remembers what it saw, and answers a far height claim. */
+    void liarSaw(std::size_t i, std::size_t from, const consensus::BlockPtr& block);
+    void liarSawVote(std::size_t i, const codec::Vote& vote);
+    /** A sync liar's answer to a request: across the end of an epoch when it can. */
+    [[nodiscard]] std::optional<codec::SyncResponse> liarAnswer(std::size_t i,
+                                                                codec::SyncResponse honest);
 
     Scenario scenario_;
     RunOptions options_;
@@ -325,8 +385,16 @@ class Simulator {
     bool gstMarked_ = false;
     std::uint64_t epochChanges_ = 0;
     std::uint64_t epochProofs_ = 0;
+    std::uint64_t syncs_ = 0;
+    std::uint64_t syncedBlocks_ = 0;
+    std::uint64_t crossingAnswers_ = 0;
     std::map<Hash256, std::uint64_t> proposedAt_;
 };
+
+/** The node id instance `i` has on the simulated P2P network (ids sort as the indices do). */
+[[nodiscard]] NodeId nodeIdOf(std::size_t i);
+/** The instance of a node id made by nodeIdOf. */
+[[nodiscard]] std::size_t instanceOf(const NodeId& id);
 
 /** The deterministic fake execution of the simulator: roots chained from the previous ones. */
 [[nodiscard]] consensus::ExecRecord executeBlock(const consensus::ExecRecord& previous,

@@ -7,12 +7,14 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<RulesVariant, std::string_view>, 5> kNames{{
+constexpr std::array<std::pair<RulesVariant, std::string_view>, 7> kNames{{
     {RulesVariant::kTwoChain, "two-chain"},
     {RulesVariant::kSkipRoundCheck, "skip-round"},
     {RulesVariant::kSkipLock, "skip-lock"},
     {RulesVariant::kSkipTcHighQc, "skip-tc-qc"},
     {RulesVariant::kSkipSendBarrier, "skip-barrier"},
+    {RulesVariant::kSyncPastEpochEnd, "sync-past-epoch-end"},
+    {RulesVariant::kClaimStartsSync, "claim-starts-sync"},
 }};
 
 /** The real rules with one vote clause taken out; the timeout rule is untouched. */
@@ -68,8 +70,7 @@ std::optional<RulesVariant> parseRules(std::string_view name) {
 }
 
 std::unique_ptr<consensus::SafetyRules> makeRules(RulesVariant variant) {
-    if (variant == RulesVariant::kTwoChain || variant == RulesVariant::kSkipTcHighQc ||
-        variant == RulesVariant::kSkipSendBarrier) {
+    if (variant != RulesVariant::kSkipRoundCheck && variant != RulesVariant::kSkipLock) {
         return std::make_unique<consensus::TwoChainSafetyRules>();
     }
     return std::make_unique<WeakenedRules>(variant);

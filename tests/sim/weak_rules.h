@@ -30,6 +30,17 @@ enum class RulesVariant : std::uint8_t {
      * without a sync may be lost by a crash although a message that depends on them left.
      */
     kSkipSendBarrier = 4,
+    /**
+     * The real rules, but block sync is told that no executed block ended its epoch: a sync
+     * batch runs past the block R that ended it, into blocks no honest ledger holds.
+     */
+    kSyncPastEpochEnd = 5,
+    /**
+     * The real rules, but block sync as it was before sync had to be shown evidence: a message
+     * that merely claims a later epoch (unsigned, unverifiable) starts a sync with its sender,
+     * and while a sync runs the core gets no consensus message.
+     */
+    kClaimStartsSync = 6,
 };
 
 /** The name used on the command line and in replay lines ("two-chain", "skip-round", ...). */

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -140,6 +141,16 @@ class Committee {
 [[nodiscard]] codec::QuorumCert genesisQc(std::uint64_t epoch, const Hash256& blockId);
 
 /**
+ * How a signature is checked: true iff `signature` is `key`'s signature of `digest`. The chain's
+ * signatures are BIP-340 (bip340Check()); the simulator runs the same checks with its own cheap
+ * deterministic signatures.
+ */
+using SignatureCheck = std::function<bool(const PubKey&, const Hash256&, const Signature&)>;
+
+/** The chain's signature check: BIP-340 Schnorr (crypto::verify). */
+[[nodiscard]] const SignatureCheck& bip340Check();
+
+/**
  * Checks a QC against the committee: same epoch; a signer bitmap of exactly ⌈n/8⌉ bytes with no
  * bit beyond n; at least q signers; one signature per signer, in member order; each a valid
  * Schnorr signature of voteDigest(chainId, epoch, round, blockId). A round-0 QC is accepted by
@@ -147,7 +158,8 @@ class Committee {
  * Fails with kInvalidCertificate; never crashes on arbitrary input.
  */
 [[nodiscard]] Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
-                                      std::string_view chainId);
+                                      std::string_view chainId,
+                                      const SignatureCheck& check = bip340Check());
 
 /**
  * Checks a TC like a QC: same epoch, well-formed bitmap, at least q signers, one hqc round and one
@@ -156,15 +168,18 @@ class Committee {
  * largest hqc round and that verifies (verifyQuorumCert). Fails with kInvalidCertificate.
  */
 [[nodiscard]] Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
-                                       std::string_view chainId);
+                                       std::string_view chainId,
+                                       const SignatureCheck& check = bip340Check());
 
 /** Checks a vote: a member of the epoch signed voteDigest(...). Fails with kBadSignature etc. */
 [[nodiscard]] Status verifyVote(const codec::Vote& vote, const Committee& committee,
-                                std::string_view chainId);
+                                std::string_view chainId,
+                                const SignatureCheck& check = bip340Check());
 
 /** Checks a timeout: member, signature, hqc round below the round, and its high QC. */
 [[nodiscard]] Status verifyTimeout(const codec::Timeout& timeout, const Committee& committee,
-                                   std::string_view chainId);
+                                   std::string_view chainId,
+                                   const SignatureCheck& check = bip340Check());
 
 /**
  * Checks what a driver must check before it hands a proposal or a fetched block to the core: the
@@ -172,7 +187,8 @@ class Committee {
  * It does not check that the author leads the block's round (the core does).
  */
 [[nodiscard]] Status verifyProposal(const codec::Block& block, const Committee& committee,
-                                    std::string_view chainId);
+                                    std::string_view chainId,
+                                    const SignatureCheck& check = bip340Check());
 
 /**
  * Checks that `proof` shows `block` committed by the 2-chain rule: the path's headers (same
@@ -183,7 +199,8 @@ class Committee {
  * input.
  */
 [[nodiscard]] Status verifyCommitProof(const codec::Block& block, const codec::CommitProof& proof,
-                                       const Committee& committee, std::string_view chainId);
+                                       const Committee& committee, std::string_view chainId,
+                                       const SignatureCheck& check = bip340Check());
 
 /**
  * The QC that certifies the block a commit proof proves, as the proof carries it: the first path

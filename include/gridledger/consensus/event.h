@@ -89,24 +89,11 @@ struct EpochChange {
     std::vector<PubKey> validators;
 };
 
-/**
- * The proof that ended the core's epoch, from a member of a later epoch: `qc`, of the core's
- * epoch, committed the reconfiguration block, and `blocks` are the blocks above that block up to
- * the one `qc` certifies. The driver verified the QC and every block against the core's
- * committee. The core takes them like fetched blocks and commits through the reconfiguration
- * block; the driver then executes it and delivers EpochChange.
- */
-struct EpochProofReceived {
-    std::vector<codec::Block> blocks;
-    codec::QuorumCert qc;
-};
-
 /** An input of the core and the driver's clock (milliseconds since the Unix epoch) at delivery. */
 struct Event {
     std::uint64_t nowMs = 0;
     std::variant<Start, ProposalReceived, VoteReceived, TimeoutReceived, TimeoutCertReceived,
-                 TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable, EpochChange,
-                 EpochProofReceived>
+                 TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable, EpochChange>
         body;
 };
 

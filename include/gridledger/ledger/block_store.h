@@ -5,6 +5,7 @@
 
 #include <gridledger/codec/block.h>
 #include <gridledger/codec/receipt.h>
+#include <gridledger/ledger/chain_reader.h>
 #include <gridledger/storage/kv_store.h>
 
 namespace gridledger::ledger {
@@ -34,7 +35,7 @@ struct ExecRoots {
  * Committed blocks, their certificates, receipts and the executed height. Writes go into a
  * caller-owned batch so that one block's block, receipts, state and height land together.
  */
-class BlockStore {
+class BlockStore final : public ChainReader {
   public:
     explicit BlockStore(storage::KvStore& store) : store_(store) {}
 
@@ -57,9 +58,8 @@ class BlockStore {
     void stageCommitProof(storage::WriteBatch& batch, std::uint64_t height,
                           const codec::CommitProof& proof) const;
 
-    /** The highest executed height; std::nullopt before genesis was written. */
-    [[nodiscard]] Result<std::optional<std::uint64_t>> executedHeight() const;
-    [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const;
+    [[nodiscard]] Result<std::optional<std::uint64_t>> executedHeight() const override;
+    [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
     [[nodiscard]] Result<std::optional<codec::QuorumCert>> certAt(std::uint64_t height) const;
     /**
@@ -69,7 +69,7 @@ class BlockStore {
     [[nodiscard]] Result<std::optional<Bytes>> rawBlockAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<Bytes>> rawCertAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<codec::CommitProof>> commitProofAt(
-        std::uint64_t height) const;
+        std::uint64_t height) const override;
     [[nodiscard]] Result<std::optional<ExecRoots>> rootsAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<TxLocation>> locateTx(const Hash256& txHash) const;
     [[nodiscard]] Result<std::optional<codec::Receipt>> receiptAt(const TxLocation& where) const;

@@ -1,7 +1,10 @@
 // The asking side of block sync on its own: a host holding a ledger in memory and three peers
 // whose answers the test writes. An honest peer's blocks reach the ledger batch by batch and the
 // core restarts once; an answer that does not verify changes nothing and the next peer is asked;
-// silent peers are left one after the other until the sync gives up.
+// silent peers are left one after the other until the sync gives up; an empty answer from the
+// peer that made the node ask moves to the next; only blocks beyond the lag are offered; claims of
+// a later epoch ask each peer for a proof at most once per interval; only a verified epoch proof
+// above the ledger starts a sync.
 #include "sync_client.h"
 
 #include <algorithm>
@@ -39,6 +42,7 @@ class TestSyncHost final : public SyncHost {
         ledger.push_back(chain.at(0));
     }
 
+    std::chrono::milliseconds now() const override { return clock; }
     std::uint64_t executedHeight() const override { return ledger.size() - 1; }
     Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override {
         if (height >= ledger.size()) {
@@ -50,6 +54,10 @@ class TestSyncHost final : public SyncHost {
         return std::make_shared<const consensus::Committee>(chain_.committee());
     }
     bool send(const NodeId& peer, p2p::Message message) override {
+        if (message.kind == codec::MessageKind::kEpochProofRequest) {
+            proofAsks.push_back(peer);
+            return true;
+        }
         auto request = codec::decodeSyncRequest(message.payload);
         EXPECT_TRUE(request.has_value());
         sent.emplace_back(peer, request.value_or(codec::SyncRequest{}));
@@ -71,17 +79,23 @@ class TestSyncHost final : public SyncHost {
         return {};
     }
     void synced(std::size_t count) override { syncedBlocks += count; }
-    void refused(const NodeId& peer, const Error& /*error*/) override { refusals.push_back(peer); }
+    void refused(const NodeId& peer, codec::MessageKind kind, const Error& /*error*/) override {
+        refusals.push_back(peer);
+        refusedKinds.push_back(kind);
+    }
     void failed(const Error& error) override { failures.push_back(error); }
     void caughtUp() override { ++caughtUps; }
 
+    std::chrono::milliseconds clock{0};
     std::vector<codec::Block> ledger;
     std::vector<NodeId> peers{peerId(1), peerId(2), peerId(3)};
     std::vector<std::pair<NodeId, codec::SyncRequest>> sent;
+    std::vector<NodeId> proofAsks;
     std::optional<std::pair<std::uint64_t, std::string>> timer;
     std::size_t stored = 0;
     std::size_t syncedBlocks = 0;
     std::vector<NodeId> refusals;
+    std::vector<codec::MessageKind> refusedKinds;
     std::vector<Error> failures;
     std::size_t caughtUps = 0;
 
@@ -175,6 +189,77 @@ TEST_F(SyncClientTest, AStaleTimerOfAnAnsweredRequestChangesNothing) {
     client_.expired(first, "no answer");
     EXPECT_EQ(host_.sent.size(), sent);  // the peer is not left
     EXPECT_TRUE(client_.isPeer(peerId(1)));
+}
+
+TEST_F(SyncClientTest, AnEmptyAnswerFromThePeerThatMadeTheNodeAskMovesToTheNextPeer) {
+    // Peer 1 signed a block claiming height 500 and then has nothing to show.
+    client_.offer(peerId(1), 500, 0);
+    ASSERT_EQ(host_.sent.size(), 1U);
+    client_.onResponse(peerId(1), codec::SyncResponse{{}, std::nullopt, 1'000'000});
+    ASSERT_TRUE(client_.active());
+    ASSERT_EQ(host_.sent.size(), 2U);
+    EXPECT_EQ(host_.sent.back().first, peerId(2));
+    // Peer 2 holds the chain: its blocks reach the ledger.
+    for (int answers = 0; answers < 10 && client_.active(); ++answers) {
+        client_.onResponse(peerId(2), honestAnswer(host_.sent.back().second));
+    }
+    EXPECT_EQ(host_.executedHeight(), kCommitted);
+    EXPECT_EQ(host_.caughtUps, 1U);
+    EXPECT_TRUE(host_.refusals.empty());
+}
+
+TEST_F(SyncClientTest, OnlyABlockBeyondTheLagIsOfferedToSyncAndOneSyncRunsAtATime) {
+    const SyncLimits limits;
+    EXPECT_FALSE(client_.farAhead(limits.lagBlocks, 0));
+    EXPECT_TRUE(client_.farAhead(limits.lagBlocks + 1, 0));
+    EXPECT_FALSE(client_.farAhead(5, 10));
+    client_.offer(peerId(1), limits.lagBlocks, 0);
+    EXPECT_FALSE(client_.active());
+    EXPECT_TRUE(host_.sent.empty());
+    client_.offer(peerId(1), limits.lagBlocks + 1, 0);
+    EXPECT_TRUE(client_.isPeer(peerId(1)));
+    client_.offer(peerId(2), 1'000, 0);
+    EXPECT_TRUE(client_.isPeer(peerId(1)));
+    EXPECT_EQ(host_.sent.size(), 1U);
+}
+
+TEST_F(SyncClientTest, ClaimsOfALaterEpochAskEachPeerForAProofAtMostOncePerInterval) {
+    const SyncLimits limits;
+    client_.onLaterEpoch(peerId(1));
+    client_.onLaterEpoch(peerId(1));  // a peer that keeps claiming is asked once
+    client_.onLaterEpoch(peerId(2));  // and does not take the turn of another
+    EXPECT_EQ(host_.proofAsks, (std::vector<NodeId>{peerId(1), peerId(2)}));
+    host_.clock += limits.epochProofInterval;
+    client_.onLaterEpoch(peerId(1));
+    EXPECT_EQ(host_.proofAsks.size(), 3U);
+    EXPECT_FALSE(client_.active());  // a claim never starts a sync
+    EXPECT_TRUE(host_.sent.empty());
+}
+
+TEST_F(SyncClientTest, OnlyAVerifiedEpochProofAboveTheLedgerStartsASync) {
+    const codec::Block& block = chain_.at(kCommitted - 1);
+    codec::EpochProof proof{codec::ProofHeader{block.header, block.headerBytes, block.id},
+                            chain_.proofOf(kCommitted - 1)};
+    codec::EpochProof forged = proof;
+    forged.proof.commitQc.signatures.at(0)[0] ^= 1U;
+    client_.onEpochProof(peerId(3), forged);
+    EXPECT_EQ(host_.refusals, std::vector<NodeId>{peerId(3)});
+    EXPECT_EQ(host_.refusedKinds, std::vector<codec::MessageKind>{codec::MessageKind::kEpochProof});
+    EXPECT_FALSE(client_.active());
+    client_.onEpochProof(peerId(2), proof);
+    EXPECT_TRUE(client_.isPeer(peerId(2)));
+    ASSERT_EQ(host_.sent.size(), 1U);
+    EXPECT_EQ(host_.sent.back().second.fromHeight, 1U);
+}
+
+TEST_F(SyncClientTest, AnEpochProofAtOrBelowTheLedgerStartsNothing) {
+    const codec::Block& block = chain_.at(0);
+    // Genesis: the ledger already holds it (a proof of nothing new).
+    codec::EpochProof proof{codec::ProofHeader{block.header, block.headerBytes, block.id},
+                            chain_.proofOf(0)};
+    client_.onEpochProof(peerId(1), proof);
+    EXPECT_FALSE(client_.active());
+    EXPECT_TRUE(host_.refusals.empty());
 }
 
 }  // namespace
