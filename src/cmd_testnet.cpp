@@ -1,4 +1,5 @@
-// `gridledger testnet`: the homes of an N-validator network on one machine, sharing one genesis.
+// `gridledger testnet`: the homes of an N-validator network on one machine, sharing one genesis,
+// and of full nodes that follow it (each with validator keys of its own, for governance to add).
 
 #include <cstdint>
 #include <filesystem>
@@ -28,6 +29,7 @@ constexpr std::int64_t kDefaultBasePort = 26650;
 /** What the command line asked for, checked by checkArguments(). */
 struct TestnetPlan {
     std::int64_t validators = 0;
+    std::int64_t fullNodes = 0;
     fs::path out;
     std::string host = "127.0.0.1";
     std::int64_t basePort = kDefaultBasePort;
@@ -52,12 +54,16 @@ Status checkArguments(const TestnetPlan& plan) {
         return fail(ErrorCode::kInvalidArgument,
                     "--validators must be 1.." + std::to_string(kMaxValidators));
     }
-    const std::int64_t lastPort = plan.basePort + kPortsPerNode * plan.validators - 1;
-    if (plan.basePort < 1 || lastPort > 65535) {
+    if (plan.fullNodes < 0 || plan.fullNodes > kMaxValidators) {
         return fail(ErrorCode::kInvalidArgument,
-                    "--base-port must leave room for " +
-                        std::to_string(kPortsPerNode * plan.validators) +
-                        " consecutive ports below 65536");
+                    "--full-nodes must be 0.." + std::to_string(kMaxValidators));
+    }
+    const std::int64_t nodes = plan.validators + plan.fullNodes;
+    const std::int64_t lastPort = plan.basePort + kPortsPerNode * nodes - 1;
+    if (plan.basePort < 1 || lastPort > 65535) {
+        return fail(ErrorCode::kInvalidArgument, "--base-port must leave room for " +
+                                                     std::to_string(kPortsPerNode * nodes) +
+                                                     " consecutive ports below 65536");
     }
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(plan.host, ec);
@@ -68,9 +74,12 @@ Status checkArguments(const TestnetPlan& plan) {
     return {};
 }
 
-/** Node `index`'s config: its ports on the plan's host, every other node a persistent peer. */
+/**
+ * Node `index`'s config: its ports on the plan's host, every other node a persistent peer, and
+ * the full nodes allowed (validators are allowed by the validator set).
+ */
 NodeConfig nodeConfig(const TestnetPlan& plan, std::size_t index,
-                      const std::vector<contracts::GenesisValidator>& validators) {
+                      const std::vector<contracts::GenesisValidator>& nodes) {
     NodeConfig config;
     config.p2pAddress = plan.host;
     config.p2pPort = portOf(plan, index, 0);
@@ -78,33 +87,40 @@ NodeConfig nodeConfig(const TestnetPlan& plan, std::size_t index,
     config.rpcPort = portOf(plan, index, 1);
     config.metricsAddress = plan.host;
     config.metricsPort = portOf(plan, index, 2);
-    for (std::size_t peer = 0; peer < validators.size(); ++peer) {
+    for (std::size_t peer = 0; peer < nodes.size(); ++peer) {
         if (peer != index) {
             config.persistentPeers.push_back(
-                codec::PeerAddress{validators[peer].nodeId, plan.host, portOf(plan, peer, 0)});
+                codec::PeerAddress{nodes[peer].nodeId, plan.host, portOf(plan, peer, 0)});
+        }
+        if (peer >= static_cast<std::size_t>(plan.validators)) {
+            config.allowedNodes.push_back(nodes[peer].nodeId);
         }
     }
     return config;
 }
 
 /**
- * Writes the homes: each its own validator and node keys, then one genesis with every validator
- * and the dev account, the same dev key in every home, and each home's node.conf.
+ * Writes the homes: each its own validator and node keys, then one genesis with the validators
+ * (the first plan.validators nodes) and the dev account, the same dev key in every home, and
+ * each home's node.conf. `nodes` gets every node's keys, validators first.
  */
 Result<Address> writeHomes(const TestnetPlan& plan, std::vector<Home>& homes,
-                           std::vector<contracts::GenesisValidator>& validators) {
-    for (std::size_t i = 0; i < static_cast<std::size_t>(plan.validators); ++i) {
+                           std::vector<contracts::GenesisValidator>& nodes) {
+    const auto count = static_cast<std::size_t>(plan.validators + plan.fullNodes);
+    for (std::size_t i = 0; i < count; ++i) {
         homes.emplace_back(plan.out / homeName(i));
-        GL_ASSIGN_OR_RETURN(validator, createValidatorKeys(homes.back(), homeName(i)));
-        validators.push_back(validator);
+        GL_ASSIGN_OR_RETURN(keys, createValidatorKeys(homes.back(), homeName(i)));
+        nodes.push_back(keys);
     }
     const auto dev = crypto::SecretKey::generate();
     const Address devAddress = crypto::addressOf(dev.publicKey());
+    const std::vector<contracts::GenesisValidator> validators(
+        nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(plan.validators));
     GL_ASSIGN_OR_RETURN(genesis, buildDevGenesis(validators, devAddress, plan.genesis));
     for (std::size_t i = 0; i < homes.size(); ++i) {
         GL_TRY(homes[i].writeKey("dev", dev));
         GL_TRY(writeGenesis(homes[i], genesis));
-        GL_TRY(homes[i].writeConfig(nodeConfig(plan, i, validators)));
+        GL_TRY(homes[i].writeConfig(nodeConfig(plan, i, nodes)));
     }
     return devAddress;
 }
@@ -114,7 +130,7 @@ Result<Address> writeHomes(const TestnetPlan& plan, std::vector<Home>& homes,
  * (the homes, and the directory if it made it) so that the command can be run again.
  */
 Result<Address> writeTestnet(const TestnetPlan& plan,
-                             std::vector<contracts::GenesisValidator>& validators) {
+                             std::vector<contracts::GenesisValidator>& nodes) {
     std::error_code ec;
     if (fs::exists(plan.out, ec) &&
         (!fs::is_directory(plan.out, ec) || !fs::is_empty(plan.out, ec))) {
@@ -126,7 +142,7 @@ Result<Address> writeTestnet(const TestnetPlan& plan,
         return fail(ErrorCode::kIo, "cannot create " + plan.out.string() + ": " + ec.message());
     }
     std::vector<Home> homes;
-    auto dev = writeHomes(plan, homes, validators);
+    auto dev = writeHomes(plan, homes, nodes);
     if (!dev) {
         for (const auto& home : homes) {
             fs::remove_all(home.root(), ec);
@@ -138,16 +154,21 @@ Result<Address> writeTestnet(const TestnetPlan& plan,
     return dev;
 }
 
-void printSummary(const TestnetPlan& plan,
-                  const std::vector<contracts::GenesisValidator>& validators, const Address& dev) {
-    std::cout << "wrote a " << validators.size() << "-validator testnet to " << plan.out.string()
-              << " (chain " << plan.genesis.chainId << ", host " << plan.host << ")\n"
-              << "  home     p2p    rpc    metrics  node id\n";
-    for (std::size_t i = 0; i < validators.size(); ++i) {
-        std::cout << "  " << std::left << std::setw(7) << homeName(i) << "  " << std::setw(5)
+void printSummary(const TestnetPlan& plan, const std::vector<contracts::GenesisValidator>& nodes,
+                  const Address& dev) {
+    std::cout << "wrote a " << plan.validators << "-validator testnet";
+    if (plan.fullNodes > 0) {
+        std::cout << " with " << plan.fullNodes << " full node" << (plan.fullNodes > 1 ? "s" : "");
+    }
+    std::cout << " to " << plan.out.string() << " (chain " << plan.genesis.chainId << ", host "
+              << plan.host << ")\n"
+              << "  home     role       p2p    rpc    metrics  node id\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const bool validator = i < static_cast<std::size_t>(plan.validators);
+        std::cout << "  " << std::left << std::setw(7) << homeName(i) << "  " << std::setw(9)
+                  << (validator ? "validator" : "full node") << "  " << std::setw(5)
                   << portOf(plan, i, 0) << "  " << std::setw(5) << portOf(plan, i, 1) << "  "
-                  << std::setw(7) << portOf(plan, i, 2) << "  " << validators[i].nodeId.hex()
-                  << "\n";
+                  << std::setw(7) << portOf(plan, i, 2) << "  " << nodes[i].nodeId.hex() << "\n";
     }
     std::cout << "dev account " << dev.hex() << " (key 'dev' in every home, funded in genesis)\n"
               << "start node i with: gridledger start --home " << (plan.out / "node<i>").string()
@@ -162,8 +183,11 @@ int runTestnet(const Args& args) {
     po::options_description desc("gridledger testnet --validators N --out DIR");
     desc.add_options()("help,h", "show this help")(
         "validators", po::value(&plan.validators)->required(), "number of validators, 1..64")(
+        "full-nodes", po::value(&plan.fullNodes)->default_value(0),
+        "number of full nodes after the validators, 0..64: not in genesis, allowed by every "
+        "node, each with validator keys for governance to add")(
         "out", po::value(&out)->required(),
-        "directory for the homes node0..node<N-1>; must be absent or empty")(
+        "directory for the homes node0..node<N+F-1>; must be absent or empty")(
         "chain-id", po::value(&plan.genesis.chainId)->default_value(plan.genesis.chainId),
         "chain id of the genesis")("host", po::value(&plan.host)->default_value(plan.host),
                                    "IP address every node listens on and dials its peers at")(
@@ -212,13 +236,13 @@ int runTestnet(const Args& args) {
         std::cerr << "gridledger testnet: " << checked.error().message << "\n";
         return 2;
     }
-    std::vector<contracts::GenesisValidator> validators;
-    const auto dev = writeTestnet(plan, validators);
+    std::vector<contracts::GenesisValidator> nodes;
+    const auto dev = writeTestnet(plan, nodes);
     if (!dev) {
         std::cerr << "gridledger testnet: " << dev.error().message << "\n";
         return 1;
     }
-    printSummary(plan, validators, *dev);
+    printSummary(plan, nodes, *dev);
     return 0;
 }
 

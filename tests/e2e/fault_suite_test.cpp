@@ -3,7 +3,9 @@
 // of transfers, and a seeded schedule of perturbations, each within f = 1 faulty member at a time:
 // a node cut off by its relays, a node paused with SIGSTOP, a node killed and restarted, a node's
 // links slowed, a node killed and restarted with its data dir wiped, a node replaced for a while
-// by a Byzantine member holding its validator key. After the schedule every node holds the same
+// by a Byzantine member holding its validator key, and a governance change while a member is down:
+// a validator added and another removed, two epoch changes the downed member crosses on its
+// restart. After the schedule every node holds the same
 // block ids and state roots at every height, every transaction a node acknowledged is committed
 // exactly once, and the chain moved on after every perturbation. It reports the worst stall of
 // node 0's head, overall and per kind of perturbation.
@@ -251,17 +253,19 @@ enum class Perturbation : std::uint8_t {
     kCrash,
     kSlowLinks,
     kWipe,
-    kByzantine
+    kByzantine,
+    kGovernance
 };
 
 /** Every kind with its name, in the order the schedule applies them. */
-constexpr std::array<std::pair<Perturbation, std::string_view>, 6> kKinds{{
+constexpr std::array<std::pair<Perturbation, std::string_view>, 7> kKinds{{
     {Perturbation::kPartition, "partition"},
     {Perturbation::kPause, "pause"},
     {Perturbation::kCrash, "crash"},
     {Perturbation::kSlowLinks, "slow-links"},
     {Perturbation::kWipe, "wipe"},
     {Perturbation::kByzantine, "byzantine"},
+    {Perturbation::kGovernance, "governance"},
 }};
 
 std::string nameOf(Perturbation p) {
@@ -296,35 +300,138 @@ std::size_t countLines(const std::filesystem::path& file, const std::string& tex
     return count;
 }
 
+std::uint64_t epochOf(const Testnet& net, std::size_t i) {
+    auto status = net.call(i, "node_status", json::array{});
+    return status ? parseU64(field(*status, "consensus_epoch")).value_or(0) : 0;
+}
+
+/**
+ * Governance while a member is down: the chain's validator set, with one node that is not in it
+ * (the spare). `change(down)` adds the spare and removes another member (neither node 0 nor
+ * `down`), each by a proposal from node 0's validator and the votes of every running member, and
+ * waits for both epoch changes on node 0. The removed member becomes the spare: it keeps
+ * following the chain as a full node (every node allows every other).
+ */
+class Governance {
+  public:
+    Governance(const Testnet& net, std::size_t validators, const std::filesystem::path& dir)
+        : net_(net), dir_(dir), member_(net.size(), false) {
+        for (std::size_t i = 0; i < validators; ++i) {
+            member_[i] = true;
+        }
+    }
+
+    [[nodiscard]] bool member(std::size_t i) const { return member_.at(i); }
+    /** The members other than node 0, in index order. */
+    [[nodiscard]] std::vector<std::size_t> others() const {
+        std::vector<std::size_t> out;
+        for (std::size_t i = 1; i < member_.size(); ++i) {
+            if (member_[i]) {
+                out.push_back(i);
+            }
+        }
+        return out;
+    }
+
+    /** The change described above; `rng` picks the member removed. Fails the test on a stall. */
+    void change(std::size_t down, std::mt19937_64& rng) {
+        const auto spare = std::find(member_.begin(), member_.end(), false);
+        ASSERT_NE(spare, member_.end());
+        const auto added = static_cast<std::size_t>(spare - member_.begin());
+        const node::Home addedHome(net_.home(added));
+        auto key = addedHome.loadKey("validator");
+        auto nodeKey = addedHome.loadNodeKey();
+        ASSERT_TRUE(key && nodeKey);
+        const std::uint64_t epoch = epochOf(net_, 0);
+        ASSERT_NO_FATAL_FAILURE(decide(
+            {"tx", "propose", "add-validator", "--name", "node" + std::to_string(added),
+             "--consensus-key", key->publicKey().hex(), "--node-id", nodeKey->nodeId().hex()},
+            down, epoch + 1));
+        member_[added] = true;
+        std::vector<std::size_t> removable;
+        for (const auto i : others()) {
+            if (i != down && i != added) {
+                removable.push_back(i);
+            }
+        }
+        ASSERT_FALSE(removable.empty());
+        const std::size_t removed = removable[rng() % removable.size()];
+        auto removedKey = node::Home(net_.home(removed)).loadKey("validator");
+        ASSERT_TRUE(removedKey);
+        ASSERT_NO_FATAL_FAILURE(decide(
+            {"tx", "propose", "remove-validator", "--consensus-key", removedKey->publicKey().hex()},
+            down, epoch + 2));
+        member_[removed] = false;
+        std::cout << "[e2e]   node " << added << " added, node " << removed << " removed: epoch "
+                  << epoch + 2 << std::endl;
+    }
+
+  private:
+    /** Submits the proposal `propose` from node 0, the votes of every running member but
+     * `down`, and waits until node 0 is in `epoch`. */
+    void decide(std::vector<std::string> propose, std::size_t down, std::uint64_t epoch) {
+        propose.insert(propose.end(),
+                       {"--from", "validator", "--wait", "--home", net_.home(0).string()});
+        const auto [code, out] = cli(net_, dir_, propose);
+        ASSERT_EQ(code, 0) << out;
+        const std::string proposal = std::to_string(proposals_++);
+        for (std::size_t i = 0; i < member_.size(); ++i) {
+            if (member_[i] && i != down) {
+                // A vote after the proposal passed is refused: the change is what is waited for.
+                (void)cli(net_, dir_,
+                          {"tx", "vote", "--proposal", proposal, "--from", "validator", "--wait",
+                           "--home", net_.home(i).string()});
+            }
+        }
+        ASSERT_TRUE(waitFor([&] { return epochOf(net_, 0) >= epoch; }, std::chrono::seconds(60)))
+            << "no epoch change to " << epoch << " after proposal " << proposal << "\n"
+            << statusOf(net_);
+    }
+
+    const Testnet& net_;
+    std::filesystem::path dir_;
+    std::vector<bool> member_;
+    std::uint64_t proposals_ = 0;
+};
+
 /** The suite on `validators` validators (docs/operations.md, "The fault suite"). */
 void runSuite(std::size_t validators) {
     const std::uint64_t seed = envOr("GRIDLEDGER_E2E_SEED", 1);
-    const std::uint64_t perturbations = envOr("GRIDLEDGER_E2E_PERTURBATIONS", 6);
+    const std::uint64_t perturbations = envOr("GRIDLEDGER_E2E_PERTURBATIONS", kKinds.size());
     TestnetOptions options;
     options.validators = validators;
+    options.fullNodes = 1;  // the spare that governance adds (docs/operations.md)
     options.emptyBlockIntervalMs = 100;
     Testnet net(options);
+    const std::size_t nodes = net.size();
+    TempDir cliDir;
+    Governance governance(net, validators, cliDir.path());
 
     // relays[i][j] carries node i's dials to node j; node i lists node j at that relay.
     std::vector<NodeId> ids;
-    for (std::size_t i = 0; i < validators; ++i) {
+    for (std::size_t i = 0; i < nodes; ++i) {
         ids.push_back(node::Home(net.home(i)).loadNodeKey().value().nodeId());
     }
     // Each Byzantine phase speaks from a node key of its own, which every node allows (as an
     // operator allows a full node): the honest nodes ban that key, not the validator's node.
+    // Every node allows every other as well, so that a validator that governance removed
+    // follows the chain as a full node and can be added back.
     std::vector<crypto::NodeKey> byzantineKeys;
     std::string allowed;
-    for (std::uint64_t k = 0; k < perturbations / 6 + 1; ++k) {
-        byzantineKeys.push_back(crypto::NodeKey::generate());
-        allowed += (allowed.empty() ? "" : ",") + byzantineKeys.back().nodeId().hex();
+    for (const auto& id : ids) {
+        allowed += (allowed.empty() ? "" : ",") + id.hex();
     }
-    std::vector<std::vector<std::unique_ptr<TcpRelay>>> relays(validators);
-    for (std::size_t i = 0; i < validators; ++i) {
+    for (std::uint64_t k = 0; k < perturbations / kKinds.size() + 1; ++k) {
+        byzantineKeys.push_back(crypto::NodeKey::generate());
+        allowed += "," + byzantineKeys.back().nodeId().hex();
+    }
+    std::vector<std::vector<std::unique_ptr<TcpRelay>>> relays(nodes);
+    for (std::size_t i = 0; i < nodes; ++i) {
         ASSERT_NO_FATAL_FAILURE(
             setConfig(net.home(i) / "config" / "node.conf", "allowed_nodes", allowed));
         std::string peers;
-        relays[i].resize(validators);
-        for (std::size_t j = 0; j < validators; ++j) {
+        relays[i].resize(nodes);
+        for (std::size_t j = 0; j < nodes; ++j) {
             if (i == j) {
                 continue;
             }
@@ -337,7 +444,7 @@ void runSuite(std::size_t validators) {
     }
     const auto linksOf = [&](std::size_t k) {
         std::vector<TcpRelay*> links;
-        for (std::size_t j = 0; j < validators; ++j) {
+        for (std::size_t j = 0; j < nodes; ++j) {
             if (j != k) {
                 links.push_back(relays[k][j].get());
                 links.push_back(relays[j][k].get());
@@ -368,9 +475,10 @@ void runSuite(std::size_t validators) {
         const std::vector<Perturbation> kinds = kindsToRun();
         ASSERT_FALSE(kinds.empty()) << "GRIDLEDGER_E2E_KINDS names no known kind";
         for (std::uint64_t k = 0; k < perturbations; ++k) {
-            // Every kind in turn, on a node other than the load's, chosen by the seed.
+            // Every kind in turn, on a member other than the load's node, chosen by the seed.
             const Perturbation kind = kinds[k % kinds.size()];
-            const std::size_t victim = 1 + rng() % (validators - 1);
+            const std::vector<std::size_t> members = governance.others();
+            const std::size_t victim = members[rng() % members.size()];
             const auto hold = std::chrono::milliseconds(2000 + rng() % 3000);
             std::cout << "[e2e] " << nameOf(kind) << " node " << victim << " for " << hold.count()
                       << " ms at height " << heightOf(net, 0) << std::endl;
@@ -416,6 +524,24 @@ void runSuite(std::size_t validators) {
                     byzantineSent += run.sent();
                     byzantineTcs += run.forgedTcs();
                     net.start(victim);
+                    break;
+                }
+                case Perturbation::kGovernance: {
+                    // The victim is down while the set changes twice; restarted in the old
+                    // epoch, it crosses both changes on epoch proofs and sync.
+                    net.stop(victim, SIGKILL);
+                    const auto down = std::chrono::steady_clock::now();
+                    governance.change(victim, rng);
+                    if (::testing::Test::HasFatalFailure()) {
+                        return;
+                    }
+                    std::this_thread::sleep_until(down + hold);
+                    net.start(victim);
+                    const std::uint64_t epoch = epochOf(net, 0);
+                    EXPECT_TRUE(waitFor([&] { return epochOf(net, victim) >= epoch; },
+                                        std::chrono::seconds(60)))
+                        << "node " << victim << " never crossed into epoch " << epoch << "\n"
+                        << statusOf(net);
                     break;
                 }
                 case Perturbation::kWipe: {
@@ -498,7 +624,7 @@ void runSuite(std::size_t validators) {
     // Every node holds the same chain: block ids and state roots at every height.
     ASSERT_TRUE(waitFor(
         [&] {
-            for (std::size_t i = 0; i < validators; ++i) {
+            for (std::size_t i = 0; i < nodes; ++i) {
                 if (heightOf(net, i) < top) {
                     return false;
                 }
@@ -506,19 +632,19 @@ void runSuite(std::size_t validators) {
             return true;
         },
         std::chrono::seconds(60)));
-    std::vector<std::size_t> all(validators);
+    std::vector<std::size_t> all(nodes);
     std::iota(all.begin(), all.end(), std::size_t{0});
     expectSameChain(net, all, top);
 
     std::uint64_t relayed = 0;
-    for (std::size_t i = 0; i < validators; ++i) {
-        for (std::size_t j = 0; j < validators; ++j) {
+    for (std::size_t i = 0; i < nodes; ++i) {
+        for (std::size_t j = 0; j < nodes; ++j) {
             relayed += i != j ? relays[i][j]->connections() : 0;
         }
     }
     EXPECT_GE(relayed, validators * (validators - 1) / 2);  // the links went through relays
-    std::cout << "[e2e] validators=" << validators << " seed=" << seed
-              << " perturbations=" << perturbations;
+    std::cout << "[e2e] validators=" << validators << " epoch=" << epochOf(net, 0)
+              << " seed=" << seed << " perturbations=" << perturbations;
     for (const auto& [kind, count] : applied) {
         std::cout << " " << kind << "=" << count << " (worst stall " << worstStallOf[kind] << " s)";
     }

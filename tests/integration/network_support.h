@@ -89,6 +89,16 @@ inline void setConfig(const std::filesystem::path& file, const std::string& key,
         text, line, "$1" + key + " = " + value, std::regex_constants::format_first_only);
 }
 
+/** Runs the CLI with `args`, its output into a fresh file under `dir`; returns (exit code,
+ * output). */
+inline std::pair<int, std::string> cli(const Testnet& net, const std::filesystem::path& dir,
+                                       const std::vector<std::string>& args) {
+    static int serial = 0;
+    const auto log = dir / ("cli" + std::to_string(serial++) + ".log");
+    const int code = runCommand(net.bin(), args, log);
+    return {code, readText(log)};
+}
+
 /**
  * Points the `port = ` lines of a node.conf's [rpc], [p2p] and [metrics] sections at `rpcPort`,
  * `rpcPort + 1` and `rpcPort + 2`.

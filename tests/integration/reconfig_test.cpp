@@ -22,15 +22,6 @@
 namespace gridledger::testing {
 namespace {
 
-/** Runs the CLI with `args`; returns (exit code, output). */
-std::pair<int, std::string> cli(const Testnet& net, const std::filesystem::path& dir,
-                                const std::vector<std::string>& args) {
-    static int serial = 0;
-    const auto log = dir / ("cli" + std::to_string(serial++) + ".log");
-    const int code = runCommand(net.bin(), args, log);
-    return {code, readText(log)};
-}
-
 /** The number of lines of `log` that match `pattern`. */
 std::size_t countMatches(const std::filesystem::path& log, const std::string& pattern) {
     const std::string text = readText(log);

@@ -161,6 +161,48 @@ TEST(TestnetCli, WritesFourHomesSharingOneGenesisWithTheirOwnKeysAndTheOthersAsP
     EXPECT_EQ(readAll(home(0) / "config" / "genesis.json"), genesisText);
 }
 
+TEST(TestnetCli, FullNodesFollowTheGenesisValidatorsAndEveryNodeAllowsAndDialsThem) {
+    testing::TempDir dir;
+    const auto out = dir.path() / "net";
+    auto args = testnetArgs(out, "3", std::to_string(kBasePort));
+    args.insert(args.end(), {"--full-nodes", "2"});
+    const auto [code, output] = cli(dir, args);
+    ASSERT_EQ(code, 0) << output;
+    EXPECT_NE(output.find("full node"), std::string::npos) << output;
+    const auto home = [&](std::size_t i) { return out / ("node" + std::to_string(i)); };
+    auto genesis = contracts::parseGenesis(readAll(home(0) / "config" / "genesis.json"));
+    ASSERT_TRUE(genesis.has_value());
+    ASSERT_EQ(genesis->validators.size(), 3U);  // the full nodes are not validators
+
+    std::vector<NodeId> ids;
+    for (std::size_t i = 0; i < 5; ++i) {
+        auto nodeKey = crypto::NodeKey::fromSeed(keyBytes(home(i) / "keys" / "node.key"));
+        ASSERT_TRUE(nodeKey.has_value());
+        ids.push_back(crypto::nodeIdOf(nodeKey->publicKey()));
+        // Each full node holds validator keys of its own, for governance to add.
+        EXPECT_TRUE(fs::exists(home(i) / "keys" / "validator.key"));
+        EXPECT_EQ(readAll(home(i) / "config" / "genesis.json"),
+                  readAll(home(0) / "config" / "genesis.json"));
+    }
+    for (std::size_t i = 0; i < 5; ++i) {
+        SCOPED_TRACE("node" + std::to_string(i));
+        auto config = node::Home(home(i)).loadConfig();
+        ASSERT_TRUE(config.has_value());
+        EXPECT_EQ(config->p2pPort, kBasePort + 3 * static_cast<int>(i));
+        EXPECT_EQ(config->persistentPeers.size(), 4U);  // every other node
+        EXPECT_EQ(std::set<NodeId>(config->allowedNodes.begin(), config->allowedNodes.end()),
+                  (std::set<NodeId>{ids[3], ids[4]}));
+    }
+    EXPECT_NE(cli(dir,
+                  [&] {
+                      auto tooMany = testnetArgs(dir.path() / "other", "4", "20000");
+                      tooMany.insert(tooMany.end(), {"--full-nodes", "65"});
+                      return tooMany;
+                  }())
+                  .first,
+              0);
+}
+
 TEST(TestnetCli, RefusesBadCountsPortsAndTimingsAndLeavesNothingBehind) {
     testing::TempDir dir;
     const auto out = dir.path() / "net";

@@ -36,6 +36,14 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args,
             dup2(fd, STDERR_FILENO);
             close(fd);
         }
+        // Nothing else of the test process goes with the child: a socket of the test's own (a
+        // relay's end of a link, an RPC client) held open by a node would keep the connection
+        // alive after the test closed it, and its peer would never see it end.
+        if (close_range(3, ~0U, 0) != 0) {
+            for (int open = 3; open < static_cast<int>(sysconf(_SC_OPEN_MAX)); ++open) {
+                close(open);
+            }
+        }
         execv(program.c_str(), argv.data());
         _exit(127);
     }

@@ -133,10 +133,13 @@ std::uint16_t freePortRange(std::size_t count) {
 }
 
 Testnet::Testnet(const TestnetOptions& options) {
-    const auto base = freePortRange(kPortsPerNode * options.validators);
+    const std::size_t count = options.validators + options.fullNodes;
+    const auto base = freePortRange(kPortsPerNode * count);
     std::vector<std::string> args{"testnet",
                                   "--validators",
                                   std::to_string(options.validators),
+                                  "--full-nodes",
+                                  std::to_string(options.fullNodes),
                                   "--out",
                                   dir().string(),
                                   "--base-port",
@@ -156,7 +159,7 @@ Testnet::Testnet(const TestnetOptions& options) {
     if (runCommand(bin(), args, output) != 0) {
         throw std::runtime_error("gridledger testnet failed:\n" + readAll(output));
     }
-    for (std::size_t i = 0; i < options.validators; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         Node n;
         n.home = dir() / ("node" + std::to_string(i));
         n.log = dir() / ("node" + std::to_string(i) + ".log");

@@ -32,6 +32,9 @@ struct HttpAnswer {
 /** How Testnet sets up its network. Unset fields keep `gridledger testnet`'s defaults. */
 struct TestnetOptions {
     std::size_t validators = 4;
+    /** Full nodes after the validators (`gridledger testnet --full-nodes`): nodes
+     * validators..validators+fullNodes-1, each with validator keys governance may add. */
+    std::size_t fullNodes = 0;
     /** Genesis consensus.round_timeout_ms. */
     std::optional<std::uint64_t> roundTimeoutMs;
     /** Genesis consensus.empty_block_interval_ms; must stay below the round timeout. */
