@@ -121,8 +121,8 @@ Status verifyQuorumCert(const codec::QuorumCert& qc, const Committee& committee,
     return {};
 }
 
-Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
-                         std::string_view chainId, const SignatureCheck& check) {
+Status verifyTimeoutCertSignatures(const codec::TimeoutCert& tc, const Committee& committee,
+                                   std::string_view chainId, const SignatureCheck& check) {
     if (tc.epoch != committee.epoch()) {
         return invalid("tc epoch " + std::to_string(tc.epoch) + " is not the committee's " +
                        std::to_string(committee.epoch()));
@@ -144,6 +144,12 @@ Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committe
                            " is invalid (round=" + std::to_string(tc.round) + ")");
         }
     }
+    return {};
+}
+
+Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
+                         std::string_view chainId, const SignatureCheck& check) {
+    GL_TRY(verifyTimeoutCertSignatures(tc, committee, chainId, check));
     // A signer's hqc round is only its word: the TC must prove the highest one with its QC, or a
     // faulty signer could name a round no honest leader can extend (voters require a proposal
     // after a TC to carry a QC at least that high).

@@ -52,11 +52,10 @@ class Keyring {
 };
 
 /**
- * What a driver verifies before it hands a message to the core, with Keyring signatures instead
- * of BIP-340: the same shape rules as consensus::verifyProposal, verifyVote, verifyTimeout,
- * verifyTimeoutCert and verifyQuorumCert (bitmap of ⌈n/8⌉ bytes, no bit >= n, at least q
- * signers, one signature per signer, hqc rounds below the TC's round, genesis QC by convention),
- * each message against the committee of its own epoch.
+ * What a driver verifies before it hands a message to the core: the node's own checks
+ * (consensus::verifyProposal, verifyVote, verifyTimeout, verifyTimeoutCert, verifyQuorumCert),
+ * with Keyring signatures instead of BIP-340, each message against the committee of its own
+ * epoch.
  */
 class Verifier {
   public:
@@ -76,16 +75,16 @@ class Verifier {
     [[nodiscard]] Status timeout(const codec::Timeout& timeout) const;
     /** Id = hash of the header bytes, author a member, its signature, the embedded QC and TC. */
     [[nodiscard]] Status proposal(const codec::Block& block) const;
+    /** The Keyring's signature check, for the node's other checks (block sync, epoch proofs). */
+    [[nodiscard]] const consensus::SignatureCheck& signatureCheck() const { return check_; }
 
   private:
     [[nodiscard]] Result<const consensus::Committee*> committeeOf(std::uint64_t epoch) const;
-    [[nodiscard]] static Result<std::vector<std::size_t>> signers(
-        const consensus::Committee& committee, const Bytes& bitmap, std::size_t signatures);
 
-    const Keyring& keys_;
     const Committees& committees_;
     std::string chainId_;
     bool checkTcHighQc_ = true;
+    consensus::SignatureCheck check_;
 };
 
 }  // namespace gridledger::sim

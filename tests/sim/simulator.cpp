@@ -109,10 +109,7 @@ Simulator::Simulator(Scenario scenario, RunOptions options)
             node::SyncLimits{scenario_.syncBatchBlocks,
                              std::chrono::milliseconds(scenario_.syncAnswerMs), 3,
                              scenario_.syncLagBlocks, std::chrono::milliseconds(200)},
-            quietLogger(),
-            [this](const PubKey& key, const Hash256& digest, const Signature& signature) {
-                return keys_.verify(key, digest, signature);
-            });
+            quietLogger(), verifier_.signatureCheck());
         inst.store.ledger.push_back(genesis);
         inst.store.ledgerIndex.emplace(genesis->id, 0);
         inst.store.rootQc = consensus::genesisQc(0, genesis->id);

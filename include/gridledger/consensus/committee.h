@@ -162,10 +162,21 @@ using SignatureCheck = std::function<bool(const PubKey&, const Hash256&, const S
                                       const SignatureCheck& check = bip340Check());
 
 /**
+ * The part of verifyTimeoutCert that does not look at the TC's high QC: same epoch, well-formed
+ * bitmap, at least q signers, one hqc round and one signature per signer, each hqc round below
+ * the TC's round, each signature valid. Fails with kInvalidCertificate.
+ */
+[[nodiscard]] Status verifyTimeoutCertSignatures(const codec::TimeoutCert& tc,
+                                                 const Committee& committee,
+                                                 std::string_view chainId,
+                                                 const SignatureCheck& check = bip340Check());
+
+/**
  * Checks a TC like a QC: same epoch, well-formed bitmap, at least q signers, one hqc round and one
  * signature per signer, each hqc round below the TC's round, each signature a valid Schnorr
  * signature of timeoutDigest(chainId, epoch, round, hqcRound), and a high QC whose round is the
- * largest hqc round and that verifies (verifyQuorumCert). Fails with kInvalidCertificate.
+ * largest hqc round and that verifies (verifyQuorumCert): verifyTimeoutCertSignatures and the
+ * proof of the highest QC. Fails with kInvalidCertificate.
  */
 [[nodiscard]] Status verifyTimeoutCert(const codec::TimeoutCert& tc, const Committee& committee,
                                        std::string_view chainId,
