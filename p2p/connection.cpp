@@ -24,7 +24,7 @@ constexpr std::size_t kKeptBufferBytes = std::size_t{1} << 20U;
 }  // namespace
 
 Connection::Connection(tcp::socket socket, net::ssl::context& tls, const Options& options,
-                       ConnectionOwner& owner, std::uint16_t listenPort,
+                       ConnectionOwner& owner, std::uint16_t listenPort, std::uint64_t session,
                        std::atomic<std::uint64_t>& dropped)
     : executor_(socket.get_executor()),
       stream_(std::move(socket), tls),
@@ -35,6 +35,7 @@ Connection::Connection(tcp::socket socket, net::ssl::context& tls, const Options
       owner_(owner),
       dropped_(dropped),
       listenPort_(listenPort),
+      session_(session),
       queue_(options.limits.maxQueueMessages, options.limits.maxQueueBytes) {
     check_.admit = [this](const NodeId& nodeId) { return owner_.admit(nodeId); };
 }
@@ -150,7 +151,7 @@ void Connection::onHandshake(const boost::system::error_code& ec) {
         }
         canWrite_ = true;
     }
-    sendControl(codec::PeerHello{kProtocolVersion, listenPort_});
+    sendControl(codec::PeerHello{kProtocolVersion, listenPort_, session_});
     readHeader();
 }
 
@@ -235,6 +236,7 @@ void Connection::onHello(const codec::PeerHello& hello) {
         return;
     }
     helloListenPort_ = hello.listenPort;
+    helloSession_ = hello.session;
     ready_ = true;
     deadline_.cancel();
     owner_.onReady(shared_from_this());

@@ -64,7 +64,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
      */
     Connection(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls,
                const Options& options, ConnectionOwner& owner, std::uint16_t listenPort,
-               std::atomic<std::uint64_t>& dropped);
+               std::uint64_t session, std::atomic<std::uint64_t>& dropped);
 
     /** Starts the server side of the handshake on an accepted socket. */
     void accept();
@@ -103,6 +103,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     [[nodiscard]] const std::string& remoteIp() const { return remoteIp_; }
     /** Listen port from the peer's hello (0: it does not listen). */
     [[nodiscard]] std::uint16_t helloListenPort() const { return helloListenPort_; }
+    /** The session the peer's hello named (0: unknown). */
+    [[nodiscard]] std::uint64_t helloSession() const { return helloSession_; }
 
   private:
     using Clock = std::chrono::steady_clock;
@@ -134,6 +136,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ConnectionOwner& owner_;
     std::atomic<std::uint64_t>& dropped_;
     std::uint16_t listenPort_;
+    std::uint64_t session_;
     tls::PeerCheck check_;
 
     bool outbound_ = false;
@@ -142,6 +145,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::string address_;
     std::string remoteIp_;
     std::uint16_t helloListenPort_ = 0;
+    std::uint64_t helloSession_ = 0;
     std::uint64_t pingCounter_ = 0;
     Clock::time_point lastFrameAt_{};
     std::optional<Clock::time_point> writeStartedAt_;

@@ -1,6 +1,8 @@
 #include "network_impl.h"
 
+#include <chrono>
 #include <exception>
+#include <random>
 #include <utility>
 
 #include <boost/asio/ip/address.hpp>
@@ -38,6 +40,21 @@ bool positive(std::chrono::milliseconds duration) {
     return duration > std::chrono::milliseconds::zero();
 }
 
+/**
+ * A session id for this network's hellos, drawn at start: the wall clock in milliseconds above 16
+ * random bits, so that a later start of a node has a higher session (the clock here orders
+ * restarts of one process, it decides nothing of consensus), never 0.
+ */
+std::uint64_t drawSession() {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    std::random_device device;
+    const std::uint64_t session =
+        (static_cast<std::uint64_t>(ms) << 16U) | (std::uint64_t{device()} & 0xffffU);
+    return session == 0 ? 1 : session;
+}
+
 }  // namespace
 
 Network::Impl::Impl(Options options, crypto::NodeKey key)
@@ -50,6 +67,7 @@ Network::Impl::Impl(Options options, crypto::NodeKey key)
       exchangeTimer_(io_),
       work_(net::make_work_guard(io_)),
       rng_(options_.seed),
+      session_(drawSession()),
       allowed_(options_.allowed),
       bans_(options_.ban) {}
 
@@ -220,7 +238,7 @@ void Network::Impl::closeAll() {
 
 std::shared_ptr<Connection> Network::Impl::newConnection(tcp::socket socket) {
     return std::make_shared<Connection>(std::move(socket), *tls_, options_, *this, port_.load(),
-                                        counters_.messagesDropped);
+                                        session_, counters_.messagesDropped);
 }
 
 void Network::Impl::accept() {

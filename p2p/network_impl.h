@@ -141,6 +141,8 @@ class Network::Impl final : public ConnectionOwner {
 
     // I/O thread only.
     std::mt19937_64 rng_;
+    /** Sent in every hello (codec::PeerHello::session). */
+    const std::uint64_t session_;
     std::set<std::shared_ptr<Connection>> pending_;  // handshaking or retired connections
     std::size_t pendingInbound_ = 0;                 // inbound ones still in the handshake
     std::map<NodeId, DialState> dials_;

@@ -60,7 +60,19 @@ void Network::Impl::onReady(const std::shared_ptr<Connection>& connection) {
         return;
     }
     std::shared_ptr<Connection> existing = connectionTo(peer);
-    if (existing &&
+    // A connection from a later session of the peer: it restarted, and the existing connection
+    // belongs to a process that is gone (a power loss or a silent network sends no close, and
+    // the tie-break could keep that dead connection until the keep-alive timeout).
+    const bool restarted = existing && existing->helloSession() != 0 &&
+                           connection->helloSession() > existing->helloSession();
+    if (existing && connection->helloSession() != 0 &&
+        connection->helloSession() < existing->helloSession()) {
+        log_->debug("p2p stale connection peer={} outbound={} kept=existing", peer.hex(),
+                    connection->outbound());
+        connection->retire(options_.timers.handshakeTimeout, CloseReason::kDuplicate);
+        return;  // a dial of the peer's earlier process, ready too late
+    }
+    if (existing && !restarted &&
         !keepsNewConnection(self_, peer, connection->outbound(), existing->outbound())) {
         log_->debug("p2p duplicate connection peer={} outbound={} kept=existing", peer.hex(),
                     connection->outbound());
@@ -71,8 +83,8 @@ void Network::Impl::onReady(const std::shared_ptr<Connection>& connection) {
     registerPeer(peer, connection);
     learnObserved(peer, *connection);
     if (existing) {
-        log_->debug("p2p duplicate connection peer={} outbound={} kept=new", peer.hex(),
-                    connection->outbound());
+        log_->debug("p2p duplicate connection peer={} outbound={} kept=new{}", peer.hex(),
+                    connection->outbound(), restarted ? " peer_restarted=true" : "");
         connection->adopt(existing->takeQueue());
         existing->retire(options_.timers.handshakeTimeout, CloseReason::kSuperseded);
         pending_.insert(existing);

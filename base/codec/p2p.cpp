@@ -50,7 +50,8 @@ Result<Envelope> envelopeFromProto(const proto::Envelope& pb) {
                 return fail(ErrorCode::kMalformed, "hello listen port out of range");
             }
             return PeerHello{pb.hello().version(),
-                             static_cast<std::uint16_t>(pb.hello().listen_port())};
+                             static_cast<std::uint16_t>(pb.hello().listen_port()),
+                             pb.hello().session()};
         }
         case proto::Envelope::kMessage: {
             GL_ASSIGN_OR_RETURN(kind, kindFromProto(pb.message().kind()));
@@ -118,6 +119,7 @@ Bytes encodeEnvelope(const Envelope& envelope) {
             [&pb](const PeerHello& hello) {
                 pb.mutable_hello()->set_version(hello.version);
                 pb.mutable_hello()->set_listen_port(hello.listenPort);
+                pb.mutable_hello()->set_session(hello.session);
             },
             [&pb](const NetMessage& message) {
                 pb.mutable_message()->set_kind(static_cast<proto::MessageKind>(message.kind));

@@ -122,6 +122,9 @@ struct PeerHello {
     std::uint32_t version = 0;
     /** The sender's P2P listen port; 0 when it does not listen. */
     std::uint16_t listenPort = 0;
+    /** Drawn at random when the sender's network started (0: unknown): a connection from the
+     * same node id with another session means that node restarted. */
+    std::uint64_t session = 0;
 
     bool operator==(const PeerHello&) const = default;
 };

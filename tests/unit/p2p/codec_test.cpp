@@ -18,6 +18,7 @@ NodeId nodeIdWith(std::uint8_t byte) {
 TEST(P2pCodec, EveryEnvelopeKindRoundTrips) {
     const std::vector<Envelope> envelopes = {
         PeerHello{1, 26656},
+        PeerHello{1, 26656, 0x0123456789abcdefULL},
         NetMessage{MessageKind::kVote, Bytes{1, 2, 3}},
         NetMessage{MessageKind::kSyncResponse, Bytes{}},
         PeerPing{42},

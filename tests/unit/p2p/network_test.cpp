@@ -1,6 +1,7 @@
 // Nodes exchanging messages over real TLS on 127.0.0.1: delivery both ways, broadcast, peer
-// exchange, the simultaneous-dial tie-break, reconnection of a restarted persistent peer, and
-// clean stops.
+// exchange, the simultaneous-dial tie-break, reconnection of a restarted persistent peer, a
+// restarted peer's new connection preferred to the one its old process left open, and clean
+// stops.
 
 #include <algorithm>
 
@@ -168,6 +169,34 @@ TEST(Network, APersistentPeerThatRestartsIsReconnected) {
     ASSERT_TRUE(b->events().waitUp(a.id()));
     ASSERT_TRUE(a.net().send(bAddress.nodeId, textMessage(MessageKind::kTx, "after restart")));
     ASSERT_TRUE(b->events().waitMessages(1));
+}
+
+// A peer that restarts without closing its connections (a power loss, a silent network): its
+// new connection replaces the one the other side still holds, even where the tie-break would
+// keep the old one, since the new hello names a later session.
+TEST(Network, ARestartedPeersNewConnectionReplacesTheOneItsOldProcessLeftOpen) {
+    // `low` has the lower node id and dials the peer: the tie-break alone keeps its connection.
+    crypto::NodeKey low = keyA();
+    crypto::NodeKey high = keyB();
+    if (high.nodeId() < low.nodeId()) {
+        std::swap(low, high);
+    }
+    TestNode before(high, fastOptions(allowedAbc()));
+    before.start();
+    TestNode l(low, fastOptions(allowedAbc(), {before.address()}));
+    l.start();
+    ASSERT_TRUE(l.events().waitUp(high.nodeId()));
+    // The earlier process stays up, as a dead one looks to `l` (its connection still open), and
+    // the restarted one dials `l`.
+    TestNode after(high, fastOptions(allowedAbc(), {l.address()}));
+    after.start();
+    ASSERT_TRUE(after.events().waitUp(low.nodeId()));
+    ASSERT_TRUE(eventually([&] {
+        (void)l.net().send(high.nodeId(), textMessage(MessageKind::kTx, "to the new process"));
+        return !after.events().messages().empty();
+    }));
+    EXPECT_TRUE(before.events().messages().empty());
+    EXPECT_TRUE(before.events().waitDown(low.nodeId()));  // the old connection was retired
 }
 
 // A validator removed by governance loses its connections and is refused; one added is let in
