@@ -353,10 +353,12 @@ class Simulator {
     void syncTimer(std::size_t i, const SyncTimer& timer);
     /** Rebuilds instance i's core from its store after a sync brought verified blocks. */
     void rebootAfterSync(std::size_t i);
-    /** A sync liar remembers what it saw, and answers a far height claim. */
+    /** A sync liar remembers a proposal it received from `from`, and claims a far height to
+     * the other instances. */
     void liarSaw(std::size_t i, std::size_t from, const consensus::BlockPtr& block);
     void liarSawVote(std::size_t i, const codec::Vote& vote);
-    /** A sync liar's answer to a request: across the end of an epoch when it can. */
+    /** A sync liar's answer to a request, made from the true one `honest`: across the end of an
+     * epoch when it can; nullopt when it stays silent. */
     [[nodiscard]] std::optional<codec::SyncResponse> liarAnswer(std::size_t i,
                                                                 codec::SyncResponse honest);
 

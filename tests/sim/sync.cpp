@@ -191,10 +191,11 @@ void Simulator::peerMessage(std::size_t i, std::size_t from, const p2p::Message&
                 return;
             }
             if (inst.role == Role::kSyncLiar) {
-                response = liarAnswer(i, std::move(*response)).value_or(codec::SyncResponse{});
-                if (response->blocks.empty() && response->headHeight == 0) {
+                auto lie = liarAnswer(i, std::move(*response));
+                if (!lie) {
                     return;  // silent
                 }
+                response = std::move(*lie);
             }
             send(i, from,
                  p2p::Message{codec::MessageKind::kSyncResponse,
@@ -254,7 +255,7 @@ void Simulator::liarSaw(std::size_t i, std::size_t from, const consensus::BlockP
     inst.seen.emplace(block->id, block);
     // Claim a far height to every other instance, as its own signed copy of the block: it
     // passes every check a proposal gets before it reaches the core.
-    const auto& committee = committees_.find(block->header.epoch);
+    const auto committee = committees_.find(block->header.epoch);
     if (committee == committees_.end() || !committee->second.contains(keys_.publicKey(inst.key))) {
         return;
     }
