@@ -192,13 +192,14 @@ TEST(NegativeControl, ASyncBatchThatRunsPastTheEpochEndForksALedger) {
 TEST(NegativeControl, ASyncThatAClaimStartsLetsOneLiarStallTheChain) {
     // As block sync was before it had to be shown evidence: a message that merely claims a later
     // epoch starts a sync with its sender, and the core gets nothing while the sync runs. One
-    // liar of four claims a later epoch to every member every 300 ms: they spend their time in
-    // syncs with it, and the liveness check catches the stall. With the real client a claim only
-    // makes a member ask for a proof (which the liar never gives), and the same runs pass.
+    // liar of four claims a later epoch to every member every 100 ms: they spend their time in
+    // syncs with it, and the liveness check catches the stall (7 of 60 runs). With the real
+    // client a claim only makes a member ask that peer for an epoch proof, of which these
+    // one-epoch runs have none, and the same runs pass.
     const BatchSummary weak =
-        runControl(4, FaultClass::kSyncLiar, RulesVariant::kClaimStartsSync, 20);
+        runControl(4, FaultClass::kSyncLiar, RulesVariant::kClaimStartsSync, 60);
     EXPECT_GE(count(weak, "liveness"), 1U) << "no stall found";
-    const BatchSummary real = runControl(4, FaultClass::kSyncLiar, RulesVariant::kTwoChain, 20);
+    const BatchSummary real = runControl(4, FaultClass::kSyncLiar, RulesVariant::kTwoChain, 60);
     EXPECT_EQ(real.failures, 0U) << real.text();
 }
 
