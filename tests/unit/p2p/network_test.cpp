@@ -191,12 +191,22 @@ TEST(Network, ARestartedPeersNewConnectionReplacesTheOneItsOldProcessLeftOpen) {
     TestNode after(high, fastOptions(allowedAbc(), {l.address()}));
     after.start();
     ASSERT_TRUE(after.events().waitUp(low.nodeId()));
+    // Until `l` took the new connection, what it sends goes to the earlier process; from then
+    // on, everything goes to the new one.
     ASSERT_TRUE(eventually([&] {
-        (void)l.net().send(high.nodeId(), textMessage(MessageKind::kTx, "to the new process"));
+        (void)l.net().send(high.nodeId(), textMessage(MessageKind::kTx, "until the switch"));
         return !after.events().messages().empty();
     }));
-    EXPECT_TRUE(before.events().messages().empty());
+    const std::size_t received = after.events().messages().size();
+    constexpr std::size_t kAfterSwitch = 5;
+    for (std::size_t k = 0; k < kAfterSwitch; ++k) {
+        ASSERT_TRUE(l.net().send(high.nodeId(), textMessage(MessageKind::kTx, "after the switch")));
+    }
+    ASSERT_TRUE(after.events().waitMessages(received + kAfterSwitch));
     EXPECT_TRUE(before.events().waitDown(low.nodeId()));  // the old connection was retired
+    for (const auto& message : before.events().messages()) {
+        EXPECT_EQ(textOf(message.message), "until the switch");
+    }
 }
 
 // A validator removed by governance loses its connections and is refused; one added is let in
