@@ -1,6 +1,5 @@
-// Reconfiguration: the switch to the next epoch and the proof that ended an epoch
-// (docs/protocol.md §12).
-#include <algorithm>
+// Reconfiguration: the switch to the next epoch (docs/protocol.md §12). Nodes behind an epoch
+// cross it by block sync, not through the core.
 #include <string>
 #include <utility>
 
