@@ -114,11 +114,20 @@ std::size_t Committee::leaderIndex(std::uint64_t round) const {
 
 namespace {
 
-/** Sets active[i] for every member i set in a certificate's signer bitmap. */
-void markSigners(const Bytes& bitmap, std::vector<bool>& active) {
-    for (std::size_t i = 0; i < active.size() && i / 8 < bitmap.size(); ++i) {
-        if (((bitmap[i / 8] >> (i % 8)) & 1U) != 0) {
-            active[i] = true;
+/**
+ * Sets marks[j] for every member j of `into` that a certificate of `by` names in its signer
+ * bitmap (bit i is `by`'s member i).
+ */
+void markSigners(const Committee& by, const Bytes& bitmap, const Committee& into,
+                 std::vector<bool>& marks) {
+    for (std::size_t i = 0; i < by.size() && i / 8 < bitmap.size(); ++i) {
+        if (((bitmap[i / 8] >> (i % 8)) & 1U) == 0) {
+            continue;
+        }
+        if (&by == &into) {
+            marks[i] = true;
+        } else if (const auto j = into.indexOf(by.member(i))) {
+            marks[*j] = true;
         }
     }
 }
@@ -127,7 +136,7 @@ void markSigners(const Bytes& bitmap, std::vector<bool>& active) {
 
 std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
                                              const std::vector<const codec::BlockHeader*>& recent,
-                                             std::size_t window) const {
+                                             std::size_t window, const Committee* previous) const {
     const std::size_t base = leaderIndex(round);
     if (window == 0 || round % (window * members_.size()) == 0) {
         return base;  // off, or an open round: a member back from a crash can lead again
@@ -141,29 +150,30 @@ std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
         if (counted == window) {
             break;
         }
-        if (header->epoch != epoch_ || header->round == 0) {
+        const Committee* signers = header->epoch == epoch_ ? this
+                                   : previous != nullptr && header->epoch == previous->epoch()
+                                       ? previous
+                                       : nullptr;
+        if (signers == nullptr || header->round == 0) {
             continue;
         }
         ++counted;
         if (const auto author = indexOf(header->author)) {
             active[*author] = true;  // it proposed after this block's TC
         }
-        if (header->tc && header->tc->epoch == epoch_) {
+        if (header->tc && header->tc->epoch == header->epoch) {
             // A member seen neither in this TC nor since is silenced: every live member times
             // out a round its leader let pass, and the first q timeouts make the TC.
             std::vector<bool> signedTc(members_.size(), false);
-            markSigners(header->tc->signers, signedTc);
+            markSigners(*signers, header->tc->signers, *this, signedTc);
             for (std::size_t i = 0; i < members_.size(); ++i) {
                 silenced[i] = silenced[i] || (!active[i] && !signedTc[i]);
                 active[i] = active[i] || signedTc[i];
             }
         }
-        if (header->qc.epoch == epoch_) {
-            markSigners(header->qc.signers, active);
+        if (header->qc.epoch == header->epoch) {
+            markSigners(*signers, header->qc.signers, *this, active);
         }
-    }
-    if (counted < window || (active[base] && !silenced[base])) {
-        return base;
     }
     std::vector<std::size_t> candidates;
     for (std::size_t i = 0; i < active.size(); ++i) {
@@ -171,7 +181,24 @@ std::size_t Committee::reputationLeaderIndex(std::uint64_t round,
             candidates.push_back(i);
         }
     }
-    return candidates.empty() ? base : candidates[round % candidates.size()];
+    // The rounds after the parent's: the first is led as the rule says, and each one that
+    // passes without a block on this parent hands the lead to the next in line, so that one
+    // member leads at most one round of a run of timeouts.
+    const codec::BlockHeader* parent = recent.empty() ? nullptr : recent.front();
+    const std::uint64_t first =
+        (parent != nullptr && parent->epoch == epoch_ ? parent->round : 0) + 1;
+    const std::uint64_t passed = round > first ? round - first : 0;
+    const std::size_t firstBase = leaderIndex(first);
+    // Fewer than q candidates is too little evidence (the first blocks of a chain): the line is
+    // every member. q of them hold at least f + 1 honest members.
+    if (candidates.size() < quorum()) {
+        return static_cast<std::size_t>((firstBase + passed % members_.size()) % members_.size());
+    }
+    const auto at = std::find(candidates.begin(), candidates.end(), firstBase);
+    const std::size_t start = at != candidates.end()
+                                  ? static_cast<std::size_t>(at - candidates.begin())
+                                  : static_cast<std::size_t>(first % candidates.size());
+    return candidates[(start + passed % candidates.size()) % candidates.size()];
 }
 
 Result<std::vector<PubKey>> selectCommittee(const std::vector<PubKey>& validators,

@@ -276,12 +276,14 @@ const PubKey& CoreImpl::leaderAfter(std::uint64_t round, const codec::Block& par
          it != committedHeaders_.rend() && recent.size() < window; ++it) {
         recent.push_back(&*it);
     }
-    return committee_.member(committee_.reputationLeaderIndex(round, recent, window));
+    return committee_.member(committee_.reputationLeaderIndex(
+        round, recent, window, previousCommittee_ ? &*previousCommittee_ : nullptr));
 }
 
 void CoreImpl::rememberCommitted(const codec::BlockHeader& header) {
-    if (options_.leaderReputationWindow == 0 || header.epoch != committee_.epoch() ||
-        header.round == 0) {
+    const bool ofPrevious = previousCommittee_ && header.epoch == previousCommittee_->epoch();
+    if (options_.leaderReputationWindow == 0 ||
+        (header.epoch != committee_.epoch() && !ofPrevious) || header.round == 0) {
         return;
     }
     committedHeaders_.push_back(header);

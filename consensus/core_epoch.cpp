@@ -36,6 +36,12 @@ void CoreImpl::onEpochChange(const EpochChange& change) {
 }
 
 void CoreImpl::enterEpoch(Committee next, const codec::Block& seed) {
+    // Leader reputation goes on over the old epoch's chain up to the seed: a member that stopped
+    // working before the change leads no round after it.
+    std::erase_if(committedHeaders_, [&](const codec::BlockHeader& header) {
+        return header.epoch != committee_.epoch() || header.height > seed.header.height;
+    });
+    previousCommittee_ = std::move(committee_);
     committee_ = std::move(next);
     selfIndex_ = committee_.indexOf(signer_->publicKey());
     // Rounds start again at 1: the safety data of the old epoch says nothing about the new one,
@@ -56,7 +62,6 @@ void CoreImpl::enterEpoch(Committee next, const codec::Block& seed) {
     proposedRound_ = 0;
     idleTimerRound_ = 0;
     idleElapsedRound_ = 0;
-    committedHeaders_.clear();
     waiting_.clear();
     pendingQcs_.clear();
     fetching_.clear();

@@ -132,6 +132,7 @@ class CoreImpl {
     // Configuration.
     Options options_;
     Committee committee_;
+    std::optional<Committee> previousCommittee_;  // for leader reputation across the change
     std::unique_ptr<Signer> signer_;
     std::unique_ptr<SafetyRules> rules_;
     std::optional<std::size_t> selfIndex_;
@@ -147,7 +148,8 @@ class CoreImpl {
     BlockPtr held_;  // a proposal of the current round waiting for execution to catch up
     std::optional<std::pair<std::uint64_t, Hash256>> firstProposal_;  // (round, id) accepted
 
-    // The last committed headers of this epoch (up to the root), for leader reputation.
+    // The last committed headers of this epoch and the previous one (up to the root), for
+    // leader reputation.
     std::deque<codec::BlockHeader> committedHeaders_;
 
     // Execution records, by height.

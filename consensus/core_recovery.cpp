@@ -64,6 +64,10 @@ Status checkRecovery(const RecoveryData& data) {
         (data.rootQc.blockId != data.root.id || data.rootQc.round != data.root.header.round)) {
         return invalidArgument("recovery: root qc does not certify the root block");
     }
+    if (data.previousCommittee && data.previousCommittee->epoch() + 1 != epoch) {
+        return invalidArgument("recovery: the previous committee must be of epoch " +
+                               std::to_string(epoch) + " - 1");
+    }
     if (data.executed.empty()) {
         return invalidArgument("recovery: at least the latest execution record is required");
     }
@@ -90,7 +94,8 @@ RecoveryData RecoveryData::genesis(Committee committee, codec::Block genesisBloc
                         {},
                         std::nullopt,
                         {genesisState},
-                        {}};
+                        {},
+                        std::nullopt};
 }
 
 Result<Core> Core::create(Options options, RecoveryData recovery, std::unique_ptr<Signer> signer,
@@ -113,6 +118,7 @@ CoreImpl::CoreImpl(Options options, const RecoveryData& recovery, std::unique_pt
                    std::unique_ptr<SafetyRules> rules)
     : options_(std::move(options)),
       committee_(recovery.committee),
+      previousCommittee_(recovery.previousCommittee),
       signer_(std::move(signer)),
       rules_(std::move(rules)),
       selfIndex_(committee_.indexOf(signer_->publicKey())),

@@ -29,6 +29,11 @@ Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     genesis_ = std::move(genesis);
     GL_TRY(openLedger(home));
+    // One full proposal and the votes and timeouts around it from each peer, four peers' worth
+    // in all: what the first rounds of a new epoch send before this node enters it.
+    const std::size_t heldPerPeer = genesis_.consensus.maxBlockBytes + kHeldMessageMargin;
+    laterEpoch_ = std::make_unique<HeldMessages>(
+        HeldMessages::Limits{kHeldMessagesPerPeer, heldPerPeer, kHeldPeers * heldPerPeer});
     sync_ = std::make_unique<SyncClient>(
         syncHost_, genesis_.chainId,
         SyncLimits{static_cast<std::uint32_t>(config_.syncBatchBlocks),
@@ -116,7 +121,8 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
                                  {},
                                  std::move(stored.highestTc),
                                  {},
-                                 {}};
+                                 {},
+                                 std::nullopt};
     for (auto& block : stored.blocks) {
         if (block.header.height > *executed) {
             data.blocks.push_back(std::move(block));
@@ -134,12 +140,22 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
         }
         data.executed.push_back(consensus::ExecRecord{h, roots->stateRoot, roots->resultsRoot});
     }
-    // Leader reputation reads the committed chain of this epoch up to the root.
+    // Leader reputation reads the committed chain of this epoch and the previous one up to the
+    // root; the previous epoch's certificates name their signers in its committee's order.
     const std::uint64_t window = genesis_.consensus.leaderReputationWindow;
     for (std::uint64_t h = *executed; h > 0 && data.recentCommitted.size() < window; --h) {
         GL_ASSIGN_OR_RETURN(block, blocks_->blockAt(h));
-        if (!block || block->header.epoch != committee.epoch()) {
+        if (!block || block->header.epoch + 1 < committee.epoch()) {
             break;
+        }
+        if (block->header.epoch != committee.epoch() && !data.previousCommittee) {
+            // The first block of the previous epoch met, its last: the state before it is
+            // that epoch's.
+            GL_ASSIGN_OR_RETURN(previous, committeeAtHead(genesis_, *blocks_, *tree_, h - 1));
+            if (previous.epoch() != block->header.epoch) {
+                break;  // an epoch without blocks of its own
+            }
+            data.previousCommittee = std::move(previous);
         }
         data.recentCommitted.push_back(std::move(block->header));
     }
@@ -405,6 +421,10 @@ Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
                next->committee.contains(proposer_.publicKey()));
     member_.store(next->committee.contains(proposer_.publicKey()));
     committee_.store(std::make_shared<const consensus::Committee>(next->committee));
+    // Messages of the new epoch that came early are checked again, after the core entered it.
+    for (auto& [from, message] : laterEpoch_->take()) {
+        onPeerMessage(from, std::move(message));
+    }
     return std::optional<consensus::EpochChange>{
         consensus::EpochChange{block, std::move(next->validators)}};
 }

@@ -40,6 +40,13 @@ Status NodeAdaptor::beforeSend() {
 }
 
 void NodeAdaptor::broadcast(const consensus::Broadcast& message) {
+    if (const auto* block = std::get_if<consensus::BlockPtr>(&message.message)) {
+        node_.log_->debug("proposed epoch={} round={} height={} txs={}", (*block)->header.epoch,
+                          (*block)->header.round, (*block)->header.height, (*block)->txs.size());
+    } else if (const auto* timeout = std::get_if<codec::Timeout>(&message.message)) {
+        node_.log_->debug("signed timeout epoch={} round={} high_qc_round={}", timeout->epoch,
+                          timeout->round, timeout->highQc.round);
+    }
     node_.network_->broadcast(broadcastMessage(message));
 }
 

@@ -71,6 +71,12 @@ inline constexpr std::uint32_t kInvalidTxPoints = 10;
 inline constexpr std::uint32_t kInvalidSyncPoints = 50;
 /** Threads that decode and check peer messages, serve peers and admit gossiped txs. */
 inline constexpr std::size_t kPeerWorkThreads = 2;
+/** Consensus messages of a later epoch held per peer until this node enters it. */
+inline constexpr std::size_t kHeldMessagesPerPeer = 32;
+/** Bytes held per peer beyond max_block_bytes (votes, timeouts, a proposal's header). */
+inline constexpr std::size_t kHeldMessageMargin = std::size_t{1} << 20U;
+/** Peers' worth of held messages in all. */
+inline constexpr std::size_t kHeldPeers = 4;
 
 /** Milliseconds since the Unix epoch, the clock the core is given with each event. */
 std::uint64_t nowMs();
@@ -266,6 +272,8 @@ class NodeImpl {
     TxOutbox outbox_;
     /** Blocks asked for with Fetch and not received yet. */
     std::set<Hash256> fetching_;
+    /** Consensus messages of a later epoch, until this node enters it (built by open()). */
+    std::unique_ptr<HeldMessages> laterEpoch_;
     NodeSyncHost syncHost_{*this};
     /** Block sync (built by open()). */
     std::unique_ptr<SyncClient> sync_;

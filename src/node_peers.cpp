@@ -58,6 +58,7 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         log_->debug("message of another epoch peer={} detail={}", from.hex(),
                     checked.error().message);
         if (checked.error().message.starts_with(kLaterEpochMessage)) {
+            (void)laterEpoch_->hold(from, message);
             asio::post(io_, [this, from] {
                 if (!halted_.load()) {
                     sync_->onLaterEpoch(from);

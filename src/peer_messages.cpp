@@ -90,4 +90,51 @@ Result<CheckedInput> checkConsensusMessage(const codec::NetMessage& message,
                 "not a consensus message: " + std::string(codec::kindName(message.kind)));
 }
 
+bool HeldMessages::hold(const NodeId& from, codec::NetMessage message) {
+    const std::size_t size = message.payload.size();
+    const std::lock_guard lock(mutex_);
+    if (limits_.messagesPerPeer == 0 || size > limits_.bytesPerPeer) {
+        return false;
+    }
+    Queue& queue = byPeer_[from];
+    while (!queue.messages.empty() && (queue.messages.size() >= limits_.messagesPerPeer ||
+                                       queue.bytes + size > limits_.bytesPerPeer)) {
+        queue.bytes -= queue.messages.front().payload.size();
+        bytes_ -= queue.messages.front().payload.size();
+        queue.messages.pop_front();
+    }
+    if (bytes_ + size > limits_.bytesTotal) {
+        if (queue.messages.empty()) {
+            byPeer_.erase(from);
+        }
+        return false;
+    }
+    queue.bytes += size;
+    bytes_ += size;
+    queue.messages.push_back(std::move(message));
+    return true;
+}
+
+std::vector<std::pair<NodeId, codec::NetMessage>> HeldMessages::take() {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::pair<NodeId, codec::NetMessage>> out;
+    for (auto& [peer, queue] : byPeer_) {
+        for (auto& message : queue.messages) {
+            out.emplace_back(peer, std::move(message));
+        }
+    }
+    byPeer_.clear();
+    bytes_ = 0;
+    return out;
+}
+
+std::size_t HeldMessages::size() const {
+    const std::lock_guard lock(mutex_);
+    std::size_t count = 0;
+    for (const auto& entry : byPeer_) {
+        count += entry.second.messages.size();
+    }
+    return count;
+}
+
 }  // namespace gridledger::node

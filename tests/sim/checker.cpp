@@ -143,11 +143,15 @@ const PubKey& Checker::leaderFor(const codec::Block& block,
     std::vector<const codec::BlockHeader*> recent;
     for (auto it = signed_.find(block.header.parentId);
          window > 0 && it != signed_.end() && recent.size() < window &&
-         it->second->header.epoch == committee.epoch();
+         it->second->header.epoch + 1 >= committee.epoch();
          it = signed_.find(it->second->header.parentId)) {
         recent.push_back(&it->second->header);
     }
-    return committee.member(committee.reputationLeaderIndex(block.header.round, recent, window));
+    const auto previous =
+        committee.epoch() > 0 ? committees_.find(committee.epoch() - 1) : committees_.end();
+    return committee.member(committee.reputationLeaderIndex(
+        block.header.round, recent, window,
+        previous != committees_.end() ? &previous->second : nullptr));
 }
 
 void Checker::checkValidity(const consensus::Commit& commit, std::size_t i, std::uint64_t nowMs) {

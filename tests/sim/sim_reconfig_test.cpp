@@ -65,11 +65,11 @@ std::uint64_t seedCount() {
     return env != nullptr ? std::strtoull(env, nullptr, 10) : 60;
 }
 
-class ReconfigTest : public ::testing::TestWithParam<FaultClass> {};
-
-TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
-    const FaultClass faults = GetParam();
-    const std::uint64_t kSeeds = seedCount();
+/**
+ * Every plan under `faults` for `kSeeds` seeds, the cores running leader reputation over
+ * `reputation` blocks (0: off).
+ */
+void runPlans(FaultClass faults, std::uint64_t kSeeds, std::size_t reputation) {
     for (const Plan& plan : plans()) {
         std::size_t newMemberSigned = 0;
         std::uint64_t proofs = 0;
@@ -78,7 +78,8 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
         std::uint64_t syncs = 0;
         std::uint64_t crossing = 0;
         for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
-            const Scenario scenario = makeReconfigScenario(plan.sets, faults, seed);
+            Scenario scenario = makeReconfigScenario(plan.sets, faults, seed);
+            scenario.options.leaderReputationWindow = reputation;
             Simulator sim(scenario);
             const RunResult r = sim.run();
             ASSERT_FALSE(r.violation.has_value()) << plan.name << " seed=" << seed << "\n"
@@ -130,9 +131,9 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
             crossing += r.crossingAnswers;
         }
         std::cout << "[sim] reconfig " << plan.name << " faults=" << faultName(faults)
-                  << " seeds=" << kSeeds << " new-member-signed=" << newMemberSigned
-                  << " epoch-proofs=" << proofs << " rejections=" << rejections
-                  << " restarts=" << restarts << " syncs=" << syncs
+                  << " reputation=" << reputation << " seeds=" << kSeeds
+                  << " new-member-signed=" << newMemberSigned << " epoch-proofs=" << proofs
+                  << " rejections=" << rejections << " restarts=" << restarts << " syncs=" << syncs
                   << " crossing-answers=" << crossing << "\n";
         if (plan.sets[1].size() > plan.sets[0].size()) {
             EXPECT_GT(newMemberSigned, kSeeds / 2) << plan.name;
@@ -146,10 +147,33 @@ TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
     }
 }
 
+class ReconfigTest : public ::testing::TestWithParam<FaultClass> {};
+
+TEST_P(ReconfigTest, EveryInvariantHoldsAcrossEpochChanges) {
+    runPlans(GetParam(), seedCount(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Reconfig, ReconfigTest,
                          ::testing::Values(FaultClass::kNone, FaultClass::kLossy,
                                            FaultClass::kCrash, FaultClass::kPartition,
                                            FaultClass::kSyncLiar),
+                         className);
+
+/**
+ * With leader reputation (window 10), whose history goes on across an epoch change: every
+ * committed block's leader, computed over its parent's chain and the previous epoch's
+ * committee, is the one the cores followed. Only the classes whose faulty members sign nothing
+ * (docs/protocol.md §11).
+ */
+class ReconfigReputationTest : public ::testing::TestWithParam<FaultClass> {};
+
+TEST_P(ReconfigReputationTest, EveryInvariantHoldsAcrossEpochChanges) {
+    runPlans(GetParam(), seedCount(), 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(ReconfigReputation, ReconfigReputationTest,
+                         ::testing::Values(FaultClass::kNone, FaultClass::kLossy,
+                                           FaultClass::kCrash, FaultClass::kPartition),
                          className);
 
 }  // namespace

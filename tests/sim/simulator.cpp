@@ -481,14 +481,27 @@ void Simulator::restart(std::size_t i) {
 consensus::RecoveryData Simulator::recoveryOf(std::size_t i) const {
     const Store& st = instances_[i].store;
     // The committee of the ledger's epoch (its reconfiguration blocks name them all).
-    consensus::RecoveryData data{
-        committees_.at(st.epoch), st.safety, *st.ledger.back(), st.rootQc, {}, {}, st.tc, {}, {}};
-    // The committed chain of the epoch, newest last, for leader reputation.
+    consensus::RecoveryData data{committees_.at(st.epoch),
+                                 st.safety,
+                                 *st.ledger.back(),
+                                 st.rootQc,
+                                 {},
+                                 {},
+                                 st.tc,
+                                 {},
+                                 {},
+                                 std::nullopt};
+    // The committed chain of the epoch and the previous one, newest last, for leader reputation.
     const std::size_t window = scenario_.options.leaderReputationWindow;
-    for (auto it = st.ledger.rbegin(); it != st.ledger.rend() && (*it)->header.epoch == st.epoch &&
-                                       data.recentCommitted.size() < window;
+    for (auto it = st.ledger.rbegin();
+         it != st.ledger.rend() && (*it)->header.epoch + 1 >= st.epoch &&
+         data.recentCommitted.size() < window;
          ++it) {
         data.recentCommitted.push_back((*it)->header);
+    }
+    if (const auto previous = committees_.find(st.epoch - 1);
+        st.epoch > 0 && previous != committees_.end()) {
+        data.previousCommittee = previous->second;
     }
     std::reverse(data.recentCommitted.begin(), data.recentCommitted.end());
     for (const auto& entry : st.blocks) {

@@ -91,18 +91,20 @@ class Committee {
 
     /**
      * The leader of `round` with leader reputation (docs/protocol.md §1), for a block whose
-     * parent's chain is `recent`: the parent first, then its ancestors, newest to oldest. Only
-     * blocks of this epoch with a round above 0 count, and only the first `window` of them.
-     * With window 0, in an open round (a multiple of window · n) or with fewer such blocks than
-     * `window`, the base leader leaderIndex(round). Otherwise a member is active when it
-     * authored one of those blocks or signed the QC or the TC one of them carries, unless it is
-     * silenced: some block carries a TC the member did not sign, and the member neither authored
-     * that block nor appears in a newer one. The base leader leads when it is active, and
-     * otherwise the active member at position round mod (number active) in member order.
+     * parent's chain is `recent`: the parent first, then its ancestors, newest to oldest. Blocks
+     * of this epoch count, and those of `previous`'s epoch when `previous` (the committee before
+     * this one) is given, as long as their round is above 0; only the first `window` of them.
+     * A member is active when it authored one of those blocks or signed the QC or the TC one of
+     * them carries (a certificate of the previous epoch names its signers by `previous`'s
+     * order), unless it is silenced: some block carries a TC the member did not sign, and the
+     * member neither authored that block nor appears in a newer one. The base leader
+     * leaderIndex(round) leads with window 0, in an open round (a multiple of window · n), when
+     * it is active, and when fewer than q members are active and not silenced; otherwise the
+     * active member at position round mod (number active) in member order leads.
      */
     [[nodiscard]] std::size_t reputationLeaderIndex(
         std::uint64_t round, const std::vector<const codec::BlockHeader*>& recent,
-        std::size_t window) const;
+        std::size_t window, const Committee* previous = nullptr) const;
 
   private:
     Committee() = default;

@@ -112,11 +112,17 @@ struct RecoveryData {
      */
     std::vector<ExecRecord> executed;
     /**
-     * The headers of the committed blocks of the committee's epoch up to and including `root`,
-     * oldest first, at least the last Options::leaderReputationWindow of them (fewer only when
-     * the epoch has fewer); older ones and those of other epochs are ignored.
+     * The headers of the committed blocks of the committee's epoch and the previous one up to
+     * and including `root`, oldest first, at least the last Options::leaderReputationWindow of
+     * them (fewer only when the two epochs have fewer); older ones, those of other epochs and
+     * those of the previous epoch without `previousCommittee` are ignored.
      */
     std::vector<codec::BlockHeader> recentCommitted;
+    /**
+     * The committee of the epoch before this one, when there was one: leader reputation reads
+     * the signers of its certificates in `recentCommitted`.
+     */
+    std::optional<Committee> previousCommittee;
 
     /** The recovery data of a fresh chain: root = genesis block, genesis QC, zero safety data. */
     [[nodiscard]] static RecoveryData genesis(Committee committee, codec::Block genesisBlock,

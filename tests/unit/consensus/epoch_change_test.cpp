@@ -245,7 +245,7 @@ TEST(EpochChange, RecoveryAcceptsTheSeedBlockAsRootWithTheGenesisQcOfItsEpoch) {
         Committee::create(kChainId, 1, seed.id, {keys[0].publicKey(), keys[1].publicKey()}).value();
     RecoveryData data{next,         SafetyData{0, 9, 8},  // of the old epoch: read as {1, 0, 0}
                       seed,         genesisQc(1, seed.id),  {}, {},
-                      std::nullopt, {driver.executed()[3]}, {}};
+                      std::nullopt, {driver.executed()[3]}, {}, std::nullopt};
     auto core = Core::create(testOptions(), data, std::make_unique<KeySigner>(keys[0]));
     ASSERT_TRUE(core.has_value()) << core.error().message;
     EXPECT_EQ(core->currentRound(), 1U);

@@ -262,7 +262,7 @@ class Cluster {
     RecoveryData recoveryOf(std::size_t i) const {
         const Disk& disk = nodes_[i].disk;
         RecoveryData data{committee_, disk.safety, disk.ledger.back(), disk.rootQc, {}, {}, disk.tc,
-                          {},         {}};
+                          {},         {},          std::nullopt};
         for (const auto& block : disk.ledger) {
             data.recentCommitted.push_back(block.header);  // the core keeps what it needs
         }

@@ -1,7 +1,9 @@
 // Leader reputation: the rule over a chain's recent blocks (Committee::reputationLeaderIndex),
 // and whole committees of cores (harness.h) in which a crashed member stops being scheduled.
+#include <array>
 #include <iostream>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -51,6 +53,23 @@ class ReputationRuleTest : public ::testing::Test {
         return out;
     }
 
+    /**
+     * The leader of `round` in `committee` on the chain `recent` (newest first) whose newest
+     * block, the parent, is of round − 1: the round right after the parent's.
+     */
+    static std::size_t lead(const Committee& committee, std::uint64_t round,
+                            std::vector<codec::BlockHeader> recent, std::size_t window = 10,
+                            const Committee* previous = nullptr) {
+        if (!recent.empty() && recent.front().round != 0) {
+            recent.front().round = round - 1;
+        }
+        return committee.reputationLeaderIndex(round, pointers(recent), window, previous);
+    }
+    std::size_t lead(std::uint64_t round, const std::vector<codec::BlockHeader>& recent,
+                     std::size_t window = 10) const {
+        return lead(committee_, round, recent, window);
+    }
+
     /** Rounds above 100 whose base leader is member 3, open rounds (multiples of 10 · 4) left out.
      */
     std::vector<std::uint64_t> roundsLedBy3() const {
@@ -71,7 +90,7 @@ class ReputationRuleTest : public ::testing::Test {
 TEST_F(ReputationRuleTest, AMemberAbsentFromAFullWindowLeadsNoRound) {
     const auto recent = withoutMember3(10);
     for (const auto round : roundsLedBy3()) {
-        const std::size_t leader = committee_.reputationLeaderIndex(round, pointers(recent), 10);
+        const std::size_t leader = lead(round, recent, 10);
         EXPECT_NE(leader, 3U) << round;
         // The replacement is the active member at round mod 3, in member order.
         EXPECT_EQ(leader, round % 3) << round;
@@ -79,8 +98,7 @@ TEST_F(ReputationRuleTest, AMemberAbsentFromAFullWindowLeadsNoRound) {
     // Rounds whose base leader is active keep it.
     for (std::uint64_t r = 101; r < 200; ++r) {
         if (committee_.leaderIndex(r) != 3) {
-            EXPECT_EQ(committee_.reputationLeaderIndex(r, pointers(recent), 10),
-                      committee_.leaderIndex(r));
+            EXPECT_EQ(lead(r, recent, 10), committee_.leaderIndex(r));
         }
     }
 }
@@ -92,7 +110,7 @@ TEST_F(ReputationRuleTest, AMemberMissingFromATcLeadsNoRoundUntilItIsSeenAgain) 
         recent.push_back(header(100 - k, k % 3, {0, 1, 2, 3}));
     }
     for (const auto round : roundsLedBy3()) {
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U) << round;
+        EXPECT_EQ(lead(round, recent, 10), 3U) << round;
     }
     // The newest block follows a TC of members 0, 1 and 2: member 3 let round 99 pass and did
     // not time it out. It leads no round, though it signed every QC of the window.
@@ -102,19 +120,19 @@ TEST_F(ReputationRuleTest, AMemberMissingFromATcLeadsNoRoundUntilItIsSeenAgain) 
     tc.signers.assign(1, 0b0111);
     recent.front().tc = tc;
     for (const auto round : roundsLedBy3()) {
-        const std::size_t leader = committee_.reputationLeaderIndex(round, pointers(recent), 10);
+        const std::size_t leader = lead(round, recent, 10);
         EXPECT_EQ(leader, round % 3) << round;
     }
     // Had member 3 authored that block, on the TC, it would be live: it keeps its rounds.
     auto authored = recent;
     authored.front().author = committee_.member(3);
     for (const auto round : roundsLedBy3()) {
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(authored), 10), 3U) << round;
+        EXPECT_EQ(lead(round, authored, 10), 3U) << round;
     }
     // A newer block whose QC member 3 signed: seen again, it leads again.
     recent.insert(recent.begin(), header(101, 0, {0, 1, 3}));
     for (const auto round : roundsLedBy3()) {
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U) << round;
+        EXPECT_EQ(lead(round, recent, 10), 3U) << round;
     }
 }
 
@@ -123,17 +141,27 @@ TEST_F(ReputationRuleTest, AnOpenRoundKeepsItsBaseLeaderSoThatAnAbsentMemberCanR
     std::size_t open = 0;
     for (std::uint64_t r = 120; open < 5; r += 40) {
         if (committee_.leaderIndex(r) == 3) {
-            EXPECT_EQ(committee_.reputationLeaderIndex(r, pointers(recent), 10), 3U) << r;
+            EXPECT_EQ(lead(r, recent, 10), 3U) << r;
             ++open;
         }
     }
 }
 
-TEST_F(ReputationRuleTest, TheBaseLeaderLeadsWhenTheRuleIsOffOrTheWindowIsNotFull) {
-    const auto recent = withoutMember3(9);
+TEST_F(ReputationRuleTest, TheBaseLeaderLeadsWhenTheRuleIsOffOrFewerThanAQuorumWereSeen) {
+    const auto recent = withoutMember3(10);
     for (const auto round : roundsLedBy3()) {
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 0), 3U);
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U);
+        EXPECT_EQ(lead(round, recent, 0), 3U);
+    }
+    // The first blocks of an epoch: authored by members 0 and 1 on QCs without signers (the
+    // epoch's genesis QC). Two members seen are fewer than q = 3: no evidence against member 3.
+    std::vector<codec::BlockHeader> first{header(2, 1, {}), header(1, 0, {})};
+    for (const auto round : roundsLedBy3()) {
+        EXPECT_EQ(lead(round, first, 10), 3U) << round;
+    }
+    // One QC of members 0, 1 and 2 makes a quorum seen: a window need not be full.
+    first.insert(first.begin(), header(3, 2, {0, 1, 2}));
+    for (const auto round : roundsLedBy3()) {
+        EXPECT_EQ(lead(round, first, 10), round % 3) << round;
     }
 }
 
@@ -151,26 +179,95 @@ TEST_F(ReputationRuleTest, AVoteATimeoutOrABlockInTheWindowMakesAMemberActive) {
             recent.back().tc = tc;
         }
         for (const auto round : roundsLedBy3()) {
-            EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U) << round;
+            EXPECT_EQ(lead(round, recent, 10), 3U) << round;
         }
         // One block further back it falls outside the window.
         recent.insert(recent.begin(), header(101, 1, {0, 1, 2}));
         for (const auto round : roundsLedBy3()) {
-            EXPECT_NE(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U) << round;
+            EXPECT_NE(lead(round, recent, 10), 3U) << round;
         }
     }
 }
 
 TEST_F(ReputationRuleTest, BlocksOfAnotherEpochOrRoundZeroDoNotCount) {
-    auto recent = withoutMember3(10);
-    recent[4].epoch = committee_.epoch() + 1;
-    for (const auto round : roundsLedBy3()) {
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U);
+    for (const int uncounted : {0, 1}) {
+        // Member 3 authored and signed block 4 of the window, which does not count: of a later
+        // epoch, or of round 0.
+        auto recent = withoutMember3(10);
+        recent[4] = header(96, 3, {0, 1, 2, 3});
+        if (uncounted == 0) {
+            recent[4].epoch = committee_.epoch() + 1;
+        } else {
+            recent[4].round = 0;
+        }
+        for (const auto round : roundsLedBy3()) {
+            EXPECT_NE(lead(round, recent, 10), 3U) << uncounted << " " << round;
+        }
     }
-    recent = withoutMember3(10);
-    recent[4].round = 0;
-    for (const auto round : roundsLedBy3()) {
-        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10), 3U);
+}
+
+TEST_F(ReputationRuleTest, TheWindowGoesOnIntoThePreviousEpochReadByItsCommittee) {
+    // Epoch 1's committee lists epoch 0's members in another order and adds a new key: members
+    // 3, 2, 1, 0 of epoch 0, then the new one (n = 5, q = 4).
+    const PubKey newKey = testKeys(5).back().publicKey();
+    const Committee next = Committee::create(kChainId, 1, genesisBlock().id,
+                                             {committee_.member(3), committee_.member(2),
+                                              committee_.member(1), committee_.member(0), newKey})
+                               .value();
+    // Epoch 1's first two blocks, on its genesis QC (no signers), authored by the new key and
+    // by epoch 0's member 3; then epoch 0's last ten blocks, from which its member 2 is absent.
+    std::vector<codec::BlockHeader> recent{header(2, 0, {}), header(1, 3, {})};
+    recent[0].author = newKey;
+    for (auto& h : recent) {
+        h.epoch = h.qc.epoch = 1;
+    }
+    for (std::size_t k = 0; k < 10; ++k) {
+        recent.push_back(header(100 - k, std::array<std::size_t, 3>{0, 1, 3}[k % 3], {0, 1, 3}));
+    }
+    // Epoch 0's member 2 is epoch 1's member 1.
+    std::vector<std::uint64_t> ledBy1;
+    for (std::uint64_t r = 3; ledBy1.size() < 20; ++r) {
+        if (next.leaderIndex(r) == 1 && r % 50 != 0) {
+            ledBy1.push_back(r);
+        }
+    }
+    for (const auto round : ledBy1) {
+        // Without epoch 0's committee its blocks do not count: two members seen, fewer than q.
+        EXPECT_EQ(lead(next, round, recent), 1U) << round;
+        // With it, epoch 0's signers count under their own order: epoch 1's members 0, 2 and 3
+        // were seen there and the new key in epoch 1; member 1 was not, and leads no round.
+        const std::size_t leader = lead(next, round, recent, 10, &committee_);
+        EXPECT_EQ(leader, (std::array<std::size_t, 4>{0, 2, 3, 4}[round % 4])) << round;
+    }
+}
+
+TEST_F(ReputationRuleTest, RoundsThatPassWithoutABlockOnOneParentGoToTheNextInLine) {
+    // Member 3 absent: the rounds after the parent's round 100 go to members 0, 1 and 2 in
+    // turn, from the one that leads round 101, so a timeout is never followed by a round of
+    // the same leader.
+    const auto recent = withoutMember3(10);
+    const std::size_t at101 = committee_.reputationLeaderIndex(101, pointers(recent), 10);
+    EXPECT_NE(at101, 3U);
+    for (std::uint64_t round = 102; round < 112; ++round) {
+        EXPECT_EQ(committee_.reputationLeaderIndex(round, pointers(recent), 10),
+                  (at101 + round - 101) % 3)
+            << round;
+    }
+    // Every member active: each of four rounds in a row on one parent has another leader.
+    std::vector<codec::BlockHeader> all;
+    for (std::size_t k = 0; k < 10; ++k) {
+        all.push_back(header(100 - k, k % 4, {0, 1, 2, 3}));
+    }
+    // Too little seen (two members): the line is every member, from round 101's base leader.
+    const std::vector<codec::BlockHeader> thin{header(100, 1, {}), header(99, 0, {})};
+    for (const std::vector<codec::BlockHeader>* chain : {&std::as_const(all), &thin}) {
+        std::set<std::size_t> leaders;
+        for (std::uint64_t round = 101; round < 105; ++round) {
+            leaders.insert(committee_.reputationLeaderIndex(round, pointers(*chain), 10));
+        }
+        EXPECT_EQ(leaders.size(), 4U);
+        EXPECT_EQ(committee_.reputationLeaderIndex(101, pointers(*chain), 10),
+                  committee_.leaderIndex(101));
     }
 }
 

@@ -332,5 +332,54 @@ TEST_F(PeerMessagesTest, RefusesAVoteSentAsAProposalAndABlockSentAsAVote) {
     EXPECT_FALSE(check(MessageKind::kTimeoutCert, codec::encodeTimeout(timeout(0))));
 }
 
+codec::NetMessage messageOf(std::size_t bytes, std::uint8_t fill) {
+    return {MessageKind::kVote, Bytes(bytes, fill)};
+}
+
+NodeId peer(std::uint8_t n) {
+    NodeId id;
+    id[0] = n;
+    return id;
+}
+
+TEST(HeldMessages, EachPeerKeepsItsNewestWithinItsShare) {
+    HeldMessages held({.messagesPerPeer = 3, .bytesPerPeer = 100, .bytesTotal = 1000});
+    for (std::uint8_t k = 0; k < 5; ++k) {
+        EXPECT_TRUE(held.hold(peer(1), messageOf(10, k)));
+    }
+    // Three messages a peer: its two oldest went.
+    EXPECT_EQ(held.size(), 3U);
+    // 100 bytes a peer: a 90-byte message leaves room for none of the others.
+    EXPECT_TRUE(held.hold(peer(2), messageOf(20, 7)));
+    EXPECT_TRUE(held.hold(peer(2), messageOf(90, 8)));
+    EXPECT_FALSE(held.hold(peer(2), messageOf(101, 9)));  // more than a peer's share
+    const auto taken = held.take();
+    ASSERT_EQ(taken.size(), 4U);
+    EXPECT_EQ(taken[0].first, peer(1));
+    EXPECT_EQ(taken[0].second.payload, Bytes(10, 2));
+    EXPECT_EQ(taken[2].second.payload, Bytes(10, 4));
+    EXPECT_EQ(taken[3].first, peer(2));
+    EXPECT_EQ(taken[3].second.payload, Bytes(90, 8));
+    EXPECT_EQ(held.size(), 0U);
+    EXPECT_TRUE(held.take().empty());
+}
+
+TEST(HeldMessages, OnePeerCannotTakeTheOthersRoom) {
+    HeldMessages held({.messagesPerPeer = 100, .bytesPerPeer = 100, .bytesTotal = 250});
+    // A flooding peer holds at most its own 100 bytes, whatever it sends.
+    for (std::uint8_t k = 0; k < 50; ++k) {
+        EXPECT_TRUE(held.hold(peer(9), messageOf(10, k)));
+    }
+    EXPECT_TRUE(held.hold(peer(1), messageOf(100, 1)));
+    // The total is full now: a third peer's message does not fit and is dropped.
+    EXPECT_FALSE(held.hold(peer(2), messageOf(60, 2)));
+    EXPECT_TRUE(held.hold(peer(2), messageOf(50, 2)));
+    std::size_t fromFlooder = 0;
+    for (const auto& [from, message] : held.take()) {
+        fromFlooder += from == peer(9) ? 1U : 0U;
+    }
+    EXPECT_EQ(fromFlooder, 10U);
+}
+
 }  // namespace
 }  // namespace gridledger::node
