@@ -98,8 +98,8 @@ RecoveryData RecoveryData::genesis(Committee committee, codec::Block genesisBloc
                         std::nullopt};
 }
 
-Result<Core> Core::create(Options options, RecoveryData recovery, std::unique_ptr<Signer> signer,
-                          std::unique_ptr<SafetyRules> rules) {
+Result<Core> Core::create(Options options, const RecoveryData& recovery,
+                          std::unique_ptr<Signer> signer, std::unique_ptr<SafetyRules> rules) {
     GL_TRY(checkOptions(options));
     GL_TRY(checkRecovery(recovery));
     if (!signer) {

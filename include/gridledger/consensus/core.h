@@ -147,7 +147,7 @@ class Core {
      * block with the epoch's genesis QC; safety data of a later epoch; rootQc not certifying
      * root; t0Ms <= emptyBlockIntervalMs; no execution record; executed height above the root).
      */
-    [[nodiscard]] static Result<Core> create(Options options, RecoveryData recovery,
+    [[nodiscard]] static Result<Core> create(Options options, const RecoveryData& recovery,
                                              std::unique_ptr<Signer> signer,
                                              std::unique_ptr<SafetyRules> rules = nullptr);
 
