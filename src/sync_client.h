@@ -54,6 +54,10 @@ class SyncHost {
     /** Executes a verified committed block; true when its execution ended the epoch. */
     [[nodiscard]] virtual Result<bool> execute(const codec::Block& block,
                                                const codec::QuorumCert& certifying) = 0;
+    /**
+     * Stores the commit proofs of a batch, which ends it: everything execute() wrote for the
+     * batch is durable when this returns.
+     */
     [[nodiscard]] virtual Status storeCommitProofs(const std::vector<HeightProof>& proofs) = 0;
     /** `count` verified blocks reached the ledger. */
     virtual void synced(std::size_t count) = 0;

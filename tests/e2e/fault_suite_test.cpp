@@ -1,21 +1,24 @@
 // The end-to-end fault suite, short form: four, then seven validators as real processes on
 // 127.0.0.1, every P2P link through a fault-injecting TCP relay started by the test, a steady load
-// of transfers, and a seeded schedule of perturbations, each within f = 1 faulty member at a time:
-// a node cut off by its relays, a node paused with SIGSTOP, a node killed and restarted, a node's
-// links slowed, a node killed and restarted with its data dir wiped, a node replaced for a while
-// by a Byzantine member holding its validator key, and a governance change while a member is down:
-// a validator added and another removed, two epoch changes the downed member crosses on its
-// restart. After the schedule every node holds the same
-// block ids and state roots at every height, every transaction a node acknowledged is committed
-// exactly once, and the chain moved on after every perturbation. It reports the worst stall of
-// node 0's head, overall and per kind of perturbation.
+// of transfers, and a seeded schedule of perturbations, one faulty member at a time: a node cut
+// off by its relays, a node paused with SIGSTOP, a node killed and restarted, a node's links
+// slowed, a node killed and restarted with its data dir wiped, a node replaced for a while by a
+// Byzantine member holding its validator key, and a governance change while a member is down: a
+// validator added and another removed, two epoch changes the downed member crosses on its
+// restart. After the schedule every node holds the same block ids and state roots at every
+// height, every transaction a node acknowledged is committed exactly once, and the chain moved on
+// after every perturbation. It reports the worst stall of node 0's head, overall and per kind of
+// perturbation.
 //
-// The long form runs the same schedule with more perturbations (docs/operations.md):
-//   GRIDLEDGER_E2E_PERTURBATIONS=60 GRIDLEDGER_E2E_SEED=7 build/test/tests/e2e/fault_suite_test
+// The long forms run the same schedule with more perturbations, and on seven validators in two
+// lanes at once (two faulty members, f = 2), with shorter holds (docs/operations.md):
+//   GRIDLEDGER_E2E_PERTURBATIONS=70 GRIDLEDGER_E2E_SEED=7 build/test/tests/e2e/fault_suite_test
+//   GRIDLEDGER_E2E_PERTURBATIONS=210 GRIDLEDGER_E2E_LANES=2 GRIDLEDGER_E2E_HOLD_MS=1000 ...
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -23,9 +26,12 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <set>
 #include <thread>
 
 #include <signal.h>
+
+#include <gridledger/consensus/committee.h>
 
 #include "home.h"
 #include "network_support.h"
@@ -144,9 +150,14 @@ class Load {
     std::thread thread_;
 };
 
-/** Polls node 0's head every 50 ms and keeps the longest time it stood still. */
+/**
+ * Polls node 0's head every 50 ms and keeps every time it stood still, so that the stalls
+ * within any window of the run can be asked for (two perturbations may overlap).
+ */
 class StallWatch {
   public:
+    using Clock = std::chrono::steady_clock;
+
     explicit StallWatch(const Testnet& net) : net_(net) {
         thread_ = std::thread([this] { run(); });
     }
@@ -158,27 +169,35 @@ class StallWatch {
     StallWatch& operator=(const StallWatch&) = delete;
 
     [[nodiscard]] double worstSeconds() const {
-        return static_cast<double>(worstMs_.load()) / 1000.0;
+        return worstBetween(Clock::time_point{}, Clock::now());
     }
-    /** The worst stall since the last call. */
-    [[nodiscard]] double takeRecentSeconds() {
-        return static_cast<double>(recentMs_.exchange(0)) / 1000.0;
+    /** The longest stall that overlaps [from, to], in seconds. */
+    [[nodiscard]] double worstBetween(Clock::time_point from, Clock::time_point to) const {
+        const std::lock_guard lock(mutex_);
+        Clock::duration worst{};
+        for (const auto& [start, end] : stalls_) {
+            if (end >= from && start <= to) {
+                worst = std::max(worst, end - start);
+            }
+        }
+        return std::chrono::duration<double>(worst).count();
     }
 
   private:
     void run() {
         std::uint64_t height = 0;
-        auto since = std::chrono::steady_clock::now();
+        auto since = Clock::now();
         while (running_) {
             const std::uint64_t now = heightOf(net_, 0);
-            const auto at = std::chrono::steady_clock::now();
+            const auto at = Clock::now();
+            const std::lock_guard lock(mutex_);
             if (now > height) {
                 height = now;
                 since = at;
+            } else if (!stalls_.empty() && stalls_.back().first == since) {
+                stalls_.back().second = at;  // the same stall, longer
             } else {
-                const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at - since);
-                worstMs_ = std::max<std::int64_t>(worstMs_.load(), ms.count());
-                recentMs_ = std::max<std::int64_t>(recentMs_.load(), ms.count());
+                stalls_.emplace_back(since, at);
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
@@ -186,9 +205,100 @@ class StallWatch {
 
     const Testnet& net_;
     std::atomic<bool> running_{true};
-    std::atomic<std::int64_t> worstMs_{0};
-    std::atomic<std::int64_t> recentMs_{0};
+    mutable std::mutex mutex_;
+    /** (start, last seen) of every time the head stood still. */
+    std::vector<std::pair<Clock::time_point, Clock::time_point>> stalls_;
     std::thread thread_;
+};
+
+/**
+ * Who may perturb now. Perturbations of different lanes run at once on different members; a
+ * governance change waits until no other perturbation runs and holds the others off until it
+ * is done (every running member votes on it).
+ */
+class Gate {
+  public:
+    /** Waits until `member` may be a victim of `kind`, then takes it. */
+    void enter(std::size_t member, bool exclusive) {
+        std::unique_lock lock(mutex_);
+        if (exclusive) {
+            ++exclusiveWaiting_;
+        }
+        changed_.wait(lock, [&] {
+            return !exclusiveRunning_ && !busy_.contains(member) &&
+                   (exclusive ? busy_.empty() : exclusiveWaiting_ == 0);
+        });
+        if (exclusive) {
+            --exclusiveWaiting_;
+            exclusiveRunning_ = true;
+        }
+        busy_.insert(member);
+    }
+    void leave(std::size_t member, bool exclusive) {
+        const std::lock_guard lock(mutex_);
+        busy_.erase(member);
+        exclusiveRunning_ = exclusiveRunning_ && !exclusive;
+        changed_.notify_all();
+    }
+    /** The members perturbed now. */
+    [[nodiscard]] std::set<std::size_t> busy() const {
+        const std::lock_guard lock(mutex_);
+        return busy_;
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::set<std::size_t> busy_;
+    std::size_t exclusiveWaiting_ = 0;
+    bool exclusiveRunning_ = false;
+};
+
+/**
+ * The state of every node's links, each through its relays: a link is cut while either end is
+ * cut off, and slow while either end's links are slowed, so two lanes can partition or slow
+ * two nodes at once and heal each without healing the other.
+ */
+class Links {
+  public:
+    Links(std::vector<std::vector<std::unique_ptr<TcpRelay>>>& relays)
+        : relays_(relays), cut_(relays.size(), false), slow_(relays.size(), false) {}
+
+    void setCut(std::size_t node, bool cut) {
+        const std::lock_guard lock(mutex_);
+        cut_[node] = cut;
+        apply(node);
+    }
+    void setSlow(std::size_t node, bool slow) {
+        const std::lock_guard lock(mutex_);
+        slow_[node] = slow;
+        apply(node);
+    }
+
+  private:
+    /** Sets every link of `node` from both ends' state. */
+    void apply(std::size_t node) {
+        for (std::size_t j = 0; j < relays_.size(); ++j) {
+            if (j == node) {
+                continue;
+            }
+            const bool cut = cut_[node] || cut_[j];
+            const auto delay = std::chrono::milliseconds(slow_[node] || slow_[j] ? 150 : 0);
+            for (auto* link : {relays_[node][j].get(), relays_[j][node].get()}) {
+                if (cut) {
+                    link->cut();
+                } else {
+                    link->heal();
+                }
+                link->setDelay(delay);
+            }
+        }
+    }
+
+    std::vector<std::vector<std::unique_ptr<TcpRelay>>>& relays_;
+    std::mutex mutex_;
+    std::vector<bool> cut_;
+    std::vector<bool> slow_;
 };
 
 /**
@@ -321,9 +431,13 @@ class Governance {
         }
     }
 
-    [[nodiscard]] bool member(std::size_t i) const { return member_.at(i); }
+    [[nodiscard]] bool member(std::size_t i) const {
+        const std::lock_guard lock(mutex_);
+        return member_.at(i);
+    }
     /** The members other than node 0, in index order. */
     [[nodiscard]] std::vector<std::size_t> others() const {
+        const std::lock_guard lock(mutex_);
         std::vector<std::size_t> out;
         for (std::size_t i = 1; i < member_.size(); ++i) {
             if (member_[i]) {
@@ -347,7 +461,7 @@ class Governance {
             {"tx", "propose", "add-validator", "--name", "node" + std::to_string(added),
              "--consensus-key", key->publicKey().hex(), "--node-id", nodeKey->nodeId().hex()},
             down, epoch + 1));
-        member_[added] = true;
+        setMember(added, true);
         std::vector<std::size_t> removable;
         for (const auto i : others()) {
             if (i != down && i != added) {
@@ -361,12 +475,17 @@ class Governance {
         ASSERT_NO_FATAL_FAILURE(decide(
             {"tx", "propose", "remove-validator", "--consensus-key", removedKey->publicKey().hex()},
             down, epoch + 2));
-        member_[removed] = false;
+        setMember(removed, false);
         std::cout << "[e2e]   node " << added << " added, node " << removed << " removed: epoch "
                   << epoch + 2 << std::endl;
     }
 
   private:
+    /** Only change() writes member_; the lanes read it meanwhile. */
+    void setMember(std::size_t i, bool member) {
+        const std::lock_guard lock(mutex_);
+        member_[i] = member;
+    }
     /** Submits the proposal `propose` from node 0, the votes of every running member but
      * `down`, and waits until node 0 is in `epoch`. */
     void decide(std::vector<std::string> propose, std::size_t down, std::uint64_t epoch) {
@@ -390,6 +509,7 @@ class Governance {
 
     const Testnet& net_;
     std::filesystem::path dir_;
+    mutable std::mutex mutex_;
     std::vector<bool> member_;
     std::uint64_t proposals_ = 0;
 };
@@ -398,6 +518,9 @@ class Governance {
 void runSuite(std::size_t validators) {
     const std::uint64_t seed = envOr("GRIDLEDGER_E2E_SEED", 1);
     const std::uint64_t perturbations = envOr("GRIDLEDGER_E2E_PERTURBATIONS", kKinds.size());
+    // Each perturbation holds for a time drawn from [holdMin, holdMin + holdSpread).
+    const std::uint64_t holdMin = std::max<std::uint64_t>(envOr("GRIDLEDGER_E2E_HOLD_MS", 2000), 1);
+    const std::uint64_t holdSpread = holdMin * 3 / 2;
     TestnetOptions options;
     options.validators = validators;
     options.fullNodes = 1;  // the spare that governance adds (docs/operations.md)
@@ -442,16 +565,7 @@ void runSuite(std::size_t validators) {
         ASSERT_NO_FATAL_FAILURE(
             setConfig(net.home(i) / "config" / "node.conf", "persistent_peers", peers));
     }
-    const auto linksOf = [&](std::size_t k) {
-        std::vector<TcpRelay*> links;
-        for (std::size_t j = 0; j < nodes; ++j) {
-            if (j != k) {
-                links.push_back(relays[k][j].get());
-                links.push_back(relays[j][k].get());
-            }
-        }
-        return links;
-    };
+    Links links(relays);
 
     net.startAll();
     ASSERT_TRUE(waitFor([&] { return heightOf(net, 0) >= 3; }, std::chrono::seconds(60)));
@@ -463,130 +577,193 @@ void runSuite(std::size_t validators) {
 
     Load load(net, senders);
     load.start();
+    const std::vector<Perturbation> kinds = kindsToRun();
+    ASSERT_FALSE(kinds.empty()) << "GRIDLEDGER_E2E_KINDS names no known kind";
+    // Lanes run their perturbations at once, each on its own member: at most f faulty members.
+    const std::size_t lanes = std::clamp<std::size_t>(envOr("GRIDLEDGER_E2E_LANES", 1), 1,
+                                                      consensus::maxFaultyOf(validators));
+    std::mutex reportMutex;  // guards what the lanes report below
     std::map<std::string, std::size_t> applied;
-    std::size_t byzantinePhases = 0;
     std::size_t byzantineSent = 0;
     std::size_t byzantineTcs = 0;
     std::map<std::string, double> worstStallOf;
-    double worstStall = 0;
-    {
-        StallWatch stalls(net);
-        std::mt19937_64 rng(seed);
-        const std::vector<Perturbation> kinds = kindsToRun();
-        ASSERT_FALSE(kinds.empty()) << "GRIDLEDGER_E2E_KINDS names no known kind";
-        for (std::uint64_t k = 0; k < perturbations; ++k) {
-            // Every kind in turn, on a member other than the load's node, chosen by the seed.
+    std::atomic<std::size_t> byzantinePhases{0};
+    std::atomic<bool> failed{false};
+    Gate gate;
+    StallWatch stalls(net);
+    const auto started = std::chrono::steady_clock::now();
+
+    // One perturbation of `kind` on `victim` for `hold`; false when the test failed.
+    const auto perturb = [&](Perturbation kind, std::size_t victim, std::chrono::milliseconds hold,
+                             std::mt19937_64& rng) -> bool {
+        switch (kind) {
+            case Perturbation::kPartition: {
+                links.setCut(victim, true);
+                std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                const std::uint64_t cutAt = heightOf(net, victim);
+                std::this_thread::sleep_for(hold);
+                // Cut off from every peer, the victim committed nothing meanwhile.
+                EXPECT_EQ(heightOf(net, victim), cutAt) << "node " << victim;
+                links.setCut(victim, false);
+                return true;
+            }
+            case Perturbation::kPause:
+                net.signal(victim, SIGSTOP);
+                std::this_thread::sleep_for(hold);
+                net.signal(victim, SIGCONT);
+                return true;
+            case Perturbation::kCrash:
+                net.stop(victim, SIGKILL);
+                std::this_thread::sleep_for(hold);
+                net.start(victim);
+                return true;
+            case Perturbation::kSlowLinks:
+                links.setSlow(victim, true);
+                std::this_thread::sleep_for(hold);
+                links.setSlow(victim, false);
+                return true;
+            case Perturbation::kByzantine: {
+                // The member's process dies and this test speaks with its validator key.
+                net.stop(victim, SIGKILL);
+                ByzantineRun run(net, victim, byzantineKeys.at(byzantinePhases++), hold);
+                net.start(victim);
+                const std::lock_guard lock(reportMutex);
+                byzantineSent += run.sent();
+                byzantineTcs += run.forgedTcs();
+                return true;
+            }
+            case Perturbation::kGovernance: {
+                // The victim is down while the set changes twice; restarted in the old epoch,
+                // it crosses both changes on epoch proofs and sync.
+                net.stop(victim, SIGKILL);
+                const auto down = std::chrono::steady_clock::now();
+                governance.change(victim, rng);
+                if (::testing::Test::HasFatalFailure()) {
+                    return false;
+                }
+                std::this_thread::sleep_until(down + hold);
+                net.start(victim);
+                const std::uint64_t epoch = epochOf(net, 0);
+                const bool crossed = waitFor([&] { return epochOf(net, victim) >= epoch; },
+                                             std::chrono::seconds(60));
+                EXPECT_TRUE(crossed)
+                    << "node " << victim << " never crossed into epoch " << epoch << "\n"
+                    << statusOf(net);
+                return crossed;
+            }
+            case Perturbation::kWipe: {
+                // Keys and config stay; the chain, the consensus store and the safety data go.
+                // The node syncs from genesis and signs nothing before it is at the head.
+                net.stop(victim, SIGKILL);
+                std::filesystem::remove_all(net.home(victim) / "data");
+                const std::size_t resumed = countLines(net.log(victim), "signing resumed");
+                std::this_thread::sleep_for(hold);
+                net.start(victim);
+                const auto restarted = std::chrono::steady_clock::now();
+                // Until it signs again it is still a faulty member: the next perturbation would
+                // make one too many.
+                const bool signing = waitFor(
+                    [&] { return countLines(net.log(victim), "signing resumed") > resumed; },
+                    std::chrono::seconds(180));
+                EXPECT_TRUE(signing) << "node " << victim << " never signed again after its wipe\n"
+                                     << statusOf(net);
+                std::cout << "[e2e]   node " << victim << " signing again "
+                          << std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                           restarted)
+                                 .count()
+                          << " s after the restart" << std::endl;
+                return signing;
+            }
+        }
+        return false;
+    };
+
+    // Lane `lane` applies every lanes-th perturbation of the schedule, each kind in turn.
+    const auto runLane = [&](std::size_t lane) {
+        std::mt19937_64 rng(seed + lane * 0x9e3779b97f4a7c15ULL);
+        for (std::uint64_t k = lane; k < perturbations && !failed; k += lanes) {
             const Perturbation kind = kinds[k % kinds.size()];
-            const std::vector<std::size_t> members = governance.others();
-            const std::size_t victim = members[rng() % members.size()];
-            const auto hold = std::chrono::milliseconds(2000 + rng() % 3000);
+            const bool exclusive = kind == Perturbation::kGovernance;
+            // A member other than the load's node and another lane's victim, chosen by the seed.
+            std::size_t victim = 0;
+            for (;;) {
+                const std::set<std::size_t> busy = gate.busy();
+                std::vector<std::size_t> members;
+                for (const auto i : governance.others()) {
+                    if (!busy.contains(i)) {
+                        members.push_back(i);
+                    }
+                }
+                victim = members.at(rng() % members.size());
+                gate.enter(victim, exclusive);
+                if (governance.member(victim)) {
+                    break;
+                }
+                gate.leave(victim, exclusive);  // a governance change removed it meanwhile
+            }
+            const auto hold = std::chrono::milliseconds(holdMin + rng() % holdSpread);
             std::cout << "[e2e] " << nameOf(kind) << " node " << victim << " for " << hold.count()
                       << " ms at height " << heightOf(net, 0) << std::endl;
-            (void)stalls.takeRecentSeconds();  // from here on, stalls are this one's
-            switch (kind) {
-                case Perturbation::kPartition: {
-                    for (auto* link : linksOf(victim)) {
-                        link->cut();
-                    }
-                    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-                    const std::uint64_t cutAt = heightOf(net, victim);
-                    std::this_thread::sleep_for(hold);
-                    // Cut off from every peer, the victim committed nothing meanwhile.
-                    EXPECT_EQ(heightOf(net, victim), cutAt) << "node " << victim;
-                    for (auto* link : linksOf(victim)) {
-                        link->heal();
-                    }
-                    break;
-                }
-                case Perturbation::kPause:
-                    net.signal(victim, SIGSTOP);
-                    std::this_thread::sleep_for(hold);
-                    net.signal(victim, SIGCONT);
-                    break;
-                case Perturbation::kCrash:
-                    net.stop(victim, SIGKILL);
-                    std::this_thread::sleep_for(hold);
-                    net.start(victim);
-                    break;
-                case Perturbation::kSlowLinks:
-                    for (auto* link : linksOf(victim)) {
-                        link->setDelay(std::chrono::milliseconds(150));
-                    }
-                    std::this_thread::sleep_for(hold);
-                    for (auto* link : linksOf(victim)) {
-                        link->setDelay(std::chrono::milliseconds(0));
-                    }
-                    break;
-                case Perturbation::kByzantine: {
-                    // The member's process dies and this test speaks with its validator key.
-                    net.stop(victim, SIGKILL);
-                    ByzantineRun run(net, victim, byzantineKeys.at(byzantinePhases++), hold);
-                    byzantineSent += run.sent();
-                    byzantineTcs += run.forgedTcs();
-                    net.start(victim);
-                    break;
-                }
-                case Perturbation::kGovernance: {
-                    // The victim is down while the set changes twice; restarted in the old
-                    // epoch, it crosses both changes on epoch proofs and sync.
-                    net.stop(victim, SIGKILL);
-                    const auto down = std::chrono::steady_clock::now();
-                    governance.change(victim, rng);
-                    if (::testing::Test::HasFatalFailure()) {
-                        return;
-                    }
-                    std::this_thread::sleep_until(down + hold);
-                    net.start(victim);
-                    const std::uint64_t epoch = epochOf(net, 0);
-                    EXPECT_TRUE(waitFor([&] { return epochOf(net, victim) >= epoch; },
-                                        std::chrono::seconds(60)))
-                        << "node " << victim << " never crossed into epoch " << epoch << "\n"
-                        << statusOf(net);
-                    break;
-                }
-                case Perturbation::kWipe: {
-                    // Keys and config stay; the chain, the consensus store and the safety data
-                    // go. The node syncs from genesis and signs nothing before it is at the head.
-                    net.stop(victim, SIGKILL);
-                    std::filesystem::remove_all(net.home(victim) / "data");
-                    const std::size_t resumed = countLines(net.log(victim), "signing resumed");
-                    std::this_thread::sleep_for(hold);
-                    net.start(victim);
-                    const auto restarted = std::chrono::steady_clock::now();
-                    // Until it signs again it is still a faulty member: the next perturbation
-                    // would make two.
-                    EXPECT_TRUE(waitFor(
-                        [&] { return countLines(net.log(victim), "signing resumed") > resumed; },
-                        std::chrono::seconds(60)))
-                        << "node " << victim << " never signed again after its wipe\n"
-                        << statusOf(net);
-                    std::cout << "[e2e]   signing again "
-                              << std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                               restarted)
-                                     .count()
-                              << " s after the restart" << std::endl;
-                    break;
-                }
-            }
-            ++applied[nameOf(kind)];
-            // Progress after every perturbation: the whole network, the victim included.
+            const auto from = std::chrono::steady_clock::now();
+            bool ok = perturb(kind, victim, hold, rng);
+            // Progress after every perturbation: the whole network, the victim included, but
+            // not another lane's victim.
             const std::uint64_t target = heightOf(net, 0) + 3;
-            ASSERT_TRUE(waitFor(
-                [&] {
-                    return std::all_of(ids.begin(), ids.end(), [&](const NodeId& id) {
-                        const auto i = static_cast<std::size_t>(&id - ids.data());
-                        return heightOf(net, i) >= target;
-                    });
-                },
-                std::chrono::seconds(60)))
-                << "no progress after " << nameOf(kind) << " of node " << victim << "\n"
-                << statusOf(net) << readText(net.log(victim));
-            const double stall = stalls.takeRecentSeconds();
+            ok = ok &&
+                 waitFor(
+                     [&] {
+                         const std::set<std::size_t> busy = gate.busy();
+                         for (std::size_t i = 0; i < nodes; ++i) {
+                             if ((i == victim || !busy.contains(i)) && heightOf(net, i) < target) {
+                                 return false;
+                             }
+                         }
+                         return true;
+                     },
+                     std::chrono::seconds(60));
+            // And the victim is back in consensus, not only synced: it holds a QC as high as
+            // the one node 0 held once the heights were reached. Otherwise the next
+            // perturbation would make one faulty member too many.
+            const auto statusField = [&](std::size_t i, const char* name) {
+                auto status = net.call(i, "node_status", json::array{});
+                return status ? parseU64(field(*status, name)).value_or(0) : 0;
+            };
+            const std::uint64_t epoch = statusField(0, "consensus_epoch");
+            const std::uint64_t qcRound = statusField(0, "highest_qc_round");
+            ok = ok &&
+                 waitFor(
+                     [&] {
+                         const std::uint64_t at = statusField(victim, "consensus_epoch");
+                         return at > epoch ||
+                                (at == epoch && statusField(victim, "highest_qc_round") >= qcRound);
+                     },
+                     std::chrono::seconds(60));
+            EXPECT_TRUE(ok) << "no progress after " << nameOf(kind) << " of node " << victim << "\n"
+                            << statusOf(net) << readText(net.log(victim));
+            const double stall = stalls.worstBetween(from, std::chrono::steady_clock::now());
+            gate.leave(victim, exclusive);
+            std::cout << "[e2e]   " << nameOf(kind) << " node " << victim
+                      << ": node 0's head stood still at most " << stall << " s" << std::endl;
+            const std::lock_guard lock(reportMutex);
+            ++applied[nameOf(kind)];
             worstStallOf[nameOf(kind)] = std::max(worstStallOf[nameOf(kind)], stall);
-            std::cout << "[e2e]   node 0's head stood still at most " << stall << " s" << std::endl;
+            if (!ok) {
+                failed = true;
+            }
         }
-        worstStall = stalls.worstSeconds();
+    };
+    std::vector<std::thread> laneThreads;
+    for (std::size_t lane = 1; lane < lanes; ++lane) {
+        laneThreads.emplace_back(runLane, lane);
     }
+    runLane(0);
+    for (auto& thread : laneThreads) {
+        thread.join();
+    }
+    ASSERT_FALSE(failed);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double worstStall = stalls.worstSeconds();
     load.stop();
 
     // Every acknowledged transaction commits, and exactly once.
@@ -643,8 +820,9 @@ void runSuite(std::size_t validators) {
         }
     }
     EXPECT_GE(relayed, validators * (validators - 1) / 2);  // the links went through relays
-    std::cout << "[e2e] validators=" << validators << " epoch=" << epochOf(net, 0)
-              << " seed=" << seed << " perturbations=" << perturbations;
+    std::cout << "[e2e] validators=" << validators << " lanes=" << lanes
+              << " epoch=" << epochOf(net, 0) << " seed=" << seed
+              << " perturbations=" << perturbations << " seconds=" << seconds;
     for (const auto& [kind, count] : applied) {
         std::cout << " " << kind << "=" << count << " (worst stall " << worstStallOf[kind] << " s)";
     }
