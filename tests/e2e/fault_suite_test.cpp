@@ -410,9 +410,14 @@ std::size_t countLines(const std::filesystem::path& file, const std::string& tex
     return count;
 }
 
-std::uint64_t epochOf(const Testnet& net, std::size_t i) {
+/** The number `name` of node i's node_status, 0 when it does not answer. */
+std::uint64_t statusField(const Testnet& net, std::size_t i, const char* name) {
     auto status = net.call(i, "node_status", json::array{});
-    return status ? parseU64(field(*status, "consensus_epoch")).value_or(0) : 0;
+    return status ? parseU64(field(*status, name)).value_or(0) : 0;
+}
+
+std::uint64_t epochOf(const Testnet& net, std::size_t i) {
+    return statusField(net, i, "consensus_epoch");
 }
 
 /**
@@ -724,20 +729,16 @@ void runSuite(std::size_t validators) {
             // And the victim is back in consensus, not only synced: it holds a QC as high as
             // the one node 0 held once the heights were reached. Otherwise the next
             // perturbation would make one faulty member too many.
-            const auto statusField = [&](std::size_t i, const char* name) {
-                auto status = net.call(i, "node_status", json::array{});
-                return status ? parseU64(field(*status, name)).value_or(0) : 0;
-            };
-            const std::uint64_t epoch = statusField(0, "consensus_epoch");
-            const std::uint64_t qcRound = statusField(0, "highest_qc_round");
-            ok = ok &&
-                 waitFor(
-                     [&] {
-                         const std::uint64_t at = statusField(victim, "consensus_epoch");
-                         return at > epoch ||
-                                (at == epoch && statusField(victim, "highest_qc_round") >= qcRound);
-                     },
-                     std::chrono::seconds(60));
+            const std::uint64_t epoch = epochOf(net, 0);
+            const std::uint64_t qcRound = statusField(net, 0, "highest_qc_round");
+            ok = ok && waitFor(
+                           [&] {
+                               const std::uint64_t at = epochOf(net, victim);
+                               return at > epoch ||
+                                      (at == epoch &&
+                                       statusField(net, victim, "highest_qc_round") >= qcRound);
+                           },
+                           std::chrono::seconds(60));
             EXPECT_TRUE(ok) << "no progress after " << nameOf(kind) << " of node " << victim << "\n"
                             << statusOf(net) << readText(net.log(victim));
             const double stall = stalls.worstBetween(from, std::chrono::steady_clock::now());

@@ -97,10 +97,13 @@ class Committee {
      * A member is active when it authored one of those blocks or signed the QC or the TC one of
      * them carries (a certificate of the previous epoch names its signers by `previous`'s
      * order), unless it is silenced: some block carries a TC the member did not sign, and the
-     * member neither authored that block nor appears in a newer one. The base leader
-     * leaderIndex(round) leads with window 0, in an open round (a multiple of window · n), when
-     * it is active, and when fewer than q members are active and not silenced; otherwise the
-     * active member at position round mod (number active) in member order leads.
+     * member neither authored that block nor appears in a newer one. With window 0 or in an
+     * open round (a multiple of window · n) the base leader leaderIndex(round) leads. Otherwise
+     * the line is the active, not silenced members in member order, or every member when fewer
+     * than q are. Round P + 1, P the parent's round (0 for a parent of another epoch), goes to
+     * its base leader when that one is in the line, else to the member at position
+     * (P + 1) mod (line length); each later round on the same parent goes to the next member
+     * of the line.
      */
     [[nodiscard]] std::size_t reputationLeaderIndex(
         std::uint64_t round, const std::vector<const codec::BlockHeader*>& recent,
