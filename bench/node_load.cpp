@@ -9,7 +9,9 @@
 // node t mod N, so every validator's mempool takes load and gossips it) and waits until every one
 // is committed. Then it stops the nodes and replays node 0's chain with `gridledger replay`
 // (every signature, certificate and state root checked again), reporting the replay rate as a
-// ratio to the one-core verification rate of the same run.
+// ratio to the one-core verification rate of the same run. With N > 1, before the nodes stop, a
+// new full node block-syncs the whole chain from genesis: its blocks/s and transactions/s, as a
+// ratio to the all-core verification rate.
 //
 // `--validators N --crash-one` (N >= 4) measures a crash instead: half of the load with every
 // validator up, then the last one killed, and the other half once the chain has gone 40 blocks
@@ -179,10 +181,11 @@ class Nodes {
         }
         testing::TestnetOptions options;
         options.validators = validators;
+        options.fullNodes = 1;  // started by syncFullNode() only
         options.leaderReputationWindow = reputationWindow;
         net_.emplace(options);
-        net_->startAll();
         for (std::size_t i = 0; i < validators; ++i) {
+            net_->start(i);
             ports_.push_back(net_->rpcPort(i));
         }
         dev_ = *node::Home(net_->home(0)).loadKey("dev");
@@ -194,6 +197,29 @@ class Nodes {
         net_->stop(i, SIGKILL);
         ports_.erase(ports_.begin() + static_cast<std::ptrdiff_t>(i));
     }
+
+    /**
+     * Starts the testnet's full node, which block-syncs the whole chain from genesis, and waits
+     * for its `sync finished` log line; nullopt when it did not come before `deadline`.
+     * Requires a testnet.
+     */
+    [[nodiscard]] std::optional<std::string> syncFullNode(Clock::time_point deadline) {
+        const std::size_t full = net_->size() - 1;
+        net_->start(full);
+        std::smatch match;
+        const std::regex finished(R"(sync finished [^\n]*)");
+        std::string log;
+        if (!waitFor(deadline, [&] {
+                log = testing::readText(net_->log(full));
+                return std::regex_search(log, match, finished);
+            })) {
+            return std::nullopt;
+        }
+        committedTxsOfFullNode_ = net_->metric(full, "gridledger_committed_txs_total").value_or(0);
+        return match.str();
+    }
+    /** Transactions the full node executed, read right after its sync finished. */
+    [[nodiscard]] double committedTxsOfFullNode() const { return committedTxsOfFullNode_; }
 
     void stop() {
         if (single_) {
@@ -217,7 +243,31 @@ class Nodes {
     std::vector<std::uint16_t> ports_;
     std::optional<crypto::SecretKey> dev_;
     std::string chainId_;
+    double committedTxsOfFullNode_ = 0;
 };
+
+/**
+ * Block sync of the whole chain into a new full node while the validators idle: blocks and
+ * transactions per second, and the transaction rate over the all-core verify rate (sync checks
+ * every transaction signature on every core, and every certificate). False when it failed.
+ */
+bool reportSync(Nodes& nodes, double perCore, unsigned cores, Clock::time_point deadline) {
+    const auto line = nodes.syncFullNode(deadline);
+    std::smatch match;
+    const std::regex fields(R"(blocks=(\d+) .*seconds=([0-9.]+) rate_blocks_per_s=([0-9.]+))");
+    if (!line || !std::regex_search(*line, match, fields)) {
+        std::cerr << "the full node's sync did not finish in time\n";
+        return false;
+    }
+    const double seconds = std::stod(match[2]);
+    const double txsPerS = seconds > 0 ? nodes.committedTxsOfFullNode() / seconds : 0;
+    std::cout << "sync_blocks=" << match[1] << " sync_txs=" << nodes.committedTxsOfFullNode()
+              << " sync_seconds=" << seconds << " sync_blocks_per_s=" << match[3]
+              << " sync_tx_per_s=" << txsPerS
+              << " sync_ratio_to_verify_rate_all_cores=" << txsPerS / (perCore * cores)
+              << std::endl;
+    return true;
+}
 
 /**
  * Offers `txPerSecond` transfers for kLatencySeconds (a batch every kLatencyTickMs, through node
@@ -489,15 +539,18 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
               << std::endl;
 
     const auto latency = measureLatency(nodes, senders, rate / 2, deadline);
-    nodes.stop();
     if (!latency) {
+        nodes.stop();
         std::cerr << "the latency run did not commit in time\n";
         return 1;
     }
     std::cout << "latency_load_tx_per_s=" << latency->offered << " txs=" << latency->count
               << " commit_latency_ms_p50=" << latency->p50Ms << " p99=" << latency->p99Ms
               << " max=" << latency->maxMs << "\n";
-    return reportReplay(nodes.home(), perCore) ? 0 : 1;
+    const bool synced =
+        validators == 1 || reportSync(nodes, perCore, cores, Clock::now() + kDeadline);
+    nodes.stop();
+    return synced && reportReplay(nodes.home(), perCore) ? 0 : 1;
 }
 
 }  // namespace

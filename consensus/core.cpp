@@ -35,6 +35,9 @@ const SafetyData& Core::safetyData() const {
 const codec::Block& Core::committedRoot() const {
     return impl_->committedRoot();
 }
+std::uint64_t Core::certifiedHeight() const {
+    return impl_->certifiedHeight();
+}
 std::uint64_t Core::executedHeight() const {
     return impl_->executedHeight();
 }

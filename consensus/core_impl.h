@@ -60,6 +60,10 @@ class CoreImpl {
     [[nodiscard]] const std::optional<codec::TimeoutCert>& highestTc() const { return highestTc_; }
     [[nodiscard]] const SafetyData& safetyData() const { return safety_; }
     [[nodiscard]] const codec::Block& committedRoot() const { return tree_.root(); }
+    [[nodiscard]] std::uint64_t certifiedHeight() const {
+        const BlockPtr certified = tree_.find(tree_.highestQc().blockId);
+        return std::max(certified ? certified->header.height : 0, tree_.root().header.height);
+    }
     [[nodiscard]] std::uint64_t executedHeight() const { return executedHeight_; }
     [[nodiscard]] const Committee& committee() const { return committee_; }
 

@@ -106,7 +106,8 @@ void Runner::commit(const Commit& commit) {
     CommitOutcome outcome{commit.blocks.size(), 0, std::nullopt};
     if (!epochEnding_) {
         std::uint64_t height = adaptor_.executedHeight();
-        const std::uint64_t epoch = core_->committee().epoch();
+        // The ledger's epoch, not the core's: they differ when block sync ended the epoch.
+        const std::uint64_t epoch = adaptor_.ledgerEpoch();
         for (std::size_t i = 0; i < commit.blocks.size(); ++i) {
             const codec::Block& block = *commit.blocks[i];
             if (block.header.height <= height || block.header.epoch != epoch) {

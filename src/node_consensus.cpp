@@ -121,6 +121,10 @@ std::uint64_t NodeAdaptor::executedHeight() {
     return node_.executedHeight_.load(std::memory_order_relaxed);
 }
 
+std::uint64_t NodeAdaptor::ledgerEpoch() {
+    return node_.committee()->epoch();  // switched as soon as a block that ended the epoch executed
+}
+
 Result<consensus::Execution> NodeAdaptor::execute(const codec::Block& block,
                                                   const codec::QuorumCert& certifying) {
     GL_ASSIGN_OR_RETURN(roots, node_.executeCommitted(block, certifying));

@@ -103,6 +103,7 @@ class NodeAdaptor final : public consensus::Adaptor {
     void fetch(const consensus::Fetch& request) override;
     consensus::ProposalPayload collectTxs(const consensus::BuildProposal& request) override;
     std::uint64_t executedHeight() override;
+    std::uint64_t ledgerEpoch() override;
     Result<consensus::Execution> execute(const codec::Block& block,
                                          const codec::QuorumCert& certifying) override;
     Status committed(const consensus::Commit& commit,
@@ -127,6 +128,7 @@ class NodeSyncHost final : public SyncHost {
     std::vector<NodeId> connectedPeers() const override;
     void expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
                      std::string reason) override;
+    void prepare(std::span<const codec::Block> blocks) override;
     Result<bool> execute(const codec::Block& block, const codec::QuorumCert& certifying) override;
     Status storeCommitProofs(const std::vector<HeightProof>& proofs) override;
     void synced(std::size_t count) override;

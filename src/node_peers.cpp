@@ -225,14 +225,15 @@ void NodeImpl::scheduleNetworkMetrics() {
 
 template <typename BlockEvent>
 void NodeImpl::routeBlock(const NodeId& from, BlockEvent event) {
-    // A block far above this node's ledger is not the core's business (it would fetch every
-    // parent one by one): the node asks for blocks instead.
+    // A block far above what this node holds certified is not the core's business (it would
+    // fetch every parent one by one): the node asks for blocks instead. Not the committed root:
+    // a chain may certify more than the lag in blocks before one commits.
     const std::uint64_t height = event.block.header.height;
-    const std::uint64_t committed = runner_->core().committedRoot().header.height;
-    if (!sync_->farAhead(height, committed)) {
+    const std::uint64_t certified = runner_->core().certifiedHeight();
+    if (!sync_->farAhead(height, certified)) {
         deliver(std::move(event));
     } else if (!halted_.load()) {
-        sync_->offer(from, height, committed);
+        sync_->offer(from, height, certified);
     }
 }
 
@@ -292,6 +293,15 @@ void NodeSyncHost::expireAfter(std::uint64_t seq, std::chrono::milliseconds dela
                 node_.sync_->expired(seq, reason);
             }
         });
+}
+
+void NodeSyncHost::prepare(std::span<const codec::Block> blocks) {
+    std::vector<Bytes> txs;
+    for (const auto& block : blocks) {
+        txs.insert(txs.end(), block.txs.begin(), block.txs.end());
+    }
+    // The verdicts are remembered, so execution finds them cached (as for a proposal).
+    node_.mempool_->verifyProposed(txs);
 }
 
 Result<bool> NodeSyncHost::execute(const codec::Block& block, const codec::QuorumCert& certifying) {

@@ -14,7 +14,11 @@ SyncClient::SyncClient(SyncHost& host, std::string chainId, SyncLimits limits,
       check_(std::move(check)) {}
 
 p2p::Message SyncClient::requestMessage() const {
-    const codec::SyncRequest request{host_.executedHeight() + 1, limits_.batchBlocks};
+    return requestFrom(host_.executedHeight() + 1);
+}
+
+p2p::Message SyncClient::requestFrom(std::uint64_t fromHeight) const {
+    const codec::SyncRequest request{fromHeight, limits_.batchBlocks};
     return {codec::MessageKind::kSyncRequest, codec::encodeSyncRequest(request)};
 }
 
@@ -22,12 +26,12 @@ bool SyncClient::isPeer(const NodeId& peer) const {
     return state_ && state_->peer == peer;
 }
 
-bool SyncClient::farAhead(std::uint64_t height, std::uint64_t committed) const {
-    return height > committed && height - committed > limits_.lagBlocks;
+bool SyncClient::farAhead(std::uint64_t height, std::uint64_t certified) const {
+    return height > certified && height - certified > limits_.lagBlocks;
 }
 
-void SyncClient::offer(const NodeId& peer, std::uint64_t height, std::uint64_t committed) {
-    if (active() || !farAhead(height, committed)) {
+void SyncClient::offer(const NodeId& peer, std::uint64_t height, std::uint64_t certified) {
+    if (active() || !farAhead(height, certified)) {
         return;
     }
     // `height` is only the sender's word: ask it for blocks, and change nothing until an
@@ -73,12 +77,12 @@ void SyncClient::start(const NodeId& peer) {
     const std::uint64_t executed = host_.executedHeight();
     state_ = State{peer, executed, host_.now(), 0, 0, false};
     log_->debug("sync asked peer={} executed_height={}", peer.hex(), executed);
-    request();
+    request(executed + 1);
 }
 
-void SyncClient::request() {
+void SyncClient::request(std::uint64_t fromHeight) {
     const std::uint64_t seq = ++state_->requestSeq;
-    if (!host_.send(state_->peer, requestMessage())) {
+    if (!host_.send(state_->peer, requestFrom(fromHeight))) {
         host_.expireAfter(seq, std::chrono::milliseconds(0), "the peer is not connected");
         return;
     }
@@ -130,7 +134,7 @@ void SyncClient::apply(const NodeId& from, codec::SyncResponse response) {
     const std::uint64_t peerHead = response.headHeight;
     if (known == response.blocks.size()) {
         if (peerHead > executed) {
-            request();
+            request(executed + 1);
         } else {
             finish();
         }
@@ -157,6 +161,15 @@ void SyncClient::apply(const NodeId& from, codec::SyncResponse response) {
         log_->info("sync started peer={} executed_height={} peer_head={}", from.hex(), executed,
                    peerHead);
     }
+    // The next batch is asked for now, so that the peer reads and sends it while this one
+    // executes. An honest answer never runs past the block that ends an epoch, so it starts
+    // where this one ends even when this one ends an epoch.
+    const std::uint64_t verifiedHeight = verified->blocks.back().header.height;
+    const bool more = peerHead > verifiedHeight;
+    if (more) {
+        request(verifiedHeight + 1);
+    }
+    host_.prepare(verified->blocks);
     // The batch ends with the block that ends an epoch, whatever a peer sent above it; the
     // core is rebuilt in the new epoch when the sync ends.
     auto applied = applySyncedBlocks(
@@ -174,12 +187,19 @@ void SyncClient::apply(const NodeId& from, codec::SyncResponse response) {
         return;
     }
     host_.synced(*applied);
-    state_->failures = 0;
     const std::uint64_t lastHeight = verified->blocks[*applied - 1].header.height;
     log_->debug("synced blocks to height={} peer_head={}", lastHeight, peerHead);
-    if (peerHead > lastHeight) {
-        request();
-    } else {
+    if (lastHeight < verifiedHeight) {
+        // Blocks above the end of an epoch belong to no ledger: no honest peer sends them.
+        const Error error{ErrorCode::kInvalidBlock,
+                          "sync response runs past the block that ended epoch at height " +
+                              std::to_string(lastHeight)};
+        host_.refused(from, codec::MessageKind::kSyncResponse, error);
+        nextPeer(error.message);
+        return;
+    }
+    state_->failures = 0;
+    if (!more) {
         finish();
     }
 }
@@ -197,7 +217,7 @@ void SyncClient::nextPeer(const std::string& reason) {
     // The next connected peer after the current one, in node id order.
     const auto next = std::upper_bound(peers.begin(), peers.end(), state_->peer);
     state_->peer = next != peers.end() ? *next : peers.front();
-    request();
+    request(host_.executedHeight() + 1);
 }
 
 void SyncClient::finish() {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,12 @@ class SyncHost {
     /** Calls SyncClient::expired(seq, reason) after `delay`, from the consensus thread. */
     virtual void expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
                              std::string reason) = 0;
+    /**
+     * The blocks of an answer that verified, before any of them executes: the node checks their
+     * transactions' signatures here, all at once on every core, rather than one by one on its
+     * consensus thread as each block executes. Changes no state.
+     */
+    virtual void prepare(std::span<const codec::Block> blocks) = 0;
     /** Executes a verified committed block; true when its execution ended the epoch. */
     [[nodiscard]] virtual Result<bool> execute(const codec::Block& block,
                                                const codec::QuorumCert& certifying) = 0;
@@ -77,8 +84,8 @@ struct SyncLimits {
     std::chrono::milliseconds answerTimeout{10'000};
     /** Peers tried in a row without progress before the sync ends. */
     std::size_t maxFailures = 3;
-    /** A block more than this many heights above the committed root starts a sync instead of
-     * reaching the core (config sync_lag_blocks). */
+    /** A block more than this many heights above the highest block the node holds certified
+     * starts a sync instead of reaching the core (config sync_lag_blocks). */
     std::uint64_t lagBlocks = 32;
     /** Least time between two requests for an epoch proof. */
     std::chrono::milliseconds epochProofInterval{1'000};
@@ -101,13 +108,12 @@ class SyncClient {
     /** True iff a sync runs with `peer` as its peer. */
     [[nodiscard]] bool isPeer(const NodeId& peer) const;
 
-    /** True when a block at `height` is too far above the committed root `committed` for the
-     * core: the node offers it to sync instead. */
-    [[nodiscard]] bool farAhead(std::uint64_t height, std::uint64_t committed) const;
-    /** A checked proposal or fetched block from `peer` at `height`, far above the committed root
-     * `committed`: only the sender's word, so a reason to ask it (when no sync runs), never a
-     * fact. */
-    void offer(const NodeId& peer, std::uint64_t height, std::uint64_t committed);
+    /** True when a block at `height` is too far above `certified`, the height of the highest
+     * block the core holds certified (its highest QC's): the node offers it to sync instead. */
+    [[nodiscard]] bool farAhead(std::uint64_t height, std::uint64_t certified) const;
+    /** A checked proposal or fetched block from `peer` at `height`, far above `certified`: only
+     * the sender's word, so a reason to ask it (when no sync runs), never a fact. */
+    void offer(const NodeId& peer, std::uint64_t height, std::uint64_t certified);
     /** A consensus message of a later epoch came from `peer`: asks it for the proof that ended
      * this node's epoch, at most once per epochProofInterval and peer, while no sync runs. */
     void onLaterEpoch(const NodeId& peer);
@@ -134,7 +140,9 @@ class SyncClient {
         bool confirmed = false;
     };
 
-    void request();
+    [[nodiscard]] p2p::Message requestFrom(std::uint64_t fromHeight) const;
+    /** Asks the sync peer for the committed blocks from `fromHeight` on. */
+    void request(std::uint64_t fromHeight);
     void apply(const NodeId& from, codec::SyncResponse response);
     /** The current peer failed: ask the next one, or end after too many failures. */
     void nextPeer(const std::string& reason);

@@ -14,19 +14,26 @@
 // lanes at once (two faulty members, f = 2), with shorter holds (docs/operations.md):
 //   GRIDLEDGER_E2E_PERTURBATIONS=70 GRIDLEDGER_E2E_SEED=7 build/test/tests/e2e/fault_suite_test
 //   GRIDLEDGER_E2E_PERTURBATIONS=210 GRIDLEDGER_E2E_LANES=2 GRIDLEDGER_E2E_HOLD_MS=1000 ...
+// GRIDLEDGER_E2E_LOG_LEVEL sets the nodes' log level (e.g. debug) and GRIDLEDGER_E2E_LOG_DIR keeps
+// their logs there once the test ends, so that a stall can be traced: each perturbation line
+// carries the wall-clock time the node logs use.
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <signal.h>
@@ -150,6 +157,19 @@ class Load {
     std::thread thread_;
 };
 
+/** The wall-clock time of day in UTC, as the nodes' log lines show it (hh:mm:ss.mmm). */
+std::string wallClock(std::chrono::system_clock::time_point now) {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+    const auto millis =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
+        1000;
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    std::ostringstream out;
+    out << std::put_time(&utc, "%H:%M:%S") << '.' << std::setw(3) << std::setfill('0') << millis;
+    return out.str();
+}
+
 /**
  * Polls node 0's head every 50 ms and keeps every time it stood still, so that the stalls
  * within any window of the run can be asked for (two perturbations may overlap).
@@ -173,17 +193,31 @@ class StallWatch {
     }
     /** The longest stall that overlaps [from, to], in seconds. */
     [[nodiscard]] double worstBetween(Clock::time_point from, Clock::time_point to) const {
-        const std::lock_guard lock(mutex_);
-        Clock::duration worst{};
-        for (const auto& [start, end] : stalls_) {
-            if (end >= from && start <= to) {
-                worst = std::max(worst, end - start);
-            }
-        }
-        return std::chrono::duration<double>(worst).count();
+        return std::chrono::duration<double>(worstIn(from, to).second - worstIn(from, to).first)
+            .count();
+    }
+    /** The wall-clock time of day at which the longest stall that overlaps [from, to] began. */
+    [[nodiscard]] std::string worstStartBetween(Clock::time_point from,
+                                                Clock::time_point to) const {
+        const auto ago = Clock::now() - worstIn(from, to).first;
+        return wallClock(std::chrono::system_clock::now() -
+                         std::chrono::duration_cast<std::chrono::system_clock::duration>(ago));
     }
 
   private:
+    /** (start, end) of the longest stall that overlaps [from, to]; equal ends when none. */
+    [[nodiscard]] std::pair<Clock::time_point, Clock::time_point> worstIn(
+        Clock::time_point from, Clock::time_point to) const {
+        const std::lock_guard lock(mutex_);
+        std::pair<Clock::time_point, Clock::time_point> worst{to, to};
+        for (const auto& [start, end] : stalls_) {
+            if (end >= from && start <= to && end - start > worst.second - worst.first) {
+                worst = {start, end};
+            }
+        }
+        return worst;
+    }
+
     void run() {
         std::uint64_t height = 0;
         auto since = Clock::now();
@@ -519,6 +553,30 @@ class Governance {
     std::uint64_t proposals_ = 0;
 };
 
+/** Copies every node's log into GRIDLEDGER_E2E_LOG_DIR, when set, as the test ends. */
+class KeptLogs {
+  public:
+    explicit KeptLogs(const Testnet& net) : net_(net) {}
+    ~KeptLogs() {
+        const char* dir = std::getenv("GRIDLEDGER_E2E_LOG_DIR");
+        if (dir == nullptr) {
+            return;
+        }
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        for (std::size_t i = 0; i < net_.size(); ++i) {
+            std::filesystem::copy_file(
+                net_.log(i), std::filesystem::path(dir) / ("node" + std::to_string(i) + ".log"),
+                std::filesystem::copy_options::overwrite_existing, ec);
+        }
+    }
+    KeptLogs(const KeptLogs&) = delete;
+    KeptLogs& operator=(const KeptLogs&) = delete;
+
+  private:
+    const Testnet& net_;
+};
+
 /** The suite on `validators` validators (docs/operations.md, "The fault suite"). */
 void runSuite(std::size_t validators) {
     const std::uint64_t seed = envOr("GRIDLEDGER_E2E_SEED", 1);
@@ -530,7 +588,11 @@ void runSuite(std::size_t validators) {
     options.validators = validators;
     options.fullNodes = 1;  // the spare that governance adds (docs/operations.md)
     options.emptyBlockIntervalMs = 100;
+    if (const char* level = std::getenv("GRIDLEDGER_E2E_LOG_LEVEL")) {
+        options.logLevel = level;
+    }
     Testnet net(options);
+    const KeptLogs keptLogs(net);
     const std::size_t nodes = net.size();
     TempDir cliDir;
     Governance governance(net, validators, cliDir.path());
@@ -708,7 +770,8 @@ void runSuite(std::size_t validators) {
             }
             const auto hold = std::chrono::milliseconds(holdMin + rng() % holdSpread);
             std::cout << "[e2e] " << nameOf(kind) << " node " << victim << " for " << hold.count()
-                      << " ms at height " << heightOf(net, 0) << std::endl;
+                      << " ms at height " << heightOf(net, 0) << " ("
+                      << wallClock(std::chrono::system_clock::now()) << ")" << std::endl;
             const auto from = std::chrono::steady_clock::now();
             bool ok = perturb(kind, victim, hold, rng);
             // Progress after every perturbation: the whole network, the victim included, but
@@ -741,10 +804,12 @@ void runSuite(std::size_t validators) {
                            std::chrono::seconds(60));
             EXPECT_TRUE(ok) << "no progress after " << nameOf(kind) << " of node " << victim << "\n"
                             << statusOf(net) << readText(net.log(victim));
-            const double stall = stalls.worstBetween(from, std::chrono::steady_clock::now());
+            const auto to = std::chrono::steady_clock::now();
+            const double stall = stalls.worstBetween(from, to);
             gate.leave(victim, exclusive);
             std::cout << "[e2e]   " << nameOf(kind) << " node " << victim
-                      << ": node 0's head stood still at most " << stall << " s" << std::endl;
+                      << ": node 0's head stood still at most " << stall << " s (from "
+                      << stalls.worstStartBetween(from, to) << ")" << std::endl;
             const std::lock_guard lock(reportMutex);
             ++applied[nameOf(kind)];
             worstStallOf[nameOf(kind)] = std::max(worstStallOf[nameOf(kind)], stall);

@@ -108,6 +108,10 @@ std::uint64_t InstanceAdaptor::executedHeight() {
     return sim_.height(i_);
 }
 
+std::uint64_t InstanceAdaptor::ledgerEpoch() {
+    return sim_.instances_[i_].store.epoch;
+}
+
 Result<consensus::Execution> InstanceAdaptor::execute(const codec::Block& block,
                                                       const codec::QuorumCert& certifying) {
     (void)certifying;

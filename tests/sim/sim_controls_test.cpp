@@ -193,7 +193,7 @@ TEST(NegativeControl, ASyncThatAClaimStartsLetsOneLiarStallTheChain) {
     // As block sync was before it had to be shown evidence: a message that merely claims a later
     // epoch starts a sync with its sender, and the core gets nothing while the sync runs. One
     // liar of four claims a later epoch to every member every 100 ms: they spend their time in
-    // syncs with it, and the liveness check catches the stall (7 of 60 runs). With the real
+    // syncs with it, and the liveness check catches the stall (41 of 60 runs). With the real
     // client a claim only makes a member ask that peer for an epoch proof, of which these
     // one-epoch runs have none, and the same runs pass.
     const BatchSummary weak =

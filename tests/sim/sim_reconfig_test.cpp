@@ -176,5 +176,20 @@ INSTANTIATE_TEST_SUITE_P(ReconfigReputation, ReconfigReputationTest,
                                            FaultClass::kCrash, FaultClass::kPartition),
                          className);
 
+TEST(ReconfigRegression, ACertifiedChainLongerThanTheSyncLagBeforeACommitStaysLive) {
+    // Before GST of this run, epoch 2 certifies blocks up to height 29 above the root at 20
+    // without a commit (no two certified blocks in consecutive rounds). When a block more than
+    // the sync lag above the committed root went to block sync instead of the core, every
+    // proposal from then on did, sync found nothing committed to fetch, and the chain stopped
+    // for good. The lag is now counted from the highest certified block.
+    Scenario scenario = makeReconfigScenario({{0, 1, 2, 3}, {0, 1, 2, 3, 4}, {0, 1, 2, 3}},
+                                             FaultClass::kCrash, 109);
+    scenario.options.leaderReputationWindow = 10;
+    Simulator sim(scenario);
+    const RunResult r = sim.run();
+    EXPECT_FALSE(r.violation.has_value()) << r.report;
+    EXPECT_EQ(r.maxEpoch, 2U);
+}
+
 }  // namespace
 }  // namespace gridledger::sim

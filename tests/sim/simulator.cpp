@@ -271,11 +271,11 @@ template <typename BlockEvent>
 void Simulator::routeBlock(std::size_t i, std::size_t from, BlockEvent event) {
     Instance& inst = instances_[i];
     const std::uint64_t height = event.block.header.height;
-    const std::uint64_t committed = inst.core()->committedRoot().header.height;
-    if (!inst.sync->farAhead(height, committed)) {
+    const std::uint64_t certified = inst.core()->certifiedHeight();
+    if (!inst.sync->farAhead(height, certified)) {
         step(i, std::move(event));
     } else {
-        inst.sync->offer(nodeIdOf(from), height, committed);
+        inst.sync->offer(nodeIdOf(from), height, certified);
     }
 }
 
@@ -324,6 +324,9 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 note(i, message.from, TraceKind::kTimeout, payload.round, payload.highQc.round);
                 ok = verifier_.timeout(payload);
                 if (ok) {
+                    if (instances_[i].role == Role::kSyncLiar) {
+                        liarClaims(i, message.from);
+                    }
                     step(i, consensus::TimeoutReceived{payload});
                     if (instances_[i].role == Role::kTcForger) {
                         forgeTc(i, payload);

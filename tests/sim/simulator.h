@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <variant>
@@ -75,6 +76,7 @@ class InstanceAdaptor final : public consensus::Adaptor {
     void fetch(const consensus::Fetch& request) override;
     consensus::ProposalPayload collectTxs(const consensus::BuildProposal& request) override;
     std::uint64_t executedHeight() override;
+    std::uint64_t ledgerEpoch() override;
     Result<consensus::Execution> execute(const codec::Block& block,
                                          const codec::QuorumCert& certifying) override;
     Status committed(const consensus::Commit& commit,
@@ -115,6 +117,8 @@ class InstanceSyncHost final : public node::SyncHost {
     std::vector<NodeId> connectedPeers() const override;
     void expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
                      std::string reason) override;
+    /** The simulator's transactions carry no signatures: nothing to check ahead. */
+    void prepare(std::span<const codec::Block> /*blocks*/) override {}
     Result<bool> execute(const codec::Block& block, const codec::QuorumCert& certifying) override;
     Status storeCommitProofs(const std::vector<node::HeightProof>& proofs) override;
     void synced(std::size_t count) override;
@@ -153,6 +157,7 @@ struct Instance {
     /** A sync liar's memory: every block and vote it saw, and when it last claimed a far
      * height to each instance. */
     std::map<Hash256, consensus::BlockPtr> seen;
+    consensus::BlockPtr latestSeen;  // the highest block seen, the template of its claims
     std::map<Hash256, std::vector<codec::Vote>> votesFor;
     std::map<std::size_t, std::uint64_t>
         claimedAt; /** A TC forger's honest timeouts heard, by (epoch, round) and author; rounds it
@@ -356,6 +361,10 @@ class Simulator {
     /** A sync liar remembers a proposal it received from `from`, and claims a far height to
      * the other instances. */
     void liarSaw(std::size_t i, std::size_t from, const consensus::BlockPtr& block);
+    /** A sync liar claims a far height and a later epoch to every instance but itself and
+     * `from`, at most once per kClaimIntervalMs each: on every proposal it sees, and on every
+     * timeout, so that it goes on claiming while the chain stands still. */
+    void liarClaims(std::size_t i, std::size_t from);
     void liarSawVote(std::size_t i, const codec::Vote& vote);
     /** A sync liar's answer to a request, made from the true one `honest`: across the end of an
      * epoch when it can; nullopt when it stays silent. */

@@ -253,8 +253,20 @@ void Simulator::peerMessage(std::size_t i, std::size_t from, const p2p::Message&
 void Simulator::liarSaw(std::size_t i, std::size_t from, const consensus::BlockPtr& block) {
     Instance& inst = instances_[i];
     inst.seen.emplace(block->id, block);
-    // Claim a far height to every other instance, as its own signed copy of the block: it
-    // passes every check a proposal gets before it reaches the core.
+    if (!inst.latestSeen || block->header.height > inst.latestSeen->header.height) {
+        inst.latestSeen = block;
+    }
+    liarClaims(i, from);
+}
+
+void Simulator::liarClaims(std::size_t i, std::size_t from) {
+    Instance& inst = instances_[i];
+    if (!inst.latestSeen) {
+        return;
+    }
+    const consensus::BlockPtr& block = inst.latestSeen;
+    // Claim a far height to every other instance, as its own signed copy of the latest block it
+    // saw: it passes every check a proposal gets before it reaches the core.
     const auto committee = committees_.find(block->header.epoch);
     if (committee == committees_.end() || !committee->second.contains(keys_.publicKey(inst.key))) {
         return;

@@ -171,6 +171,11 @@ class Core {
     [[nodiscard]] const SafetyData& safetyData() const;
     /** The highest committed block. */
     [[nodiscard]] const codec::Block& committedRoot() const;
+    /**
+     * The height of the highest block this validator holds certified: the highest QC's block
+     * (at or above the committed root).
+     */
+    [[nodiscard]] std::uint64_t certifiedHeight() const;
     /** The highest height reported by Executed (or recovered). */
     [[nodiscard]] std::uint64_t executedHeight() const;
     /** The committee of the epoch the core is in (it changes with EpochChange). */

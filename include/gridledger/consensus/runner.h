@@ -87,6 +87,12 @@ class Adaptor {
     /** The highest executed height of the ledger. */
     [[nodiscard]] virtual std::uint64_t executedHeight() = 0;
     /**
+     * The epoch of the ledger's next block: the executed head's, or the next one once the head
+     * ended its epoch. Block sync can end an epoch before the core hears of it; a block the core
+     * then commits in the old epoch lies above that epoch's end and is never executed.
+     */
+    [[nodiscard]] virtual std::uint64_t ledgerEpoch() = 0;
+    /**
      * Appends the committed `block` (above executedHeight(), the child of the last one) to the
      * ledger and executes it; `certifying` is the QC that certifies it. A failure stops the
      * runner (failed() is called with it).

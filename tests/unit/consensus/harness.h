@@ -138,6 +138,8 @@ class ClusterAdaptor final : public Adaptor {
     void fetch(const Fetch& request) override;
     ProposalPayload collectTxs(const BuildProposal& request) override;
     std::uint64_t executedHeight() override;
+    /** The cluster's epoch never ends. */
+    std::uint64_t ledgerEpoch() override { return 0; }
     Result<Execution> execute(const codec::Block& block,
                               const codec::QuorumCert& certifying) override;
     Status committed(const Commit& commit, const CommitOutcome& outcome) override;

@@ -1,9 +1,10 @@
 // The runner's own reading of the effect contract (docs/protocol.md §8), with one validator and a
-// host that records every call: where an epoch ends, what a held validator performs, what a failed
-// write stops, and a crash in the middle of a step.
+// host that records every call: where an epoch ends (by the runner's execution or by block sync's),
+// what a held validator performs, what a failed write stops, and a crash in the middle of a step.
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -31,8 +32,33 @@ class RecordingAdaptor final : public Adaptor {
         safety = data;
         return {};
     }
-    Status persistBlock(const BlockPtr& /*block*/) override { return {}; }
-    Status persistQc(const codec::QuorumCert& /*qc*/) override { return {}; }
+    Status persistBlock(const BlockPtr& block) override {
+        blocks[block->id] = *block;
+        return {};
+    }
+    Status persistQc(const codec::QuorumCert& qc) override {
+        certified.insert(qc.blockId);
+        syncIfDue();
+        return {};
+    }
+    /**
+     * Block sync executes the block at syncEndsEpochAt once it is certified and extends the
+     * ledger, which ends the ledger's epoch before the core commits that block.
+     */
+    void syncIfDue() {
+        for (const auto& id : certified) {
+            const auto block = blocks.find(id);
+            if (syncEndsEpochAt && block != blocks.end() &&
+                block->second.header.height == *syncEndsEpochAt &&
+                ledger.size() == *syncEndsEpochAt &&
+                block->second.header.parentId == ledger.back().id) {
+                ledger.push_back(block->second);
+                executed.push_back(executeBlock(executed.back(), block->second));
+                ++epoch;
+                return;
+            }
+        }
+    }
     Status persistTc(const codec::TimeoutCert& /*tc*/) override { return {}; }
     void broadcast(const Broadcast& /*message*/) override { ++broadcasts; }
     void sendVote(const codec::Vote& vote, const PubKey& /*nextLeader*/) override {
@@ -48,6 +74,7 @@ class RecordingAdaptor final : public Adaptor {
         return {};
     }
     std::uint64_t executedHeight() override { return ledger.size() - 1; }
+    std::uint64_t ledgerEpoch() override { return epoch; }
     Result<Execution> execute(const codec::Block& block,
                               const codec::QuorumCert& /*certifying*/) override {
         EXPECT_EQ(block.header.height, ledger.size());
@@ -55,8 +82,10 @@ class RecordingAdaptor final : public Adaptor {
         ledger.push_back(block);
         executed.push_back(executeBlock(executed.back(), block));
         Execution done{executed.back(), std::nullopt};
+        syncIfDue();
         if (endEpochAt == block.header.height) {
             done.nextValidators = nextValidators;
+            ++epoch;
         }
         return done;
     }
@@ -87,6 +116,10 @@ class RecordingAdaptor final : public Adaptor {
     std::uint64_t serial = 0;
     std::optional<std::uint64_t> endEpochAt;
     std::vector<PubKey> nextValidators;
+    std::uint64_t epoch = 0;
+    std::map<Hash256, codec::Block> blocks;
+    std::set<Hash256> certified;
+    std::optional<std::uint64_t> syncEndsEpochAt;
     std::optional<std::size_t> cutNextStepAfter;
     Effects lastCutStep;
 };
@@ -150,6 +183,19 @@ TEST_F(RunnerTest, NothingAboveTheBlockThatEndedTheEpochIsExecutedAndTheCoreMove
     EXPECT_EQ(host_.ledger[4].header.parentId, host_.ledger[3].id);
     EXPECT_EQ(runner_.core().committee().epoch(), 1U);
     EXPECT_EQ(runner_.core().committee().seedBlockId(), host_.ledger[3].id);
+}
+
+TEST_F(RunnerTest, ABlockTheCoreCommitsAboveAnEpochEndThatSyncExecutedIsNeverExecuted) {
+    // Block sync executed block 3, which ended epoch 0, while the core was still in epoch 0;
+    // the core goes on committing epoch 0's blocks above it until it is rebuilt.
+    host_.syncEndsEpochAt = 3;
+    runner_.deliver(Start{});
+    runTimers([&] { return runner_.core().committedRoot().header.height >= 6; });
+    ASSERT_GE(runner_.core().committedRoot().header.height, 6U);
+    EXPECT_EQ(runner_.core().committee().epoch(), 0U);
+    // Nothing above the end of the epoch reached the ledger.
+    EXPECT_EQ(height(), 3U);
+    EXPECT_TRUE(host_.failures.empty());
 }
 
 TEST_F(RunnerTest, AHeldValidatorWritesNoSafetyDataAndSignsNothingUntilReleased) {

@@ -2,7 +2,9 @@
 // whose answers the test writes. An honest peer's blocks reach the ledger batch by batch and the
 // core restarts once; an answer that does not verify changes nothing and the next peer is asked;
 // silent peers are left one after the other until the sync gives up; an empty answer from the
-// peer that made the node ask moves to the next; only blocks beyond the lag are offered; claims of
+// peer that made the node ask moves to the next; the next batch is asked for, and each batch's
+// signatures prepared, before its blocks execute; an answer that runs past the block ending an
+// epoch stops there and its peer is refused; only blocks beyond the lag are offered; claims of
 // a later epoch ask each peer for a proof at most once per interval; only a verified epoch proof
 // above the ledger starts a sync.
 #include "sync_client.h"
@@ -11,6 +13,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +64,7 @@ class TestSyncHost final : public SyncHost {
         auto request = codec::decodeSyncRequest(message.payload);
         EXPECT_TRUE(request.has_value());
         sent.emplace_back(peer, request.value_or(codec::SyncRequest{}));
+        sentAtHeight.push_back(executedHeight());
         return true;
     }
     std::vector<NodeId> connectedPeers() const override { return peers; }
@@ -68,11 +72,16 @@ class TestSyncHost final : public SyncHost {
                      std::string reason) override {
         timer = std::make_pair(seq, std::move(reason));
     }
+    void prepare(std::span<const codec::Block> blocks) override {
+        EXPECT_FALSE(blocks.empty());
+        prepared.emplace_back(blocks.front().header.height, blocks.back().header.height);
+        EXPECT_EQ(executedHeight() + 1, blocks.front().header.height) << "prepared after executing";
+    }
     Result<bool> execute(const codec::Block& block,
                          const codec::QuorumCert& /*certifying*/) override {
         EXPECT_EQ(block.header.height, ledger.size());
         ledger.push_back(block);
-        return false;
+        return block.header.height == epochEndHeight;
     }
     Status storeCommitProofs(const std::vector<HeightProof>& proofs) override {
         stored += proofs.size();
@@ -90,6 +99,12 @@ class TestSyncHost final : public SyncHost {
     std::vector<codec::Block> ledger;
     std::vector<NodeId> peers{peerId(1), peerId(2), peerId(3)};
     std::vector<std::pair<NodeId, codec::SyncRequest>> sent;
+    /** The executed height when each request of `sent` left. */
+    std::vector<std::uint64_t> sentAtHeight;
+    /** (first, last) height of each batch prepared. */
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> prepared;
+    /** The height whose execution ends the epoch (0: none). */
+    std::uint64_t epochEndHeight = 0;
     std::vector<NodeId> proofAsks;
     std::optional<std::pair<std::uint64_t, std::string>> timer;
     std::size_t stored = 0;
@@ -146,6 +161,50 @@ TEST_F(SyncClientTest, AnHonestPeersBlocksReachTheLedgerBatchByBatchAndTheCoreRe
     for (std::uint64_t h = 0; h <= kCommitted; ++h) {
         EXPECT_EQ(host_.ledger[h].id, chain_.at(h).id) << h;
     }
+}
+
+TEST_F(SyncClientTest, TheNextBatchIsAskedForAndEachBatchPreparedBeforeAnyOfItsBlocksExecutes) {
+    client_.start(peerId(1));
+    client_.onResponse(peerId(1), honestAnswer(host_.sent.back().second));
+    // Blocks 1-4 verified: 5-8 were asked for while the ledger still stood at genesis.
+    ASSERT_EQ(host_.sent.size(), 2U);
+    EXPECT_EQ(host_.sent[1].second.fromHeight, 5U);
+    EXPECT_EQ(host_.sentAtHeight[1], 0U);
+    EXPECT_EQ(host_.executedHeight(), 4U);
+    while (client_.active()) {
+        client_.onResponse(peerId(1), honestAnswer(host_.sent.back().second));
+    }
+    EXPECT_EQ(host_.prepared,
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 4}, {5, 8}, {9, 10}}));
+    EXPECT_EQ(host_.sentAtHeight, (std::vector<std::uint64_t>{0, 0, 4}));
+    EXPECT_EQ(host_.executedHeight(), kCommitted);
+    EXPECT_EQ(host_.caughtUps, 1U);
+}
+
+TEST_F(SyncClientTest, AnAnswerRunningPastTheEndOfAnEpochStopsThereAndItsPeerIsRefused) {
+    // Block 2 ends the epoch; blocks 3 and 4 of the same answer belong to no ledger, whatever
+    // proves them, and no honest peer sends them.
+    host_.epochEndHeight = 2;
+    client_.start(peerId(1));
+    client_.onResponse(peerId(1), honestAnswer(host_.sent.back().second));
+    EXPECT_EQ(host_.executedHeight(), 2U);
+    EXPECT_EQ(host_.refusals, std::vector<NodeId>{peerId(1)});
+    EXPECT_EQ(host_.refusedKinds,
+              std::vector<codec::MessageKind>{codec::MessageKind::kSyncResponse});
+    // The next peer is asked from the first block of the new epoch.
+    EXPECT_EQ(host_.sent.back().first, peerId(2));
+    EXPECT_EQ(host_.sent.back().second.fromHeight, 3U);
+    EXPECT_TRUE(client_.syncing());
+}
+
+TEST_F(SyncClientTest, AnAnswerThatEndsAnEpochIsTakenWholeAndTheSyncGoesOnWithItsPeer) {
+    host_.epochEndHeight = 4;
+    client_.start(peerId(1));
+    client_.onResponse(peerId(1), honestAnswer(host_.sent.back().second));
+    EXPECT_EQ(host_.executedHeight(), 4U);
+    EXPECT_TRUE(host_.refusals.empty());
+    EXPECT_EQ(host_.sent.back().first, peerId(1));
+    EXPECT_EQ(host_.sent.back().second.fromHeight, 5U);
 }
 
 TEST_F(SyncClientTest, AnAnswerThatDoesNotVerifyChangesNothingAndTheNextPeerIsAsked) {
