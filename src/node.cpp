@@ -10,6 +10,13 @@ std::uint64_t nowMs() {
 
 namespace {
 
+/**
+ * The longest wait before a lost peer is dialed again. Every link between members carries
+ * consensus: a link found again only after the transport's default cap (30 s) once a partition
+ * healed would cost the committee that member for as long.
+ */
+constexpr std::chrono::milliseconds kReconnectCap{2'000};
+
 std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const std::string& level) {
     auto logger = spdlog::get(name);
     if (!logger) {
@@ -252,6 +259,7 @@ Status NodeImpl::openNetwork() {
     options.listenPort = config_.p2pPort;
     options.allowed = allowedNodes();
     options.persistentPeers = config_.persistentPeers;
+    options.timers.reconnectCap = kReconnectCap;
     options.logger = makeLogger("p2p", config_.logLevel);
     const NodeId self = nodeKey_.nodeId();
     options.seed = readU64(self.view());
