@@ -110,6 +110,8 @@ class Network::Impl final : public ConnectionOwner {
     void scheduleDial(const NodeId& nodeId, std::chrono::milliseconds delay);
     void startDial(const NodeId& nodeId);
     void afterClose(const NodeId& nodeId, const Connection& connection, bool wasUp);
+    /** A peer came up: every other dial target waiting out a backoff is dialed now. */
+    void redialBackedOff(const NodeId& up);
     void schedulePeerExchange();
     void sendPeerList(const NodeId& to, const std::shared_ptr<Connection>& connection);
     void onPeerList(const NodeId& from, const codec::PeerList& list);

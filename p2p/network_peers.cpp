@@ -92,6 +92,7 @@ void Network::Impl::onReady(const std::shared_ptr<Connection>& connection) {
     }
     log_->debug("p2p peer up peer={} outbound={} address={}", peer.hex(), connection->outbound(),
                 connection->address());
+    redialBackedOff(peer);
     invoke(peerUpHandler_, peer);
     const std::shared_ptr<Connection> current = connectionTo(peer);
     if (current) {
@@ -263,6 +264,23 @@ void Network::Impl::afterClose(const NodeId& nodeId, const Connection& connectio
         ++dial.attempts;
     }
     scheduleDial(nodeId, delay);
+}
+
+void Network::Impl::redialBackedOff(const NodeId& up) {
+    // A link that came back is the best evidence that the network healed (a partition ended,
+    // this node's own connectivity returned): the peers lost with it are dialed now rather than
+    // after a backoff that grew while every dial failed. Only targets in a backoff of at least
+    // two failed dials, so a peer that comes up again and again adds one dial per target.
+    for (auto& [id, dial] : dials_) {
+        if (id == up || dial.attempts < 2 || !dial.timerArmed || dial.inFlight || isConnected(id) ||
+            !isAllowed(id) || bannedUntil(id)) {
+            continue;
+        }
+        dial.timer->cancel();
+        dial.timerArmed = false;
+        dial.attempts = 0;
+        scheduleDial(id, std::chrono::milliseconds::zero());
+    }
 }
 
 void Network::Impl::scheduleDial(const NodeId& nodeId, std::chrono::milliseconds delay) {

@@ -3,6 +3,7 @@
 // Test support for the P2P unit tests: nodes on 127.0.0.1 with ephemeral ports, and a recorder
 // of their callbacks that tests wait on with condition variables and generous upper bounds.
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -150,6 +151,11 @@ class Recorder {
     const std::vector<Received>& messagesLocked() const { return messages_; }
     const std::vector<std::pair<NodeId, CloseReason>>& downsListLocked() const { return downs_; }
     const std::set<NodeId>& upNowLocked() const { return upNow_; }
+    std::size_t failuresLocked(const NodeId& peer) const {
+        return static_cast<std::size_t>(
+            std::count_if(failures_.begin(), failures_.end(),
+                          [&](const ConnectionFailure& f) { return f.nodeId == peer; }));
+    }
 
   private:
     template <class F>

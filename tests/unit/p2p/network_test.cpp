@@ -1,7 +1,7 @@
 // Nodes exchanging messages over real TLS on 127.0.0.1: delivery both ways, broadcast, peer
-// exchange, the simultaneous-dial tie-break, reconnection of a restarted persistent peer, a
-// restarted peer's new connection preferred to the one its old process left open, and clean
-// stops.
+// exchange, the simultaneous-dial tie-break, reconnection of a restarted persistent peer, lost
+// peers dialed at once when another comes back, a restarted peer's new connection preferred to
+// the one its old process left open, and clean stops.
 
 #include <algorithm>
 
@@ -169,6 +169,43 @@ TEST(Network, APersistentPeerThatRestartsIsReconnected) {
     ASSERT_TRUE(b->events().waitUp(a.id()));
     ASSERT_TRUE(a.net().send(bAddress.nodeId, textMessage(MessageKind::kTx, "after restart")));
     ASSERT_TRUE(b->events().waitMessages(1));
+}
+
+TEST(Network, WhenOneLostPeerComesBackTheOthersAreDialedWithoutWaitingOutTheirBackoff) {
+    // B and C listen once, for their addresses, and go away: A's dials to both fail, and its
+    // backoff grows (from 2 s: after two failed dials the next one waits 2-4 s).
+    auto b = std::make_unique<TestNode>(keyB(), fastOptions(allowedAbc()));
+    auto c = std::make_unique<TestNode>(keyC(), fastOptions(allowedAbc()));
+    b->start();
+    c->start();
+    const PeerAddress bAddress = b->address();
+    const PeerAddress cAddress = c->address();
+    b.reset();
+    c.reset();
+    Options slow = fastOptions(allowedAbc(), {bAddress, cAddress});
+    slow.timers.reconnectBase = std::chrono::milliseconds(2'000);
+    slow.timers.reconnectCap = std::chrono::milliseconds(60'000);
+    slow.dialExchangedPeers = false;  // only A's own dials can bring C back
+    TestNode a(keyA(), slow);
+    a.start();
+    ASSERT_TRUE(a.events().waitFor(
+        [&](const Recorder& r) { return r.failuresLocked(cAddress.nodeId) >= 2; }));
+    // C comes back silently (it dials no one), then B, which dials A.
+    Options cAgain = fastOptions(allowedAbc());
+    cAgain.listenPort = cAddress.port;
+    cAgain.dialExchangedPeers = false;
+    c = std::make_unique<TestNode>(keyC(), cAgain);
+    c->start();
+    Options bAgain = fastOptions(allowedAbc(), {a.address()});
+    bAgain.listenPort = bAddress.port;
+    bAgain.dialExchangedPeers = false;
+    b = std::make_unique<TestNode>(keyB(), bAgain);
+    b->start();
+    ASSERT_TRUE(a.events().waitUp(bAddress.nodeId));
+    const auto bUp = std::chrono::steady_clock::now();
+    // A link came back: A dials C at once, well before the 2 s its backoff still had to run.
+    ASSERT_TRUE(a.events().waitUp(cAddress.nodeId));
+    EXPECT_LT(std::chrono::steady_clock::now() - bUp, std::chrono::milliseconds(1'000));
 }
 
 // A peer that restarts without closing its connections (a power loss, a silent network): its
