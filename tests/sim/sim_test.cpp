@@ -33,8 +33,7 @@ std::string sweepName(const ::testing::TestParamInfo<Sweep>& info) {
  */
 std::vector<Sweep> reputationSweepsFor(std::size_t n, std::size_t seeds) {
     std::vector<Sweep> out;
-    for (const FaultClass faults :
-         {FaultClass::kNone, FaultClass::kLossy, FaultClass::kCrash, FaultClass::kPartition}) {
+    for (const FaultClass faults : faultClassesFor(n)) {
         out.push_back(Sweep{n, faults, seeds, 10});
     }
     return out;
@@ -120,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(N1, SweepTest, ::testing::ValuesIn(sweepsFor(1, 250)), 
 INSTANTIATE_TEST_SUITE_P(N4, SweepTest, ::testing::ValuesIn(sweepsFor(4, 250)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N7, SweepTest, ::testing::ValuesIn(sweepsFor(7, 200)), sweepName);
 INSTANTIATE_TEST_SUITE_P(N10, SweepTest, ::testing::ValuesIn(sweepsFor(10, 160)), sweepName);
-// Leader reputation on (window 10): 4 + 4 sweeps, 1,000 scenarios.
+// Leader reputation on (window 10): every class at n = 4 and 7, 3,000 scenarios.
 INSTANTIATE_TEST_SUITE_P(ReputationN4, SweepTest, ::testing::ValuesIn(reputationSweepsFor(4, 150)),
                          sweepName);
 INSTANTIATE_TEST_SUITE_P(ReputationN7, SweepTest, ::testing::ValuesIn(reputationSweepsFor(7, 100)),
