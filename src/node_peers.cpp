@@ -300,7 +300,9 @@ void NodeSyncHost::prepare(std::span<const codec::Block> blocks) {
     for (const auto& block : blocks) {
         txs.insert(txs.end(), block.txs.begin(), block.txs.end());
     }
-    // The verdicts are remembered, so execution finds them cached (as for a proposal).
+    // The verdicts are remembered, so execution finds them cached (as for a proposal). This
+    // waits on the consensus thread, which executes the batch next anyway; the verify pool's
+    // workers share the checks with it.
     node_.mempool_->verifyProposed(txs);
 }
 
