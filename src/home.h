@@ -42,7 +42,8 @@ struct NodeConfig {
     std::vector<codec::PeerAddress> persistentPeers;
     /** Node ids allowed to connect besides the genesis validators (full nodes, auditors). */
     std::vector<NodeId> allowedNodes;
-    /** A node this many blocks behind a peer's proposal syncs committed blocks first. */
+    /** A proposal more than this many blocks above the highest block the node holds certified
+     * makes it sync committed blocks first; a full node that many blocks behind is not ready. */
     std::uint64_t syncLagBlocks = 32;
     /** Blocks asked for in one sync request. */
     std::uint64_t syncBatchBlocks = 256;
