@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <utility>
@@ -35,6 +36,11 @@ boost::json::value successValue(const boost::json::value& id, boost::json::value
 
 /** JSON-RPC 2.0 ids are strings, numbers or null. */
 bool isValidId(const boost::json::value& id) {
+    // A number too large for a double (1e99999) parses as infinity, which no JSON text can
+    // carry: echoed, it would make the whole answer unreadable.
+    if (id.is_double()) {
+        return std::isfinite(id.get_double());
+    }
     return id.is_string() || id.is_number() || id.is_null();
 }
 

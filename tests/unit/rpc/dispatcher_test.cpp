@@ -58,6 +58,30 @@ TEST_F(DispatcherTest, MalformedJsonAndInvalidUtf8AreParseErrors) {
     EXPECT_TRUE(call(R"({"jsonrpc":"2.0",)").at("id").is_null());
 }
 
+TEST_F(DispatcherTest, AnIdThatCannotBeEchoedAsJsonIsRefusedWithANullId) {
+    // 1e99999 parses as an infinite double, which no JSON text can carry: echoed, it would make
+    // the whole answer unreadable, the other answers of a batch included.
+    const std::optional<std::string> one =
+        dispatcher_.handle(R"({"jsonrpc":"2.0","id":1e99999,"method":"echo"})");
+    ASSERT_TRUE(one.has_value());
+    boost::system::error_code ec;
+    const boost::json::value parsed = boost::json::parse(*one, ec);
+    ASSERT_FALSE(ec) << *one;
+    expectError(parsed, kInvalidRequest, "bad_id");
+    EXPECT_TRUE(parsed.at("id").is_null());
+
+    const std::optional<std::string> batch = dispatcher_.handle(
+        R"([{"jsonrpc":"2.0","id":-1e99999,"method":"echo"},{"jsonrpc":"2.0","id":2,"method":"echo"}])");
+    ASSERT_TRUE(batch.has_value());
+    const boost::json::value answers = boost::json::parse(*batch, ec);
+    ASSERT_FALSE(ec) << *batch;
+    ASSERT_EQ(answers.as_array().size(), 2U);
+    expectError(answers.at(0), kInvalidRequest, "bad_id");
+    EXPECT_EQ(answers.at(1).at("id"), 2);
+    // A large finite number is still an id, echoed as it came.
+    EXPECT_EQ(call(R"({"jsonrpc":"2.0","id":1e300,"method":"echo"})").at("id"), 1e300);
+}
+
 TEST_F(DispatcherTest, Utf8ValidatorAcceptsAllPlanesAndRejectsSurrogates) {
     EXPECT_TRUE(isValidUtf8("plain ascii"));
     EXPECT_TRUE(isValidUtf8("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));  // é € 😀
