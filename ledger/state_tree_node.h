@@ -25,7 +25,8 @@ inline constexpr std::size_t kMaxBits = 256;
 
 /** Bit `index` of `key`, 0 being the most significant bit of byte 0. Requires index < 256. */
 [[nodiscard]] inline bool bitAt(const Hash256& key, std::size_t index) {
-    return ((key[index / 8] >> (7 - index % 8)) & 1U) != 0;
+    const unsigned byte = key[index / 8];
+    return ((byte >> (7U - index % 8)) & 1U) != 0;
 }
 
 /** Nibble `index` of `key`, 0 being the high nibble of byte 0. Requires index < 64. */

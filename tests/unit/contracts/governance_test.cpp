@@ -173,7 +173,7 @@ TEST(Governance, SetParameterChangesTheStoredParametersAndRecordsOldAndNew) {
 
     chain.pass(G + 200, codec::SetParameter{"index.category.flat.weights",
                                             "memory_bandwidth=4000,memory_capacity=6000"});
-    const auto& weights = chain.params().index.categories.at(0).weights;
+    const auto weights = chain.params().index.categories.at(0).weights;  // params() is a copy
     ASSERT_EQ(weights.size(), 2U);
     EXPECT_EQ(weights[1].factor, "memory_capacity");
     EXPECT_EQ(weights[1].weightBps, 6000U);
