@@ -82,7 +82,8 @@ class TestDb {
 };
 
 bool bitOf(const Hash256& key, std::size_t index) {
-    return ((key[index / 8] >> (7 - index % 8)) & 1U) != 0;
+    const unsigned byte = key[index / 8];
+    return ((byte >> (7U - index % 8)) & 1U) != 0;
 }
 
 Hash256 flipBit(Hash256 key, std::size_t index) {
