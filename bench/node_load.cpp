@@ -198,12 +198,20 @@ class Nodes {
         ports_.erase(ports_.begin() + static_cast<std::ptrdiff_t>(i));
     }
 
+    /** What the full node's sync reported. */
+    struct FullNodeSync {
+        /** Its `sync finished` log line. */
+        std::string line;
+        /** Transactions it executed, read right after that line. */
+        double committedTxs = 0;
+    };
+
     /**
      * Starts the testnet's full node, which block-syncs the whole chain from genesis, and waits
      * for its `sync finished` log line; nullopt when it did not come before `deadline`.
      * Requires a testnet.
      */
-    [[nodiscard]] std::optional<std::string> syncFullNode(Clock::time_point deadline) {
+    [[nodiscard]] std::optional<FullNodeSync> syncFullNode(Clock::time_point deadline) {
         const std::size_t full = net_->size() - 1;
         net_->start(full);
         std::smatch match;
@@ -215,11 +223,9 @@ class Nodes {
             })) {
             return std::nullopt;
         }
-        committedTxsOfFullNode_ = net_->metric(full, "gridledger_committed_txs_total").value_or(0);
-        return match.str();
+        return FullNodeSync{match.str(),
+                            net_->metric(full, "gridledger_committed_txs_total").value_or(0)};
     }
-    /** Transactions the full node executed, read right after its sync finished. */
-    [[nodiscard]] double committedTxsOfFullNode() const { return committedTxsOfFullNode_; }
 
     void stop() {
         if (single_) {
@@ -243,7 +249,6 @@ class Nodes {
     std::vector<std::uint16_t> ports_;
     std::optional<crypto::SecretKey> dev_;
     std::string chainId_;
-    double committedTxsOfFullNode_ = 0;
 };
 
 /**
@@ -252,16 +257,16 @@ class Nodes {
  * every transaction signature on every core, and every certificate). False when it failed.
  */
 bool reportSync(Nodes& nodes, double perCore, unsigned cores, Clock::time_point deadline) {
-    const auto line = nodes.syncFullNode(deadline);
+    const auto sync = nodes.syncFullNode(deadline);
     std::smatch match;
     const std::regex fields(R"(blocks=(\d+) .*seconds=([0-9.]+) rate_blocks_per_s=([0-9.]+))");
-    if (!line || !std::regex_search(*line, match, fields)) {
+    if (!sync || !std::regex_search(sync->line, match, fields)) {
         std::cerr << "the full node's sync did not finish in time\n";
         return false;
     }
     const double seconds = std::stod(match[2]);
-    const double txsPerS = seconds > 0 ? nodes.committedTxsOfFullNode() / seconds : 0;
-    std::cout << "sync_blocks=" << match[1] << " sync_txs=" << nodes.committedTxsOfFullNode()
+    const double txsPerS = seconds > 0 ? sync->committedTxs / seconds : 0;
+    std::cout << "sync_blocks=" << match[1] << " sync_txs=" << sync->committedTxs
               << " sync_seconds=" << seconds << " sync_blocks_per_s=" << match[3]
               << " sync_tx_per_s=" << txsPerS
               << " sync_ratio_to_verify_rate_all_cores=" << txsPerS / (perCore * cores)

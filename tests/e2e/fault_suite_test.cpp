@@ -188,26 +188,18 @@ class StallWatch {
     StallWatch(const StallWatch&) = delete;
     StallWatch& operator=(const StallWatch&) = delete;
 
-    [[nodiscard]] double worstSeconds() const {
-        return worstBetween(Clock::time_point{}, Clock::now());
-    }
-    /** The longest stall that overlaps [from, to], in seconds. */
-    [[nodiscard]] double worstBetween(Clock::time_point from, Clock::time_point to) const {
-        return std::chrono::duration<double>(worstIn(from, to).second - worstIn(from, to).first)
-            .count();
-    }
-    /** The wall-clock time of day at which the longest stall that overlaps [from, to] began. */
-    [[nodiscard]] std::string worstStartBetween(Clock::time_point from,
-                                                Clock::time_point to) const {
-        const auto ago = Clock::now() - worstIn(from, to).first;
-        return wallClock(std::chrono::system_clock::now() -
-                         std::chrono::duration_cast<std::chrono::system_clock::duration>(ago));
-    }
+    /** A time node 0's head stood still. */
+    struct Stall {
+        double seconds = 0;
+        /** When it began, as the wall-clock time of day the node logs show. */
+        std::string began;
+    };
 
-  private:
-    /** (start, end) of the longest stall that overlaps [from, to]; equal ends when none. */
-    [[nodiscard]] std::pair<Clock::time_point, Clock::time_point> worstIn(
-        Clock::time_point from, Clock::time_point to) const {
+    [[nodiscard]] double worstSeconds() const {
+        return worstBetween(Clock::time_point{}, Clock::now()).seconds;
+    }
+    /** The longest stall that overlaps [from, to] (0 s, beginning at `to`, when none). */
+    [[nodiscard]] Stall worstBetween(Clock::time_point from, Clock::time_point to) const {
         const std::lock_guard lock(mutex_);
         std::pair<Clock::time_point, Clock::time_point> worst{to, to};
         for (const auto& [start, end] : stalls_) {
@@ -215,9 +207,13 @@ class StallWatch {
                 worst = {start, end};
             }
         }
-        return worst;
+        const auto ago = std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            Clock::now() - worst.first);
+        return {std::chrono::duration<double>(worst.second - worst.first).count(),
+                wallClock(std::chrono::system_clock::now() - ago)};
     }
 
+  private:
     void run() {
         std::uint64_t height = 0;
         auto since = Clock::now();
@@ -448,16 +444,6 @@ std::size_t countLines(const std::filesystem::path& file, const std::string& tex
 std::uint64_t statusField(const Testnet& net, std::size_t i, const char* name) {
     auto status = net.call(i, "node_status", json::array{});
     return status ? parseU64(field(*status, name)).value_or(0) : 0;
-}
-
-/** The peers node i is connected to now (0 when it does not answer). */
-std::uint64_t peersOf(const Testnet& net, std::size_t i) {
-    auto status = net.call(i, "node_status", json::array{});
-    if (!status) {
-        return 0;
-    }
-    const json::value& peers = status->as_object().at("peers");
-    return peers.is_uint64() ? peers.as_uint64() : static_cast<std::uint64_t>(peers.as_int64());
 }
 
 std::uint64_t epochOf(const Testnet& net, std::size_t i) {
@@ -808,22 +794,32 @@ void runSuite(std::size_t validators) {
             const std::uint64_t qcRound = statusField(net, 0, "highest_qc_round");
             ok = ok && waitFor(
                            [&] {
-                               const std::uint64_t at = epochOf(net, victim);
-                               const std::uint64_t reachable = nodes - gate.busy().size();
+                               const auto status = net.call(victim, "node_status", json::array{});
+                               if (!status) {
+                                   return false;
+                               }
+                               const auto number = [&](const char* name) {
+                                   return parseU64(field(*status, name)).value_or(0);
+                               };
+                               const std::uint64_t at = number("consensus_epoch");
+                               const json::value& peers = status->as_object().at("peers");
+                               const std::uint64_t connected =
+                                   peers.is_uint64() ? peers.as_uint64()
+                                                     : static_cast<std::uint64_t>(peers.as_int64());
                                return (at > epoch ||
-                                       (at == epoch &&
-                                        statusField(net, victim, "highest_qc_round") >= qcRound)) &&
-                                      peersOf(net, victim) >= reachable;
+                                       (at == epoch && number("highest_qc_round") >= qcRound)) &&
+                                      connected >= nodes - gate.busy().size();
                            },
                            std::chrono::seconds(60));
             EXPECT_TRUE(ok) << "no progress after " << nameOf(kind) << " of node " << victim << "\n"
                             << statusOf(net) << readText(net.log(victim));
-            const auto to = std::chrono::steady_clock::now();
-            const double stall = stalls.worstBetween(from, to);
+            const StallWatch::Stall worst =
+                stalls.worstBetween(from, std::chrono::steady_clock::now());
+            const double stall = worst.seconds;
             gate.leave(victim, exclusive);
             std::cout << "[e2e]   " << nameOf(kind) << " node " << victim
                       << ": node 0's head stood still at most " << stall << " s (from "
-                      << stalls.worstStartBetween(from, to) << ")" << std::endl;
+                      << worst.began << ")" << std::endl;
             const std::lock_guard lock(reportMutex);
             ++applied[nameOf(kind)];
             worstStallOf[nameOf(kind)] = std::max(worstStallOf[nameOf(kind)], stall);
