@@ -44,6 +44,10 @@ std::string_view reasonOf(ErrorCode code) {
             return "tx_too_large";
         case ErrorCode::kNonceTaken:
             return "nonce_taken";
+        case ErrorCode::kFeeTooLow:
+            return "fee_too_low";
+        case ErrorCode::kInsufficientFee:
+            return "insufficient_fee";
         case ErrorCode::kNotFound:
             return "not_found";
         case ErrorCode::kStorage:

@@ -55,8 +55,10 @@ struct Chain {
             to[0] = static_cast<std::uint8_t>(i);
             to[1] = static_cast<std::uint8_t>(i >> 8U);
             to[2] = static_cast<std::uint8_t>(height);
-            codec::TxBody body{std::string(kChain), senders[s].publicKey(), nonces[s]++, 1'000'000,
-                               codec::Transfer{to, u128{1000}}};
+            const codec::Transfer transfer{to, u128{1000}};
+            const std::uint64_t fee = contracts::FeeParams{}.of(codec::Payload{transfer});
+            codec::TxBody body{
+                std::string(kChain), senders[s].publicKey(), nonces[s]++, 1'000'000, transfer, fee};
             txs.push_back(codec::signTx(body, senders[s]).raw);
         }
         return txs;

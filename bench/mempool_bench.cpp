@@ -85,7 +85,9 @@ void admit(benchmark::State& state, bool verifySignatures) {
         if (!verifySignatures) {
             options.verifier = [](const codec::SignedTx&) { return true; };
         }
-        ledger::Mempool pool(options, [](const Address&) { return Result<std::uint64_t>(0); });
+        ledger::Mempool pool(options, [](const Address&) {
+            return Result<ledger::AccountView>(ledger::AccountView{});
+        });
         state.ResumeTiming();
 
         const auto start = std::chrono::steady_clock::now();

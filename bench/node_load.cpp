@@ -128,9 +128,13 @@ std::uint64_t nonceOf(Connection& rpc, const Address& address) {
     return *parseU64(res.at("result").at("nonce").as_string());
 }
 
+/** The fee of a transfer in the genesis that `init` and `testnet` write (genesis/dev.json). */
+constexpr std::uint64_t kTransferFee = 1'000'000'000;
+
 Bytes transfer(const std::string& chainId, const crypto::SecretKey& from, const Address& to,
                std::uint64_t nonce, u128 amount) {
-    codec::TxBody body{chainId, from.publicKey(), nonce, 90'000, codec::Transfer{to, amount}};
+    codec::TxBody body{chainId,     from.publicKey(), nonce, 90'000, codec::Transfer{to, amount},
+                       kTransferFee};
     return codec::signTx(body, from).raw;
 }
 
@@ -293,8 +297,8 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
     for (std::size_t t = 0, k = 0; t < ticks; ++t) {
         for (std::size_t i = 0; i < perTick; ++i, ++k) {
             const std::size_t s = k % senders.size();
-            codec::TxBody body{nodes.chainId(), senders[s].publicKey(), nonces[s]++, 90'000,
-                               codec::Transfer{sink, u128{1}}};
+            codec::TxBody body{nodes.chainId(), senders[s].publicKey(),         nonces[s]++,
+                               90'000,          codec::Transfer{sink, u128{1}}, kTransferFee};
             const auto tx = codec::signTx(body, senders[s]);
             batches[t].push_back(tx.raw);
             hashes[t].push_back(tx.hash);

@@ -4,6 +4,7 @@
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/executor.h>
 #include <gridledger/contracts/governance.h>
+#include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
 #include <gridledger/contracts/task_contract.h>
 #include <gridledger/crypto/sha256.h>
@@ -165,8 +166,8 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
 
 Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext& context,
                                            std::uint32_t index, ByteView raw,
-                                           const VerifiedCache& verified,
-                                           std::set<Hash256>& seen) const {
+                                           const VerifiedCache& verified, const FeeParams& fees,
+                                           std::set<Hash256>& seen, u128& feesPaid) const {
     codec::Receipt receipt;
     receipt.txHash = crypto::sha256(raw);
     receipt.height = context.height;
@@ -193,14 +194,24 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
             Error{tx->body.nonce < sender.nonce ? ErrorCode::kNonceTooLow : ErrorCode::kNonceGap,
                   "expected nonce " + std::to_string(sender.nonce)});
     }
-    // From here the nonce is consumed, whether the payload succeeds or not.
+    // A transaction that cannot pay its fee is void: it changes nothing, so a key that was
+    // never funded never gets a state entry (every fee is at least 1).
+    if (tx->body.fee < fees.of(tx->body.payload)) {
+        return failed(Error{ErrorCode::kFeeTooLow, "fee below the payload kind's fee"});
+    }
+    if (sender.balance < tx->body.fee) {
+        return failed(Error{ErrorCode::kInsufficientFee, "balance cannot pay the fee"});
+    }
+    // From here the fee is paid and the nonce consumed, whether the payload succeeds or not.
+    sender.balance -= tx->body.fee;
+    sender.nonce += 1;
+    storeAccount(state, tx->sender, sender);
+    feesPaid += tx->body.fee;
+    receipt.fee = tx->body.fee;
     auto events = runPayload(state, context, *tx);
     if (!events && isStorageError(events.error())) {
         return std::unexpected(events.error());
     }
-    GL_ASSIGN_OR_RETURN(after, loadAccount(state, tx->sender));
-    after.nonce = sender.nonce + 1;
-    storeAccount(state, tx->sender, after);
     if (!events) {
         return failed(events.error());
     }
@@ -225,12 +236,26 @@ Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& b
         system.events = std::move(settled);
         out.systemReceipt = std::move(system);
     }
+    // Fees follow the parameters the block starts with: a fee change that passes inside the
+    // block applies from the next one.
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
     out.receipts.reserve(block.txs.size());
     std::set<Hash256> seen;
+    u128 feesPaid = 0;  // at most kMaxBlockTxs fees below 2^64 each: no overflow
     for (std::size_t i = 0; i < block.txs.size(); ++i) {
-        GL_ASSIGN_OR_RETURN(receipt, executeTx(state, context, static_cast<std::uint32_t>(i),
-                                               block.txs[i], verified, seen));
+        GL_ASSIGN_OR_RETURN(receipt,
+                            executeTx(state, context, static_cast<std::uint32_t>(i), block.txs[i],
+                                      verified, params.fees, seen, feesPaid));
         out.receipts.push_back(std::move(receipt));
+    }
+    if (feesPaid != 0) {
+        GL_ASSIGN_OR_RETURN(tokenomics, loadTokenomics(state));
+        const auto pool = checkedAdd(tokenomics.emission.rewardPool, feesPaid);
+        if (!pool) {
+            return fail(ErrorCode::kInternal, "reward pool overflows");
+        }
+        tokenomics.emission.rewardPool = *pool;
+        storeTokenomics(state, tokenomics);
     }
     return out;
 }

@@ -207,7 +207,7 @@ Result<Genesis> parseGenesis(std::string_view text) {
 }
 
 ChainParams Genesis::chainParams() const {
-    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance, tasks};
+    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance, tasks, fees};
 }
 
 std::string genesisToJson(const Genesis& g) {

@@ -248,6 +248,18 @@ json::object inventoryJson(const codec::RegisterProvider& inventory) {
                         {"categories", std::move(categories)}};
 }
 
+/** "fees": {"<payload kind>": "<DPS base units>", ...}; kinds left out keep their default. */
+Status parseFees(const json::object& obj, FeeParams& fees) {
+    for (const auto& [kind, value] : obj) {
+        auto* fee = fees.named(kind);
+        if (fee == nullptr) {
+            return std::unexpected(badField("fees." + std::string(kind), "no such payload kind"));
+        }
+        GL_TRY(optionalU64(obj, kind, "fees.", *fee));
+    }
+    return {};
+}
+
 Status parseContractSections(const json::object& root, Genesis& out) {
     if (optionalMember(root, "tokenomics") != nullptr) {
         GL_ASSIGN_OR_RETURN(tokenomics, getObject(root, "tokenomics"));
@@ -270,6 +282,10 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_TRY(optionalU64(*tasks, "verify_window_ms", "tasks.", k.verifyWindowMs));
         GL_TRY(optionalU64(*tasks, "panic_after_slots", "tasks.", k.panicAfterSlots));
         GL_TRY(optionalU64(*tasks, "cancellation_fee_minutes", "tasks.", k.cancellationFeeMinutes));
+    }
+    if (optionalMember(root, "fees") != nullptr) {
+        GL_ASSIGN_OR_RETURN(fees, getObject(root, "fees"));
+        GL_TRY(parseFees(*fees, out.fees));
     }
     if (optionalMember(root, "verifiers") != nullptr) {
         GL_ASSIGN_OR_RETURN(verifiers, getArray(root, "verifiers"));
@@ -323,6 +339,11 @@ void renderContractSections(const Genesis& g, json::object& root) {
                      {"verify_window_ms", std::to_string(g.tasks.verifyWindowMs)},
                      {"panic_after_slots", std::to_string(g.tasks.panicAfterSlots)},
                      {"cancellation_fee_minutes", std::to_string(g.tasks.cancellationFeeMinutes)}};
+    json::object fees;
+    for (std::size_t i = 0; i < codec::kPayloadKindCount; ++i) {
+        fees[codec::kPayloadKinds[i]] = std::to_string(g.fees.byKind[i]);
+    }
+    root["fees"] = std::move(fees);
     json::array verifiers;
     for (const auto& v : g.verifiers) {
         verifiers.push_back(json::string(v.hex()));

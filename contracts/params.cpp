@@ -5,8 +5,9 @@
 namespace gridledger::contracts {
 namespace {
 
-// Format 2 appends the task parameters.
-constexpr std::uint8_t kFormat = 2;
+// Format 2 appended the task parameters, format 3 the fees.
+constexpr std::uint8_t kFormat = 3;
+constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
 
@@ -156,6 +157,15 @@ Status setOne(ChainParams& p, std::string_view name, std::string_view value) {
         *field = v;
         return {};
     }
+    if (name.starts_with(kFeePrefix)) {
+        auto* fee = p.fees.named(name.substr(kFeePrefix.size()));
+        if (fee == nullptr) {
+            return std::unexpected(badParameter(name, "no such payload kind"));
+        }
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        *fee = v;
+        return {};
+    }
     std::string_view item;
     std::string_view field;
     if (splitNamed(name, kFactorPrefix, item, field) && field == "reference_max") {
@@ -229,7 +239,22 @@ PowerIndexParams readIndex(detail::RecordReader& r) {
 
 }  // namespace
 
+std::uint64_t* FeeParams::named(std::string_view kind) {
+    for (std::size_t i = 0; i < codec::kPayloadKindCount; ++i) {
+        if (codec::kPayloadKinds[i] == kind) {
+            return &byKind[i];
+        }
+    }
+    return nullptr;
+}
+
 Status ChainParams::validate() const {
+    for (std::size_t i = 0; i < codec::kPayloadKindCount; ++i) {
+        if (fees.byKind[i] == 0) {
+            return fail(ErrorCode::kInvalidArgument,
+                        "fees." + std::string(codec::kPayloadKinds[i]) + " must be positive");
+        }
+    }
     GL_TRY(tokenomics.validate());
     GL_TRY(index.validate());
     if (governance.proposalTtlMs == 0) {
@@ -270,6 +295,9 @@ Bytes encodeParams(const ChainParams& p) {
     const auto& k = p.tasks;
     w.u64(k.claimTimeoutMs).u64(k.assignTimeoutMs).u64(k.verifyWindowMs);
     w.u64(k.panicAfterSlots).u64(k.cancellationFeeMinutes);
+    for (const auto fee : p.fees.byKind) {
+        w.u64(fee);
+    }
     return w.take();
 }
 
@@ -294,6 +322,9 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     k.verifyWindowMs = r.u64();
     k.panicAfterSlots = r.u64();
     k.cancellationFeeMinutes = r.u64();
+    for (auto& fee : p.fees.byKind) {
+        fee = r.u64();
+    }
     GL_TRY(r.finish());
     return p;
 }
@@ -359,6 +390,11 @@ std::string parameterValue(const ChainParams& params, std::string_view name) {
     auto tasks = params.tasks;
     if (const auto* field = taskField(tasks, name); field != nullptr) {
         return std::to_string(*field);
+    }
+    if (name.starts_with(kFeePrefix)) {
+        auto fees = params.fees;
+        const auto* fee = fees.named(name.substr(kFeePrefix.size()));
+        return fee == nullptr ? "" : std::to_string(*fee);
     }
     auto copy = params.index;
     std::string_view item;

@@ -64,9 +64,7 @@ void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& b
     for (const auto& receipt : receipts) {
         const TxLocation where{height, receipt.index};
         batch.put(kReceiptsColumn, receiptKey(where), codec::encodeReceipt(receipt));
-        // A transaction is indexed where it first executed; a replayed copy in a later block
-        // only fails there and keeps the original location.
-        if (receipt.code != ErrorCode::kDuplicateTx) {
+        if (isIndexed(receipt.code)) {
             batch.put(kTxIndexColumn, receipt.txHash.view(), receiptKey(where));
         }
     }

@@ -36,9 +36,9 @@ std::size_t Mempool::HashKey::operator()(const Hash256& hash) const noexcept {
     return out;
 }
 
-Mempool::Mempool(MempoolOptions options, NonceReader nonceReader)
+Mempool::Mempool(MempoolOptions options, AccountReader accountReader)
     : options_(std::move(options)),
-      nonceReader_(std::move(nonceReader)),
+      accountReader_(std::move(accountReader)),
       rules_(rulesOf(options_)),
       pool_(poolOptions(options_)) {}
 
@@ -69,23 +69,30 @@ Result<Hash256> Mempool::admit(ByteView raw) {
     }
     GL_ASSIGN_OR_RETURN(decoded, codec::decodeTx(raw));
     const TxPtr tx = std::make_shared<const codec::SignedTx>(std::move(decoded));
-    // The nonce is read without the lock; a block committed meanwhile makes it stale.
+    GL_ASSIGN_OR_RETURN(feeFloor, readFee(tx->body.payload));
+    if (tx->body.fee < feeFloor) {
+        return fail(ErrorCode::kFeeTooLow, "fee " + std::to_string(tx->body.fee) + " is below " +
+                                               std::to_string(feeFloor) + " for " +
+                                               std::string(codec::payloadKind(tx->body.payload)));
+    }
+    // The account is read without the lock; a block committed meanwhile makes it stale.
     std::uint64_t generation = commits_.load(std::memory_order_acquire);
-    GL_ASSIGN_OR_RETURN(nonce, readNonce(tx->sender));
-    std::uint64_t accountNonce = nonce;
+    GL_ASSIGN_OR_RETURN(account, readAccount(tx->sender));
 
     // Cheap checks first, so that a doomed transaction costs no signature verification.
     std::shared_ptr<std::promise<Status>> promise;  // set iff this call runs the verification
     std::shared_future<Status> verdict;
     {
         std::unique_lock lock(mutex_);
-        GL_TRY(refreshNonceLocked(lock, tx->sender, generation, accountNonce));
-        GL_TRY(checkAdmissibleLocked(*tx, accountNonce));
+        GL_TRY(refreshAccountLocked(lock, tx->sender, generation, account));
+        GL_TRY(checkAdmissibleLocked(*tx, account));
+        GL_ASSIGN_OR_RETURN(victims, planRoomLocked(*tx));
         if (const auto cached = verdicts_.find(tx->hash); cached != verdicts_.end()) {
             if (!cached->second) {
                 return fail(ErrorCode::kBadSignature, "signature does not match the sender key");
             }
-            insertLocked(tx, accountNonce);
+            evictLocked(victims);
+            insertLocked(tx, account.nonce);
             return tx->hash;
         }
         if (const auto running = verifying_.find(tx->hash); running != verifying_.end()) {
@@ -116,39 +123,52 @@ Result<Hash256> Mempool::admit(ByteView raw) {
         return std::unexpected(outcome.error());
     }
     // The mempool may have changed while the signature was checked: decide again.
-    GL_TRY(refreshNonceLocked(lock, tx->sender, generation, accountNonce));
-    GL_TRY(checkAdmissibleLocked(*tx, accountNonce));
-    insertLocked(tx, accountNonce);
+    GL_TRY(refreshAccountLocked(lock, tx->sender, generation, account));
+    GL_TRY(checkAdmissibleLocked(*tx, account));
+    GL_ASSIGN_OR_RETURN(victims, planRoomLocked(*tx));
+    evictLocked(victims);
+    insertLocked(tx, account.nonce);
     return tx->hash;
 }
 
-Status Mempool::refreshNonceLocked(std::unique_lock<std::mutex>& lock, const Address& sender,
-                                   std::uint64_t& generation, std::uint64_t& accountNonce) const {
+Status Mempool::refreshAccountLocked(std::unique_lock<std::mutex>& lock, const Address& sender,
+                                     std::uint64_t& generation, AccountView& account) const {
     while (generation != commits_.load(std::memory_order_acquire)) {
         generation = commits_.load(std::memory_order_acquire);
         lock.unlock();
-        auto nonce = readNonce(sender);
+        auto fresh = readAccount(sender);
         lock.lock();
-        if (!nonce) {
-            return std::unexpected(nonce.error());
+        if (!fresh) {
+            return std::unexpected(fresh.error());
         }
-        accountNonce = *nonce;
+        account = *fresh;
     }
     return {};
 }
 
-Result<std::uint64_t> Mempool::readNonce(const Address& sender) const {
-    if (!nonceReader_) {
-        return fail(ErrorCode::kUnavailable, "mempool has no account nonce reader");
+Result<AccountView> Mempool::readAccount(const Address& sender) const {
+    if (!accountReader_) {
+        return fail(ErrorCode::kUnavailable, "mempool has no account reader");
     }
     try {
-        return nonceReader_(sender);
+        return accountReader_(sender);
     } catch (...) {
-        return fail(ErrorCode::kInternal, "account nonce reader failed");
+        return fail(ErrorCode::kInternal, "account reader failed");
     }
 }
 
-Status Mempool::checkAdmissibleLocked(const codec::SignedTx& tx, std::uint64_t accountNonce) const {
+Result<std::uint64_t> Mempool::readFee(const codec::Payload& payload) const {
+    if (!options_.feeReader) {
+        return 0;
+    }
+    try {
+        return options_.feeReader(payload);
+    } catch (...) {
+        return fail(ErrorCode::kInternal, "fee reader failed");
+    }
+}
+
+Status Mempool::checkAdmissibleLocked(const codec::SignedTx& tx, const AccountView& account) const {
     if (entries_.contains(tx.hash)) {
         return fail(ErrorCode::kDuplicateTx, "transaction " + tx.hash.hex() + " is pending");
     }
@@ -157,18 +177,62 @@ Status Mempool::checkAdmissibleLocked(const codec::SignedTx& tx, std::uint64_t a
     const auto queue = senders_.find(tx.sender);
     const bool held = queue != senders_.end();
     const std::uint64_t committed =
-        held ? std::max(accountNonce, queue->second.committedNonce) : accountNonce;
+        held ? std::max(account.nonce, queue->second.committedNonce) : account.nonce;
     GL_TRY(checkNonce(tx.body.nonce, committed, held ? queue->second.nonces : kNoneHeld,
                       options_.nonceWindow));
-    if (entries_.size() >= options_.maxTxs) {
-        return fail(ErrorCode::kMempoolFull,
-                    "mempool holds its maximum of " + std::to_string(options_.maxTxs) + " txs");
-    }
-    if (tx.raw.size() > options_.maxBytes - std::min(bytes_, options_.maxBytes)) {
-        return fail(ErrorCode::kMempoolFull,
-                    "mempool byte budget of " + std::to_string(options_.maxBytes) + " is used");
+    // Pending fees may include some of transactions that have committed since the balance was
+    // read: the check errs on the side of refusing, and the sender may submit again.
+    const u128 pending = held ? queue->second.pendingFees : 0;
+    if (account.balance < pending || account.balance - pending < tx.body.fee) {
+        return fail(ErrorCode::kInsufficientFee,
+                    "balance " + toDecimal(account.balance) + " cannot pay fee " +
+                        std::to_string(tx.body.fee) + " on top of pending fees " +
+                        toDecimal(pending));
     }
     return {};
+}
+
+Result<std::vector<Hash256>> Mempool::planRoomLocked(const codec::SignedTx& tx) const {
+    // Bounds the search for evictable transactions, so that admission stays cheap when most of
+    // the cheapest ones are not a sender's last or sit in proposed blocks.
+    constexpr std::size_t kMaxScan = 4096;
+    std::size_t count = entries_.size();
+    std::size_t bytes = bytes_;
+    const auto fits = [&] {
+        return count < options_.maxTxs && bytes <= options_.maxBytes &&
+               tx.raw.size() <= options_.maxBytes - bytes;
+    };
+    std::vector<Hash256> victims;
+    std::set<Address> touched{tx.sender};
+    std::size_t scanned = 0;
+    for (auto it = byFee_.begin(); !fits(); ++it, ++scanned) {
+        if (it == byFee_.end() || std::get<0>(*it) >= tx.body.fee || scanned == kMaxScan ||
+            victims.size() == options_.maxEvictionsPerAdmission) {
+            return fail(ErrorCode::kMempoolFull,
+                        "mempool is full (" + std::to_string(options_.maxTxs) + " txs, " +
+                            std::to_string(options_.maxBytes) +
+                            " bytes) of transactions paying at least fee " +
+                            std::to_string(tx.body.fee));
+        }
+        const Entry& entry = entries_.at(std::get<2>(*it));
+        const codec::SignedTx& held = *entry.tx;
+        const auto& nonces = senders_.at(held.sender).nonces;
+        if (entry.proposed || nonces.rbegin()->first != held.body.nonce ||
+            !touched.insert(held.sender).second) {
+            continue;
+        }
+        victims.push_back(held.hash);
+        count -= 1;
+        bytes -= held.raw.size();
+    }
+    return victims;
+}
+
+void Mempool::evictLocked(std::span<const Hash256> victims) {
+    for (const Hash256& hash : victims) {
+        removeLocked(hash);
+    }
+    counters_.evicted.fetch_add(victims.size(), std::memory_order_relaxed);
 }
 
 void Mempool::insertLocked(const TxPtr& tx, std::uint64_t accountNonce) {
@@ -177,6 +241,8 @@ void Mempool::insertLocked(const TxPtr& tx, std::uint64_t accountNonce) {
     SenderQueue& queue = senders_[tx->sender];
     queue.committedNonce = std::max(queue.committedNonce, accountNonce);
     queue.nonces.emplace(tx->body.nonce, tx->hash);
+    queue.pendingFees += tx->body.fee;
+    byFee_.emplace(tx->body.fee, ~nextArrival_, tx->hash);
     entries_.emplace(tx->hash, Entry{tx, nextArrival_++, false});
     byExpiry_.emplace(tx->body.validUntilHeight, tx->hash);
     bytes_ += tx->raw.size();
@@ -190,11 +256,13 @@ void Mempool::removeLocked(const Hash256& hash) {
     const codec::SignedTx& tx = *entry->second.tx;
     if (const auto queue = senders_.find(tx.sender); queue != senders_.end()) {
         queue->second.nonces.erase(tx.body.nonce);
+        queue->second.pendingFees -= tx.body.fee;
         if (queue->second.nonces.empty()) {
             senders_.erase(queue);
         }
     }
     byExpiry_.erase({tx.body.validUntilHeight, hash});
+    byFee_.erase({tx.body.fee, ~entry->second.arrival, hash});
     bytes_ -= tx.raw.size();
     entries_.erase(entry);
 }
@@ -244,11 +312,15 @@ void Mempool::rememberVerdictLocked(const Hash256& hash, bool valid) {
 
 std::vector<TxPtr> Mempool::collect(std::size_t maxTxs, std::size_t maxBytes) const {
     struct Head {
+        std::uint64_t fee;
         std::uint64_t arrival;
         const SenderQueue* queue;
         std::uint64_t nonce;
         const Entry* entry;
-        bool operator>(const Head& other) const { return arrival > other.arrival; }
+        /** Served later: a lower fee, or the same fee and a later arrival. */
+        bool operator>(const Head& other) const {
+            return fee != other.fee ? fee < other.fee : arrival > other.arrival;
+        }
     };
     const std::lock_guard lock(mutex_);
     // The first transaction at or after `nonce` in the sender's contiguous run that no proposed
@@ -259,7 +331,7 @@ std::vector<TxPtr> Mempool::collect(std::size_t maxTxs, std::size_t maxBytes) co
              ++it, ++nonce) {
             const Entry& entry = entries_.at(it->second);
             if (!entry.proposed) {
-                return Head{entry.arrival, &queue, nonce, &entry};
+                return Head{entry.tx->body.fee, entry.arrival, &queue, nonce, &entry};
             }
         }
         return std::nullopt;
@@ -341,8 +413,8 @@ void Mempool::onCommitted(std::span<const Hash256> committedHashes, std::uint64_
     std::vector<std::pair<Address, std::uint64_t>> nonces;
     nonces.reserve(touched.size());
     for (const Address& sender : touched) {
-        if (auto nonce = readNonce(sender)) {
-            nonces.emplace_back(sender, *nonce);
+        if (auto account = readAccount(sender)) {
+            nonces.emplace_back(sender, account->nonce);
         }
     }
     const std::lock_guard lock(mutex_);

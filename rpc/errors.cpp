@@ -52,6 +52,10 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kTransactionRejected;
         case ErrorCode::kNonceTaken:
             return kTransactionRejected;
+        case ErrorCode::kFeeTooLow:
+            return kTransactionRejected;
+        case ErrorCode::kInsufficientFee:
+            return kTransactionRejected;
         // Storage and state.
         case ErrorCode::kNotFound:
             return kResourceNotFound;

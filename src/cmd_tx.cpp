@@ -46,6 +46,8 @@ using Build = TxBuild;
 void addCommon(po::options_description& desc, Common& c) {
     desc.add_options()("from", po::value(&c.from)->required(), "name of the sender's key")(
         "nonce", po::value(&c.nonce), "sender nonce (default: the account's next nonce)")(
+        "fee", po::value(&c.fee),
+        "fee in DPS base units (default: the payload kind's fee in the home's genesis)")(
         "valid-for", po::value(&c.validFor), "blocks after the head the tx stays valid")(
         "rpc", po::value(&c.rpc), "node RPC endpoint host:port")(
         "wait", po::bool_switch(&c.wait), "wait until committed and print the receipt");
@@ -80,6 +82,10 @@ Result<json::value> waitCommitted(const Endpoint& endpoint, const std::string& h
 /** Signs the payload from `--from`, submits it and prints the answers. */
 Status signAndSubmit(const Common& c, const Build& build) {
     const Home home = Home::resolve(c.homeFlag);
+    // The chain is the one of the local home: a node that serves another chain is refused, never
+    // followed, so a wrong --rpc cannot make this key sign for a chain it did not mean.
+    GL_ASSIGN_OR_RETURN(genesisText, readFile(home.genesisFile()));
+    GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from));
     GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
@@ -93,9 +99,17 @@ Status signAndSubmit(const Common& c, const Build& build) {
     if (chain == nullptr || !chain->is_string()) {
         return fail(ErrorCode::kMalformed, "unexpected answer from the node");
     }
+    if (chain->as_string() != genesis.chainId) {
+        return fail(ErrorCode::kWrongChainId,
+                    "the node at " + endpoint.host + ":" + std::to_string(endpoint.port) +
+                        " serves chain '" + std::string(chain->as_string()) +
+                        "', the home's genesis is chain '" + genesis.chainId + "'");
+    }
     GL_ASSIGN_OR_RETURN(payload, build(endpoint));
-    codec::TxBody body{std::string(chain->as_string()), key.publicKey(), nonce, height + c.validFor,
-                       std::move(payload)};
+    GL_ASSIGN_OR_RETURN(
+        fee, c.fee.empty() ? Result<std::uint64_t>(genesis.fees.of(payload)) : parseU64(c.fee));
+    codec::TxBody body{genesis.chainId,     key.publicKey(),    nonce,
+                       height + c.validFor, std::move(payload), fee};
     const codec::SignedTx tx = codec::signTx(body, key);
     GL_ASSIGN_OR_RETURN(submitted,
                         callRpc(endpoint, "tx_submit", json::array{json::string(toHex(tx.raw))}));

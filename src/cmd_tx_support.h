@@ -22,6 +22,8 @@ struct TxCommon {
     std::string from;
     std::string rpc;
     std::string nonce;
+    /** DPS base units; empty means the payload kind's fee in the home's genesis. */
+    std::string fee;
     /** Blocks after the head the transaction stays valid. */
     std::uint64_t validFor = 1000;
     bool wait = false;

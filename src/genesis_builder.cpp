@@ -39,14 +39,16 @@ Result<std::string> buildDevGenesis(const std::vector<contracts::GenesisValidato
         std::chrono::system_clock::now().time_since_epoch());
     root["genesis_time_ms"] = std::to_string(now.count());
     json::array entries;
+    json::array accounts{json::object{{"address", dev.hex()}, {"balance", toDecimal(kDevBalance)}}};
     for (const auto& v : validators) {
         entries.push_back(json::object{{"name", v.name},
                                        {"consensus_key", v.consensusKey.hex()},
                                        {"node_id", v.nodeId.hex()}});
+        accounts.push_back(json::object{{"address", crypto::addressOf(v.consensusKey).hex()},
+                                        {"balance", toDecimal(kValidatorBalance)}});
     }
     root["validators"] = std::move(entries);
-    root["accounts"] =
-        json::array{json::object{{"address", dev.hex()}, {"balance", toDecimal(kDevBalance)}}};
+    root["accounts"] = std::move(accounts);
     // Round-trip through the parser so that no command writes a genesis the node would refuse.
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(json::serialize(parsed)));
     if (genesis.consensus.emptyBlockIntervalMs >= genesis.consensus.roundTimeoutMs) {

@@ -20,6 +20,9 @@ namespace gridledger::node {
 /** The dev account's genesis balance: one billion DPS (18 decimals). */
 inline constexpr u128 kDevBalance = u128{1000000000} * u128{1000000000000000000ULL};
 
+/** Each validator's account in a dev genesis holds this much, to pay its governance fees. */
+inline constexpr u128 kValidatorBalance = u128{1000} * u128{1000000000000000000ULL};
+
 /** What a dev genesis may change in genesis/dev.json; unset fields keep the template's value. */
 struct DevGenesisOptions {
     std::string chainId;
@@ -38,7 +41,8 @@ struct DevGenesisOptions {
 
 /**
  * The dev genesis JSON: the validators in the given order, the account `dev` funded with
- * kDevBalance, the genesis time now. Fails unless the result parses with contracts::parseGenesis
+ * kDevBalance, each validator's account (the address of its key) with kValidatorBalance, the
+ * genesis time now. Fails unless the result parses with contracts::parseGenesis
  * (so a node accepts every genesis this returns) and its empty-block interval is below its round
  * timeout.
  */

@@ -96,12 +96,21 @@ Status NodeImpl::openMempool() {
     options.maxValidityBlocks = genesis_.consensus.maxValidityBlocks;
     options.committedHeight = *executed;
     options.verifierThreads = config_.verifyThreads;
-    auto nonces = [this](const Address& address) -> Result<std::uint64_t> {
+    options.feeReader = [this](const codec::Payload& payload) -> Result<std::uint64_t> {
+        GL_ASSIGN_OR_RETURN(height, blocks_->executedHeight());
+        const std::lock_guard lock(feesMutex_);
+        if (!fees_ || fees_->first != height.value_or(0)) {
+            GL_ASSIGN_OR_RETURN(params, contracts::readParams(*tree_, height.value_or(0)));
+            fees_.emplace(height.value_or(0), params.fees);
+        }
+        return fees_->second.of(payload);
+    };
+    auto accounts = [this](const Address& address) -> Result<ledger::AccountView> {
         GL_ASSIGN_OR_RETURN(height, blocks_->executedHeight());
         GL_ASSIGN_OR_RETURN(account, contracts::readAccount(*tree_, height.value_or(0), address));
-        return account.nonce;
+        return ledger::AccountView{account.nonce, account.balance};
     };
-    mempool_ = std::make_unique<ledger::Mempool>(options, nonces);
+    mempool_ = std::make_unique<ledger::Mempool>(options, accounts);
     return {};
 }
 

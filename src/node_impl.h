@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 
 #include <boost/asio/io_context.hpp>
@@ -23,6 +25,7 @@
 #include <gridledger/consensus/runner.h>
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/executor.h>
+#include <gridledger/contracts/params.h>
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/columns.h>
@@ -250,6 +253,9 @@ class NodeImpl {
     std::unique_ptr<contracts::Executor> executor_;
     std::unique_ptr<ConsensusStore> consensusStore_;
     std::unique_ptr<SendBarrier> barrier_;
+    /** The fees of the executed height the mempool last asked at (admission's fee floor). */
+    std::mutex feesMutex_;
+    std::optional<std::pair<std::uint64_t, contracts::FeeParams>> fees_;
     std::unique_ptr<ledger::Mempool> mempool_;
     std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
     /** When a message of a later epoch last made this node ask for an epoch proof (io_ only). */

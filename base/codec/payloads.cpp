@@ -388,24 +388,7 @@ Result<Payload> payloadFromProto(const proto::TxBody& pb) {
 }  // namespace detail
 
 std::string_view payloadKind(const Payload& payload) {
-    return std::visit(
-        Overloaded{
-            [](const Transfer&) { return std::string_view("transfer"); },
-            [](const Propose&) { return std::string_view("propose"); },
-            [](const ProposalVote&) { return std::string_view("vote"); },
-            [](const RegisterProvider&) { return std::string_view("register_provider"); },
-            [](const Attest&) { return std::string_view("attest"); },
-            [](const Challenge&) { return std::string_view("challenge"); },
-            [](const TaskCreate&) { return std::string_view("task_create"); },
-            [](const TaskStart&) { return std::string_view("task_start"); },
-            [](const TaskRefuse&) { return std::string_view("task_refuse"); },
-            [](const TaskTopUp&) { return std::string_view("task_top_up"); },
-            [](const TaskSubmitResult&) { return std::string_view("task_submit_result"); },
-            [](const TaskVerify&) { return std::string_view("task_verify"); },
-            [](const TaskReportFailure&) { return std::string_view("task_report_failure"); },
-            [](const TaskCancel&) { return std::string_view("task_cancel"); },
-        },
-        payload);
+    return kPayloadKinds[payload.index()];
 }
 
 std::string_view actionKind(const ProposalAction& action) {

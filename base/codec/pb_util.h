@@ -2,7 +2,9 @@
 
 // Private helpers of base/codec for moving between domain types and protobuf messages.
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <string>
 
 #include <google/protobuf/message.h>
@@ -12,7 +14,12 @@
 
 namespace gridledger::codec::detail {
 
-/** Parses `raw` into `msg`; fails on garbage, on oversize input and on unknown fields. */
+/**
+ * Parses `raw` into `msg`; fails on garbage, on oversize input, on unknown fields and on any
+ * encoding other than the canonical one (fields in number order, each once, shortest varints,
+ * zero values left out, repeated scalars packed): re-serializing must give back `raw` byte for
+ * byte. So every message has exactly one encoding, and a hash of its bytes names it alone.
+ */
 [[nodiscard]] inline Status parse(google::protobuf::Message& msg, ByteView raw,
                                   std::string_view what) {
     if (raw.size() > INT_MAX || !msg.ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
@@ -20,6 +27,12 @@ namespace gridledger::codec::detail {
     }
     if (!msg.GetReflection()->GetUnknownFields(msg).empty()) {
         return fail(ErrorCode::kMalformed, std::string(what) + " has unknown fields");
+    }
+    std::string again;
+    if (!msg.SerializeToString(&again) || again.size() != raw.size() ||
+        !std::equal(again.begin(), again.end(), raw.begin(),
+                    [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; })) {
+        return fail(ErrorCode::kMalformed, std::string(what) + " is not in canonical encoding");
     }
     return {};
 }

@@ -11,6 +11,7 @@ Bytes encodeReceipt(const Receipt& receipt) {
     pb.set_height(receipt.height);
     pb.set_index(receipt.index);
     pb.set_code(static_cast<std::uint32_t>(receipt.code));
+    pb.set_fee(receipt.fee);
     for (const auto& event : receipt.events) {
         auto* e = pb.add_events();
         e->set_kind(event.kind);
@@ -34,6 +35,7 @@ Result<Receipt> decodeReceipt(ByteView raw) {
         return fail(ErrorCode::kMalformed, "receipt code out of range");
     }
     receipt.code = static_cast<ErrorCode>(pb.code());
+    receipt.fee = pb.fee();
     for (const auto& e : pb.events()) {
         if (e.keys_size() != e.values_size()) {
             return fail(ErrorCode::kMalformed, "receipt event has mismatched attributes");

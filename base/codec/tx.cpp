@@ -17,6 +17,7 @@ proto::TxBody toProto(const TxBody& body) {
     pb.set_sender_pubkey(str(body.sender.view()));
     pb.set_nonce(body.nonce);
     pb.set_valid_until_height(body.validUntilHeight);
+    pb.set_fee(body.fee);
     detail::payloadToProto(body.payload, pb);
     return pb;
 }
@@ -48,6 +49,7 @@ Result<SignedTx> decodeTx(ByteView raw) {
     out.body.sender = sender;
     out.body.nonce = body.nonce();
     out.body.validUntilHeight = body.valid_until_height();
+    out.body.fee = body.fee();
     GL_ASSIGN_OR_RETURN(payload, detail::payloadFromProto(body));
     out.body.payload = payload;
     out.sender = crypto::addressOf(sender);

@@ -73,9 +73,13 @@ void fund(const Testnet& net, const std::vector<crypto::SecretKey>& to) {
     auto dev = node::Home(net.home(0)).loadKey("dev");
     ASSERT_TRUE(dev);
     for (std::uint64_t n = 0; n < to.size(); ++n) {
-        codec::TxBody body{std::string(kTestnetChainId), dev->publicKey(), n, 50'000,
+        codec::TxBody body{std::string(kTestnetChainId),
+                           dev->publicKey(),
+                           n,
+                           50'000,
                            codec::Transfer{crypto::addressOf(to[n].publicKey()),
-                                           u128{1'000'000'000'000'000'000ULL}}};
+                                           u128{1'000'000'000'000'000'000ULL}},
+                           kDevFee};
         ASSERT_TRUE(net.call(0, "tx_submit",
                              json::array{json::string(toHex(codec::signTx(body, *dev).raw))}));
     }
@@ -135,8 +139,12 @@ class Load {
                 if (!account || nonce >= committed + 32) {
                     continue;
                 }
-                codec::TxBody body{std::string(kTestnetChainId), senders_[s].publicKey(), nonce,
-                                   100'000, codec::Transfer{sink, u128{1}}};
+                codec::TxBody body{std::string(kTestnetChainId),
+                                   senders_[s].publicKey(),
+                                   nonce,
+                                   100'000,
+                                   codec::Transfer{sink, u128{1}},
+                                   kDevFee};
                 const auto tx = codec::signTx(body, senders_[s]);
                 if (net_.call(kLoadNode, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
                     const std::lock_guard lock(mutex_);

@@ -11,6 +11,7 @@
 #include <gridledger/codec/tx.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 
 namespace gridledger {
@@ -85,8 +86,12 @@ class Client {
         for (std::size_t i = 0; i < to.size(); ++i) {
             to[i] = static_cast<std::uint8_t>(rng_());
         }
-        codec::TxBody body{"gridledger-dev", key_.publicKey(), nonce_, validUntil_,
-                           codec::Transfer{to, u128{1 + rng_() % 1000}}};
+        codec::TxBody body{"gridledger-dev",
+                           key_.publicKey(),
+                           nonce_,
+                           validUntil_,
+                           codec::Transfer{to, u128{1 + rng_() % 1000}},
+                           testing::kDevFee};
         const auto tx = codec::signTx(body, key_);
         auto submitted = node_.call("tx_submit", json::array{json::string(toHex(tx.raw))});
         // A refusal is expected only when the node is mid-crash; anything else is a bug.

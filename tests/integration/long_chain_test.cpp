@@ -21,6 +21,7 @@
 #include <gridledger/crypto/sha256.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/epoch_run.h"
 #include "support/node_process.h"
 #include "support/process.h"
@@ -134,8 +135,8 @@ class LoadDriver {
     std::string queue(const crypto::SecretKey& key, codec::Payload payload, Kind kind,
                       std::size_t task = kNoTask) {
         const Address sender = crypto::addressOf(key.publicKey());
-        const codec::TxBody body{chainId_, key.publicKey(), nonces_[sender]++, validUntil_,
-                                 std::move(payload)};
+        const codec::TxBody body{chainId_,    key.publicKey(),    nonces_[sender]++,
+                                 validUntil_, std::move(payload), testing::kDevFee};
         const codec::SignedTx tx = codec::signTx(body, key);
         submits_.push_back({"tx_submit", json::array{json::string(toHex(tx.raw))}});
         inFlight_.push_back({tx.hash.hex(), kind, sender, task});

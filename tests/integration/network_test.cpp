@@ -20,8 +20,12 @@ void fund(const Testnet& net, const std::vector<Address>& to) {
     ASSERT_TRUE(dev);
     std::vector<std::string> hashes;
     for (std::uint64_t n = 0; n < to.size(); ++n) {
-        codec::TxBody body{std::string(kChainId), dev->publicKey(), n, 50'000,
-                           codec::Transfer{to[n], u128{1'000'000'000'000'000'000ULL}}};
+        codec::TxBody body{std::string(kChainId),
+                           dev->publicKey(),
+                           n,
+                           50'000,
+                           codec::Transfer{to[n], u128{1'000'000'000'000'000'000ULL}},
+                           testing::kDevFee};
         const auto tx = codec::signTx(body, *dev);
         auto submitted = net.call(0, "tx_submit", json::array{json::string(toHex(tx.raw))});
         ASSERT_TRUE(submitted) << submitted.error().message;

@@ -8,6 +8,7 @@
 #include <gridledger/codec/tx.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
@@ -52,8 +53,9 @@ class RpcBadInput : public ::testing::Test {
     codec::TxBody transfer(std::uint64_t nonce, u128 amount = u128{5}) const {
         Address to;
         to[0] = 0x77;
-        return codec::TxBody{"gridledger-dev", dev_.publicKey(), nonce, 5000,
-                             codec::Transfer{to, amount}};
+        return codec::TxBody{
+            "gridledger-dev", dev_.publicKey(), nonce, 5000, codec::Transfer{to, amount},
+            testing::kDevFee};
     }
 
     /** Polls tx_get until the tx is committed and returns its receipt. */

@@ -22,6 +22,7 @@
 #include <gridledger/codec/tx.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
@@ -226,9 +227,9 @@ TEST_F(RpcHostile, TenThousandItemBatchGetsOneErrorAndRunsNoneOfItsRequests) {
     const auto dev = *node::Home(node_.home()).loadKey("dev");
     Address to;
     to[0] = 0x42;
-    const auto tx = codec::signTx(
-        codec::TxBody{"gridledger-dev", dev.publicKey(), 0, 50'000, codec::Transfer{to, u128{7}}},
-        dev);
+    const auto tx = codec::signTx(codec::TxBody{"gridledger-dev", dev.publicKey(), 0, 50'000,
+                                                codec::Transfer{to, u128{7}}, testing::kDevFee},
+                                  dev);
     std::string batch = "[" + request("tx_submit", "[\"" + toHex(tx.raw) + "\"]", 0);
     for (int i = 1; i < 10'000; ++i) {
         batch += "," + request("node_status", "[]", i);

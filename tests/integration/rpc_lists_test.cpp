@@ -13,6 +13,7 @@
 #include <gridledger/crypto/schnorr.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
@@ -58,8 +59,12 @@ class RpcLists : public ::testing::Test {
     std::vector<Created> createTasks(std::size_t count) {
         std::vector<std::string> hashes;
         for (std::size_t i = 0; i < count; ++i) {
-            const codec::TxBody body{"gridledger-dev", dev_.publicKey(), nonce_++, 50'000,
-                                     codec::TaskCreate{"ml_training", 1'000'000, {}, 2, {}}};
+            const codec::TxBody body{"gridledger-dev",
+                                     dev_.publicKey(),
+                                     nonce_++,
+                                     50'000,
+                                     codec::TaskCreate{"ml_training", 1'000'000, {}, 2, {}},
+                                     testing::kDevFee};
             const json::value submitted = result(
                 "tx_submit", json::array{json::string(toHex(codec::signTx(body, dev_).raw))});
             hashes.push_back(text(submitted.at("hash")));

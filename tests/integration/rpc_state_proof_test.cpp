@@ -17,6 +17,7 @@
 #include <gridledger/ledger/state_tree.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
@@ -205,8 +206,9 @@ TEST_F(RpcStateProof, ThousandKeysPresentAndAbsentVerifyOfflineAndTamperingNever
         for (std::size_t i = wave; i < std::min(kFunded, wave + kTxWave); ++i) {
             const Address to = randomAddress();
             const u128 amount = u128{1'000} + u128{i};
-            const codec::TxBody body{"gridledger-dev", dev_.publicKey(), i, 50'000,
-                                     codec::Transfer{to, amount}};
+            const codec::TxBody body{
+                "gridledger-dev", dev_.publicKey(), i, 50'000, codec::Transfer{to, amount},
+                testing::kDevFee};
             auto submitted = node_.call(
                 "tx_submit", json::array{json::string(toHex(codec::signTx(body, dev_).raw))});
             ASSERT_TRUE(submitted) << submitted.error().message;

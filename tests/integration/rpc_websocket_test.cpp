@@ -19,6 +19,7 @@
 #include <gridledger/codec/tx.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "support/process.h"
 #include "support/ws_client.h"
@@ -70,8 +71,12 @@ class TransferStream {
         for (int i = 0; i < 16; ++i) {
             Address to;
             to[0] = static_cast<std::uint8_t>(1 + nonce_ % 200);
-            codec::TxBody body{"gridledger-dev", key_.publicKey(), nonce_, validUntil_,
-                               codec::Transfer{to, u128{1}}};
+            codec::TxBody body{"gridledger-dev",
+                               key_.publicKey(),
+                               nonce_,
+                               validUntil_,
+                               codec::Transfer{to, u128{1}},
+                               testing::kDevFee};
             const auto tx = codec::signTx(body, key_);
             if (!node_.call("tx_submit", json::array{json::string(toHex(tx.raw))})) {
                 return;  // The nonce window is full: wait for blocks.

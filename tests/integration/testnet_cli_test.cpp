@@ -96,9 +96,17 @@ TEST(TestnetCli, WritesFourHomesSharingOneGenesisWithTheirOwnKeysAndTheOthersAsP
     const Bytes devKey = keyBytes(home(0) / "keys" / "dev.key");
     auto dev = crypto::SecretKey::fromBytes(devKey);
     ASSERT_TRUE(dev.has_value());
-    ASSERT_EQ(genesis->accounts.size(), 1U);
+    ASSERT_EQ(genesis->accounts.size(), 5U) << "the dev account and one per validator";
     EXPECT_EQ(genesis->accounts[0].address, crypto::addressOf(dev->publicKey()));
     EXPECT_TRUE(genesis->accounts[0].balance == node::kDevBalance);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(genesis->accounts[i + 1].address,
+                  crypto::addressOf(genesis->validators[i].consensusKey));
+        EXPECT_TRUE(genesis->accounts[i + 1].balance == node::kValidatorBalance);
+    }
+    for (const auto fee : genesis->fees.byKind) {
+        EXPECT_EQ(fee, testing::kDevFee) << "every kind pays the dev fee, low but not zero";
+    }
 
     std::vector<NodeId> nodeIds;
     std::set<PubKey> consensusKeys;

@@ -15,6 +15,7 @@
 #include <gridledger/crypto/sha256.h>
 
 #include "home.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "support/process.h"
 
@@ -99,8 +100,9 @@ class Driver {
     json::object send(const crypto::SecretKey& key, codec::Payload payload,
                       std::uint64_t expectedHeight) {
         const Address sender = crypto::addressOf(key.publicKey());
-        const codec::TxBody body{chainId_, key.publicKey(), nonces_[sender]++, expectedHeight + 100,
-                                 std::move(payload)};
+        const codec::TxBody body{chainId_,           key.publicKey(),
+                                 nonces_[sender]++,  expectedHeight + 100,
+                                 std::move(payload), kDevFee};
         const codec::SignedTx tx = codec::signTx(body, key);
         (void)call("tx_submit", json::array{json::string(toHex(tx.raw))});
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

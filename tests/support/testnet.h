@@ -15,6 +15,7 @@
 
 #include "home.h"
 #include "rpc_client.h"
+#include "support/dev_chain.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 

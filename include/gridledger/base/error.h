@@ -33,6 +33,10 @@ enum class ErrorCode : std::uint16_t {
     kZeroAmount = 30,
     kTxTooLarge = 31,
     kNonceTaken = 32,
+    /** The transaction offers less than the chain's fee for its payload kind. */
+    kFeeTooLow = 33,
+    /** The sender's balance cannot pay the offered fee (with its other pending fees). */
+    kInsufficientFee = 34,
     // Storage and state.
     kNotFound = 40,
     kStorage = 41,

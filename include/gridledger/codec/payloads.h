@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -265,6 +266,26 @@ struct TaskCancel {
 using Payload = std::variant<Transfer, Propose, ProposalVote, RegisterProvider, Attest, Challenge,
                              TaskCreate, TaskStart, TaskRefuse, TaskTopUp, TaskSubmitResult,
                              TaskVerify, TaskReportFailure, TaskCancel>;
+
+/** Number of payload kinds (alternatives of Payload). */
+inline constexpr std::size_t kPayloadKindCount = std::variant_size_v<Payload>;
+
+/** The stable snake_case names of the payload kinds, in the order of Payload's alternatives. */
+inline constexpr std::array<std::string_view, kPayloadKindCount> kPayloadKinds = {
+    "transfer",
+    "propose",
+    "vote",
+    "register_provider",
+    "attest",
+    "challenge",
+    "task_create",
+    "task_start",
+    "task_refuse",
+    "task_top_up",
+    "task_submit_result",
+    "task_verify",
+    "task_report_failure",
+    "task_cancel"};
 
 /** The stable snake_case name of a payload kind ("transfer", "propose", "task_create", …). */
 [[nodiscard]] std::string_view payloadKind(const Payload& payload);

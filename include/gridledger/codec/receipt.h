@@ -26,6 +26,8 @@ struct Receipt {
     std::uint32_t index = 0;
     ErrorCode code = ErrorCode::kOk;
     std::vector<Event> events;
+    /** DPS base units paid to the reward pool (0 for a transaction that was not applied). */
+    std::uint64_t fee = 0;
 
     [[nodiscard]] bool success() const { return code == ErrorCode::kOk; }
     bool operator==(const Receipt&) const = default;

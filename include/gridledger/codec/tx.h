@@ -22,6 +22,11 @@ struct TxBody {
     std::uint64_t nonce = 0;
     std::uint64_t validUntilHeight = 0;
     Payload payload;
+    /**
+     * DPS base units the sender pays to the reward pool, applied or not; at least the chain's
+     * fee for the payload kind (contracts::FeeParams), and the mempool serves higher fees first.
+     */
+    std::uint64_t fee = 0;
 };
 
 /**

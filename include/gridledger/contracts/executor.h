@@ -92,7 +92,8 @@ class Executor {
     [[nodiscard]] Result<codec::Receipt> executeTx(StateLayer& state, const BlockContext& context,
                                                    std::uint32_t index, ByteView raw,
                                                    const VerifiedCache& verified,
-                                                   std::set<Hash256>& seen) const;
+                                                   const FeeParams& fees, std::set<Hash256>& seen,
+                                                   u128& feesPaid) const;
     [[nodiscard]] Result<ExecutedBlock> commit(const codec::Block& block,
                                                const codec::QuorumCert& certifyingQc,
                                                const StateLayer& state, ExecutedBlock executed);

@@ -73,6 +73,7 @@ struct Genesis {
     PowerIndexParams powerIndex = defaultPowerIndex();
     GovernanceParams governance;
     TaskParams tasks;
+    FeeParams fees;
     /** Accounts holding the verifier role from genesis. */
     std::vector<Address> verifiers;
     /** Providers admitted from genesis. */

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,41 @@ struct GovernanceParams {
     bool operator==(const GovernanceParams&) const = default;
 };
 
+/**
+ * The fee of each payload kind in DPS base units (docs/tokenomics.md, "Fees"): the least a
+ * transaction of that kind must offer in its `fee`. Every applied transaction pays its whole
+ * offered fee to the reward pool. The defaults price changing the registry (providers, proposals)
+ * above the everyday task traffic.
+ */
+struct FeeParams {
+    /** Indexed like codec::kPayloadKinds. */
+    std::array<std::uint64_t, codec::kPayloadKindCount> byKind = {
+        100'000'000'000'000,      // transfer: 0.0001 DPS
+        10'000'000'000'000'000,   // propose: 0.01 DPS
+        100'000'000'000'000,      // vote
+        100'000'000'000'000'000,  // register_provider: 0.1 DPS
+        100'000'000'000'000,      // attest
+        1'000'000'000'000'000,    // challenge: 0.001 DPS
+        1'000'000'000'000'000,    // task_create
+        100'000'000'000'000,      // task_start
+        100'000'000'000'000,      // task_refuse
+        100'000'000'000'000,      // task_top_up
+        100'000'000'000'000,      // task_submit_result
+        100'000'000'000'000,      // task_verify
+        100'000'000'000'000,      // task_report_failure
+        100'000'000'000'000,      // task_cancel
+    };
+
+    /** The fee of `payload`'s kind. */
+    [[nodiscard]] std::uint64_t of(const codec::Payload& payload) const {
+        return byKind[payload.index()];
+    }
+    /** The fee of the kind named `kind` (codec::kPayloadKinds), or nullptr. */
+    [[nodiscard]] std::uint64_t* named(std::string_view kind);
+
+    bool operator==(const FeeParams&) const = default;
+};
+
 /** Everything the system contracts read besides the state itself. */
 struct ChainParams {
     /** Genesis time: tokenomics epoch 0 starts here. Fixed for the life of the chain. */
@@ -35,6 +71,7 @@ struct ChainParams {
     GovernanceParams governance;
     /** The task lifecycle's timeouts and cancellation fee (docs/tasks.md). */
     TaskParams tasks;
+    FeeParams fees;
 
     /** Checks tokenomics, index, governance and task parameters (kInvalidArgument naming it). */
     [[nodiscard]] Status validate() const;

@@ -23,6 +23,18 @@ struct TxLocation {
  */
 inline constexpr std::uint32_t kSystemReceiptIndex = 0xffffffffU;
 
+/**
+ * True iff a transaction whose receipt has `code` is indexed by its hash as committed at that
+ * receipt's place. Not indexed: a replayed copy of a committed transaction (kDuplicateTx keeps
+ * the first place), and a transaction refused for what may still change (a nonce gap, a fee
+ * below the current fee, a balance that cannot pay it): it changed nothing, and the same
+ * transaction may still execute in a later block.
+ */
+[[nodiscard]] constexpr bool isIndexed(ErrorCode code) {
+    return code != ErrorCode::kDuplicateTx && code != ErrorCode::kNonceGap &&
+           code != ErrorCode::kFeeTooLow && code != ErrorCode::kInsufficientFee;
+}
+
 /** The roots after executing the block at some height. */
 struct ExecRoots {
     Hash256 stateRoot;

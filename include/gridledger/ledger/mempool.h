@@ -13,10 +13,12 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include <gridledger/base/amount.h>
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
 #include <gridledger/codec/tx.h>
@@ -25,12 +27,23 @@
 
 namespace gridledger::ledger {
 
+/** What admission needs of a sender's committed account. */
+struct AccountView {
+    /** The committed next nonce: the number of its committed transactions. */
+    std::uint64_t nonce = 0;
+    /** The committed balance, DPS base units. */
+    u128 balance = 0;
+};
+
 /**
- * Gives an account's committed next nonce: the number of its committed transactions (0 for an
- * unknown account). Called without any mempool lock held, from the threads that call
- * Mempool::submit and Mempool::onCommitted; must be thread-safe.
+ * Gives an account's committed view (zeros for an unknown account). Called without any mempool
+ * lock held, from the threads that call Mempool::submit and Mempool::onCommitted; must be
+ * thread-safe.
  */
-using NonceReader = std::function<Result<std::uint64_t>(const Address&)>;
+using AccountReader = std::function<Result<AccountView>(const Address&)>;
+
+/** Gives the chain's current fee for a payload's kind. Thread-safe, like AccountReader. */
+using FeeReader = std::function<Result<std::uint64_t>(const codec::Payload&)>;
 
 /** Configuration of a Mempool. */
 struct MempoolOptions {
@@ -55,6 +68,10 @@ struct MempoolOptions {
     std::size_t verdictCacheSize = 0;
     /** Empty means codec::verifyTxSignature (tests inject a counting verifier). */
     TxVerifier verifier;
+    /** The fee floor of each payload kind; empty means every fee is accepted. */
+    FeeReader feeReader;
+    /** Most evictions one admission may make to free room for a higher fee. */
+    std::size_t maxEvictionsPerAdmission = 8;
 };
 
 /** A transaction held by the mempool, as tx_get reports it. */
@@ -78,6 +95,8 @@ struct MempoolCounters {
     std::atomic<std::uint64_t> expired{0};
     /** Dropped because their nonce fell below the sender's committed next nonce. */
     std::atomic<std::uint64_t> stale{0};
+    /** Evicted by a higher-fee transaction while the mempool was full. */
+    std::atomic<std::uint64_t> evicted{0};
     std::array<std::atomic<std::uint64_t>, kCodeSlots> rejectedByCode{};
 
     /** Submissions refused with `code`. */
@@ -94,19 +113,26 @@ struct MempoolCounters {
 /**
  * The pool of transactions waiting for a block.
  *
- * Admission (submit) decodes, checks the shape (checkShape) and the nonce window (checkNonce)
- * against the committed nonce and the pending set, then has the signature verified by the verify
- * pool, exactly once per tx hash: verdicts are remembered, and concurrent submissions of one
- * transaction share one verification. Signatures are never verified under the mempool lock.
+ * Admission (submit) decodes, checks the shape (checkShape), the nonce window (checkNonce)
+ * against the committed nonce and the pending set, the fee against the kind's fee and the fees
+ * of the sender's pending transactions against its committed balance, then has the signature
+ * verified by the verify pool, exactly once per tx hash: verdicts are remembered, and concurrent
+ * submissions of one transaction share one verification. Signatures are never verified under the
+ * mempool lock. The nonce window is each sender's quota; a sender that cannot pay every pending
+ * fee out of its balance gets no more room, so keys that hold nothing hold nothing here either.
+ *
+ * When the mempool is full, a transaction evicts the cheapest evictable ones (the last pending
+ * transaction of a sender, not in a proposed block) if it offers a strictly higher fee than each,
+ * and is refused with kMempoolFull otherwise.
  *
  * Block building (collect) takes, per sender, only the contiguous nonce run that starts at the
- * sender's committed next nonce, skipping transactions already in proposed blocks. All member
- * functions are thread-safe.
+ * sender's committed next nonce, skipping transactions already in proposed blocks; across
+ * senders, the higher fee first. All member functions are thread-safe.
  */
 class Mempool {
   public:
-    /** Starts the verify pool. `nonceReader` must be callable for the mempool's lifetime. */
-    Mempool(MempoolOptions options, NonceReader nonceReader);
+    /** Starts the verify pool. `accountReader` must be callable for the mempool's lifetime. */
+    Mempool(MempoolOptions options, AccountReader accountReader);
     /** Shuts the verify pool down. Requires that no other thread is inside a member function. */
     ~Mempool();
     Mempool(const Mempool&) = delete;
@@ -115,19 +141,21 @@ class Mempool {
     /**
      * Admits a raw encoded transaction and returns its hash, or refuses it with: the decoding
      * error (kMalformed, kBadLength, kUnknownPayload, ...), kTxTooLarge, kDuplicateTx (held
-     * already), any checkShape or checkNonce code, kMempoolFull (count, bytes or verification
-     * queue full), kBadSignature, kUnavailable (after shutdown, or no nonce reader), or the nonce
-     * reader's error. Blocks until the signature verdict is known (never forever: shutdown
-     * answers waiting submissions). Never crashes on any input.
+     * already), any checkShape or checkNonce code, kFeeTooLow (below the kind's fee),
+     * kInsufficientFee (the balance cannot pay this fee on top of the sender's pending ones),
+     * kMempoolFull (count or bytes full of fees at least as high, or verification queue full),
+     * kBadSignature, kUnavailable (after shutdown, or no account reader), or a reader's error.
+     * Blocks until the signature verdict is known (never forever: shutdown answers waiting
+     * submissions). Never crashes on any input.
      */
     [[nodiscard]] Result<Hash256> submit(ByteView raw);
 
     /**
      * Transactions for a new block: at most `maxTxs` of them and `maxBytes` raw bytes. For each
      * sender only the contiguous nonce run from its committed next nonce, in nonce order, minus
-     * the transactions marked proposed; across senders by arrival. A sender whose next
-     * transaction does not fit the byte budget contributes nothing further. Does not mark the
-     * result proposed (see markProposed). Deterministic for a given mempool content.
+     * the transactions marked proposed; across senders the higher fee first, then by arrival. A
+     * sender whose next transaction does not fit the byte budget contributes nothing further. Does
+     * not mark the result proposed (see markProposed). Deterministic for a given mempool content.
      */
     [[nodiscard]] std::vector<TxPtr> collect(std::size_t maxTxs, std::size_t maxBytes) const;
 
@@ -143,7 +171,7 @@ class Mempool {
      * Removes those held here, sets the next height to height + 1, evicts every transaction with
      * validUntilHeight below it, re-reads the committed nonce of the senders of the removed
      * transactions and drops their transactions below it. Requires the block's effects to be
-     * visible to the nonce reader. Senders of committed transactions this mempool never held are
+     * visible to the account reader. Senders of committed transactions this mempool never held are
      * refreshed at their next submission; any stale transaction of theirs is carried into a
      * block at most once, fails there with a receipt and is removed when that block commits.
      */
@@ -188,22 +216,33 @@ class Mempool {
     };
     struct SenderQueue {
         PendingNonces nonces;
-        std::uint64_t committedNonce = 0;  // the highest value the nonce reader gave
+        std::uint64_t committedNonce = 0;  // the highest value the account reader gave
+        u128 pendingFees = 0;              // sum of the fees of `nonces`
     };
+    /** Eviction order: lowest fee first, among equal fees the latest arrival first. */
+    using FeeKey = std::tuple<std::uint64_t, std::uint64_t, Hash256>;  // fee, ~arrival, hash
     struct HashKey {
         std::size_t operator()(const Hash256& hash) const noexcept;
     };
 
     Result<Hash256> admit(ByteView raw);
-    Result<std::uint64_t> readNonce(const Address& sender) const;
+    Result<AccountView> readAccount(const Address& sender) const;
+    Result<std::uint64_t> readFee(const codec::Payload& payload) const;
     /**
-     * Re-reads `accountNonce` until no block was committed since it was read (`generation`), so
+     * Re-reads `account` until no block was committed since it was read (`generation`), so
      * that a sender's queue never starts from a nonce that is already committed. `lock` holds
      * mutex_ on entry and on return.
      */
-    Status refreshNonceLocked(std::unique_lock<std::mutex>& lock, const Address& sender,
-                              std::uint64_t& generation, std::uint64_t& accountNonce) const;
-    Status checkAdmissibleLocked(const codec::SignedTx& tx, std::uint64_t accountNonce) const;
+    Status refreshAccountLocked(std::unique_lock<std::mutex>& lock, const Address& sender,
+                                std::uint64_t& generation, AccountView& account) const;
+    Status checkAdmissibleLocked(const codec::SignedTx& tx, const AccountView& account) const;
+    /**
+     * The transactions to evict so that `tx` fits the count and byte budgets: the cheapest
+     * evictable ones (a sender's last pending, not proposed, not of tx's sender, at most one per
+     * sender), each with a fee strictly below tx's; kMempoolFull when they do not free enough.
+     */
+    [[nodiscard]] Result<std::vector<Hash256>> planRoomLocked(const codec::SignedTx& tx) const;
+    void evictLocked(std::span<const Hash256> victims);
     void insertLocked(const TxPtr& tx, std::uint64_t accountNonce);
     void removeLocked(const Hash256& hash);
     void raiseCommittedNonceLocked(const Address& sender, std::uint64_t accountNonce);
@@ -212,7 +251,7 @@ class Mempool {
     void setProposed(std::span<const Hash256> hashes, bool proposed);
 
     const MempoolOptions options_;
-    const NonceReader nonceReader_;
+    const AccountReader accountReader_;
     MempoolCounters counters_;
 
     mutable std::mutex mutex_;
@@ -222,6 +261,7 @@ class Mempool {
     std::unordered_map<Hash256, Entry, HashKey> entries_;
     std::map<Address, SenderQueue> senders_;
     std::set<std::pair<std::uint64_t, Hash256>> byExpiry_;  // (validUntilHeight, hash)
+    std::set<FeeKey> byFee_;
     std::size_t bytes_ = 0;
     std::uint64_t nextArrival_ = 0;
     std::unordered_map<Hash256, bool, HashKey> verdicts_;  // hash -> signature valid

@@ -127,5 +127,115 @@ TEST(VoteCodec, RoundTrips) {
     EXPECT_EQ(*decodedTimeout, timeout);
 }
 
+// ---- one encoding per message ----
+
+/** `value` as a protobuf varint, padded with `extra` redundant continuation bytes. */
+Bytes varint(std::uint64_t value, std::size_t extra = 0) {
+    Bytes out;
+    while (value >= 0x80) {
+        out.push_back(static_cast<std::uint8_t>((value & 0x7fU) | 0x80U));
+        value >>= 7U;
+    }
+    out.push_back(static_cast<std::uint8_t>(value));
+    if (extra > 0) {
+        out.back() |= 0x80U;
+        out.insert(out.end(), extra - 1, std::uint8_t{0x80});
+        out.push_back(0x00);
+    }
+    return out;
+}
+
+/** A length-delimited field `number` holding `bytes` (length varint padded by `extra`). */
+Bytes lengthField(std::uint32_t number, ByteView bytes, std::size_t extra = 0) {
+    Bytes out{static_cast<std::uint8_t>((number << 3U) | 2U)};
+    append(out, varint(bytes.size(), extra));
+    append(out, bytes);
+    return out;
+}
+
+/** `raw` with its first tag byte written as a two-byte varint of the same value. */
+Bytes overlongFirstTag(ByteView raw) {
+    Bytes out{static_cast<std::uint8_t>(raw[0] | 0x80U), 0x00};
+    out.insert(out.end(), raw.begin() + 1, raw.end());
+    return out;
+}
+
+TEST(CanonicalEncoding, TheVarintHelperPadsWithRedundantContinuationBytes) {
+    EXPECT_EQ(varint(5), (Bytes{0x05}));
+    EXPECT_EQ(varint(5, 1), (Bytes{0x85, 0x00}));
+    EXPECT_EQ(varint(300), (Bytes{0xac, 0x02}));
+    EXPECT_EQ(varint(300, 1), (Bytes{0xac, 0x82, 0x00}));
+}
+
+TEST(CanonicalEncoding, ARelayedTransactionCannotBeReencodedUnderAnotherHash) {
+    const auto key = crypto::SecretKey::generate();
+    const SignedTx tx = signTx(transferBody(key, 3), key);
+    const Bytes body = lengthField(1, tx.bodyBytes);
+    const Bytes sig = lengthField(2, tx.signature.view());
+    Bytes canonical = body;
+    append(canonical, sig);
+    ASSERT_EQ(canonical, tx.raw) << "the fields rebuilt by hand are the signed transaction";
+    ASSERT_TRUE(decodeTx(canonical));
+
+    Bytes reordered = sig;
+    append(reordered, body);
+    Bytes repeated = lengthField(2, Signature{}.view());
+    append(repeated, canonical);  // a later field wins in protobuf: the real signature
+    Bytes overlongLength = lengthField(1, tx.bodyBytes, 1);
+    append(overlongLength, sig);
+    const std::vector<std::pair<std::string, Bytes>> variants{
+        {"fields reordered", reordered},
+        {"a field repeated", repeated},
+        {"an over-long length", overlongLength},
+        {"an over-long tag", overlongFirstTag(canonical)}};
+    for (const auto& [what, raw] : variants) {
+        SCOPED_TRACE(what);
+        ASSERT_NE(crypto::sha256(raw), tx.hash);
+        const auto decoded = decodeTx(raw);
+        ASSERT_FALSE(decoded) << "the same signed body under another hash";
+        EXPECT_EQ(decoded.error().code, ErrorCode::kMalformed);
+    }
+}
+
+TEST(CanonicalEncoding, ASignedBodyInANonCanonicalEncodingIsRefused) {
+    // Even the signer cannot give one body two encodings: an explicit zero field is refused.
+    const auto key = crypto::SecretKey::generate();
+    const TxBody body = transferBody(key, 0);
+    Bytes bodyBytes = encodeTxBody(body);
+    append(bodyBytes, Bytes{0x28, 0x00});  // field 5 (fee) = 0, which the canonical form omits
+    const Signature sig = key.sign(crypto::signingDigest(crypto::kTxTag, body.chainId, bodyBytes));
+    Bytes raw = lengthField(1, bodyBytes);
+    append(raw, lengthField(2, sig.view()));
+    const auto decoded = decodeTx(raw);
+    ASSERT_FALSE(decoded);
+    EXPECT_EQ(decoded.error().code, ErrorCode::kMalformed);
+}
+
+TEST(CanonicalEncoding, BlocksAndConsensusMessagesAcceptOnlyTheirCanonicalEncoding) {
+    const auto key = crypto::SecretKey::generate();
+    BlockHeader header;
+    header.height = 4;
+    header.round = 5;
+    header.timestampMs = 6;
+    const Block block = makeBlock(header, {signTx(transferBody(key, 0), key).raw});
+    const Bytes blockBytes = encodeBlock(block);
+    ASSERT_TRUE(decodeBlock(blockBytes));
+    EXPECT_FALSE(decodeBlock(overlongFirstTag(blockBytes)));
+
+    Vote vote{3, 9, crypto::sha256(asBytes("b")), key.publicKey(), Signature{}};
+    vote.signature[0] = 7;
+    const Bytes voteBytes = encodeVote(vote);
+    ASSERT_TRUE(decodeVote(voteBytes));
+    EXPECT_FALSE(decodeVote(overlongFirstTag(voteBytes)));
+    Bytes twice = voteBytes;
+    append(twice, voteBytes);  // every field twice: the values are the same, the bytes are not
+    EXPECT_FALSE(decodeVote(twice));
+
+    const QuorumCert qc{3, 8, vote.blockId, {1}, {Signature{}}};
+    const Bytes qcBytes = encodeQc(qc);
+    ASSERT_TRUE(decodeQc(qcBytes));
+    EXPECT_FALSE(decodeQc(overlongFirstTag(qcBytes)));
+}
+
 }  // namespace
 }  // namespace gridledger::codec

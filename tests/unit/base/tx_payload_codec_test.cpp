@@ -69,11 +69,12 @@ TEST(TxPayloadCodec, EveryPayloadRoundTripsThroughASignedTransaction) {
     const auto k = key();
     for (const auto& payload : everyPayload()) {
         SCOPED_TRACE(std::string(payloadKind(payload)));
-        const TxBody body{"chain", k.publicKey(), 3, 99, payload};
+        const TxBody body{"chain", k.publicKey(), 3, 99, payload, 12'345};
         const SignedTx tx = signTx(body, k);
         auto decoded = decodeTx(tx.raw);
         ASSERT_TRUE(decoded) << decoded.error().message;
         EXPECT_TRUE(decoded->body.payload == payload);
+        EXPECT_EQ(decoded->body.fee, 12'345U);
         EXPECT_TRUE(verifyTxSignature(*decoded));
         EXPECT_EQ(encodeTxBody(decoded->body), tx.bodyBytes);
     }

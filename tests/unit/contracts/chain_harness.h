@@ -81,7 +81,19 @@ inline constexpr std::uint64_t kGenesisMs = 1'000'000;
 inline constexpr std::uint64_t kSlotMs = 1'000;
 inline constexpr std::uint64_t kEpochMs = 10'000;
 
-/** A genesis with `validators` validators (keys testKey(1…)), short epochs and the flat index. */
+/**
+ * What each validator key and each actor key (testKey(kFirstActor…kLastActor)) holds at genesis
+ * in shortEpochGenesis, to pay its fees: fees are one base unit there, so balances stay whole
+ * numbers of DPS plus this float minus the fees paid.
+ */
+inline constexpr u128 kFeeFloat = 1'000'000;
+inline constexpr std::uint8_t kFirstActor = 20;
+inline constexpr std::uint8_t kLastActor = 69;
+
+/**
+ * A genesis with `validators` validators (keys testKey(1…)), short epochs, the flat index, every
+ * fee one base unit, and the validators and actors funded with kFeeFloat.
+ */
 inline Genesis shortEpochGenesis(std::size_t validators, u128 pool) {
     Genesis g;
     g.chainId = std::string(kChain);
@@ -89,9 +101,14 @@ inline Genesis shortEpochGenesis(std::size_t validators, u128 pool) {
     for (std::size_t i = 0; i < validators; ++i) {
         NodeId node;
         node[0] = static_cast<std::uint8_t>(i + 1);
-        g.validators.push_back(GenesisValidator{
-            "v" + std::to_string(i), testKey(static_cast<std::uint8_t>(i + 1)).publicKey(), node});
+        const auto key = testKey(static_cast<std::uint8_t>(i + 1));
+        g.validators.push_back(GenesisValidator{"v" + std::to_string(i), key.publicKey(), node});
+        g.accounts.push_back(GenesisAccount{addressOf(key), kFeeFloat});
     }
+    for (auto n = kFirstActor; n <= kLastActor; ++n) {
+        g.accounts.push_back(GenesisAccount{addressOf(testKey(n)), kFeeFloat});
+    }
+    g.fees.byKind.fill(1);
     g.tokenomics.epochMs = kEpochMs;
     g.tokenomics.slotMs = kSlotMs;
     g.rewardPool = pool;
@@ -114,13 +131,29 @@ class Chain {
         EXPECT_TRUE(done) << done.error().message;
     }
 
-    /** Signs `payload` from `key` with its next nonce (every tx built must reach execution). */
+    /**
+     * Signs `payload` from `key` with its next nonce and the current fee of its kind (every tx
+     * built must reach execution).
+     */
     Bytes tx(const crypto::SecretKey& key, codec::Payload payload) {
         auto& nonce = nonces_[addressOf(key)];
-        codec::TxBody body{genesis_.chainId, key.publicKey(), nonce++, 1'000'000,
-                           std::move(payload)};
-        return codec::signTx(body, key).raw;
+        const std::uint64_t fee = params().fees.of(payload);
+        codec::TxBody body{genesis_.chainId, key.publicKey(),    nonce++,
+                           1'000'000,        std::move(payload), fee};
+        const codec::SignedTx signedTx = codec::signTx(body, key);
+        senders_[signedTx.hash] = addressOf(key);
+        return signedTx.raw;
     }
+
+    /** Fees paid to the reward pool by the transactions of the blocks run so far. */
+    [[nodiscard]] u128 feesPaid() const { return feesPaid_; }
+    /** Fees paid by `who`'s transactions in the blocks run so far. */
+    [[nodiscard]] u128 feesPaidBy(const Address& who) const {
+        const auto paid = feesBy_.find(who);
+        return paid == feesBy_.end() ? u128{0} : paid->second;
+    }
+    /** What is left of an actor's or validator's kFeeFloat after the fees it paid. */
+    [[nodiscard]] u128 floatLeft(const Address& who) const { return kFeeFloat - feesPaidBy(who); }
 
     /** The next block at `timestampMs` with `txs`, executed and committed. */
     ExecutedBlock block(std::uint64_t timestampMs, std::vector<Bytes> txs) {
@@ -128,6 +161,12 @@ class Chain {
         auto done = executor_->executeAndCommit(b, codec::QuorumCert{}, nullptr);
         EXPECT_TRUE(done) << done.error().message;
         blocksRun_.push_back(b);
+        for (const auto& receipt : done ? done->receipts : std::vector<codec::Receipt>{}) {
+            feesPaid_ += receipt.fee;
+            if (const auto sender = senders_.find(receipt.txHash); sender != senders_.end()) {
+                feesBy_[sender->second] += receipt.fee;
+            }
+        }
         return done ? std::move(*done) : ExecutedBlock{};
     }
 
@@ -202,6 +241,9 @@ class Chain {
     std::unique_ptr<Executor> executor_;
     std::map<Address, std::uint64_t> nonces_;
     std::vector<codec::Block> blocksRun_;
+    std::map<Hash256, Address> senders_;  // of the transactions tx() built
+    u128 feesPaid_ = 0;
+    std::map<Address, u128> feesBy_;
 };
 
 /** The events of `kind` in `events`. */

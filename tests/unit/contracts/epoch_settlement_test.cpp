@@ -68,7 +68,8 @@ TEST(EpochSettlement, PaperExampleHundredThenNinetyNinePflopsGiveHundredThenNine
 
     // Settlement of epoch 1: payout burns floor(100 GFL × 2000 / 10000) = 20 GFL = 2·10^7 GFLOP/s
     // and owes 2·10^7 × 10^10 = 2·10^17 base units = 0.2 DPS (n = 0); rebalance from 80 GFL to
-    // the median 99 GFL mints 19 GFL. Supply 99 GFL; the pool keeps 1 − 0.2 = 0.8 DPS.
+    // the median 99 GFL mints 19 GFL. Supply 99 GFL; the pool keeps 1 − 0.2 = 0.8 DPS, plus the
+    // fees paid so far.
     auto second = chain.block(at(2, 0), {});
     ASSERT_TRUE(second.systemReceipt);
     const auto& e1 = second.systemReceipt->events;
@@ -83,12 +84,13 @@ TEST(EpochSettlement, PaperExampleHundredThenNinetyNinePflopsGiveHundredThenNine
     EXPECT_EQ(attr(paid[0], "shortfall"), "0");
     EXPECT_EQ(attr(eventsOf(e1, "gfl_minted").at(0), "amount"), "19000000");
     EXPECT_EQ(attr(eventsOf(e1, "epoch_settled").at(0), "gfl_supply"), "99000000");
-    EXPECT_EQ(attr(eventsOf(e1, "epoch_settled").at(0), "reward_pool"), "800000000000000000");
+    EXPECT_EQ(attr(eventsOf(e1, "epoch_settled").at(0), "reward_pool"),
+              toDecimal(8 * kDps / 10 + chain.feesPaid()));
 
     EXPECT_EQ(chain.gfl(p), 99 * kGflUnit);  // 99 GFL
     EXPECT_EQ(chain.tokenomics().gflSupply, 99 * kGflUnit);
-    EXPECT_EQ(chain.account(p).balance, 2 * kDps / 10);
-    EXPECT_EQ(chain.tokenomics().emission.rewardPool, 8 * kDps / 10);
+    EXPECT_EQ(chain.account(p).balance, 2 * kDps / 10 + chain.floatLeft(p));
+    EXPECT_EQ(chain.tokenomics().emission.rewardPool, 8 * kDps / 10 + chain.feesPaid());
 
     const auto record = chain.epochRecord(1);
     ASSERT_TRUE(record);
@@ -155,8 +157,8 @@ TEST(EpochSettlement, AnIdleChainSettlesEachEndedEpochOnceInOrderAsOfItsBoundary
     EXPECT_EQ(t.gflSupply, 0U);
     EXPECT_EQ(t.emission.halvings, 1U);
     EXPECT_EQ(t.emission.lastHalvingMs, G + 20'000);
-    EXPECT_EQ(t.emission.rewardPool, 10 * kDps - 2 * kDps / 10);
-    EXPECT_EQ(chain.account(p).balance, 2 * kDps / 10);
+    EXPECT_EQ(t.emission.rewardPool, 10 * kDps - 2 * kDps / 10 + chain.feesPaid());
+    EXPECT_EQ(chain.account(p).balance, 2 * kDps / 10 + chain.floatLeft(p));
 
     // Exactly once: a later block in the same epoch settles nothing.
     EXPECT_FALSE(chain.block(G + 36'000, {}).systemReceipt);
@@ -201,7 +203,9 @@ TEST(EpochSettlement, MissingAndChallengedSlotsCountAsZeroInTheLowerMedian) {
 }
 
 TEST(EpochSettlement, AShortPoolPaysProRataByLargestRemainderAndRecordsTheShortfall) {
-    auto genesis = shortEpochGenesis(1, kDps / 10);  // a pool of 0.1 DPS = 10^17 base units
+    // A pool of 0.1 DPS = 10^17 base units once the 20 attestations of epoch 0 paid their fees
+    // of 1 base unit each.
+    auto genesis = shortEpochGenesis(1, kDps / 10 - 20);
     const auto a = testKey(50);
     const auto b = testKey(51);
     genesis.providers.push_back(GenesisProvider{addressOf(a), petaflopInventory(100)});
@@ -213,6 +217,7 @@ TEST(EpochSettlement, AShortPoolPaysProRataByLargestRemainderAndRecordsTheShortf
                                               chain.tx(b, petaflops(0, slot, 50))});
         ASSERT_TRUE(done.receipts[0].success() && done.receipts[1].success());
     }
+    ASSERT_EQ(chain.feesPaid(), 20U);
     chain.block(at(1, 0), {});
     ASSERT_EQ(chain.gfl(addressOf(a)), 100 * kGflUnit);
     ASSERT_EQ(chain.gfl(addressOf(b)), 50 * kGflUnit);
@@ -232,8 +237,10 @@ TEST(EpochSettlement, AShortPoolPaysProRataByLargestRemainderAndRecordsTheShortf
     EXPECT_EQ(attr(pa, "shortfall"), "133333333333333333");
     EXPECT_EQ(attr(pb, "paid"), "33333333333333333");
     EXPECT_EQ(attr(pb, "shortfall"), "66666666666666667");
-    EXPECT_EQ(chain.account(addressOf(a)).balance, u128{66666666666666667ULL});
-    EXPECT_EQ(chain.account(addressOf(b)).balance, u128{33333333333333333ULL});
+    EXPECT_EQ(chain.account(addressOf(a)).balance,
+              u128{66666666666666667ULL} + chain.floatLeft(addressOf(a)));
+    EXPECT_EQ(chain.account(addressOf(b)).balance,
+              u128{33333333333333333ULL} + chain.floatLeft(addressOf(b)));
     EXPECT_EQ(chain.tokenomics().emission.rewardPool, 0U);
     const auto record = chain.epochRecord(1);
     ASSERT_TRUE(record);
@@ -273,8 +280,8 @@ TEST(EpochSettlement, AThresholdHalvingHalvesTheNextPayoutRate) {
     const auto e2 = receiptAt(2).events;
     EXPECT_EQ(attr(eventsOf(e2, "dps_paid").at(0), "owed"), "100000000000000000");
     EXPECT_EQ(attr(eventsOf(e2, "halving").at(0), "halvings"), "2");
-    EXPECT_EQ(chain.account(p).balance, 3 * kDps / 10);
-    EXPECT_EQ(chain.tokenomics().emission.rewardPool, 7 * kDps / 10);
+    EXPECT_EQ(chain.account(p).balance, 3 * kDps / 10 + chain.floatLeft(p));
+    EXPECT_EQ(chain.tokenomics().emission.rewardPool, 7 * kDps / 10 + chain.feesPaid());
 }
 
 TEST(EpochSettlement, ADpsTransferNeverMovesGfl) {

@@ -48,11 +48,14 @@ class ExecutorTest : public ::testing::Test {
         return crypto::addressOf(key.publicKey());
     }
 
+    /** The default fee of a transfer, which every transfer here pays. */
+    static constexpr std::uint64_t kFee = FeeParams{}.byKind[0];
+
     static Bytes transfer(const crypto::SecretKey& from, const crypto::SecretKey& to,
                           std::uint64_t nonce, u128 amount,
                           std::string chain = std::string(kChain)) {
-        codec::TxBody body{std::move(chain), from.publicKey(), nonce, 1000,
-                           codec::Transfer{address(to), amount}};
+        const codec::Transfer payload{address(to), amount};
+        codec::TxBody body{std::move(chain), from.publicKey(), nonce, 1000, payload, kFee};
         return codec::signTx(body, from).raw;
     }
 
@@ -87,7 +90,7 @@ TEST_F(ExecutorTest, TransferMovesBalanceAndBumpsNonce) {
     ASSERT_TRUE(done) << done.error().message;
     ASSERT_EQ(done->receipts.size(), 1U);
     EXPECT_TRUE(done->receipts[0].success());
-    EXPECT_EQ(account(alice_), (Account{1, 70 * kDps}));
+    EXPECT_EQ(account(alice_), (Account{1, 70 * kDps - kFee}));
     EXPECT_EQ(account(bob_), (Account{0, 30 * kDps}));
     EXPECT_NE(done->roots.stateRoot, genesisRoot_);
 
@@ -106,7 +109,7 @@ TEST_F(ExecutorTest, InsufficientBalanceFailsWithReceiptButConsumesTheNonce) {
     ASSERT_TRUE(done);
     EXPECT_EQ(done->receipts[0].code, ErrorCode::kInsufficientBalance);
     EXPECT_TRUE(done->receipts[1].success());
-    EXPECT_EQ(account(alice_), (Account{2, 99 * kDps}));
+    EXPECT_EQ(account(alice_), (Account{2, 99 * kDps - 2 * kFee}));
     EXPECT_EQ(account(bob_), (Account{0, 1 * kDps}));
 }
 
@@ -118,16 +121,17 @@ TEST_F(ExecutorTest, InvalidTransactionsFailWithoutTouchingState) {
         transfer(alice_, bob_, 0, kDps, "another-chain"),  // wrong chain
         badSig,                                            // bad signature
         transfer(alice_, bob_, 5, kDps),                   // nonce gap
-        transfer(bob_, alice_, 0, kDps),                   // bob has nothing
+        transfer(bob_, alice_, 0, kDps),                   // bob cannot pay the fee
     });
     ASSERT_TRUE(done);
     EXPECT_EQ(done->receipts[0].code, ErrorCode::kMalformed);
     EXPECT_EQ(done->receipts[1].code, ErrorCode::kWrongChainId);
     EXPECT_EQ(done->receipts[2].code, ErrorCode::kBadSignature);
     EXPECT_EQ(done->receipts[3].code, ErrorCode::kNonceGap);
-    EXPECT_EQ(done->receipts[4].code, ErrorCode::kInsufficientBalance);
+    EXPECT_EQ(done->receipts[4].code, ErrorCode::kInsufficientFee);
     EXPECT_EQ(account(alice_), (Account{0, 100 * kDps}));
-    EXPECT_EQ(account(bob_), (Account{1, 0}));
+    EXPECT_EQ(account(bob_), (Account{0, 0})) << "bob's nonce is not consumed";
+    EXPECT_EQ(done->roots.stateRoot, genesisRoot_) << "nothing was written";
 }
 
 TEST_F(ExecutorTest, ReplayedTransactionFailsAsDuplicateAndKeepsItsFirstReceipt) {
@@ -141,7 +145,7 @@ TEST_F(ExecutorTest, ReplayedTransactionFailsAsDuplicateAndKeepsItsFirstReceipt)
     auto where = blocks_->locateTx(first->receipts[0].txHash);
     ASSERT_TRUE(where && *where);
     EXPECT_EQ((*where)->height, 1U);
-    EXPECT_EQ(account(alice_).balance, 99 * kDps);
+    EXPECT_EQ(account(alice_).balance, 99 * kDps - kFee);
 }
 
 TEST_F(ExecutorTest, SameBlocksGiveSameRootsAfterReopen) {
@@ -158,7 +162,7 @@ TEST_F(ExecutorTest, SameBlocksGiveSameRootsAfterReopen) {
         EXPECT_EQ((*stored)->stateRoot, roots[h - 1]);
         EXPECT_EQ(*tree_->rootAt(h), roots[h - 1]);
     }
-    EXPECT_EQ(account(alice_), (Account{5, 95 * kDps}));
+    EXPECT_EQ(account(alice_), (Account{5, 95 * kDps - 5 * kFee}));
 }
 
 TEST_F(ExecutorTest, BlockAtTheWrongHeightIsRefused) {

@@ -75,8 +75,10 @@ TEST(Governance, SixValidatorsNeedFiveVotesAndTheFifthAppliesTheAction) {
 }
 
 TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItVote) {
-    Chain chain(shortEpochGenesis(1, 0));
     const auto newcomer = testKey(9);
+    auto genesis = shortEpochGenesis(1, 0);
+    genesis.accounts.push_back(GenesisAccount{addressOf(newcomer), testing::kFeeFloat});
+    Chain chain(genesis);
     NodeId node;
     node[0] = 9;
     auto done = chain.pass(G + 100, codec::AddValidator{"v-new", newcomer.publicKey(), node});

@@ -1,7 +1,9 @@
 // Every refusal of the system contracts with its stable error code, table-driven. Each row runs
 // one transaction in a block on top of the same committed chain (in memory, not committed) and
-// checks the receipt's code and that the only write is the sender's consumed nonce.
+// checks the receipt's code and that the only writes are the sender's consumed nonce and paid
+// fee, and the fee's arrival in the reward pool.
 
+#include <algorithm>
 #include <functional>
 
 #include <gtest/gtest.h>
@@ -66,7 +68,7 @@ class Refusals : public ::testing::Test {
         auto genesis = shortEpochGenesis(3, testing::kDps);
         genesis.governance.proposalTtlMs = 5'000;
         genesis.tasks.panicAfterSlots = 20;  // the running task outlives every row's time
-        genesis.accounts = {{addressOf(kConsumer), testing::kDps}};
+        genesis.accounts.push_back({addressOf(kConsumer), testing::kDps});
         chain_ = std::make_unique<Chain>(genesis);
         Chain& c = *chain_;
         // Epoch 0.
@@ -155,7 +157,7 @@ std::vector<Row> rows() {
     const auto v1 = testKey(1);
     static const crypto::SecretKey validator1 = testKey(1);
     static const crypto::SecretKey validator2 = testKey(2);
-    static const crypto::SecretKey fresh = testKey(99);  // registers nothing before the row
+    static const crypto::SecretKey fresh = testKey(69);  // registers nothing before the row
     const Address admitted = addressOf(kAdmitted);
     NodeId node;
     node[0] = 1;  // validator 1's node id in the test genesis
@@ -268,7 +270,8 @@ std::vector<Row> rows() {
         {"a task without a category (shape)", &kConsumer,
          codec::TaskCreate{"", 1'000'000, {}, 10, {}}, ErrorCode::kInvalidTask},
         {"an escrow above the balance", &kOutsider,
-         codec::TaskCreate{"flat", 1'000'000, {}, 10, {}}, ErrorCode::kInsufficientBalance},
+         codec::TaskCreate{"flat", 1'000'000'000, {}, 1'000'000, {}},
+         ErrorCode::kInsufficientBalance},
         {"starting an unknown task", &kAdmitted, codec::TaskStart{Hash256{{9}}},
          ErrorCode::kTaskNotFound},
         {"cancelling an unknown task", &kConsumer, codec::TaskCancel{Hash256{{9}}},
@@ -328,8 +331,9 @@ Result<ExecutedBlock> runOnBase(Chain& c, StateLayer& state, const crypto::Secre
                                 const codec::Payload& payload, std::uint64_t timestampMs) {
     const std::uint64_t base = c.height();
     const Account sender = *readAccount(c.tree(), base, addressOf(signer));
-    codec::TxBody body{std::string(testing::kChain), signer.publicKey(), sender.nonce, 1'000'000,
-                       payload};
+    codec::TxBody body{
+        std::string(testing::kChain), signer.publicKey(), sender.nonce, 1'000'000, payload,
+        c.params().fees.of(payload)};
     codec::BlockHeader header;
     header.height = base + 1;
     header.timestampMs = timestampMs;
@@ -373,7 +377,7 @@ TEST_F(Refusals, TheSameActionsSucceedWhenAllowed) {
     }
 }
 
-TEST_F(Refusals, EveryRefusalHasItsStableCodeAndWritesOnlyTheNonce) {
+TEST_F(Refusals, EveryRefusalHasItsStableCodeAndWritesOnlyTheNonceAndTheFee) {
     Chain& c = *chain_;
     const std::uint64_t base = c.height();
     const auto all = rows();
@@ -388,9 +392,15 @@ TEST_F(Refusals, EveryRefusalHasItsStableCodeAndWritesOnlyTheNonce) {
             << "got " << reasonOf(done->receipts[0].code);
         EXPECT_TRUE(done->receipts[0].events.empty());
         EXPECT_FALSE(done->systemReceipt);
+        // Two writes: the signer's account (nonce consumed, fee paid) and the reward pool.
         const auto updates = state.updates();
-        ASSERT_EQ(updates.size(), 1U);
-        EXPECT_EQ(updates[0].key, accountKey(addressOf(*row.signer)));
+        ASSERT_EQ(updates.size(), 2U);
+        EXPECT_TRUE(std::any_of(updates.begin(), updates.end(), [&](const auto& u) {
+            return u.key == accountKey(addressOf(*row.signer));
+        }));
+        EXPECT_GT(done->receipts[0].fee, 0U);
+        EXPECT_EQ(loadTokenomics(state)->emission.rewardPool,
+                  c.tokenomics().emission.rewardPool + done->receipts[0].fee);
     }
 }
 

@@ -48,7 +48,7 @@ Genesis taskGenesis() {
     auto us = petaflopInventory(4);
     us.labels = {{"region", "us"}};
     g.providers = {{addressOf(kP1), petaflopInventory(4)}, {addressOf(kP2), us}};
-    g.accounts = {{addressOf(kConsumer), 10 * kDps}};
+    g.accounts.push_back({addressOf(kConsumer), 10 * kDps});
     g.verifiers = {addressOf(kVerifier)};
     return g;
 }
@@ -73,8 +73,13 @@ class TaskChain : public ::testing::Test {
     TaskChain() : c(taskGenesis()) {}
 
     Task task(const Hash256& id) { return **readTask(c.tree(), c.height(), id); }
-    u128 balance(const crypto::SecretKey& k) { return c.account(addressOf(k)).balance; }
-    u128 pool() { return c.tokenomics().emission.rewardPool; }
+    /** k's DPS from the task contract alone: without its fee float and the fees it paid. */
+    u128 balance(const crypto::SecretKey& k) {
+        const Address a = addressOf(k);
+        return c.account(a).balance - c.floatLeft(a);
+    }
+    /** The reward pool without the fees paid into it. */
+    u128 pool() { return c.tokenomics().emission.rewardPool - c.feesPaid(); }
     ProviderJobs jobs(const crypto::SecretKey& k) { return c.provider(addressOf(k))->jobs; }
 
     /** Creates a 1 PFLOP/s task of `minutes` at `t`; kP1 attests in the same block if `attest`. */

@@ -28,6 +28,7 @@ struct TransferSpec {
     u128 amount = 1;
     std::optional<Address> to;
     std::string chainId{kChain};
+    std::uint64_t fee = 0;
 };
 
 codec::TxBody transferBody(const PubKey& sender, const TransferSpec& spec) {
@@ -36,6 +37,7 @@ codec::TxBody transferBody(const PubKey& sender, const TransferSpec& spec) {
     body.sender = sender;
     body.nonce = spec.nonce;
     body.validUntilHeight = spec.validUntil;
+    body.fee = spec.fee;
     Address other;
     other[0] = 0x42;
     body.payload = codec::Transfer{spec.to.value_or(other), spec.amount};
@@ -119,14 +121,21 @@ class MempoolTest : public ::testing::Test {
     std::unique_ptr<Mempool> make(MempoolOptions opts) {
         return std::make_unique<Mempool>(std::move(opts), [this](const Address& account) {
             const std::lock_guard lock(noncesMutex_);
-            const auto it = nonces_.find(account);
-            return Result<std::uint64_t>(it == nonces_.end() ? 0 : it->second);
+            const auto nonce = nonces_.find(account);
+            const auto balance = balances_.find(account);
+            return Result<AccountView>(
+                AccountView{nonce == nonces_.end() ? 0 : nonce->second,
+                            balance == balances_.end() ? u128{0} : balance->second});
         });
     }
     std::unique_ptr<Mempool> make() { return make(options()); }
     void setCommittedNonce(const crypto::SecretKey& key, std::uint64_t nonce) {
         const std::lock_guard lock(noncesMutex_);
         nonces_[crypto::addressOf(key.publicKey())] = nonce;
+    }
+    void setBalance(const crypto::SecretKey& key, u128 balance) {
+        const std::lock_guard lock(noncesMutex_);
+        balances_[crypto::addressOf(key.publicKey())] = balance;
     }
     /** Submits `tx`, expects refusal with `code`, counted once, and no signature verified. */
     void expectCheapRefusal(Mempool& pool, const Bytes& raw, ErrorCode code) {
@@ -140,6 +149,7 @@ class MempoolTest : public ::testing::Test {
     CountingVerifier verifier_;
     std::mutex noncesMutex_;
     std::map<Address, std::uint64_t> nonces_;
+    std::map<Address, u128> balances_;
     crypto::SecretKey alice_ = crypto::SecretKey::generate();
     crypto::SecretKey bob_ = crypto::SecretKey::generate();
 };
@@ -296,6 +306,151 @@ TEST_F(MempoolTest, GarbageIsRefusedWithoutCrashingOrVerifying) {
     }
     EXPECT_EQ(pool->size(), 0U);
     EXPECT_EQ(verifier_.calls(), 0);
+}
+
+// ---- fees, quotas and eviction ----
+
+/** A transfer from `key` at `nonce` offering `fee`. */
+codec::SignedTx paying(const crypto::SecretKey& key, std::uint64_t nonce, std::uint64_t fee) {
+    TransferSpec spec;
+    spec.nonce = nonce;
+    spec.fee = fee;
+    return signedTransfer(key, spec);
+}
+
+/** A mempool whose every payload kind costs `floor`. */
+MempoolOptions withFloor(MempoolOptions opts, std::uint64_t floor) {
+    opts.feeReader = [floor](const codec::Payload&) { return Result<std::uint64_t>(floor); };
+    return opts;
+}
+
+TEST_F(MempoolTest, AFeeBelowTheKindsFeeIsRefusedBeforeAnySignatureIsVerified) {
+    auto pool = make(withFloor(options(), 10));
+    setBalance(alice_, 1'000);
+    expectCheapRefusal(*pool, paying(alice_, 0, 9).raw, ErrorCode::kFeeTooLow);
+    EXPECT_TRUE(pool->submit(paying(alice_, 0, 10).raw));
+}
+
+TEST_F(MempoolTest, AKeyThatHoldsNothingIsRefusedBeforeAnySignatureIsVerified) {
+    auto pool = make(withFloor(options(), 10));
+    const auto stranger = crypto::SecretKey::generate();
+    expectCheapRefusal(*pool, paying(stranger, 0, 10).raw, ErrorCode::kInsufficientFee);
+    EXPECT_EQ(pool->size(), 0U);
+}
+
+TEST_F(MempoolTest, TheSendersPendingFeesCountAgainstItsBalance) {
+    auto pool = make(withFloor(options(), 10));
+    setBalance(alice_, 25);
+    const auto first = paying(alice_, 0, 10);
+    ASSERT_TRUE(pool->submit(first.raw));
+    ASSERT_TRUE(pool->submit(paying(alice_, 1, 10).raw));
+    // 20 pending: the third fee of 10 is beyond the balance of 25, one of 5 would be below 10.
+    expectCheapRefusal(*pool, paying(alice_, 2, 10).raw, ErrorCode::kInsufficientFee);
+    // Once the first commits (its fee paid: 25 - 10 - 1 transferred), it no longer counts as
+    // pending: 14 pays 10 pending and not 10 more; with 20 it does.
+    setCommittedNonce(alice_, 1);
+    setBalance(alice_, 14);
+    pool->onCommitted(std::vector<Hash256>{first.hash}, 1);
+    EXPECT_EQ(codeOf(pool->submit(paying(alice_, 2, 10).raw)), ErrorCode::kInsufficientFee);
+    setBalance(alice_, 20);
+    const auto admitted = pool->submit(paying(alice_, 2, 10).raw);
+    EXPECT_TRUE(admitted) << admitted.error().message;
+}
+
+TEST_F(MempoolTest, WhenFullAHigherFeeEvictsTheCheapestSendersLastTransaction) {
+    MempoolOptions opts = options();
+    opts.maxTxs = 3;
+    auto pool = make(opts);
+    const auto carol = crypto::SecretKey::generate();
+    setBalance(alice_, 1'000);
+    setBalance(bob_, 1'000);
+    setBalance(carol, 1'000);
+    const auto a0 = paying(alice_, 0, 5);
+    const auto a1 = paying(alice_, 1, 1);  // the cheapest, and alice's last
+    const auto b0 = paying(bob_, 0, 3);
+    for (const auto* tx : {&a0, &a1, &b0}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    const auto c0 = paying(carol, 0, 2);
+    ASSERT_TRUE(pool->submit(c0.raw)) << "a fee of 2 outbids the fee of 1";
+    EXPECT_FALSE(pool->contains(a1.hash));
+    EXPECT_TRUE(pool->contains(a0.hash));
+    EXPECT_EQ(pool->size(), 3U);
+    EXPECT_EQ(pool->counters().evicted.load(), 1U);
+    // Now the cheapest is carol's 2: an equal fee does not evict it, a higher one does.
+    const auto stranger = crypto::SecretKey::generate();
+    setBalance(stranger, 1'000);
+    EXPECT_EQ(codeOf(pool->submit(paying(stranger, 0, 2).raw)), ErrorCode::kMempoolFull);
+    ASSERT_TRUE(pool->submit(paying(stranger, 0, 4).raw));
+    EXPECT_FALSE(pool->contains(c0.hash));
+}
+
+TEST_F(MempoolTest, EvictionNeverLeavesAGapInASendersRunAndSparesProposedTransactions) {
+    MempoolOptions opts = options();
+    opts.maxTxs = 3;
+    auto pool = make(opts);
+    setBalance(alice_, 1'000);
+    setBalance(bob_, 1'000);
+    const auto a0 = paying(alice_, 0, 1);
+    const auto a1 = paying(alice_, 1, 9);
+    const auto a2 = paying(alice_, 2, 9);
+    for (const auto* tx : {&a0, &a1, &a2}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    // a0 is the cheapest but not alice's last: evicting it would strand a1 and a2.
+    EXPECT_EQ(codeOf(pool->submit(paying(bob_, 0, 5).raw)), ErrorCode::kMempoolFull);
+    ASSERT_TRUE(pool->submit(paying(bob_, 0, 10).raw));
+    EXPECT_FALSE(pool->contains(a2.hash));
+    EXPECT_TRUE(pool->contains(a0.hash));
+    EXPECT_TRUE(pool->contains(a1.hash));
+    // A transaction in a proposed block is never evicted: alice's last (9) is cheaper than
+    // bob's 10, but once proposed it stays and bob's goes.
+    const auto b0 = paying(bob_, 0, 10);
+    pool->markProposed(std::vector<Hash256>{a1.hash});
+    const auto carol = crypto::SecretKey::generate();
+    setBalance(carol, 1'000);
+    ASSERT_TRUE(pool->submit(paying(carol, 0, 100).raw));
+    EXPECT_TRUE(pool->contains(a1.hash));
+    EXPECT_FALSE(pool->contains(b0.hash));
+}
+
+TEST_F(MempoolTest, AFloodOfCheapTransactionsFromManyKeysCannotLockOutAHigherFee) {
+    MempoolOptions opts = withFloor(options(), 1);
+    opts.maxTxs = 200;
+    auto pool = make(opts);
+    std::vector<crypto::SecretKey> flood;
+    for (int i = 0; i < 300; ++i) {
+        flood.push_back(crypto::SecretKey::generate());
+        setBalance(flood.back(), 10);
+    }
+    std::size_t refused = 0;
+    for (const auto& key : flood) {
+        refused += pool->submit(paying(key, 0, 1).raw) ? 0U : 1U;
+    }
+    EXPECT_EQ(pool->size(), 200U);
+    EXPECT_EQ(refused, 100U) << "a full mempool refuses a fee that outbids nothing";
+    setBalance(alice_, 1'000);
+    const auto honest = paying(alice_, 0, 2);
+    ASSERT_TRUE(pool->submit(honest.raw));
+    EXPECT_TRUE(pool->contains(honest.hash));
+    // And a key that holds nothing cannot even take part.
+    const auto stranger = crypto::SecretKey::generate();
+    EXPECT_EQ(codeOf(pool->submit(paying(stranger, 0, 1'000).raw)), ErrorCode::kInsufficientFee);
+}
+
+TEST_F(MempoolTest, CollectServesTheHigherFeeFirstAcrossSendersAndNonceOrderWithinOne) {
+    auto pool = make();
+    setBalance(alice_, 1'000);
+    setBalance(bob_, 1'000);
+    const auto a0 = paying(alice_, 0, 1);
+    const auto a1 = paying(alice_, 1, 50);
+    const auto b0 = paying(bob_, 0, 10);
+    for (const auto* tx : {&a0, &a1, &b0}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    // bob's 10 beats alice's head of 1; alice's 50 waits for her nonce 0.
+    EXPECT_EQ(hashesOf(pool->collect(10, std::size_t{1} << 20U)),
+              (std::vector<Hash256>{b0.hash, a0.hash, a1.hash}));
 }
 
 // ---- ordering and block building ----
