@@ -37,7 +37,8 @@ payloads:
 {tasks}
 
 common options: --from KEY (name of a key in the home) --nonce N --valid-for BLOCKS --rpc HOST:PORT
---wait (print the receipt once committed) --home DIR; every payload takes --help.
+--wait (print the receipt once committed) --home DIR --passphrase-file FILE (an encrypted --from key;
+else $GRIDLEDGER_KEY_PASSPHRASE, else a prompt); every payload takes --help.
 )";
 
 using Common = TxCommon;
@@ -49,6 +50,7 @@ void addCommon(po::options_description& desc, Common& c) {
         "valid-for", po::value(&c.validFor), "blocks after the head the tx stays valid")(
         "rpc", po::value(&c.rpc), "node RPC endpoint host:port")(
         "wait", po::bool_switch(&c.wait), "wait until committed and print the receipt");
+    addPassphraseOption(desc, c.passphraseFile);
 }
 
 Result<std::uint64_t> u64Field(const json::value& value, std::string_view key) {
@@ -80,7 +82,8 @@ Result<json::value> waitCommitted(const Endpoint& endpoint, const std::string& h
 /** Signs the payload from `--from`, submits it and prints the answers. */
 Status signAndSubmit(const Common& c, const Build& build) {
     const Home home = Home::resolve(c.homeFlag);
-    GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from));
+    auto passphrase = cliPassphrase(c.passphraseFile);
+    GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from, passphrase));
     GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
     GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));

@@ -22,6 +22,8 @@ struct TxCommon {
     std::string from;
     std::string rpc;
     std::string nonce;
+    /** The passphrase of an encrypted --from key (else $GRIDLEDGER_KEY_PASSPHRASE, a prompt). */
+    std::string passphraseFile;
     /** Blocks after the head the transaction stays valid. */
     std::uint64_t validFor = 1000;
     bool wait = false;

@@ -9,12 +9,13 @@
 namespace gridledger::node {
 namespace json = boost::json;
 
-Result<contracts::GenesisValidator> createValidatorKeys(const Home& home, const std::string& name) {
+Result<contracts::GenesisValidator> createValidatorKeys(const Home& home, const std::string& name,
+                                                        const KeyProtection& protection) {
     if (std::filesystem::exists(home.keyFile("node"))) {
         return fail(ErrorCode::kInvalidArgument, home.keyFile("node").string() + " already exists");
     }
-    GL_ASSIGN_OR_RETURN(validator, home.createKey("validator"));
-    GL_ASSIGN_OR_RETURN(node, home.createNodeKey());
+    GL_ASSIGN_OR_RETURN(validator, home.createKey("validator", protection));
+    GL_ASSIGN_OR_RETURN(node, home.createNodeKey(protection));
     return contracts::GenesisValidator{name, validator.publicKey(), node.nodeId()};
 }
 

@@ -30,11 +30,12 @@ struct DevGenesisOptions {
 
 /**
  * Creates a validator's keys in `home`: keys/validator.key (the Schnorr consensus key) and
- * keys/node.key (the Ed25519 P2P identity), both mode 0600. Returns the validator's genesis entry
- * under `name`. Fails, writing nothing more, if either key already exists.
+ * keys/node.key (the Ed25519 P2P identity), both mode 0600 and encrypted if `protection` carries
+ * a passphrase. Returns the validator's genesis entry under `name`. Fails, writing nothing more,
+ * if either key already exists.
  */
-[[nodiscard]] Result<contracts::GenesisValidator> createValidatorKeys(const Home& home,
-                                                                      const std::string& name);
+[[nodiscard]] Result<contracts::GenesisValidator> createValidatorKeys(
+    const Home& home, const std::string& name, const KeyProtection& protection = {});
 
 /**
  * The dev genesis JSON: the validators in the given order, the account `dev` funded with
