@@ -66,6 +66,8 @@ int runInit(const Args& args) {
     std::cout << "initialised " << home.root().string() << "\n"
               << "  validator key  " << validator->consensusKey.hex() << "\n"
               << "  node id        " << validator->nodeId.hex() << "\n"
+              << "  account        " << validator->account.hex()
+              << " (key 'validator-account': proposals and votes)\n"
               << "  dev account    " << crypto::addressOf(dev->publicKey()).hex()
               << " (key 'dev', funded in genesis)\n"
               << "  keys           "

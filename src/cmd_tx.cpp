@@ -24,7 +24,7 @@ constexpr const char* kUsage = R"(usage: gridledger tx <payload> --from KEY [opt
 payloads:
   transfer            --to ADDRESS --amount UNITS           move DPS (GFL cannot be transferred)
   propose <action>    a governance proposal (validators only); actions:
-                        add-validator --name N --consensus-key 0x.. --node-id 0x..
+                        add-validator --name N --consensus-key 0x.. --node-id 0x.. --account 0x..
                         remove-validator --consensus-key 0x..
                         admit-provider | suspend-provider | reinstate-provider --provider 0x..
                         grant-verifier | revoke-verifier --account 0x..
@@ -84,6 +84,14 @@ Status signAndSubmit(const Common& c, const Build& build) {
     const Home home = Home::resolve(c.homeFlag);
     auto passphrase = cliPassphrase(c.passphraseFile);
     GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from, passphrase));
+    // The consensus key signs proposals, votes and timeouts only; were it to sign transactions
+    // too, one leaked key would be both. A validator's transactions come from its account key.
+    if (auto consensus = home.keyPublicKey(std::string(kConsensusKeyName));
+        consensus && *consensus == key.publicKey()) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "'" + c.from + "' is this home's consensus key, which signs no transactions; " +
+                        "use the validator's account key ('" + std::string(kAccountKeyName) + "')");
+    }
     GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
     GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
@@ -180,7 +188,9 @@ Result<codec::ProposalAction> proposalAction(const std::string& action,
         GL_ASSIGN_OR_RETURN(nodeText, get("node-id"));
         GL_ASSIGN_OR_RETURN(key, fixedArg<PubKey>(keyText, "consensus-key"));
         GL_ASSIGN_OR_RETURN(node, fixedArg<NodeId>(nodeText, "node-id"));
-        return codec::AddValidator{name, key, node};
+        GL_ASSIGN_OR_RETURN(accountText, get("account"));
+        GL_ASSIGN_OR_RETURN(account, fixedArg<Address>(accountText, "account"));
+        return codec::AddValidator{name, key, node, account};
     }
     if (action == "remove-validator") {
         GL_ASSIGN_OR_RETURN(keyText, get("consensus-key"));

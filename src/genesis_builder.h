@@ -29,10 +29,10 @@ struct DevGenesisOptions {
 };
 
 /**
- * Creates a validator's keys in `home`: keys/validator.key (the Schnorr consensus key) and
- * keys/node.key (the Ed25519 P2P identity), both mode 0600 and encrypted if `protection` carries
- * a passphrase. Returns the validator's genesis entry under `name`. Fails, writing nothing more,
- * if either key already exists.
+ * Creates a validator's keys in `home`: keys/validator.key (the Schnorr consensus key),
+ * keys/validator-account.key (its account, a separate key) and keys/node.key (the Ed25519 P2P
+ * identity), all mode 0600 and encrypted if `protection` carries a passphrase. Returns the
+ * validator's genesis entry under `name`. Fails, writing nothing more, if a key already exists.
  */
 [[nodiscard]] Result<contracts::GenesisValidator> createValidatorKeys(
     const Home& home, const std::string& name, const KeyProtection& protection = {});

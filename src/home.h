@@ -15,6 +15,12 @@
 
 namespace gridledger::node {
 
+/** keys/validator.key: the consensus key, which signs proposals, votes and timeouts only. */
+inline constexpr std::string_view kConsensusKeyName = "validator";
+/** keys/validator-account.key: the validator's account, which its governance transactions (and
+ * any other) come from. */
+inline constexpr std::string_view kAccountKeyName = "validator-account";
+
 /** Most blocks one sync request may ask for. */
 inline constexpr std::uint64_t kMaxSyncBatchBlocks = 1024;
 

@@ -533,7 +533,7 @@ Result<std::unique_ptr<Node>> Node::start(const Home& home) {
         .prompt = true,
         .hint =
             "set passphrase_file or passphrase_env in [keys] of " + home.configFile().string()});
-    GL_ASSIGN_OR_RETURN(key, home.loadKey("validator", passphrase));
+    GL_ASSIGN_OR_RETURN(key, home.loadKey(std::string(kConsensusKeyName), passphrase));
     GL_ASSIGN_OR_RETURN(nodeKey, home.loadNodeKey(passphrase));
     std::string plain;
     for (const char* name : {"validator", "node"}) {
