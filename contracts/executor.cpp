@@ -89,7 +89,7 @@ Status writeContractGenesis(StateLayer& state, const Genesis& genesis) {
     storeParams(state, params);
     ValidatorSet set;
     for (const auto& v : genesis.validators) {
-        set.validators.push_back(ValidatorEntry{v.name, v.consensusKey, v.nodeId});
+        set.validators.push_back(ValidatorEntry{v.name, v.consensusKey, v.nodeId, v.account});
     }
     std::sort(set.validators.begin(), set.validators.end(),
               [](const auto& a, const auto& b) { return a.consensusKey < b.consensusKey; });

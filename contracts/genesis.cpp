@@ -1,6 +1,7 @@
 #include <set>
 
 #include <gridledger/contracts/genesis.h>
+#include <gridledger/crypto/schnorr.h>
 #include <gridledger/crypto/sha256.h>
 
 #include "genesis_json.h"
@@ -135,6 +136,7 @@ Result<ConsensusParams> parseConsensus(const json::object& obj) {
 
 Status parseValidators(const json::array& list, Genesis& out) {
     std::set<PubKey> keys;
+    std::set<Address> accounts;
     for (const auto& item : list) {
         if (!item.is_object()) {
             return std::unexpected(bad("validators", "entries must be objects"));
@@ -147,8 +149,17 @@ Status parseValidators(const json::array& list, Genesis& out) {
         v.name = name;
         v.consensusKey = key;
         v.nodeId = node;
+        // A genesis from before validators had accounts of their own: the consensus key's.
+        v.account = crypto::addressOf(key);
+        if (obj.contains("account")) {
+            GL_ASSIGN_OR_RETURN(account, getFixed<Address>(obj, "account", "validators[]."));
+            v.account = account;
+        }
         if (!keys.insert(key).second) {
             return std::unexpected(bad("validators", "duplicate consensus key"));
+        }
+        if (v.account.isZero() || !accounts.insert(v.account).second) {
+            return std::unexpected(bad("validators", "zero or duplicate account"));
         }
         out.validators.push_back(v);
     }
@@ -225,7 +236,8 @@ std::string genesisToJson(const Genesis& g) {
     for (const auto& v : g.validators) {
         validators.push_back(json::object{{"name", v.name},
                                           {"consensus_key", v.consensusKey.hex()},
-                                          {"node_id", v.nodeId.hex()}});
+                                          {"node_id", v.nodeId.hex()},
+                                          {"account", v.account.hex()}});
     }
     json::array accounts;
     for (const auto& a : g.accounts) {

@@ -10,7 +10,8 @@
 namespace gridledger::contracts {
 namespace {
 
-constexpr std::uint8_t kFormat = 1;
+// 2: validators and add-validator proposals carry the validator's account.
+constexpr std::uint8_t kFormat = 2;
 
 Hash256 validatorSetKey() {
     return detail::stateKey("gridledger/state/validator_set");
@@ -30,7 +31,7 @@ Bytes encodeValidatorSet(const ValidatorSet& set) {
     detail::RecordWriter w(kFormat);
     w.u64(set.version).u64(set.changedAtHeight);
     w.list(set.validators, [](detail::RecordWriter& out, const ValidatorEntry& v) {
-        out.text(v.name).fixed(v.consensusKey).fixed(v.nodeId);
+        out.text(v.name).fixed(v.consensusKey).fixed(v.nodeId).fixed(v.account);
     });
     return w.take();
 }
@@ -46,6 +47,7 @@ Result<ValidatorSet> decodeValidatorSet(ByteView bytes) {
         v.name = in.text();
         v.consensusKey = in.fixed<PubKey>();
         v.nodeId = in.fixed<NodeId>();
+        v.account = in.fixed<Address>();
         return v;
     });
     GL_TRY(r.finish());
@@ -56,7 +58,7 @@ void writeAction(detail::RecordWriter& w, const codec::ProposalAction& action) {
     w.u8(static_cast<std::uint8_t>(action.index()));
     std::visit(Overloaded{
                    [&w](const codec::AddValidator& a) {
-                       w.text(a.name).fixed(a.consensusKey).fixed(a.nodeId);
+                       w.text(a.name).fixed(a.consensusKey).fixed(a.nodeId).fixed(a.account);
                    },
                    [&w](const codec::RemoveValidator& a) { w.fixed(a.consensusKey); },
                    [&w](const codec::AdmitProvider& a) { w.fixed(a.provider); },
@@ -76,6 +78,7 @@ Result<codec::ProposalAction> readAction(detail::RecordReader& r) {
             a.name = r.text();
             a.consensusKey = r.fixed<PubKey>();
             a.nodeId = r.fixed<NodeId>();
+            a.account = r.fixed<Address>();
             return a;
         }
         case 1:
@@ -149,7 +152,8 @@ std::vector<std::pair<std::string, std::string>> actionAttributes(
                           [](const codec::AddValidator& a) {
                               return Attrs{{"name", a.name},
                                            {"consensus_key", a.consensusKey.hex()},
-                                           {"node_id", a.nodeId.hex()}};
+                                           {"node_id", a.nodeId.hex()},
+                                           {"account", a.account.hex()}};
                           },
                           [](const codec::RemoveValidator& a) {
                               return Attrs{{"consensus_key", a.consensusKey.hex()}};
@@ -191,12 +195,13 @@ Result<codec::Event> addValidator(StateLayer& state, const BlockContext& block,
                                   const codec::AddValidator& a) {
     GL_ASSIGN_OR_RETURN(set, loadValidatorSet(state));
     for (const auto& v : set.validators) {
-        if (v.consensusKey == a.consensusKey || v.nodeId == a.nodeId) {
-            return fail(ErrorCode::kInvalidProposal,
-                        "the consensus key or node id already belongs to validator " + v.name);
+        if (v.consensusKey == a.consensusKey || v.nodeId == a.nodeId || v.account == a.account) {
+            return fail(
+                ErrorCode::kInvalidProposal,
+                "the consensus key, node id or account already belongs to validator " + v.name);
         }
     }
-    const ValidatorEntry entry{a.name, a.consensusKey, a.nodeId};
+    const ValidatorEntry entry{a.name, a.consensusKey, a.nodeId, a.account};
     const auto at = std::lower_bound(
         set.validators.begin(), set.validators.end(), a.consensusKey,
         [](const ValidatorEntry& v, const PubKey& key) { return v.consensusKey < key; });
@@ -297,10 +302,6 @@ Result<std::vector<codec::Event>> closePassed(StateLayer& state, const BlockCont
 }
 
 }  // namespace
-
-Address ValidatorEntry::address() const {
-    return crypto::addressOf(consensusKey);
-}
 
 bool ValidatorSet::contains(const Address& account) const {
     return std::any_of(validators.begin(), validators.end(),

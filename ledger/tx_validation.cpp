@@ -74,6 +74,7 @@ Status checkPayload(const codec::Propose& propose, const Address& /*sender*/) {
             [&](const codec::AddValidator& a) -> Status {
                 GL_TRY(checkName(a.name, "validator name", kCode));
                 GL_TRY(nonZero(a.consensusKey, "consensus key"));
+                GL_TRY(nonZero(a.account, "account"));
                 return nonZero(a.nodeId, "node id");
             },
             [&](const codec::RemoveValidator& a) {

@@ -39,6 +39,29 @@ Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home) {
     return Endpoint{};
 }
 
+void addPassphraseOption(po::options_description& desc, std::string& passphraseFile) {
+    desc.add_options()("passphrase-file", po::value(&passphraseFile),
+                       "file holding the passphrase of encrypted keys (else "
+                       "$GRIDLEDGER_KEY_PASSPHRASE, else a prompt)");
+}
+
+Passphrase cliPassphrase(const std::string& passphraseFile) {
+    return Passphrase(PassphraseSource{
+        .file = passphraseFile,
+        .envVar = std::string(kPassphraseEnv),
+        .prompt = true,
+        .hint = "give --passphrase-file FILE or set " + std::string(kPassphraseEnv)});
+}
+
+Result<KeyProtection> cliProtection(bool encrypt, const std::string& passphraseFile) {
+    if (!encrypt && passphraseFile.empty()) {
+        return KeyProtection{};
+    }
+    auto passphrase = cliPassphrase(passphraseFile);
+    GL_ASSIGN_OR_RETURN(text, passphrase.get("the new keys", true));
+    return KeyProtection{.passphrase = text, .kdf = {}};
+}
+
 int reportError(const std::string& command, const Error& error) {
     std::cerr << "gridledger " << command << ": " << error.message << "\n";
     return 1;

@@ -26,6 +26,22 @@ std::optional<boost::program_options::variables_map> parseOptions(
 /** The RPC endpoint: --rpc if given, else the home's config, else 127.0.0.1:8545. */
 Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home);
 
+/** Adds --passphrase-file (the passphrase of encrypted keys) to `desc`. */
+void addPassphraseOption(boost::program_options::options_description& desc,
+                         std::string& passphraseFile);
+
+/**
+ * The passphrase of a CLI command's encrypted keys: --passphrase-file, else the environment
+ * variable GRIDLEDGER_KEY_PASSPHRASE, else a prompt when standard input is a terminal.
+ */
+[[nodiscard]] Passphrase cliPassphrase(const std::string& passphraseFile);
+
+/**
+ * How a CLI command writes new keys: plain unless `encrypt` or a --passphrase-file is given;
+ * then encrypted under the passphrase from cliPassphrase (asked twice at a prompt).
+ */
+[[nodiscard]] Result<KeyProtection> cliProtection(bool encrypt, const std::string& passphraseFile);
+
 /** Prints "gridledger <command>: <message>" to stderr and returns 1. */
 int reportError(const std::string& command, const Error& error);
 

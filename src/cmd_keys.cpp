@@ -7,9 +7,30 @@ namespace po = boost::program_options;
 
 namespace {
 
-void printKey(const std::string& name, const crypto::SecretKey& key) {
-    std::cout << name << "\n  public key  " << key.publicKey().hex() << "\n  address     "
-              << crypto::addressOf(key.publicKey()).hex() << "\n";
+void printKey(const std::string& name, const PubKey& key, bool encrypted) {
+    std::cout << name << (encrypted ? " (encrypted)" : "") << "\n  public key  " << key.hex()
+              << "\n  address     " << crypto::addressOf(key).hex() << "\n";
+}
+
+/** `keys encrypt NAME`: the plain key file rewritten encrypted, in place. */
+int encryptKey(const Home& home, const std::string& name, const std::string& passphraseFile) {
+    // Refuse before asking for a passphrase twice to no purpose.
+    auto encrypted = home.keyEncrypted(name);
+    if (!encrypted) {
+        return reportError("keys", encrypted.error());
+    }
+    if (*encrypted) {
+        std::cerr << "gridledger keys: key '" << name << "' is encrypted already\n";
+        return 1;
+    }
+    auto protection = cliProtection(true, passphraseFile);
+    auto done = protection ? home.encryptKey(name, *protection)
+                           : Status(std::unexpected(protection.error()));
+    if (!done) {
+        return reportError("keys", done.error());
+    }
+    std::cout << "encrypted " << home.keyFile(name).string() << "\n";
+    return 0;
 }
 
 }  // namespace
@@ -18,9 +39,16 @@ int runKeys(const Args& args) {
     std::string homeFlag;
     std::string action;
     std::string name;
-    po::options_description desc("gridledger keys new NAME | show NAME | list");
-    desc.add_options()("action", po::value(&action)->required(), "new, show or list")(
-        "name", po::value(&name), "key name");
+    std::string passphraseFile;
+    bool encrypt = false;
+    po::options_description desc(
+        "gridledger keys new NAME [--encrypt] | show NAME | list | encrypt NAME (NAME 'node' for "
+        "the node key)");
+    desc.add_options()("action", po::value(&action)->required(), "new, show, list or encrypt")(
+        "name", po::value(&name), "key name")(
+        "encrypt", po::bool_switch(&encrypt),
+        "new: write the key encrypted under a passphrase (docs/operations.md)");
+    addPassphraseOption(desc, passphraseFile);
     po::positional_options_description positional;
     positional.add("action", 1).add("name", 1);
     int exitCode = 0;
@@ -29,24 +57,40 @@ int runKeys(const Args& args) {
     }
     const Home home = Home::resolve(homeFlag);
     if (action == "list") {
+        // Public keys only: an encrypted key file keeps its public key in the clear.
         for (const auto& keyName : home.keyNames()) {
-            auto key = home.loadKey(keyName);
+            auto key = home.keyPublicKey(keyName);
             if (!key) {
                 return reportError("keys", key.error());
             }
-            std::cout << keyName << "  " << crypto::addressOf(key->publicKey()).hex() << "\n";
+            const bool encrypted = home.keyEncrypted(keyName).value_or(false);
+            std::cout << keyName << "  " << crypto::addressOf(*key).hex()
+                      << (encrypted ? "  encrypted" : "") << "\n";
         }
         return 0;
     }
-    if (name.empty() || (action != "new" && action != "show")) {
+    if (name.empty() || (action != "new" && action != "show" && action != "encrypt")) {
         std::cerr << desc;
         return 2;
     }
-    auto key = action == "new" ? home.createKey(name) : home.loadKey(name);
+    if (action == "encrypt") {
+        return encryptKey(home, name, passphraseFile);
+    }
+    if (action == "new") {
+        auto protection = cliProtection(encrypt, passphraseFile);
+        auto key = protection ? home.createKey(name, *protection)
+                              : Result<crypto::SecretKey>(std::unexpected(protection.error()));
+        if (!key) {
+            return reportError("keys", key.error());
+        }
+        printKey(name, key->publicKey(), protection->passphrase.has_value());
+        return 0;
+    }
+    auto key = home.keyPublicKey(name);
     if (!key) {
         return reportError("keys", key.error());
     }
-    printKey(name, *key);
+    printKey(name, *key, home.keyEncrypted(name).value_or(false));
     return 0;
 }
 

@@ -29,11 +29,12 @@ int runQuery(const Args& args) {
     }
     const Home home = Home::resolve(homeFlag);
     if (!target.starts_with("0x")) {
-        auto key = home.loadKey(target);
+        // The public key only: an encrypted key file shows it without the passphrase.
+        auto key = home.keyPublicKey(target);
         if (!key) {
             return reportError("query", key.error());
         }
-        target = crypto::addressOf(key->publicKey()).hex();
+        target = crypto::addressOf(*key).hex();
     }
     auto endpoint = resolveEndpoint(rpc, home);
     auto account = endpoint ? callRpc(*endpoint, "account_get", json::array{json::string(target)})

@@ -2,6 +2,7 @@
 // and of full nodes that follow it (each with validator keys of its own, for governance to add).
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -10,9 +11,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
-#include "commands.h"
+#include "cli_options.h"
 #include "genesis_builder.h"
-#include "home.h"
 
 namespace gridledger::node {
 namespace po = boost::program_options;
@@ -33,6 +33,11 @@ struct TestnetPlan {
     fs::path out;
     std::string host = "127.0.0.1";
     std::int64_t basePort = kDefaultBasePort;
+    /** Every home's keys: plain, or encrypted under one passphrase. */
+    KeyProtection keys;
+    /** Written into every node.conf as [keys] passphrase_file / passphrase_env. */
+    std::string passphraseFile;
+    std::string passphraseEnv;
     DevGenesisOptions genesis{.chainId = "gridledger-testnet",
                               .roundTimeoutMs = std::nullopt,
                               .emptyBlockIntervalMs = std::nullopt,
@@ -87,6 +92,8 @@ NodeConfig nodeConfig(const TestnetPlan& plan, std::size_t index,
     config.rpcPort = portOf(plan, index, 1);
     config.metricsAddress = plan.host;
     config.metricsPort = portOf(plan, index, 2);
+    config.keyPassphraseFile = plan.passphraseFile;
+    config.keyPassphraseEnv = plan.passphraseEnv;
     for (std::size_t peer = 0; peer < nodes.size(); ++peer) {
         if (peer != index) {
             config.persistentPeers.push_back(
@@ -109,7 +116,7 @@ Result<Address> writeHomes(const TestnetPlan& plan, std::vector<Home>& homes,
     const auto count = static_cast<std::size_t>(plan.validators + plan.fullNodes);
     for (std::size_t i = 0; i < count; ++i) {
         homes.emplace_back(plan.out / homeName(i));
-        GL_ASSIGN_OR_RETURN(keys, createValidatorKeys(homes.back(), homeName(i)));
+        GL_ASSIGN_OR_RETURN(keys, createValidatorKeys(homes.back(), homeName(i), plan.keys));
         nodes.push_back(keys);
     }
     const auto dev = crypto::SecretKey::generate();
@@ -118,7 +125,7 @@ Result<Address> writeHomes(const TestnetPlan& plan, std::vector<Home>& homes,
         nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(plan.validators));
     GL_ASSIGN_OR_RETURN(genesis, buildDevGenesis(validators, devAddress, plan.genesis));
     for (std::size_t i = 0; i < homes.size(); ++i) {
-        GL_TRY(homes[i].writeKey("dev", dev));
+        GL_TRY(homes[i].writeKey("dev", dev, plan.keys));
         GL_TRY(writeGenesis(homes[i], genesis));
         GL_TRY(homes[i].writeConfig(nodeConfig(plan, i, nodes)));
     }
@@ -180,6 +187,8 @@ void printSummary(const TestnetPlan& plan, const std::vector<contracts::GenesisV
 int runTestnet(const Args& args) {
     TestnetPlan plan;
     std::string out;
+    std::string passphraseFile;
+    bool encrypt = false;
     po::options_description desc("gridledger testnet --validators N --out DIR");
     desc.add_options()("help,h", "show this help")(
         "validators", po::value(&plan.validators)->required(), "number of validators, 1..64")(
@@ -198,7 +207,10 @@ int runTestnet(const Args& args) {
         "empty-block-interval-ms", po::value<std::int64_t>(),
         "empty-block interval in genesis, below the round timeout (default from genesis/dev.json)")(
         "leader-reputation-window", po::value<std::int64_t>(),
-        "leader reputation window in blocks in genesis, 0 (off) to 10000 (default 20)");
+        "leader reputation window in blocks in genesis, 0 (off) to 10000 (default 20)")(
+        "encrypt", po::bool_switch(&encrypt),
+        "encrypt every home's keys under one passphrase (docs/operations.md)");
+    addPassphraseOption(desc, passphraseFile);
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -235,6 +247,18 @@ int runTestnet(const Args& args) {
     if (auto checked = checkArguments(plan); !checked) {
         std::cerr << "gridledger testnet: " << checked.error().message << "\n";
         return 2;
+    }
+    auto protection = cliProtection(encrypt, passphraseFile);
+    if (!protection) {
+        std::cerr << "gridledger testnet: " << protection.error().message << "\n";
+        return 1;
+    }
+    plan.keys = *protection;
+    if (!passphraseFile.empty()) {
+        plan.passphraseFile = fs::absolute(passphraseFile).string();
+    } else if (plan.keys.passphrase &&
+               std::getenv(std::string(kPassphraseEnv).c_str()) != nullptr) {
+        plan.passphraseEnv = std::string(kPassphraseEnv);
     }
     std::vector<contracts::GenesisValidator> nodes;
     const auto dev = writeTestnet(plan, nodes);

@@ -24,7 +24,7 @@ constexpr const char* kUsage = R"(usage: gridledger tx <payload> --from KEY [opt
 payloads:
   transfer            --to ADDRESS --amount UNITS           move DPS (GFL cannot be transferred)
   propose <action>    a governance proposal (validators only); actions:
-                        add-validator --name N --consensus-key 0x.. --node-id 0x..
+                        add-validator --name N --consensus-key 0x.. --node-id 0x.. --account 0x..
                         remove-validator --consensus-key 0x..
                         admit-provider | suspend-provider | reinstate-provider --provider 0x..
                         grant-verifier | revoke-verifier --account 0x..
@@ -37,7 +37,8 @@ payloads:
 {tasks}
 
 common options: --from KEY (name of a key in the home) --nonce N --valid-for BLOCKS --rpc HOST:PORT
---wait (print the receipt once committed) --home DIR; every payload takes --help.
+--wait (print the receipt once committed) --home DIR --passphrase-file FILE (an encrypted --from key;
+else $GRIDLEDGER_KEY_PASSPHRASE, else a prompt); every payload takes --help.
 )";
 
 using Common = TxCommon;
@@ -51,6 +52,7 @@ void addCommon(po::options_description& desc, Common& c) {
         "valid-for", po::value(&c.validFor), "blocks after the head the tx stays valid")(
         "rpc", po::value(&c.rpc), "node RPC endpoint host:port")(
         "wait", po::bool_switch(&c.wait), "wait until committed and print the receipt");
+    addPassphraseOption(desc, c.passphraseFile);
 }
 
 Result<std::uint64_t> u64Field(const json::value& value, std::string_view key) {
@@ -86,7 +88,16 @@ Status signAndSubmit(const Common& c, const Build& build) {
     // followed, so a wrong --rpc cannot make this key sign for a chain it did not mean.
     GL_ASSIGN_OR_RETURN(genesisText, readFile(home.genesisFile()));
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
-    GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from));
+    auto passphrase = cliPassphrase(c.passphraseFile);
+    GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from, passphrase));
+    // The consensus key signs proposals, votes and timeouts only; were it to sign transactions
+    // too, one leaked key would be both. A validator's transactions come from its account key.
+    if (auto consensus = home.keyPublicKey(std::string(kConsensusKeyName));
+        consensus && *consensus == key.publicKey()) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "'" + c.from + "' is this home's consensus key, which signs no transactions; " +
+                        "use the validator's account key ('" + std::string(kAccountKeyName) + "')");
+    }
     GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
     GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
@@ -191,7 +202,9 @@ Result<codec::ProposalAction> proposalAction(const std::string& action,
         GL_ASSIGN_OR_RETURN(nodeText, get("node-id"));
         GL_ASSIGN_OR_RETURN(key, fixedArg<PubKey>(keyText, "consensus-key"));
         GL_ASSIGN_OR_RETURN(node, fixedArg<NodeId>(nodeText, "node-id"));
-        return codec::AddValidator{name, key, node};
+        GL_ASSIGN_OR_RETURN(accountText, get("account"));
+        GL_ASSIGN_OR_RETURN(account, fixedArg<Address>(accountText, "account"));
+        return codec::AddValidator{name, key, node, account};
     }
     if (action == "remove-validator") {
         GL_ASSIGN_OR_RETURN(keyText, get("consensus-key"));

@@ -24,6 +24,8 @@ struct TxCommon {
     std::string nonce;
     /** DPS base units; empty means the payload kind's fee in the home's genesis. */
     std::string fee;
+    /** The passphrase of an encrypted --from key (else $GRIDLEDGER_KEY_PASSPHRASE, a prompt). */
+    std::string passphraseFile;
     /** Blocks after the head the transaction stays valid. */
     std::uint64_t validFor = 1000;
     bool wait = false;

@@ -9,13 +9,20 @@
 namespace gridledger::node {
 namespace json = boost::json;
 
-Result<contracts::GenesisValidator> createValidatorKeys(const Home& home, const std::string& name) {
+Result<contracts::GenesisValidator> createValidatorKeys(const Home& home, const std::string& name,
+                                                        const KeyProtection& protection) {
     if (std::filesystem::exists(home.keyFile("node"))) {
         return fail(ErrorCode::kInvalidArgument, home.keyFile("node").string() + " already exists");
     }
-    GL_ASSIGN_OR_RETURN(validator, home.createKey("validator"));
-    GL_ASSIGN_OR_RETURN(node, home.createNodeKey());
-    return contracts::GenesisValidator{name, validator.publicKey(), node.nodeId()};
+    if (std::filesystem::exists(home.keyFile(std::string(kAccountKeyName)))) {
+        return fail(ErrorCode::kInvalidArgument,
+                    home.keyFile(std::string(kAccountKeyName)).string() + " already exists");
+    }
+    GL_ASSIGN_OR_RETURN(validator, home.createKey(std::string(kConsensusKeyName), protection));
+    GL_ASSIGN_OR_RETURN(account, home.createKey(std::string(kAccountKeyName), protection));
+    GL_ASSIGN_OR_RETURN(node, home.createNodeKey(protection));
+    return contracts::GenesisValidator{name, validator.publicKey(), node.nodeId(),
+                                       crypto::addressOf(account.publicKey())};
 }
 
 Result<std::string> buildDevGenesis(const std::vector<contracts::GenesisValidator>& validators,
@@ -43,8 +50,9 @@ Result<std::string> buildDevGenesis(const std::vector<contracts::GenesisValidato
     for (const auto& v : validators) {
         entries.push_back(json::object{{"name", v.name},
                                        {"consensus_key", v.consensusKey.hex()},
-                                       {"node_id", v.nodeId.hex()}});
-        accounts.push_back(json::object{{"address", crypto::addressOf(v.consensusKey).hex()},
+                                       {"node_id", v.nodeId.hex()},
+                                       {"account", v.account.hex()}});
+        accounts.push_back(json::object{{"address", v.account.hex()},
                                         {"balance", toDecimal(kValidatorBalance)}});
     }
     root["validators"] = std::move(entries);

@@ -32,19 +32,20 @@ struct DevGenesisOptions {
 };
 
 /**
- * Creates a validator's keys in `home`: keys/validator.key (the Schnorr consensus key) and
- * keys/node.key (the Ed25519 P2P identity), both mode 0600. Returns the validator's genesis entry
- * under `name`. Fails, writing nothing more, if either key already exists.
+ * Creates a validator's keys in `home`: keys/validator.key (the Schnorr consensus key),
+ * keys/validator-account.key (its account, a separate key) and keys/node.key (the Ed25519 P2P
+ * identity), all mode 0600 and encrypted if `protection` carries a passphrase. Returns the
+ * validator's genesis entry under `name`. Fails, writing nothing more, if a key already exists.
  */
-[[nodiscard]] Result<contracts::GenesisValidator> createValidatorKeys(const Home& home,
-                                                                      const std::string& name);
+[[nodiscard]] Result<contracts::GenesisValidator> createValidatorKeys(
+    const Home& home, const std::string& name, const KeyProtection& protection = {});
 
 /**
  * The dev genesis JSON: the validators in the given order, the account `dev` funded with
- * kDevBalance, each validator's account (the address of its key) with kValidatorBalance, the
- * genesis time now. Fails unless the result parses with contracts::parseGenesis
- * (so a node accepts every genesis this returns) and its empty-block interval is below its round
- * timeout.
+ * kDevBalance, each validator's account (its governance key, apart from its consensus key) with
+ * kValidatorBalance, the genesis time now. Fails unless the result parses with
+ * contracts::parseGenesis (so a node accepts every genesis this returns) and its empty-block
+ * interval is below its round timeout.
  */
 [[nodiscard]] Result<std::string> buildDevGenesis(
     const std::vector<contracts::GenesisValidator>& validators, const Address& dev,

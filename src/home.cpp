@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <boost/program_options.hpp>
+#include <sys/stat.h>
 
 namespace gridledger::node {
 namespace fs = std::filesystem;
@@ -15,7 +16,6 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr std::string_view kNodeKeyName = "node";
-constexpr fs::perms kSecret = fs::perms::owner_read | fs::perms::owner_write;
 
 std::string trim(const std::string& text) {
     const auto begin = text.find_first_not_of(" \t\r\n");
@@ -23,13 +23,18 @@ std::string trim(const std::string& text) {
     return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
 }
 
-Result<Bytes> readKeyBytes(const fs::path& path) {
-    GL_ASSIGN_OR_RETURN(text, readFile(path));
-    auto bytes = fromHex(trim(text));
-    if (!bytes) {
-        return fail(ErrorCode::kConfig, "key file " + path.string() + " is not 0x hex");
-    }
-    return *bytes;
+/** Mode of keys/: only the owner may list or enter it. */
+constexpr mode_t kKeysDirMode = 0700;
+constexpr mode_t kSecretMode = 0600;
+
+bool validKeyName(const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+    });
+}
+
+KeyKind kindOf(const std::string& name) {
+    return name == kNodeKeyName ? KeyKind::kNode : KeyKind::kAccount;
 }
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -110,63 +115,117 @@ Result<std::string> readFile(const fs::path& path) {
 }
 
 Status writeFile(const fs::path& path, std::string_view content, fs::perms perms) {
+    return writeFileAtomically(path, content, static_cast<mode_t>(perms & fs::perms::mask));
+}
+
+Status Home::writeKeyFile(const std::string& name, ByteView secret, const std::string& publicKey,
+                          const KeyProtection& protection, bool replace) const {
+    const fs::path path = keyFile(name);
     std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    const fs::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            return fail(ErrorCode::kIo, "cannot write " + tmp.string());
-        }
-        fs::permissions(tmp, perms, ec);
-        out << content;
-        out.flush();
-        if (!out) {
-            return fail(ErrorCode::kIo, "cannot write " + tmp.string());
-        }
+    // symlink_status: a link at the key's path counts as a key, dangling or not.
+    if (!replace && fs::exists(fs::symlink_status(path, ec))) {
+        return fail(ErrorCode::kInvalidArgument, "a key named '" + name + "' already exists");
     }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        return fail(ErrorCode::kIo, "cannot move " + tmp.string() + ": " + ec.message());
+    GL_ASSIGN_OR_RETURN(text, encodeKeyFile(secret, kindOf(name), name, publicKey, protection));
+    GL_TRY(writeFileAtomically(path, text, kSecretMode, kKeysDirMode));
+    // A keys/ made by an older gridledger may be wider; nobody else needs to list it.
+    if (::chmod(path.parent_path().c_str(), kKeysDirMode) != 0) {
+        return fail(ErrorCode::kIo, "cannot chmod 700 " + path.parent_path().string());
     }
     return {};
 }
 
-Result<crypto::SecretKey> Home::createKey(const std::string& name) const {
+Result<crypto::SecretKey> Home::createKey(const std::string& name,
+                                          const KeyProtection& protection) const {
     const auto key = crypto::SecretKey::generate();
-    GL_TRY(writeKey(name, key));
+    GL_TRY(writeKey(name, key, protection));
     return key;
 }
 
-Status Home::writeKey(const std::string& name, const crypto::SecretKey& key) const {
-    if (name.empty() || name == kNodeKeyName || !std::all_of(name.begin(), name.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
-        })) {
+Status Home::writeKey(const std::string& name, const crypto::SecretKey& key,
+                      const KeyProtection& protection) const {
+    if (name == kNodeKeyName || !validKeyName(name)) {
         return fail(ErrorCode::kInvalidArgument, "key names use letters, digits, '-' and '_'");
     }
-    if (fs::exists(keyFile(name))) {
-        return fail(ErrorCode::kInvalidArgument, "a key named '" + name + "' already exists");
+    return writeKeyFile(name, key.secret().view(), key.publicKey().hex(), protection, false);
+}
+
+Result<crypto::SecretKey> Home::loadKey(const std::string& name, Passphrase& passphrase) const {
+    if (name == kNodeKeyName || !validKeyName(name)) {
+        return fail(ErrorCode::kInvalidArgument, "no account key named '" + name + "'");
     }
-    return writeFile(keyFile(name), toHex(key.secret().view()) + "\n", kSecret);
+    GL_ASSIGN_OR_RETURN(text, readSecretFile(keyFile(name)));
+    GL_ASSIGN_OR_RETURN(info, inspectKeyFile(text, name));
+    GL_ASSIGN_OR_RETURN(bytes, decodeKeyFile(text, KeyKind::kAccount, name, passphrase));
+    GL_ASSIGN_OR_RETURN(key, crypto::SecretKey::fromBytes(bytes));
+    if (info.encrypted && key.publicKey().hex() != info.publicKey) {
+        return fail(ErrorCode::kConfig, "key file of '" + name + "' does not match its public key");
+    }
+    return key;
 }
 
 Result<crypto::SecretKey> Home::loadKey(const std::string& name) const {
-    GL_ASSIGN_OR_RETURN(bytes, readKeyBytes(keyFile(name)));
-    return crypto::SecretKey::fromBytes(bytes);
+    Passphrase none;
+    return loadKey(name, none);
 }
 
-Result<crypto::NodeKey> Home::createNodeKey() const {
-    if (fs::exists(keyFile(std::string(kNodeKeyName)))) {
-        return fail(ErrorCode::kInvalidArgument, "a node key already exists");
+Result<PubKey> Home::keyPublicKey(const std::string& name) const {
+    if (name == kNodeKeyName || !validKeyName(name)) {
+        return fail(ErrorCode::kInvalidArgument, "no account key named '" + name + "'");
     }
+    GL_ASSIGN_OR_RETURN(text, readSecretFile(keyFile(name)));
+    GL_ASSIGN_OR_RETURN(info, inspectKeyFile(text, name));
+    if (info.encrypted) {
+        return PubKey::fromHex(info.publicKey);
+    }
+    GL_ASSIGN_OR_RETURN(key, loadKey(name));
+    return key.publicKey();
+}
+
+Result<crypto::NodeKey> Home::createNodeKey(const KeyProtection& protection) const {
     const auto key = crypto::NodeKey::generate();
-    GL_TRY(writeFile(keyFile(std::string(kNodeKeyName)), toHex(key.seed().view()) + "\n", kSecret));
+    GL_TRY(writeKeyFile(std::string(kNodeKeyName), key.seed().view(), key.publicKey().hex(),
+                        protection, false));
+    return key;
+}
+
+Result<crypto::NodeKey> Home::loadNodeKey(Passphrase& passphrase) const {
+    const std::string name(kNodeKeyName);
+    GL_ASSIGN_OR_RETURN(text, readSecretFile(keyFile(name)));
+    GL_ASSIGN_OR_RETURN(info, inspectKeyFile(text, name));
+    GL_ASSIGN_OR_RETURN(bytes, decodeKeyFile(text, KeyKind::kNode, name, passphrase));
+    GL_ASSIGN_OR_RETURN(key, crypto::NodeKey::fromSeed(bytes));
+    if (info.encrypted && key.publicKey().hex() != info.publicKey) {
+        return fail(ErrorCode::kConfig, "the node key file does not match its public key");
+    }
     return key;
 }
 
 Result<crypto::NodeKey> Home::loadNodeKey() const {
-    GL_ASSIGN_OR_RETURN(bytes, readKeyBytes(keyFile(std::string(kNodeKeyName))));
-    return crypto::NodeKey::fromSeed(bytes);
+    Passphrase none;
+    return loadNodeKey(none);
+}
+
+Result<bool> Home::keyEncrypted(const std::string& name) const {
+    GL_ASSIGN_OR_RETURN(text, readSecretFile(keyFile(name)));
+    GL_ASSIGN_OR_RETURN(info, inspectKeyFile(text, name));
+    return info.encrypted;
+}
+
+Status Home::encryptKey(const std::string& name, const KeyProtection& protection) const {
+    if (!protection.passphrase) {
+        return fail(ErrorCode::kInvalidArgument, "encrypting a key needs a passphrase");
+    }
+    GL_ASSIGN_OR_RETURN(encrypted, keyEncrypted(name));
+    if (encrypted) {
+        return fail(ErrorCode::kInvalidArgument, "key '" + name + "' is encrypted already");
+    }
+    if (name == kNodeKeyName) {
+        GL_ASSIGN_OR_RETURN(key, loadNodeKey());
+        return writeKeyFile(name, key.seed().view(), key.publicKey().hex(), protection, true);
+    }
+    GL_ASSIGN_OR_RETURN(key, loadKey(name));
+    return writeKeyFile(name, key.secret().view(), key.publicKey().hex(), protection, true);
 }
 
 std::vector<std::string> Home::keyNames() const {
@@ -220,7 +279,9 @@ Result<NodeConfig> Home::loadConfig() const {
             po::value(&c.syncBatchBlocks)->default_value(c.syncBatchBlocks))(
             "metrics.address", po::value(&c.metricsAddress)->default_value(c.metricsAddress))(
             "metrics.port", po::value(&c.metricsPort)->default_value(c.metricsPort))(
-            "log.level", po::value(&c.logLevel)->default_value(c.logLevel));
+            "log.level", po::value(&c.logLevel)->default_value(c.logLevel))(
+            "keys.passphrase_file", po::value(&c.keyPassphraseFile)->default_value(""))(
+            "keys.passphrase_env", po::value(&c.keyPassphraseEnv)->default_value(""));
     std::ifstream in(configFile());
     if (!in) {
         return fail(ErrorCode::kConfig, "cannot read " + configFile().string());
@@ -297,7 +358,15 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "address = " << c.metricsAddress << "\n"
         << "port = " << c.metricsPort << "\n\n"
         << "[log]\n"
-        << "level = " << c.logLevel << "\n";
+        << "level = " << c.logLevel << "\n\n"
+        << "[keys]\n"
+        << "# where the node reads the passphrase of encrypted keys: a file (relative to the "
+           "home)\n"
+        << "# or the name of an environment variable; neither: ask on the terminal\n"
+        << "passphrase_file =" << (c.keyPassphraseFile.empty() ? "" : " ") << c.keyPassphraseFile
+        << "\n"
+        << "passphrase_env =" << (c.keyPassphraseEnv.empty() ? "" : " ") << c.keyPassphraseEnv
+        << "\n";
     return writeFile(configFile(), out.str(),
                      fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
                          fs::perms::others_read);

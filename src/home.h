@@ -11,7 +11,15 @@
 #include <gridledger/crypto/ed25519.h>
 #include <gridledger/crypto/schnorr.h>
 
+#include "key_file.h"
+
 namespace gridledger::node {
+
+/** keys/validator.key: the consensus key, which signs proposals, votes and timeouts only. */
+inline constexpr std::string_view kConsensusKeyName = "validator";
+/** keys/validator-account.key: the validator's account, which its governance transactions (and
+ * any other) come from. */
+inline constexpr std::string_view kAccountKeyName = "validator-account";
 
 /** Most blocks one sync request may ask for. */
 inline constexpr std::uint64_t kMaxSyncBatchBlocks = 1024;
@@ -50,6 +58,10 @@ struct NodeConfig {
     std::string metricsAddress = "127.0.0.1";
     std::uint16_t metricsPort = 9464;
     std::string logLevel = "info";
+    /** [keys]: where the node reads the passphrase of encrypted keys (docs/operations.md). A
+     * relative file is relative to the home. */
+    std::string keyPassphraseFile;
+    std::string keyPassphraseEnv;
 };
 
 class Home {
@@ -72,14 +84,33 @@ class Home {
     }
     [[nodiscard]] bool initialised() const { return std::filesystem::exists(genesisFile()); }
 
-    /** Writes a new account/validator key (mode 0600); fails if one of that name exists. */
-    [[nodiscard]] Result<crypto::SecretKey> createKey(const std::string& name) const;
+    /**
+     * Writes a new account/validator key (mode 0600), encrypted if `protection` carries a
+     * passphrase; fails if one of that name exists.
+     */
+    [[nodiscard]] Result<crypto::SecretKey> createKey(const std::string& name,
+                                                      const KeyProtection& protection = {}) const;
     /** Writes `key` as keys/<name>.key (mode 0600); fails if one of that name exists. */
-    [[nodiscard]] Status writeKey(const std::string& name, const crypto::SecretKey& key) const;
+    [[nodiscard]] Status writeKey(const std::string& name, const crypto::SecretKey& key,
+                                  const KeyProtection& protection = {}) const;
+    /** Reads keys/<name>.key, asking `passphrase` only if the file is encrypted. */
+    [[nodiscard]] Result<crypto::SecretKey> loadKey(const std::string& name,
+                                                    Passphrase& passphrase) const;
+    /** Reads a plain keys/<name>.key; an encrypted one fails for want of a passphrase. */
     [[nodiscard]] Result<crypto::SecretKey> loadKey(const std::string& name) const;
+    /** The public key of keys/<name>.key, without the passphrase for an encrypted file. */
+    [[nodiscard]] Result<PubKey> keyPublicKey(const std::string& name) const;
     /** Writes a new node key, keys/node.key (mode 0600); fails if one exists. */
-    [[nodiscard]] Result<crypto::NodeKey> createNodeKey() const;
+    [[nodiscard]] Result<crypto::NodeKey> createNodeKey(const KeyProtection& protection = {}) const;
+    [[nodiscard]] Result<crypto::NodeKey> loadNodeKey(Passphrase& passphrase) const;
     [[nodiscard]] Result<crypto::NodeKey> loadNodeKey() const;
+    /** Whether keys/<name>.key ("node" for the node key) is encrypted. */
+    [[nodiscard]] Result<bool> keyEncrypted(const std::string& name) const;
+    /**
+     * Rewrites the plain keys/<name>.key ("node" for the node key) encrypted under `protection`,
+     * in place and atomically; fails if it is encrypted already.
+     */
+    [[nodiscard]] Status encryptKey(const std::string& name, const KeyProtection& protection) const;
     /** Names of the account keys in keys/, sorted. */
     [[nodiscard]] std::vector<std::string> keyNames() const;
 
@@ -89,6 +120,11 @@ class Home {
     [[nodiscard]] Status writeDefaultConfig() const { return writeConfig(NodeConfig{}); }
 
   private:
+    /** Writes keys/<name>.key: plain or encrypted, refusing an existing one unless `replace`. */
+    [[nodiscard]] Status writeKeyFile(const std::string& name, ByteView secret,
+                                      const std::string& publicKey, const KeyProtection& protection,
+                                      bool replace) const;
+
     std::filesystem::path root_;
 };
 
@@ -99,7 +135,7 @@ class Home {
 
 /** Reads a whole file. */
 [[nodiscard]] Result<std::string> readFile(const std::filesystem::path& path);
-/** Writes a file atomically (temp file + rename) with the given permissions. */
+/** Writes a file atomically with exactly the given permissions (writeFileAtomically). */
 [[nodiscard]] Status writeFile(const std::filesystem::path& path, std::string_view content,
                                std::filesystem::perms perms);
 

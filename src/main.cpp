@@ -10,7 +10,8 @@ constexpr const char* kUsage = R"(usage: gridledger <command> [options]
 
 commands:
   init                 create a node home with keys, config and the dev genesis
-  keys new|show|list   manage account keys in the home
+  keys new|show|list|encrypt
+                       manage the keys in the home (encrypt: a plain key file in place)
   start                run the node
   testnet              write the homes of an N-validator network on one machine
   tx <payload>         sign and submit a transaction: transfer, propose, vote,

@@ -533,8 +533,28 @@ void NodeImpl::fatal(const Error& error) {
 }
 
 Result<std::unique_ptr<Node>> Node::start(const Home& home) {
-    GL_ASSIGN_OR_RETURN(key, home.loadKey("validator"));
-    GL_ASSIGN_OR_RETURN(nodeKey, home.loadNodeKey());
+    GL_ASSIGN_OR_RETURN(config, home.loadConfig());
+    const auto log = makeLogger("node", config.logLevel);
+    Passphrase passphrase(PassphraseSource{
+        .file = config.keyPassphraseFile.empty() ? std::filesystem::path()
+                                                 : home.root() / config.keyPassphraseFile,
+        .envVar = config.keyPassphraseEnv,
+        .prompt = true,
+        .hint =
+            "set passphrase_file or passphrase_env in [keys] of " + home.configFile().string()});
+    GL_ASSIGN_OR_RETURN(key, home.loadKey(std::string(kConsensusKeyName), passphrase));
+    GL_ASSIGN_OR_RETURN(nodeKey, home.loadNodeKey(passphrase));
+    std::string plain;
+    for (const char* name : {"validator", "node"}) {
+        if (!home.keyEncrypted(name).value_or(false)) {
+            plain += (plain.empty() ? "" : ", ") + std::string(name);
+        }
+    }
+    if (!plain.empty()) {
+        // Said on every start so that a production home with plain keys is noticed.
+        log->warn("keys are stored unencrypted: {} (dev chain only; see docs/operations.md)",
+                  plain);
+    }
     auto impl = std::make_unique<NodeImpl>(key, nodeKey);
     GL_TRY(impl->open(home));
     return std::unique_ptr<Node>(new Node(std::move(impl)));

@@ -16,6 +16,7 @@ void actionToProto(const ProposalAction& action, proto::Propose& pb) {
                        out->set_name(a.name);
                        out->set_consensus_key(str(a.consensusKey.view()));
                        out->set_node_id(str(a.nodeId.view()));
+                       out->set_account(str(a.account.view()));
                    },
                    [&pb](const RemoveValidator& a) {
                        pb.mutable_remove_validator()->set_consensus_key(str(a.consensusKey.view()));
@@ -181,7 +182,8 @@ Result<ProposalAction> actionFromProto(const proto::Propose& pb) {
             GL_ASSIGN_OR_RETURN(key,
                                 fixed<PubKey>(a.consensus_key(), "add_validator.consensus_key"));
             GL_ASSIGN_OR_RETURN(node, fixed<NodeId>(a.node_id(), "add_validator.node_id"));
-            return AddValidator{a.name(), key, node};
+            GL_ASSIGN_OR_RETURN(account, fixed<Address>(a.account(), "add_validator.account"));
+            return AddValidator{a.name(), key, node, account};
         }
         case proto::Propose::kRemoveValidator: {
             GL_ASSIGN_OR_RETURN(key, fixed<PubKey>(pb.remove_validator().consensus_key(),

@@ -497,13 +497,15 @@ class Governance {
         const auto added = static_cast<std::size_t>(spare - member_.begin());
         const node::Home addedHome(net_.home(added));
         auto key = addedHome.loadKey("validator");
+        auto account = addedHome.keyPublicKey("validator-account");
         auto nodeKey = addedHome.loadNodeKey();
-        ASSERT_TRUE(key && nodeKey);
+        ASSERT_TRUE(key && account && nodeKey);
         const std::uint64_t epoch = epochOf(net_, 0);
-        ASSERT_NO_FATAL_FAILURE(decide(
-            {"tx", "propose", "add-validator", "--name", "node" + std::to_string(added),
-             "--consensus-key", key->publicKey().hex(), "--node-id", nodeKey->nodeId().hex()},
-            down, epoch + 1));
+        ASSERT_NO_FATAL_FAILURE(
+            decide({"tx", "propose", "add-validator", "--name", "node" + std::to_string(added),
+                    "--consensus-key", key->publicKey().hex(), "--node-id", nodeKey->nodeId().hex(),
+                    "--account", crypto::addressOf(*account).hex()},
+                   down, epoch + 1));
         setMember(added, true);
         std::vector<std::size_t> removable;
         for (const auto i : others()) {
@@ -533,7 +535,7 @@ class Governance {
      * `down`, and waits until node 0 is in `epoch`. */
     void decide(std::vector<std::string> propose, std::size_t down, std::uint64_t epoch) {
         propose.insert(propose.end(),
-                       {"--from", "validator", "--wait", "--home", net_.home(0).string()});
+                       {"--from", "validator-account", "--wait", "--home", net_.home(0).string()});
         const auto [code, out] = cli(net_, dir_, propose);
         ASSERT_EQ(code, 0) << out;
         const std::string proposal = std::to_string(proposals_++);
@@ -541,8 +543,8 @@ class Governance {
             if (member_[i] && i != down) {
                 // A vote after the proposal passed is refused: the change is what is waited for.
                 (void)cli(net_, dir_,
-                          {"tx", "vote", "--proposal", proposal, "--from", "validator", "--wait",
-                           "--home", net_.home(i).string()});
+                          {"tx", "vote", "--proposal", proposal, "--from", "validator-account",
+                           "--wait", "--home", net_.home(i).string()});
             }
         }
         ASSERT_TRUE(waitFor([&] { return epochOf(net_, 0) >= epoch; }, std::chrono::seconds(60)))

@@ -46,6 +46,29 @@ TEST(Cli, TransferFromTheDevAccountCommitsAndQueryShowsTheBalance) {
     node.stop(SIGTERM);
 }
 
+TEST(Cli, TheConsensusKeySignsNoTransactionsAndTheAccountKeyGoverns) {
+    testing::NodeProcess node;
+    node.start();
+    const std::string verifier = "0x00000000000000000000000000000000000000ee";
+    const auto [refusedCode, refusedOut] =
+        node.cli({"tx", "propose", "grant-verifier", "--account", verifier, "--from", "validator"});
+    EXPECT_EQ(refusedCode, 1);
+    EXPECT_NE(refusedOut.find("'validator' is this home's consensus key, which signs no "
+                              "transactions; use the validator's account key "
+                              "('validator-account')"),
+              std::string::npos)
+        << refusedOut;
+    const auto [proposeCode, proposeOut] =
+        node.cli({"tx", "propose", "grant-verifier", "--account", verifier, "--from",
+                  "validator-account", "--wait"});
+    ASSERT_EQ(proposeCode, 0) << proposeOut;
+    const auto [voteCode, voteOut] =
+        node.cli({"tx", "vote", "--proposal", "0", "--from", "validator-account", "--wait"});
+    ASSERT_EQ(voteCode, 0) << voteOut;
+    EXPECT_NE(voteOut.find("proposal_passed"), std::string::npos) << voteOut;
+    node.stop(SIGTERM);
+}
+
 TEST(Cli, InitRefusesAnInitialisedHomeAndStartRefusesAnEmptyOne) {
     testing::NodeProcess node;
     EXPECT_EQ(node.cli({"init"}).first, 1);
@@ -58,7 +81,7 @@ TEST(Cli, InitRefusesAnInitialisedHomeAndStartRefusesAnEmptyOne) {
 
 TEST(Cli, KeyFilesAreOwnerOnly) {
     testing::NodeProcess node;
-    for (const char* name : {"validator", "node", "dev"}) {
+    for (const char* name : {"validator", "validator-account", "node", "dev"}) {
         const auto perms =
             std::filesystem::status(node.home() / "keys" / (std::string(name) + ".key"))
                 .permissions();

@@ -229,7 +229,7 @@ TEST(LongChain, TenThousandBlocksOfTransfersAttestationsTasksAndEpochsReplayToTh
     const auto started = Clock::now();
     node.start();
     const node::Home home(node.home());
-    const crypto::SecretKey validator = home.loadKey("validator").value();
+    const crypto::SecretKey validator = home.loadKey("validator-account").value();
     const crypto::SecretKey dev = home.loadKey("dev").value();
     const auto providers = testing::runProviderKeys();
     std::vector<crypto::SecretKey> accounts;

@@ -47,7 +47,8 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
                                std::filesystem::copy_options::overwrite_existing);
     auto fullNodeKey = node::Home(fullHome).loadNodeKey();
     auto fullValidatorKey = node::Home(fullHome).loadKey("validator");
-    ASSERT_TRUE(fullNodeKey && fullValidatorKey);
+    auto fullAccountKey = node::Home(fullHome).loadKey("validator-account");
+    ASSERT_TRUE(fullNodeKey && fullValidatorKey && fullAccountKey);
     const auto ports = freePortRange(3);
     const auto conf = fullHome / "config" / "node.conf";
     std::string peers;
@@ -80,13 +81,14 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     const std::string newKey = fullValidatorKey->publicKey().hex();
     auto [code, out] = cli(net, fullDir.path(),
                            {"tx", "propose", "add-validator", "--name", "v4", "--consensus-key",
-                            newKey, "--node-id", fullNodeKey->nodeId().hex(), "--from", "validator",
-                            "--wait", "--home", net.home(0).string()});
+                            newKey, "--node-id", fullNodeKey->nodeId().hex(), "--account",
+                            crypto::addressOf(fullAccountKey->publicKey()).hex(), "--from",
+                            "validator-account", "--wait", "--home", net.home(0).string()});
     ASSERT_EQ(code, 0) << out;
     for (std::size_t i = 0; i < 3; ++i) {
         std::tie(code, out) = cli(net, fullDir.path(),
-                                  {"tx", "vote", "--proposal", "0", "--from", "validator", "--wait",
-                                   "--home", net.home(i).string()});
+                                  {"tx", "vote", "--proposal", "0", "--from", "validator-account",
+                                   "--wait", "--home", net.home(i).string()});
         ASSERT_EQ(code, 0) << out;
     }
     // Every node switches to the five-member committee, and the chain goes on in the new epoch.
@@ -113,17 +115,17 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     std::tie(code, out) =
         cli(net, fullDir.path(),
             {"tx", "propose", "remove-validator", "--consensus-key", removed->publicKey().hex(),
-             "--from", "validator", "--wait", "--home", net.home(0).string()});
+             "--from", "validator-account", "--wait", "--home", net.home(0).string()});
     ASSERT_EQ(code, 0) << out;
     for (std::size_t i = 0; i < 3; ++i) {
         std::tie(code, out) = cli(net, fullDir.path(),
-                                  {"tx", "vote", "--proposal", "1", "--from", "validator", "--wait",
-                                   "--home", net.home(i).string()});
+                                  {"tx", "vote", "--proposal", "1", "--from", "validator-account",
+                                   "--wait", "--home", net.home(i).string()});
         ASSERT_EQ(code, 0) << out;
     }
     std::tie(code, out) = cli(net, fullDir.path(),
-                              {"tx", "vote", "--proposal", "1", "--from", "validator", "--wait",
-                               "--home", fullHome.string()});
+                              {"tx", "vote", "--proposal", "1", "--from", "validator-account",
+                               "--wait", "--home", fullHome.string()});
     ASSERT_EQ(code, 0) << out;
     ASSERT_TRUE(waitFor([&] { return countMatches(net.log(0), "epoch change .*members=4") > 0; },
                         std::chrono::seconds(60)));
@@ -207,12 +209,12 @@ TEST(Reconfiguration, AValidatorThatWasDownWhileTheSetChangedCrossesTheEpochOnIt
     auto [code, out] =
         cli(net, dir.path(),
             {"tx", "propose", "remove-validator", "--consensus-key", removed->publicKey().hex(),
-             "--from", "validator", "--wait", "--home", net.home(0).string()});
+             "--from", "validator-account", "--wait", "--home", net.home(0).string()});
     ASSERT_EQ(code, 0) << out;
     for (std::size_t i = 0; i < 3; ++i) {
         std::tie(code, out) = cli(net, dir.path(),
-                                  {"tx", "vote", "--proposal", "0", "--from", "validator", "--wait",
-                                   "--home", net.home(i).string()});
+                                  {"tx", "vote", "--proposal", "0", "--from", "validator-account",
+                                   "--wait", "--home", net.home(i).string()});
         ASSERT_EQ(code, 0) << out;
     }
     ASSERT_TRUE(waitFor([&] { return countMatches(net.log(0), "epoch change .*members=3") > 0; },

@@ -217,8 +217,9 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
         "labels": [{"key": "region", "value": "eu"}], "categories": ["ml_training"]})";
     committed(node,
               {"tx", "register-provider", "--from", "gpu", "--inventory", inventory.string()});
-    committed(node, {"tx", "propose", "admit-provider", "--provider", gpu, "--from", "validator"});
-    committed(node, {"tx", "vote", "--proposal", "0", "--from", "validator"});
+    committed(node, {"tx", "propose", "admit-provider", "--provider", gpu, "--from",
+                     "validator-account"});
+    committed(node, {"tx", "vote", "--proposal", "0", "--from", "validator-account"});
     committed(node,
               {"tx", "attest", "--from", "gpu", "--category", "ml_training", "--device", "A100=8"});
 

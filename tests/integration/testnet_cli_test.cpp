@@ -101,7 +101,7 @@ TEST(TestnetCli, WritesFourHomesSharingOneGenesisWithTheirOwnKeysAndTheOthersAsP
     EXPECT_TRUE(genesis->accounts[0].balance == node::kDevBalance);
     for (std::size_t i = 0; i < 4; ++i) {
         EXPECT_EQ(genesis->accounts[i + 1].address,
-                  crypto::addressOf(genesis->validators[i].consensusKey));
+                  genesis->validators[i].account);
         EXPECT_TRUE(genesis->accounts[i + 1].balance == node::kValidatorBalance);
     }
     for (const auto fee : genesis->fees.byKind) {

@@ -222,13 +222,13 @@ async function populate(node) {
     const registered = tx(["register-provider", "--from", "dev", "--inventory", inventory]);
     check(registered.receipt.success, "the provider registration commits successfully");
 
-    const proposed = tx(["propose", "admit-provider", "--provider", dev, "--from", "validator"]);
+    const proposed = tx(["propose", "admit-provider", "--provider", dev, "--from", "validator-account"]);
     check(proposed.receipt.success, "the admit-provider proposal commits successfully");
     const proposalEvent = proposed.receipt.events.find((e) => e.attributes.id !== undefined);
     const proposalId = proposalEvent ? proposalEvent.attributes.id : "1";
     const proposal = await http.request({ method: "governance_getProposal", params: [proposalId] });
     if (proposal.status === "open") {
-        const voted = tx(["vote", "--proposal", proposalId, "--from", "validator"]);
+        const voted = tx(["vote", "--proposal", proposalId, "--from", "validator-account"]);
         check(voted.receipt.success, "the vote commits successfully");
     }
     const provider = await waitFor("the provider's admission", async () => {

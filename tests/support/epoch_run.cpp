@@ -230,7 +230,7 @@ EpochRunResult runEpochs(const std::filesystem::path& templateHome, const EpochR
         out.providers[p] = crypto::addressOf(keys[p].publicKey());
     }
     const node::Home home(node.home());
-    const crypto::SecretKey validator = home.loadKey("validator").value();
+    const crypto::SecretKey validator = home.loadKey("validator-account").value();
     const crypto::SecretKey dev = home.loadKey("dev").value();
     const crypto::SecretKey verifier = runVerifierKey();
     out.fed.assign(plan.lastEpoch + 1,

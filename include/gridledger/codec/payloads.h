@@ -28,11 +28,15 @@ struct Transfer {
 
 // ---- Governance (docs/tokenomics.md) ----
 
-/** Adds a validator: its consensus key bound to its transport node id. */
+/**
+ * Adds a validator: its consensus key bound to its transport node id, and the account its
+ * governance transactions come from (a key of its own, not the consensus key).
+ */
 struct AddValidator {
     std::string name;
     PubKey consensusKey;
     NodeId nodeId;
+    Address account;
 
     bool operator==(const AddValidator&) const = default;
 };

@@ -20,6 +20,8 @@ struct GenesisValidator {
     std::string name;
     PubKey consensusKey;
     NodeId nodeId;
+    /** The account the validator's governance transactions come from ("account" in genesis). */
+    Address account;
 };
 
 /** An account funded at genesis. */

@@ -24,9 +24,12 @@ struct ValidatorEntry {
     std::string name;
     PubKey consensusKey;
     NodeId nodeId;
+    /** The account the validator proposes and votes from: a key of its own, not the consensus
+     * key (docs/operations.md). */
+    Address account;
 
-    /** The account address governance votes come from: addressOf(consensusKey). */
-    [[nodiscard]] Address address() const;
+    /** The account address governance votes come from: `account`. */
+    [[nodiscard]] Address address() const { return account; }
     bool operator==(const ValidatorEntry&) const = default;
 };
 

@@ -37,7 +37,7 @@ std::vector<Payload> everyPayload() {
                        700,        {{"interconnect_bandwidth", 900}}};
     return {
         Transfer{address(1), u128{12345}},
-        Propose{AddValidator{"v-new", validatorKey, node}},
+        Propose{AddValidator{"v-new", validatorKey, node, address(4)}},
         Propose{RemoveValidator{validatorKey}},
         Propose{AdmitProvider{address(2)}},
         Propose{SuspendProvider{address(2)}},

@@ -23,7 +23,8 @@ class ExecutorTest : public ::testing::Test {
         Genesis genesis;
         genesis.chainId = kChain;
         genesis.genesisTimeMs = 1000;
-        genesis.validators.push_back(GenesisValidator{"v0", alice_.publicKey(), NodeId{}});
+        genesis.validators.push_back(
+            GenesisValidator{"v0", alice_.publicKey(), NodeId{}, address(alice_)});
         genesis.accounts.push_back(GenesisAccount{address(alice_), 100 * kDps});
         auto done = executor_->commitGenesis(genesis);
         ASSERT_TRUE(done) << done.error().message;

@@ -55,6 +55,47 @@ TEST(GenesisJson, AbsentSectionsTakeThePapersDefaults) {
     EXPECT_TRUE(g->providers.empty());
 }
 
+TEST(GenesisJson, AValidatorsAccountIsItsOwnOrElseTheConsensusKeysAddress) {
+    // Older files: no account, so the consensus key's address.
+    auto old = parseGenesis(minimalJson());
+    ASSERT_TRUE(old) << old.error().message;
+    EXPECT_EQ(old->validators.at(0).account, addressOf(testKey(1)));
+
+    const std::string separate = addressOf(testKey(2)).hex();
+    std::string json = minimalJson();
+    json.insert(json.find(R"("node_id")"), R"("account":")" + separate + R"(",)");
+    auto g = parseGenesis(json);
+    ASSERT_TRUE(g) << g.error().message;
+    EXPECT_EQ(g->validators.at(0).account.hex(), separate);
+    // Written back with the account, and the executor's set votes from it.
+    EXPECT_NE(genesisToJson(*g).find(R"("account":")" + separate), std::string::npos);
+    testing::Chain chain(*g);
+    EXPECT_TRUE(chain.validators().contains(addressOf(testKey(2))));
+    EXPECT_FALSE(chain.validators().contains(addressOf(testKey(1))));
+}
+
+TEST(GenesisJson, TwoValidatorsWithOneAccountAreRefused) {
+    const std::string account = addressOf(testKey(3)).hex();
+    const std::string v =
+        R"({"name":"NAME","consensus_key":"KEY","node_id":"NODE","account":")" + account + R"("})";
+    std::string json = minimalJson();
+    const auto begin = json.find(R"("validators":[)") + 14;
+    const auto end = json.find("]", begin);
+    std::string two;
+    for (int i = 1; i <= 2; ++i) {
+        std::string entry = v;
+        entry.replace(entry.find("NAME"), 4, "v" + std::to_string(i));
+        entry.replace(entry.find("KEY"), 3,
+                      testKey(static_cast<std::uint8_t>(i)).publicKey().hex());
+        entry.replace(entry.find("NODE"), 4, "0x0" + std::to_string(i) + std::string(38, '0'));
+        two += (i > 1 ? "," : "") + entry;
+    }
+    json.replace(begin, end - begin, two);
+    const auto g = parseGenesis(json);
+    ASSERT_FALSE(g);
+    EXPECT_NE(g.error().message.find("duplicate account"), std::string::npos) << g.error().message;
+}
+
 TEST(GenesisJson, AbsentFieldsOfAPresentSectionKeepTheirDefaults) {
     auto g = parseGenesis(withSection(
         minimalJson(),

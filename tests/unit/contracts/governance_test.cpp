@@ -76,12 +76,14 @@ TEST(Governance, SixValidatorsNeedFiveVotesAndTheFifthAppliesTheAction) {
 
 TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItVote) {
     const auto newcomer = testKey(9);
+    const auto newcomerAccount = testKey(10);  // its governance key, apart from its consensus key
     auto genesis = shortEpochGenesis(1, 0);
-    genesis.accounts.push_back(GenesisAccount{addressOf(newcomer), testing::kFeeFloat});
+    genesis.accounts.push_back(GenesisAccount{addressOf(newcomerAccount), testing::kFeeFloat});
     Chain chain(genesis);
     NodeId node;
     node[0] = 9;
-    auto done = chain.pass(G + 100, codec::AddValidator{"v-new", newcomer.publicKey(), node});
+    auto done = chain.pass(G + 100, codec::AddValidator{"v-new", newcomer.publicKey(), node,
+                                                        addressOf(newcomerAccount)});
     const auto added = eventsOf(done.receipts.back().events, "validator_added");
     ASSERT_EQ(added.size(), 1U);
     EXPECT_EQ(attr(added[0], "set_version"), "1");
@@ -92,7 +94,9 @@ TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItV
     EXPECT_EQ(set.version, 1U);
     EXPECT_EQ(set.changedAtHeight, chain.height());
     ASSERT_EQ(set.validators.size(), 2U);
-    EXPECT_TRUE(set.contains(addressOf(newcomer)));
+    EXPECT_TRUE(set.contains(addressOf(newcomerAccount)));
+    EXPECT_FALSE(set.contains(addressOf(newcomer)));
+    EXPECT_EQ(attr(added[0], "address"), addressOf(newcomerAccount).hex());
     EXPECT_TRUE(std::is_sorted(
         set.validators.begin(), set.validators.end(),
         [](const auto& a, const auto& b) { return a.consensusKey < b.consensusKey; }));
@@ -102,7 +106,10 @@ TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItV
     ASSERT_TRUE(
         chain.run(G + 200, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
     EXPECT_TRUE(eventsOf(chain.run(G + 201, testKey(1), yes(1)).events, "proposal_passed").empty());
-    EXPECT_EQ(eventsOf(chain.run(G + 202, newcomer, yes(1)).events, "proposal_passed").size(), 1U);
+    // The consensus key is no voter; the account is.
+    EXPECT_EQ(chain.run(G + 202, newcomer, yes(1)).code, ErrorCode::kNotValidator);
+    EXPECT_EQ(
+        eventsOf(chain.run(G + 203, newcomerAccount, yes(1)).events, "proposal_passed").size(), 1U);
 }
 
 TEST(Governance, RemovingAValidatorDropsItsVotesFromTheCount) {

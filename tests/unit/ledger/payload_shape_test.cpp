@@ -36,7 +36,8 @@ TEST(PayloadShape, WellFormedPayloadsPass) {
     key[0] = 1;
     for (const codec::Payload& p : std::vector<codec::Payload>{
              inventory(), attest(), codec::Challenge{someone(), 0, 0, "why", {}},
-             codec::ProposalVote{0, true}, codec::Propose{codec::AddValidator{"v", key, node}},
+             codec::ProposalVote{0, true},
+             codec::Propose{codec::AddValidator{"v", key, node, someone()}},
              codec::Propose{codec::SetParameter{"tokenomics.pool_share_bps", "500"}},
              codec::TaskCreate{"ml_training", 1, {"region == eu"}, 1, {}},
              codec::TaskStart{Hash256{{1}}}, codec::TaskRefuse{Hash256{{1}}},
@@ -116,7 +117,11 @@ TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
          ErrorCode::kInvalidProposal},
         {"zero provider address", codec::Propose{codec::AdmitProvider{Address{}}},
          ErrorCode::kInvalidProposal},
-        {"zero consensus key", codec::Propose{codec::AddValidator{"v", PubKey{}, NodeId{}}},
+        {"zero consensus key",
+         codec::Propose{codec::AddValidator{"v", PubKey{}, NodeId{{1}}, someone()}},
+         ErrorCode::kInvalidProposal},
+        {"zero validator account",
+         codec::Propose{codec::AddValidator{"v", PubKey{{1}}, NodeId{{1}}, Address{}}},
          ErrorCode::kInvalidProposal},
         {"task without category", codec::TaskCreate{"", 1, {}, 1, {}}, ErrorCode::kInvalidTask},
         {"task of 0 GFLOP/s", codec::TaskCreate{"c", 0, {}, 1, {}}, ErrorCode::kInvalidTask},
