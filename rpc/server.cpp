@@ -109,7 +109,7 @@ class Server::Impl {
         if (limits.maxConnections == 0 || limits.maxBatchItems == 0 || limits.maxJsonDepth == 0 ||
             limits.maxBodyBytes == 0 || limits.maxHeaderBytes == 0 ||
             limits.maxWsConnections == 0 || limits.maxSubscriptions == 0 ||
-            limits.maxSendBufferBytes == 0 ||
+            limits.maxSendBufferBytes == 0 || limits.maxResponseBytes == 0 ||
             limits.idleTimeout <= std::chrono::milliseconds::zero() ||
             limits.requestTimeout <= std::chrono::milliseconds::zero()) {
             return fail(ErrorCode::kConfig, "rpc: every limit must be positive");

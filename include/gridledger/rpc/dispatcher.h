@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
 #include <gridledger/rpc/limits.h>
@@ -15,7 +16,8 @@ namespace gridledger::rpc {
  * The transport-independent half of the server: turns one JSON-RPC 2.0 payload (a request or a
  * batch, as received over HTTP now and over WebSocket later) into the response payload.
  *
- * Enforces UTF-8 validity, the JSON nesting depth and the batch size of `limits`; validates each
+ * Enforces UTF-8 validity, the JSON nesting depth, the batch size and the answer size of
+ * `limits` (maxResponseBytes: docs/rpc.md, "Limits"); validates each
  * request object; calls the method's handler; maps its Error through rpcCodeOf. Every error
  * response carries `error.data.reason`. Thread-safe: handle() may run on many threads at once.
  */
@@ -48,6 +50,10 @@ class Dispatcher {
     [[nodiscard]] const MethodTable& methods() const { return methods_; }
 
   private:
+    /** The answer to a non-empty batch within the limits, capped at maxResponseBytes. */
+    [[nodiscard]] std::optional<std::string> handleBatch(const boost::json::array& batch,
+                                                         const MethodTable* connection) const;
+
     MethodTable methods_;
     ServerLimits limits_;
 };
