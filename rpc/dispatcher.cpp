@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -153,8 +154,9 @@ bool isValidUtf8(std::string_view text) {
     return true;
 }
 
-Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits)
-    : methods_(std::move(methods)), limits_(limits) {}
+Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits,
+                       std::vector<std::string> adminOnly)
+    : methods_(std::move(methods)), limits_(limits), adminOnly_(std::move(adminOnly)) {}
 
 std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request,
                                                         const MethodTable* connection) const {
@@ -197,6 +199,13 @@ std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value
         if (handler == nullptr) {
             if (id == nullptr) {
                 return std::nullopt;
+            }
+            if (std::find(adminOnly_.begin(), adminOnly_.end(), name) != adminOnly_.end()) {
+                return errorValue(
+                    replyId, frameworkError(kMethodNotFound,
+                                            std::string(name) + " is served on the admin listener "
+                                                                "only (rpc.admin_port)",
+                                            reason::kAdminOnly));
             }
             return errorValue(
                 replyId,

@@ -40,8 +40,7 @@ class Server::Impl {
   public:
     Impl(MethodTable methods, ServerOptions options)
         : options_(std::move(options)),
-          state_(std::make_shared<detail::ServerState>(std::move(methods), options_.limits,
-                                                       options_.readiness)),
+          state_(std::make_shared<detail::ServerState>(std::move(methods), options_)),
           io_(static_cast<int>(std::max<std::size_t>(options_.ioThreads, 1))),
           acceptor_(net::make_strand(io_)),
           retryTimer_(acceptor_.get_executor()),

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
@@ -23,8 +24,13 @@ namespace gridledger::rpc {
  */
 class Dispatcher {
   public:
-    /** Takes its own copy of the methods, which stays read-only from then on. */
-    Dispatcher(MethodTable methods, const ServerLimits& limits);
+    /**
+     * Takes its own copy of the methods, which stays read-only from then on. A call of a name
+     * of `adminOnly` that the tables lack answers -32601 with reason admin_only (the method is
+     * served on another listener) instead of method_not_found.
+     */
+    Dispatcher(MethodTable methods, const ServerLimits& limits,
+               std::vector<std::string> adminOnly = {});
 
     /**
      * The response to `payload`, or std::nullopt when nothing is to be sent back (a single
@@ -56,6 +62,7 @@ class Dispatcher {
 
     MethodTable methods_;
     ServerLimits limits_;
+    std::vector<std::string> adminOnly_;
 };
 
 /** True iff `text` is well-formed UTF-8 (no overlong forms, surrogates or values > U+10FFFF). */

@@ -69,6 +69,10 @@ inline constexpr std::string_view kTooManyWebSockets = "too_many_websockets";
 inline constexpr std::string_view kMethodNotFound = "method_not_found";
 inline constexpr std::string_view kInternal = "internal";
 inline constexpr std::string_view kResponseTooLarge = "response_too_large";
+inline constexpr std::string_view kForbiddenHost = "forbidden_host";
+inline constexpr std::string_view kForbiddenOrigin = "forbidden_origin";
+inline constexpr std::string_view kUnauthorized = "unauthorized";
+inline constexpr std::string_view kAdminOnly = "admin_only";
 }  // namespace reason
 
 /** A JSON-RPC error as it goes on the wire: code, message and the `data.reason` token. */
