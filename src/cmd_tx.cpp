@@ -48,6 +48,7 @@ void addCommon(po::options_description& desc, Common& c) {
         "nonce", po::value(&c.nonce), "sender nonce (default: the account's next nonce)")(
         "valid-for", po::value(&c.validFor), "blocks after the head the tx stays valid")(
         "rpc", po::value(&c.rpc), "node RPC endpoint host:port")(
+        "rpc-token-file", po::value(&c.rpcTokenFile), "file holding the node's RPC bearer token")(
         "wait", po::bool_switch(&c.wait), "wait until committed and print the receipt");
 }
 
@@ -81,7 +82,7 @@ Result<json::value> waitCommitted(const Endpoint& endpoint, const std::string& h
 Status signAndSubmit(const Common& c, const Build& build) {
     const Home home = Home::resolve(c.homeFlag);
     GL_ASSIGN_OR_RETURN(key, home.loadKey(c.from));
-    GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
+    GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home, c.rpcTokenFile));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
     GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
     GL_ASSIGN_OR_RETURN(status, callRpc(endpoint, "node_status", json::array{}));

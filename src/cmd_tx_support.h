@@ -21,6 +21,8 @@ struct TxCommon {
     std::string homeFlag;
     std::string from;
     std::string rpc;
+    /** A file holding the node's RPC bearer token (--rpc-token-file). */
+    std::string rpcTokenFile;
     std::string nonce;
     /** Blocks after the head the transaction stays valid. */
     std::uint64_t validFor = 1000;
