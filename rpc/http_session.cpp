@@ -37,6 +37,20 @@ constexpr std::size_t kDrainChunk = 16 * 1024;
 /** Longest Host or Origin value echoed back in a refusal. */
 constexpr std::size_t kMaxEchoed = 128;
 
+/**
+ * A header value as a refusal echoes it: at most kMaxEchoed characters, each byte outside
+ * printable ASCII shown as '?', so that the answer stays valid UTF-8 whatever the client sent.
+ */
+std::string echoed(std::string_view value) {
+    std::string out(value.substr(0, kMaxEchoed));
+    for (char& c : out) {
+        if (c < ' ' || c > '~') {
+            c = '?';
+        }
+    }
+    return out;
+}
+
 /** The path of a request target, without its query string. */
 std::string_view pathOf(beast::string_view target) {
     const std::string_view text(target.data(), target.size());
@@ -320,8 +334,7 @@ bool HttpSession::refuseByAccess() {
     if (!hostAllowed(text(http::field::host), access, state_->listenAddress())) {
         respondError(http::status::forbidden,
                      RpcError{kInvalidRequest,
-                              "Host not allowed: " +
-                                  std::string(text(http::field::host).substr(0, kMaxEchoed)) +
+                              "Host not allowed: " + echoed(text(http::field::host)) +
                                   " (rpc.allowed_hosts)",
                               std::string(reason::kForbiddenHost)},
                      after);
@@ -330,8 +343,7 @@ bool HttpSession::refuseByAccess() {
     if (!originAllowed(text(http::field::origin), access)) {
         respondError(http::status::forbidden,
                      RpcError{kInvalidRequest,
-                              "Origin not allowed: " +
-                                  std::string(text(http::field::origin).substr(0, kMaxEchoed)) +
+                              "Origin not allowed: " + echoed(text(http::field::origin)) +
                                   " (rpc.allowed_origins)",
                               std::string(reason::kForbiddenOrigin)},
                      after);

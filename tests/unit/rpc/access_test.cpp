@@ -156,6 +156,12 @@ TEST_F(AccessServer, ForeignHostGets403OnPostAndOnUpgrade) {
     EXPECT_EQ(send(std::move(upgrade)).status, 403U);
     EXPECT_EQ(server_->webSocketCount(), 0U);
 
+    // A Host of bytes that are not UTF-8 is refused with an answer that still parses.
+    const HttpReply binary = send(postRequest("evil\xff\xfe.example"));
+    EXPECT_EQ(binary.status, 403U);
+    EXPECT_TRUE(isValidUtf8(binary.body)) << binary.body;
+    expectRpcError(binary.json(), kInvalidRequest, "forbidden_host");
+
     EXPECT_EQ(send(postRequest("localhost:8545")).status, 200U);
     EXPECT_EQ(send(postRequest("[::1]:1")).status, 200U);
     // The probes answer whatever the Host: they tell nothing but whether the node runs.
