@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -8,6 +9,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
 
 #include <gridledger/rpc/dispatcher.h>
 #include <gridledger/rpc/errors.h>
@@ -63,6 +65,47 @@ boost::json::value callHandler(const Handler& handler, const boost::json::value&
     }
 }
 
+/**
+ * The JSON text of `value`, or nullopt as soon as it would exceed `budget` bytes: serialized in
+ * chunks, so an oversized answer is never built whole.
+ */
+std::optional<std::string> serializeWithin(const boost::json::value& value, std::size_t budget) {
+    boost::json::serializer serializer;
+    serializer.reset(&value);
+    std::string out;
+    char chunk[4096];
+    while (!serializer.done()) {
+        const boost::json::string_view part = serializer.read(chunk, sizeof chunk);
+        if (part.size() > budget - out.size()) {
+            return std::nullopt;
+        }
+        out.append(part.data(), part.size());
+    }
+    return out;
+}
+
+/** The id a response to `request` would echo; nullopt for a notification (no answer at all). */
+std::optional<boost::json::value> replyIdOf(const boost::json::value& request) {
+    const boost::json::object* object = request.if_object();
+    if (object == nullptr) {
+        return boost::json::value();
+    }
+    const boost::json::value* id = object->if_contains("id");
+    if (id == nullptr) {
+        return std::nullopt;
+    }
+    return isValidId(*id) ? *id : boost::json::value();
+}
+
+RpcError responseTooLarge(std::size_t limit, bool ran) {
+    return frameworkError(kResponseTooLarge,
+                          (ran ? std::string("the answer exceeds ")
+                               : std::string("not run: the batch's answer reached ")) +
+                              "the limit of " + std::to_string(limit) +
+                              " bytes (rpc.max_response_bytes)",
+                          reason::kResponseTooLarge);
+}
+
 }  // namespace
 
 bool isValidUtf8(std::string_view text) {
@@ -111,8 +154,9 @@ bool isValidUtf8(std::string_view text) {
     return true;
 }
 
-Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits)
-    : methods_(std::move(methods)), limits_(limits) {}
+Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits,
+                       std::vector<std::string> adminOnly)
+    : methods_(std::move(methods)), limits_(limits), adminOnly_(std::move(adminOnly)) {}
 
 std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request,
                                                         const MethodTable* connection) const {
@@ -156,6 +200,13 @@ std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value
             if (id == nullptr) {
                 return std::nullopt;
             }
+            if (std::find(adminOnly_.begin(), adminOnly_.end(), name) != adminOnly_.end()) {
+                return errorValue(
+                    replyId, frameworkError(kMethodNotFound,
+                                            std::string(name) + " is served on the admin listener "
+                                                                "only (rpc.admin_port)",
+                                            reason::kAdminOnly));
+            }
             return errorValue(
                 replyId,
                 frameworkError(kMethodNotFound,
@@ -172,6 +223,53 @@ std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value
         return errorValue(nullptr,
                           frameworkError(kInternalError, "internal error", reason::kInternal));
     }
+}
+
+// The answer is written as it is produced, so the cap is checked against the bytes already
+// taken. Once a response does not fit, that request and every later one are answered with a
+// small response_too_large error: the client learns which requests ran and which did not, and
+// the server runs nothing whose answer it would have to drop.
+std::optional<std::string> Dispatcher::handleBatch(const boost::json::array& batch,
+                                                   const MethodTable* connection) const {
+    const std::size_t limit = limits_.maxResponseBytes;
+    std::string out = "[";
+    std::size_t answered = 0;
+    bool full = false;
+    for (const boost::json::value& request : batch) {
+        std::optional<boost::json::value> entry;
+        if (full) {
+            std::optional<boost::json::value> id = replyIdOf(request);
+            if (!id) {
+                continue;  // A notification past the cap: neither run nor answered.
+            }
+            entry = errorValue(*id, responseTooLarge(limit, false));
+        } else {
+            entry = handleOne(request, connection);
+            if (!entry) {
+                continue;
+            }
+            // Room for this entry's separator and for the closing bracket.
+            const std::size_t taken = out.size() + (answered == 0 ? 0 : 1) + 1;
+            std::optional<std::string> text =
+                taken <= limit ? serializeWithin(*entry, limit - taken) : std::nullopt;
+            if (text) {
+                out += (answered == 0 ? "" : ",") + *text;
+                ++answered;
+                continue;
+            }
+            full = true;
+            const boost::json::value* id = entry->as_object().if_contains("id");
+            entry = errorValue(id != nullptr ? *id : boost::json::value(),
+                               responseTooLarge(limit, true));
+        }
+        out += (answered == 0 ? "" : ",") + boost::json::serialize(*entry);
+        ++answered;
+    }
+    if (answered == 0) {
+        return std::nullopt;
+    }
+    out += "]";
+    return out;
 }
 
 std::optional<std::string> Dispatcher::handle(std::string_view payload,
@@ -203,7 +301,14 @@ std::optional<std::string> Dispatcher::handle(std::string_view payload,
             if (!response) {
                 return std::nullopt;
             }
-            return boost::json::serialize(*response);
+            std::optional<std::string> text = serializeWithin(*response, limits_.maxResponseBytes);
+            if (!text) {
+                const boost::json::value* id = response->as_object().if_contains("id");
+                return boost::json::serialize(
+                    errorValue(id != nullptr ? *id : boost::json::value(),
+                               responseTooLarge(limits_.maxResponseBytes, true)));
+            }
+            return text;
         }
         if (batch->empty()) {
             return errorResponseText(
@@ -216,17 +321,7 @@ std::optional<std::string> Dispatcher::handle(std::string_view payload,
                                                         std::to_string(limits_.maxBatchItems),
                                                     reason::kBatchTooLarge));
         }
-        boost::json::array responses;
-        for (const boost::json::value& request : *batch) {
-            std::optional<boost::json::value> response = handleOne(request, connection);
-            if (response) {
-                responses.push_back(std::move(*response));
-            }
-        }
-        if (responses.empty()) {
-            return std::nullopt;
-        }
-        return boost::json::serialize(responses);
+        return handleBatch(*batch, connection);
     } catch (...) {
         return errorResponseText(
             frameworkError(kInternalError, "internal error", reason::kInternal));

@@ -9,7 +9,8 @@ namespace gridledger::rpc {
 // Clients and tooling key on these numbers: a number, once published, is never renumbered or
 // reused. A new ErrorCode gets a row here (the compiler refuses a switch that misses one) and a
 // line in docs/rpc.md. Codes that fit no EIP-1474 category take the next free number of the
-// domain band -32010...-32099 (the next is -32016).
+// domain band -32010...-32099 (the next is -32017; -32016 is the framework's
+// response_too_large, errors.h).
 std::int32_t rpcCodeOf(ErrorCode code) {
     switch (code) {
         // Encoding and input shape.

@@ -34,6 +34,22 @@ constexpr std::string_view kJsonContentType = "application/json";
  * that closing the socket does not reset the connection before the client reads the response. */
 constexpr std::chrono::milliseconds kLingerTime{2'000};
 constexpr std::size_t kDrainChunk = 16 * 1024;
+/** Longest Host or Origin value echoed back in a refusal. */
+constexpr std::size_t kMaxEchoed = 128;
+
+/**
+ * A header value as a refusal echoes it: at most kMaxEchoed characters, each byte outside
+ * printable ASCII shown as '?', so that the answer stays valid UTF-8 whatever the client sent.
+ */
+std::string echoed(std::string_view value) {
+    std::string out(value.substr(0, kMaxEchoed));
+    for (char& c : out) {
+        if (c < ' ' || c > '~') {
+            c = '?';
+        }
+    }
+    return out;
+}
 
 /** The path of a request target, without its query string. */
 std::string_view pathOf(beast::string_view target) {
@@ -70,9 +86,12 @@ std::uint32_t headerLimit(std::size_t bytes) {
 
 // ---- ServerState ----------------------------------------------------------------------------
 
-ServerState::ServerState(MethodTable methods, const ServerLimits& limits,
-                         std::function<std::optional<std::string>()> readiness)
-    : dispatcher_(std::move(methods), limits), limits_(limits), readiness_(std::move(readiness)) {}
+ServerState::ServerState(MethodTable methods, const ServerOptions& options)
+    : dispatcher_(std::move(methods), options.limits, options.adminOnlyMethods),
+      limits_(options.limits),
+      readiness_(options.readiness),
+      access_(options.access),
+      listenAddress_(options.address) {}
 
 bool ServerState::admit(const std::shared_ptr<HttpSession>& session) {
     std::shared_ptr<HttpSession> evicted;
@@ -228,6 +247,9 @@ void HttpSession::onHeader(beast::error_code ec) {
         return;
     }
     httpVersion_ = parser_->get().version();
+    if (refuseByAccess()) {
+        return;
+    }
     if (parser_->is_done()) {
         handleRequest(parser_->release());
         return;
@@ -292,6 +314,52 @@ void HttpSession::onReadError(beast::error_code ec) {
                  RpcError{kInvalidRequest, "malformed HTTP request: " + ec.message(),
                           std::string(reason::kBadHttp)},
                  After::kLingerClose);
+}
+
+// Checked on the head alone, so a refused client gets no body read, no method run and no
+// WebSocket upgrade. The probes stay open: they tell nothing but whether the node runs.
+bool HttpSession::refuseByAccess() {
+    const auto& request = parser_->get();
+    const std::string_view path = pathOf(request.target());
+    if (request.method() == http::verb::get && (path == "/livez" || path == "/readyz") &&
+        !isWebSocketUpgrade(request)) {
+        return false;
+    }
+    const auto text = [&request](http::field field) {
+        const beast::string_view value = request[field];
+        return std::string_view(value.data(), value.size());
+    };
+    const AccessPolicy& access = state_->access();
+    const After after = parser_->is_done() ? After::kClose : After::kLingerClose;
+    if (!hostAllowed(text(http::field::host), access, state_->listenAddress())) {
+        respondError(http::status::forbidden,
+                     RpcError{kInvalidRequest,
+                              "Host not allowed: " + echoed(text(http::field::host)) +
+                                  " (rpc.allowed_hosts)",
+                              std::string(reason::kForbiddenHost)},
+                     after);
+        return true;
+    }
+    if (!originAllowed(text(http::field::origin), access)) {
+        respondError(http::status::forbidden,
+                     RpcError{kInvalidRequest,
+                              "Origin not allowed: " + echoed(text(http::field::origin)) +
+                                  " (rpc.allowed_origins)",
+                              std::string(reason::kForbiddenOrigin)},
+                     after);
+        return true;
+    }
+    if (!authorized(text(http::field::authorization), access)) {
+        Response response{http::status::unauthorized, httpVersion_};
+        response.set(http::field::content_type, kJsonContentType);
+        response.set(http::field::www_authenticate, "Bearer");
+        response.body() = errorResponseText(RpcError{kInvalidRequest,
+                                                     "missing or wrong Authorization: Bearer token",
+                                                     std::string(reason::kUnauthorized)});
+        respond(std::move(response), after);
+        return true;
+    }
+    return false;
 }
 
 // ---- HttpSession: routing -------------------------------------------------------------------

@@ -28,6 +28,7 @@
 #include <gridledger/rpc/errors.h>
 #include <gridledger/rpc/limits.h>
 #include <gridledger/rpc/method_table.h>
+#include <gridledger/rpc/server.h>
 #include <gridledger/rpc/subscriptions.h>
 
 namespace gridledger::rpc::detail {
@@ -41,11 +42,13 @@ class WsSession;
  */
 class ServerState {
   public:
-    ServerState(MethodTable methods, const ServerLimits& limits,
-                std::function<std::optional<std::string>()> readiness);
+    ServerState(MethodTable methods, const ServerOptions& options);
 
     [[nodiscard]] const Dispatcher& dispatcher() const { return dispatcher_; }
     [[nodiscard]] const ServerLimits& limits() const { return limits_; }
+    [[nodiscard]] const AccessPolicy& access() const { return access_; }
+    /** The address the listener is bound to (a Host naming it is the local machine). */
+    [[nodiscard]] const std::string& listenAddress() const { return listenAddress_; }
     /** Why the node is not ready (ServerOptions::readiness), nullopt when it is. */
     [[nodiscard]] std::optional<std::string> notReady() const {
         return readiness_ ? readiness_() : std::nullopt;
@@ -91,6 +94,8 @@ class ServerState {
     Dispatcher dispatcher_;
     ServerLimits limits_;
     std::function<std::optional<std::string>()> readiness_;
+    AccessPolicy access_;
+    std::string listenAddress_;
     mutable std::mutex mutex_;
     std::condition_variable empty_;
     std::unordered_map<const HttpSession*, std::weak_ptr<HttpSession>> sessions_;
@@ -133,6 +138,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
     void readHeader();
     void onHeader(boost::beast::error_code ec);
+    /** Answers and ends a request the access policy refuses; false when it is admitted. */
+    [[nodiscard]] bool refuseByAccess();
     void readBody();
     void onBody(boost::beast::error_code ec);
     void onReadError(boost::beast::error_code ec);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -52,10 +53,25 @@ Status addDiscoverMethod(MethodTable& table) {
                      });
 }
 
-Status addNodeMethods(MethodTable& table, const ChainContext& context) {
-    GL_TRY(addChainMethods(table, context));
-    GL_TRY(addDiscoverMethod(table));
-    return addSubscriptionMethods(table);
+std::vector<std::string> adminMethodNames() {
+    return {"node_peers"};
+}
+
+Status addNodeMethods(MethodTable& table, const ChainContext& context, Listener listener) {
+    if (listener == Listener::kAdmin) {
+        GL_TRY(addChainMethods(table, context));
+        GL_TRY(addDiscoverMethod(table));
+        return addSubscriptionMethods(table);
+    }
+    MethodTable all;
+    GL_TRY(addNodeMethods(all, context, Listener::kAdmin));
+    const std::vector<std::string> admin = adminMethodNames();
+    for (const std::string& name : all.names()) {
+        if (std::find(admin.begin(), admin.end(), name) == admin.end()) {
+            GL_TRY(table.add(name, *all.find(name)));
+        }
+    }
+    return {};
 }
 
 }  // namespace gridledger::rpc

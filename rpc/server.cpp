@@ -40,8 +40,7 @@ class Server::Impl {
   public:
     Impl(MethodTable methods, ServerOptions options)
         : options_(std::move(options)),
-          state_(std::make_shared<detail::ServerState>(std::move(methods), options_.limits,
-                                                       options_.readiness)),
+          state_(std::make_shared<detail::ServerState>(std::move(methods), options_)),
           io_(static_cast<int>(std::max<std::size_t>(options_.ioThreads, 1))),
           acceptor_(net::make_strand(io_)),
           retryTimer_(acceptor_.get_executor()),
@@ -109,7 +108,7 @@ class Server::Impl {
         if (limits.maxConnections == 0 || limits.maxBatchItems == 0 || limits.maxJsonDepth == 0 ||
             limits.maxBodyBytes == 0 || limits.maxHeaderBytes == 0 ||
             limits.maxWsConnections == 0 || limits.maxSubscriptions == 0 ||
-            limits.maxSendBufferBytes == 0 ||
+            limits.maxSendBufferBytes == 0 || limits.maxResponseBytes == 0 ||
             limits.idleTimeout <= std::chrono::milliseconds::zero() ||
             limits.requestTimeout <= std::chrono::milliseconds::zero()) {
             return fail(ErrorCode::kConfig, "rpc: every limit must be positive");

@@ -1,5 +1,7 @@
 #include "cli_options.h"
 
+#include <cstdlib>
+
 namespace gridledger::node {
 namespace po = boost::program_options;
 
@@ -27,16 +29,31 @@ std::optional<po::variables_map> parseOptions(const std::string& command,
     return vm;
 }
 
-Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home) {
-    if (!rpcFlag.empty()) {
-        return parseEndpoint(rpcFlag);
-    }
+Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home,
+                                 const std::string& tokenFileFlag) {
+    Endpoint endpoint;
+    std::optional<NodeConfig> config;
     if (home.initialised()) {
-        if (auto config = home.loadConfig()) {
-            return Endpoint{config->rpcAddress, config->rpcPort};
+        if (auto loaded = home.loadConfig()) {
+            config = std::move(*loaded);
         }
     }
-    return Endpoint{};
+    if (!rpcFlag.empty()) {
+        GL_ASSIGN_OR_RETURN(parsed, parseEndpoint(rpcFlag));
+        endpoint = std::move(parsed);
+    } else if (config) {
+        endpoint = Endpoint{config->rpcAddress, config->rpcPort, {}};
+    }
+    const char* envFile = std::getenv("GRIDLEDGER_RPC_TOKEN_FILE");
+    if (!tokenFileFlag.empty() || (envFile != nullptr && *envFile != '\0')) {
+        GL_ASSIGN_OR_RETURN(token, readRpcToken(!tokenFileFlag.empty() ? tokenFileFlag : envFile));
+        endpoint.token = std::move(token);
+    } else if (rpcFlag.empty() && config) {
+        // The home's own node: its token, never sent to an endpoint named by --rpc.
+        GL_ASSIGN_OR_RETURN(token, home.loadRpcToken(*config));
+        endpoint.token = std::move(token);
+    }
+    return endpoint;
 }
 
 void addPassphraseOption(po::options_description& desc, std::string& passphraseFile) {

@@ -23,8 +23,13 @@ std::optional<boost::program_options::variables_map> parseOptions(
     const boost::program_options::positional_options_description& positional, const Args& args,
     std::string& homeFlag, int& exitCode);
 
-/** The RPC endpoint: --rpc if given, else the home's config, else 127.0.0.1:8545. */
-Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home);
+/**
+ * The RPC endpoint: --rpc if given, else the home's config, else 127.0.0.1:8545. Its bearer
+ * token: from `tokenFileFlag` (--rpc-token-file) or $GRIDLEDGER_RPC_TOKEN_FILE when given, else,
+ * for the home's own node, from its rpc.auth_token_file.
+ */
+Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home,
+                                 const std::string& tokenFileFlag = {});
 
 /** Adds --passphrase-file (the passphrase of encrypted keys) to `desc`. */
 void addPassphraseOption(boost::program_options::options_description& desc,

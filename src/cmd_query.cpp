@@ -13,10 +13,12 @@ int runQuery(const Args& args) {
     std::string what;
     std::string target;
     std::string rpc;
+    std::string tokenFile;
     po::options_description desc("gridledger query account ADDRESS|KEY");
     desc.add_options()("what", po::value(&what)->required(), "account")(
         "target", po::value(&target)->required(), "address, or the name of a key in the home")(
-        "rpc", po::value(&rpc), "node RPC endpoint host:port");
+        "rpc", po::value(&rpc), "node RPC endpoint host:port")(
+        "rpc-token-file", po::value(&tokenFile), "file holding the node's RPC bearer token");
     po::positional_options_description positional;
     positional.add("what", 1).add("target", 1);
     int exitCode = 0;
@@ -36,7 +38,7 @@ int runQuery(const Args& args) {
         }
         target = crypto::addressOf(*key).hex();
     }
-    auto endpoint = resolveEndpoint(rpc, home);
+    auto endpoint = resolveEndpoint(rpc, home, tokenFile);
     auto account = endpoint ? callRpc(*endpoint, "account_get", json::array{json::string(target)})
                             : std::unexpected(endpoint.error());
     if (!account) {

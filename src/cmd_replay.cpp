@@ -60,7 +60,7 @@ int runReplay(const Args& args) {
     std::unique_ptr<ledger::BlockStore> blocks;
     std::unique_ptr<ReplaySource> source;
     if (!rpcFlag.empty()) {
-        auto endpoint = parseEndpoint(rpcFlag);
+        auto endpoint = resolveEndpoint(rpcFlag, home);  // the token of $GRIDLEDGER_RPC_TOKEN_FILE
         auto fetched = endpoint ? RpcReplaySource::open(*endpoint, genesis->chainId, to)
                                 : std::unexpected(endpoint.error());
         if (!fetched) {

@@ -21,9 +21,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::int64_t kMaxValidators = 64;
-/** Node i's ports: P2P on basePort + kPortsPerNode * i, RPC on the next, metrics on the one after.
+/**
+ * Node i's ports: P2P on basePort + kPortsPerNode * i, RPC on the next, metrics on the one after,
+ * then the admin RPC listener (on 127.0.0.1 whatever the host).
  */
-constexpr std::int64_t kPortsPerNode = 3;
+constexpr std::int64_t kPortsPerNode = 4;
 constexpr std::int64_t kDefaultBasePort = 26650;
 
 /** What the command line asked for, checked by checkArguments(). */
@@ -94,6 +96,7 @@ NodeConfig nodeConfig(const TestnetPlan& plan, std::size_t index,
     config.metricsPort = portOf(plan, index, 2);
     config.keyPassphraseFile = plan.passphraseFile;
     config.keyPassphraseEnv = plan.passphraseEnv;
+    config.rpcAdminPort = portOf(plan, index, 3);
     for (std::size_t peer = 0; peer < nodes.size(); ++peer) {
         if (peer != index) {
             config.persistentPeers.push_back(

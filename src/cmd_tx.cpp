@@ -51,6 +51,7 @@ void addCommon(po::options_description& desc, Common& c) {
         "fee in DPS base units (default: the payload kind's fee in the home's genesis)")(
         "valid-for", po::value(&c.validFor), "blocks after the head the tx stays valid")(
         "rpc", po::value(&c.rpc), "node RPC endpoint host:port")(
+        "rpc-token-file", po::value(&c.rpcTokenFile), "file holding the node's RPC bearer token")(
         "wait", po::bool_switch(&c.wait), "wait until committed and print the receipt");
     addPassphraseOption(desc, c.passphraseFile);
 }
@@ -98,7 +99,7 @@ Status signAndSubmit(const Common& c, const Build& build) {
                     "'" + c.from + "' is this home's consensus key, which signs no transactions; " +
                         "use the validator's account key ('" + std::string(kAccountKeyName) + "')");
     }
-    GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home));
+    GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home, c.rpcTokenFile));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
     GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
     GL_ASSIGN_OR_RETURN(status, callRpc(endpoint, "node_status", json::array{}));

@@ -21,6 +21,8 @@ struct TxCommon {
     std::string homeFlag;
     std::string from;
     std::string rpc;
+    /** A file holding the node's RPC bearer token (--rpc-token-file). */
+    std::string rpcTokenFile;
     std::string nonce;
     /** DPS base units; empty means the payload kind's fee in the home's genesis. */
     std::string fee;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 #include <sys/stat.h>
 
@@ -53,6 +54,15 @@ std::vector<std::string> splitList(const std::string& text) {
         start = comma + 1;
     }
     return items;
+}
+
+/** `list` as a node.conf value: " a,b,c", or nothing for an empty list. */
+std::string joined(const std::vector<std::string>& list) {
+    std::string out;
+    for (const std::string& item : list) {
+        out += (out.empty() ? " " : ",") + item;
+    }
+    return out;
 }
 
 Result<NodeId> parseNodeId(std::string_view text) {
@@ -240,10 +250,38 @@ std::vector<std::string> Home::keyNames() const {
     return names;
 }
 
+Result<std::string> readRpcToken(const fs::path& path) {
+    auto text = readFile(path);
+    if (!text) {
+        return fail(ErrorCode::kConfig, "RPC token file: cannot read " + path.string());
+    }
+    const std::string_view space = " \t\r\n";
+    const std::size_t first = text->find_first_not_of(space);
+    if (first == std::string::npos) {
+        return fail(ErrorCode::kConfig, "RPC token file " + path.string() + " is empty");
+    }
+    std::string token = text->substr(first, text->find_last_not_of(space) - first + 1);
+    if (token.find_first_of(space) != std::string::npos) {
+        return fail(ErrorCode::kConfig,
+                    "RPC token file " + path.string() + ": the token contains whitespace");
+    }
+    return token;
+}
+
+Result<std::string> Home::loadRpcToken(const NodeConfig& config) const {
+    if (config.rpcAuthTokenFile.empty()) {
+        return std::string();
+    }
+    const fs::path path(config.rpcAuthTokenFile);
+    return readRpcToken(path.is_relative() ? root_ / path : path);
+}
+
 Result<NodeConfig> Home::loadConfig() const {
     NodeConfig c;
     std::string persistentPeers;
     std::string allowedNodes;
+    std::string allowedHosts;
+    std::string allowedOrigins;
     po::options_description desc;
     desc.add_options()  //
         ("rpc.address", po::value(&c.rpcAddress)->default_value(c.rpcAddress))(
@@ -263,6 +301,14 @@ Result<NodeConfig> Home::loadConfig() const {
             po::value(&c.rpcIdleTimeoutMs)->default_value(c.rpcIdleTimeoutMs))(
             "rpc.request_timeout_ms",
             po::value(&c.rpcRequestTimeoutMs)->default_value(c.rpcRequestTimeoutMs))(
+            "rpc.max_response_bytes",
+            po::value(&c.rpcMaxResponseBytes)->default_value(c.rpcMaxResponseBytes))(
+            "rpc.allowed_hosts", po::value(&allowedHosts)->default_value(""))(
+            "rpc.allowed_origins", po::value(&allowedOrigins)->default_value(""))(
+            "rpc.admin_address", po::value(&c.rpcAdminAddress)->default_value(c.rpcAdminAddress))(
+            "rpc.admin_port", po::value(&c.rpcAdminPort)->default_value(c.rpcAdminPort))(
+            "rpc.auth_token_file",
+            po::value(&c.rpcAuthTokenFile)->default_value(c.rpcAuthTokenFile))(
             "mempool.max_txs", po::value(&c.mempoolMaxTxs)->default_value(c.mempoolMaxTxs))(
             "mempool.max_bytes", po::value(&c.mempoolMaxBytes)->default_value(c.mempoolMaxBytes))(
             "mempool.nonce_window",
@@ -301,6 +347,18 @@ Result<NodeConfig> Home::loadConfig() const {
         GL_ASSIGN_OR_RETURN(nodeId, parseNodeId(item));
         c.allowedNodes.push_back(nodeId);
     }
+    c.rpcAllowedHosts = splitList(allowedHosts);
+    c.rpcAllowedOrigins = splitList(allowedOrigins);
+    // The admin methods reveal and steer the node itself: they must never be reachable from
+    // another machine, whatever else the operator exposes.
+    boost::system::error_code ec;
+    const auto adminAddress = boost::asio::ip::make_address(c.rpcAdminAddress, ec);
+    if (ec || !adminAddress.is_loopback()) {
+        return fail(ErrorCode::kConfig,
+                    "rpc.admin_address must be a loopback address such as "
+                    "127.0.0.1 or ::1, not \"" +
+                        c.rpcAdminAddress + "\"");
+    }
     if (c.syncBatchBlocks == 0 || c.syncBatchBlocks > kMaxSyncBatchBlocks) {
         return fail(ErrorCode::kConfig,
                     "p2p.sync_batch_blocks must be 1.." + std::to_string(kMaxSyncBatchBlocks));
@@ -332,7 +390,19 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "max_subscriptions = " << c.rpcMaxSubscriptions << "\n"
         << "max_send_buffer_bytes = " << c.rpcMaxSendBufferBytes << "\n"
         << "idle_timeout_ms = " << c.rpcIdleTimeoutMs << "\n"
-        << "request_timeout_ms = " << c.rpcRequestTimeoutMs << "\n\n"
+        << "request_timeout_ms = " << c.rpcRequestTimeoutMs << "\n"
+        << "# largest answer to one request or batch; beyond it: error -32016\n"
+        << "max_response_bytes = " << c.rpcMaxResponseBytes << "\n"
+        << "# Host names (DNS rebinding) and browser origins (cross-site WebSocket) accepted\n"
+        << "# besides loopback, comma-separated; * accepts any\n"
+        << "allowed_hosts =" << joined(c.rpcAllowedHosts) << "\n"
+        << "allowed_origins =" << joined(c.rpcAllowedOrigins) << "\n"
+        << "# node-internal methods (node_peers) are served here only; loopback only, 0 disables\n"
+        << "admin_address = " << c.rpcAdminAddress << "\n"
+        << "admin_port = " << c.rpcAdminPort << "\n"
+        << "# a file holding a token every public request must carry as Authorization: Bearer\n"
+        << "auth_token_file =" << (c.rpcAuthTokenFile.empty() ? "" : " ") << c.rpcAuthTokenFile
+        << "\n\n"
         << "[mempool]\n"
         << "max_txs = " << c.mempoolMaxTxs << "\n"
         << "max_bytes = " << c.mempoolMaxBytes << "\n"

@@ -37,6 +37,17 @@ struct NodeConfig {
     std::size_t rpcMaxSendBufferBytes = 4U << 20U;
     std::uint64_t rpcIdleTimeoutMs = 30000;
     std::uint64_t rpcRequestTimeoutMs = 30000;
+    /** Largest answer to one request or batch (docs/rpc.md, "Limits"). */
+    std::size_t rpcMaxResponseBytes = std::size_t{16} << 20U;
+    /** Host names the public listener accepts besides loopback and its address ("*": any). */
+    std::vector<std::string> rpcAllowedHosts;
+    /** Browser origins accepted besides http(s)://localhost and 127.0.0.1 ("*": any). */
+    std::vector<std::string> rpcAllowedOrigins;
+    /** The admin listener (node-internal methods): a loopback address only; port 0 disables. */
+    std::string rpcAdminAddress = "127.0.0.1";
+    std::uint16_t rpcAdminPort = 8546;
+    /** A file holding the bearer token the public listener requires; empty: no token. */
+    std::string rpcAuthTokenFile;
     std::size_t mempoolMaxTxs = 50000;
     std::size_t mempoolMaxBytes = 64U << 20U;
     std::uint64_t mempoolNonceWindow = 64;
@@ -118,6 +129,12 @@ class Home {
     /** Writes config/node.conf with every key of `config`, in the form loadConfig() reads. */
     [[nodiscard]] Status writeConfig(const NodeConfig& config) const;
     [[nodiscard]] Status writeDefaultConfig() const { return writeConfig(NodeConfig{}); }
+    /**
+     * The bearer token of `config.rpcAuthTokenFile` (a path relative to the home, or absolute):
+     * the file's text without surrounding whitespace. Empty when no file is configured; kConfig
+     * when the file cannot be read or holds no token.
+     */
+    [[nodiscard]] Result<std::string> loadRpcToken(const NodeConfig& config) const;
 
   private:
     /** Writes keys/<name>.key: plain or encrypted, refusing an existing one unless `replace`. */
@@ -132,6 +149,12 @@ class Home {
 [[nodiscard]] Result<codec::PeerAddress> parsePeerAddress(std::string_view text);
 /** Renders "node_id@host:port". */
 [[nodiscard]] std::string formatPeerAddress(const codec::PeerAddress& peer);
+
+/**
+ * The bearer token in the file at `path`: its text without surrounding whitespace. kConfig when
+ * the file cannot be read, is empty, or the token has whitespace inside.
+ */
+[[nodiscard]] Result<std::string> readRpcToken(const std::filesystem::path& path);
 
 /** Reads a whole file. */
 [[nodiscard]] Result<std::string> readFile(const std::filesystem::path& path);

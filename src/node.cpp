@@ -35,6 +35,8 @@ Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(genesisText, readFile(home.genesisFile()));
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     genesis_ = std::move(genesis);
+    GL_ASSIGN_OR_RETURN(rpcToken, home.loadRpcToken(config_));
+    rpcToken_ = std::move(rpcToken);
     GL_TRY(openLedger(home));
     // One full proposal and the votes and timeouts around it from each peer, four peers' worth
     // in all: what the first rounds of a new epoch send before this node enters it.
@@ -321,8 +323,6 @@ Status NodeImpl::openRpc() {
         }
         return out;
     };
-    rpc::MethodTable methods;
-    GL_TRY(rpc::addNodeMethods(methods, context));
     rpc::ServerOptions options;
     options.address = config_.rpcAddress;
     options.port = config_.rpcPort;
@@ -335,13 +335,34 @@ Status NodeImpl::openRpc() {
     options.limits.maxSendBufferBytes = config_.rpcMaxSendBufferBytes;
     options.limits.idleTimeout = std::chrono::milliseconds(config_.rpcIdleTimeoutMs);
     options.limits.requestTimeout = std::chrono::milliseconds(config_.rpcRequestTimeoutMs);
+    options.limits.maxResponseBytes = config_.rpcMaxResponseBytes;
     options.feed = [context](std::uint64_t height) {
         return rpc::notificationsAt(context, height);
     };
     options.readiness = [this] { return notReady(); };
+    if (config_.rpcAdminPort != 0) {
+        // Loopback only (checked when the config was read), with the defaults' Host and Origin
+        // checks and no token: whoever can reach it is already on the machine.
+        rpc::MethodTable adminMethods;
+        GL_TRY(rpc::addNodeMethods(adminMethods, context, rpc::Listener::kAdmin));
+        rpc::ServerOptions admin = options;
+        admin.address = config_.rpcAdminAddress;
+        admin.port = config_.rpcAdminPort;
+        admin.ioThreads = 1;
+        adminRpc_ = std::make_unique<rpc::Server>(std::move(adminMethods), admin);
+        GL_TRY(adminRpc_->start());
+        log_->info("rpc admin listening address={}:{}", config_.rpcAdminAddress, adminRpc_->port());
+    }
+    rpc::MethodTable methods;
+    GL_TRY(rpc::addNodeMethods(methods, context, rpc::Listener::kPublic));
+    options.access.allowedHosts = config_.rpcAllowedHosts;
+    options.access.allowedOrigins = config_.rpcAllowedOrigins;
+    options.access.bearerToken = rpcToken_;
+    options.adminOnlyMethods = rpc::adminMethodNames();
     rpc_ = std::make_unique<rpc::Server>(std::move(methods), options);
     GL_TRY(rpc_->start());
-    log_->info("rpc listening address={}:{}", config_.rpcAddress, rpc_->port());
+    log_->info("rpc listening address={}:{} token={}", config_.rpcAddress, rpc_->port(),
+               rpcToken_.empty() ? "none" : "required");
     return {};
 }
 
@@ -360,6 +381,9 @@ Status NodeImpl::run() {
                proposer_.publicKey().hex(), committee()->contains(proposer_.publicKey()));
     io_.run();
     rpc_->stop();
+    if (adminRpc_) {
+        adminRpc_->stop();
+    }
     network_->stop();
     mempool_->shutdown();
     peerWork_.stop();
@@ -414,6 +438,9 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
                 done.roots.stateRoot.hex());
     if (rpc_) {
         rpc_->publishExecuted(block.header.height);  // WebSocket subscriptions (docs/rpc.md)
+        if (adminRpc_) {
+            adminRpc_->publishExecuted(block.header.height);
+        }
     }
     return done.roots;
 }

@@ -270,6 +270,10 @@ class NodeImpl {
     [[nodiscard]] std::set<NodeId> allowedNodes() const;
     std::unique_ptr<p2p::Network> network_;
     std::unique_ptr<rpc::Server> rpc_;
+    /** The admin listener (node-internal methods, loopback only); null when disabled. */
+    std::unique_ptr<rpc::Server> adminRpc_;
+    /** The bearer token the public listener requires (rpc.auth_token_file); empty: none. */
+    std::string rpcToken_;
     std::unique_ptr<Metrics> metrics_;
 
     asio::io_context io_;

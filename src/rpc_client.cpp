@@ -34,7 +34,7 @@ Result<Endpoint> parseEndpoint(std::string_view text) {
     if (!port || *port == 0 || *port > 65535) {
         return fail(ErrorCode::kInvalidArgument, "endpoint port must be 1-65535");
     }
-    return Endpoint{std::string(text.substr(0, colon)), static_cast<std::uint16_t>(*port)};
+    return Endpoint{std::string(text.substr(0, colon)), static_cast<std::uint16_t>(*port), {}};
 }
 
 namespace {
@@ -51,6 +51,9 @@ Result<json::value> post(const Endpoint& endpoint, const json::value& request) {
         http::request<http::string_body> req(http::verb::post, "/", 11);
         req.set(http::field::host, endpoint.host);
         req.set(http::field::content_type, "application/json");
+        if (!endpoint.token.empty()) {
+            req.set(http::field::authorization, "Bearer " + endpoint.token);
+        }
         req.body() = json::serialize(request);
         req.prepare_payload();
         http::write(stream, req);

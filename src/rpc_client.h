@@ -16,6 +16,8 @@ namespace gridledger::node {
 struct Endpoint {
     std::string host = "127.0.0.1";
     std::uint16_t port = 8545;
+    /** Sent as `Authorization: Bearer <token>` when not empty (rpc.auth_token_file). */
+    std::string token{};
 };
 
 [[nodiscard]] Result<Endpoint> parseEndpoint(std::string_view text);

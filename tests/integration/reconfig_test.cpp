@@ -136,7 +136,7 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     const std::string removedId = node::Home(net.home(3)).loadNodeKey().value().nodeId().hex();
     const auto peersOf = [&](std::size_t i) {
         std::set<std::string> ids;
-        if (auto connected = net.call(i, "node_peers", json::array{})) {
+        if (auto connected = net.callAdmin(i, "node_peers", json::array{})) {
             for (const auto& peer : connected->as_object().at("items").as_array()) {
                 ids.insert(field(peer, "node_id"));
             }

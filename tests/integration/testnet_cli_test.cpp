@@ -139,18 +139,20 @@ TEST(TestnetCli, WritesFourHomesSharingOneGenesisWithTheirOwnKeysAndTheOthersAsP
         SCOPED_TRACE("node" + std::to_string(i));
         auto config = node::Home(home(i)).loadConfig();
         ASSERT_TRUE(config.has_value()) << config.error().message;
-        const int slot = kBasePort + 3 * static_cast<int>(i);
+        const int slot = kBasePort + 4 * static_cast<int>(i);
         EXPECT_EQ(config->p2pPort, slot);
         EXPECT_EQ(config->rpcPort, slot + 1);
         EXPECT_EQ(config->metricsPort, slot + 2);
+        EXPECT_EQ(config->rpcAdminPort, slot + 3);
+        EXPECT_EQ(config->rpcAdminAddress, "127.0.0.1");
         EXPECT_EQ(config->p2pAddress, "127.0.0.1");
         EXPECT_EQ(config->rpcAddress, "127.0.0.1");
-        ports.insert({config->p2pPort, config->rpcPort, config->metricsPort});
+        ports.insert({config->p2pPort, config->rpcPort, config->metricsPort, config->rpcAdminPort});
 
         std::set<std::string> expected;
         for (std::size_t j = 0; j < 4; ++j) {
             if (j != i) {
-                const auto port = static_cast<std::uint16_t>(kBasePort + 3 * static_cast<int>(j));
+                const auto port = static_cast<std::uint16_t>(kBasePort + 4 * static_cast<int>(j));
                 expected.insert(node::formatPeerAddress({nodeIds[j], "127.0.0.1", port}));
             }
         }
@@ -161,7 +163,7 @@ TEST(TestnetCli, WritesFourHomesSharingOneGenesisWithTheirOwnKeysAndTheOthersAsP
         EXPECT_EQ(config->persistentPeers.size(), 3U);
         EXPECT_EQ(actual, expected);
     }
-    EXPECT_EQ(ports.size(), 12U);
+    EXPECT_EQ(ports.size(), 16U);
 
     // A second run into the now non-empty directory fails and leaves the homes alone.
     const auto [again, againOutput] = cli(dir, testnetArgs(out, "4", std::to_string(kBasePort)));
@@ -196,7 +198,7 @@ TEST(TestnetCli, FullNodesFollowTheGenesisValidatorsAndEveryNodeAllowsAndDialsTh
         SCOPED_TRACE("node" + std::to_string(i));
         auto config = node::Home(home(i)).loadConfig();
         ASSERT_TRUE(config.has_value());
-        EXPECT_EQ(config->p2pPort, kBasePort + 3 * static_cast<int>(i));
+        EXPECT_EQ(config->p2pPort, kBasePort + 4 * static_cast<int>(i));
         EXPECT_EQ(config->persistentPeers.size(), 4U);  // every other node
         EXPECT_EQ(std::set<NodeId>(config->allowedNodes.begin(), config->allowedNodes.end()),
                   (std::set<NodeId>{ids[3], ids[4]}));

@@ -123,6 +123,8 @@ async function startNode(bin) {
     const rpcPort = await freePort();
     const configPath = path.join(home, "config", "node.conf");
     let config = fs.readFileSync(configPath, "utf8");
+    const adminPort = await freePort();
+    config = config.replace("admin_port = 8546", `admin_port = ${adminPort}`);
     config = config.replace("port = 8545", `port = ${rpcPort}`);
     config = config.replace("port = 9464", `port = ${await freePort()}`);
     config = config.replace("port = 26656", `port = ${await freePort()}`);
@@ -136,7 +138,7 @@ async function startNode(bin) {
 
     const log = fs.openSync(path.join(dir, "node.log"), "w");
     const child = spawn(bin, ["start", "--home", home], { stdio: ["ignore", log, log] });
-    const node = { bin, dir, home, child, rpcPort, exited: false };
+    const node = { bin, dir, home, child, rpcPort, adminPort, exited: false };
     child.on("exit", () => {
         node.exited = true;
     });
@@ -387,7 +389,16 @@ function resultValidators(document) {
     return validators;
 }
 
-async function callEverything(transportName, client, document, chain, validators) {
+/** True for a method the document tags "admin": served on the admin listener only. */
+function isAdmin(method) {
+    return (method.tags || []).some((tag) => tag.name === "admin");
+}
+
+/**
+ * Calls every method of the document on `client` (the public listener), the admin methods on
+ * `adminClient` (the admin listener), and checks that the public listener refuses those.
+ */
+async function callEverything(transportName, client, adminClient, document, chain, validators) {
     const calls = callsFor(chain, transportName);
     let checked = 0;
     for (const method of document.methods) {
@@ -395,11 +406,22 @@ async function callEverything(transportName, client, document, chain, validators
         if (!check(list !== undefined, `${method.name}: the test has calls for it`)) {
             continue;
         }
+        if (isAdmin(method)) {
+            try {
+                await client.request({ method: method.name, params: [] });
+                check(false, `${transportName} ${method.name}: the public listener served it`);
+            } catch (error) {
+                check(error.code === -32601,
+                      `${transportName} ${method.name}: the public listener answers -32601, ` +
+                      `not ${error.code}`);
+            }
+        }
+        const target = isAdmin(method) ? adminClient : client;
         for (const call of list) {
             const params = typeof call.params === "function" ? call.params() : call.params;
             const label = `${transportName} ${method.name} ${JSON.stringify(params)}`;
             try {
-                const result = await client.request({ method: method.name, params });
+                const result = await target.request({ method: method.name, params });
                 if (call.keep !== undefined) {
                     chain.kept[call.keep] = result;
                     if (transportName === "ws") {
@@ -494,18 +516,22 @@ async function main() {
 
         chain.kept = {};
         chain.notifications = [];
-        const httpCount = await callEverything("http", http, document, chain, validators);
+        const admin = httpClient(node.adminPort);
+        const httpCount = await callEverything("http", http, admin, document, chain, validators);
         check(httpCount > document.methods.length, "http: every method was called");
 
         const ws = new Client(new RequestManager([
             new WebSocketTransport(`ws://127.0.0.1:${node.rpcPort}/ws`)]));
         ws.onNotification((notification) => chain.notifications.push(notification));
+        const wsAdmin = new Client(new RequestManager([
+            new WebSocketTransport(`ws://127.0.0.1:${node.adminPort}/ws`)]));
         try {
-            const wsCount = await callEverything("ws", ws, document, chain, validators);
+            const wsCount = await callEverything("ws", ws, wsAdmin, document, chain, validators);
             check(wsCount > document.methods.length, "ws: every method was called");
             check(chain.notificationsChecked === 1, "ws: a newHeads notification was checked");
         } finally {
             ws.close();
+            wsAdmin.close();
         }
         writeExamples();
     } finally {

@@ -37,7 +37,10 @@ void NodeProcess::usePorts() {
                                                    "port = " + std::to_string(endpoint_.port));
     const std::string withMetrics = std::regex_replace(withRpc, std::regex("port = 9464"),
                                                        "port = " + std::to_string(metricsPort_));
-    out << std::regex_replace(withMetrics, std::regex("port = 26656"),
+    adminPort_ = freePort();
+    const std::string withAdmin = std::regex_replace(withMetrics, std::regex("admin_port = 8546"),
+                                                     "admin_port = " + std::to_string(adminPort_));
+    out << std::regex_replace(withAdmin, std::regex("port = 26656"),
                               "port = " + std::to_string(freePort()));
 }
 
@@ -70,6 +73,11 @@ void NodeProcess::stop(int signal) {
 Result<boost::json::value> NodeProcess::call(const std::string& method,
                                              const boost::json::value& params) const {
     return node::callRpc(endpoint_, method, params);
+}
+
+Result<boost::json::value> NodeProcess::callAdmin(const std::string& method,
+                                                  const boost::json::value& params) const {
+    return node::callRpc(node::Endpoint{"127.0.0.1", adminPort_, {}}, method, params);
 }
 
 boost::json::object NodeProcess::require(const std::string& method,

@@ -29,6 +29,8 @@ class NodeProcess {
     explicit NodeProcess(const std::filesystem::path& templateHome);
 
     void start();
+    /** The bearer token every later call sends (a node with rpc.auth_token_file set). */
+    void setRpcToken(std::string token) { endpoint_.token = std::move(token); }
     /** Stops the process with `signal` (SIGKILL simulates a crash). */
     void stop(int signal);
     [[nodiscard]] bool running() { return process_ && process_->running(); }
@@ -36,6 +38,9 @@ class NodeProcess {
     /** Calls an RPC method; fails the current test on a transport error. */
     [[nodiscard]] Result<boost::json::value> call(const std::string& method,
                                                   const boost::json::value& params) const;
+    /** Calls a method on the node's admin listener (node_peers). */
+    [[nodiscard]] Result<boost::json::value> callAdmin(const std::string& method,
+                                                       const boost::json::value& params) const;
     /**
      * Calls an RPC method whose result must be an object, for drivers that run outside a test's
      * assertions: throws std::runtime_error naming the method on any error.
@@ -58,6 +63,7 @@ class NodeProcess {
     [[nodiscard]] std::string bin() const { return GRIDLEDGER_BIN; }
     [[nodiscard]] std::uint16_t port() const { return endpoint_.port; }
     [[nodiscard]] std::uint16_t metricsPort() const { return metricsPort_; }
+    [[nodiscard]] std::uint16_t adminPort() const { return adminPort_; }
 
   private:
     void usePorts();
@@ -67,6 +73,7 @@ class NodeProcess {
     std::filesystem::path log_;
     node::Endpoint endpoint_;
     std::uint16_t metricsPort_ = 0;
+    std::uint16_t adminPort_ = 0;
     std::unique_ptr<Process> process_;
 };
 

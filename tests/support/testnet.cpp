@@ -20,7 +20,7 @@
 namespace gridledger::testing {
 namespace {
 
-constexpr std::size_t kPortsPerNode = 3;
+constexpr std::size_t kPortsPerNode = 4;
 constexpr auto kStartTimeout = std::chrono::seconds(30);
 constexpr int kPortRangeTries = 200;
 
@@ -247,7 +247,14 @@ bool Testnet::running(std::size_t i) {
 Result<boost::json::value> Testnet::call(std::size_t i, const std::string& method,
                                          const boost::json::value& params) const {
     const auto& config = node(i).config;
-    return node::callRpc(node::Endpoint{config.rpcAddress, config.rpcPort}, method, params);
+    return node::callRpc(node::Endpoint{config.rpcAddress, config.rpcPort, {}}, method, params);
+}
+
+Result<boost::json::value> Testnet::callAdmin(std::size_t i, const std::string& method,
+                                              const boost::json::value& params) const {
+    const auto& config = node(i).config;
+    return node::callRpc(node::Endpoint{config.rpcAdminAddress, config.rpcAdminPort, {}}, method,
+                         params);
 }
 
 std::optional<HttpAnswer> Testnet::get(std::size_t i, const std::string& target) const {

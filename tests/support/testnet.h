@@ -79,6 +79,9 @@ class Testnet {
     /** Calls a JSON-RPC method on node i; a transport or JSON-RPC error is the Error. */
     [[nodiscard]] Result<boost::json::value> call(std::size_t i, const std::string& method,
                                                   const boost::json::value& params) const;
+    /** Calls an admin method (node_peers) on node i's admin listener. */
+    [[nodiscard]] Result<boost::json::value> callAdmin(std::size_t i, const std::string& method,
+                                                       const boost::json::value& params) const;
     /**
      * The value of the unlabelled sample `name` on node i's /metrics, or std::nullopt when the
      * scrape fails or has no such sample.

@@ -3,7 +3,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
 #include <gridledger/rpc/limits.h>
@@ -15,14 +17,20 @@ namespace gridledger::rpc {
  * The transport-independent half of the server: turns one JSON-RPC 2.0 payload (a request or a
  * batch, as received over HTTP now and over WebSocket later) into the response payload.
  *
- * Enforces UTF-8 validity, the JSON nesting depth and the batch size of `limits`; validates each
+ * Enforces UTF-8 validity, the JSON nesting depth, the batch size and the answer size of
+ * `limits` (maxResponseBytes: docs/rpc.md, "Limits"); validates each
  * request object; calls the method's handler; maps its Error through rpcCodeOf. Every error
  * response carries `error.data.reason`. Thread-safe: handle() may run on many threads at once.
  */
 class Dispatcher {
   public:
-    /** Takes its own copy of the methods, which stays read-only from then on. */
-    Dispatcher(MethodTable methods, const ServerLimits& limits);
+    /**
+     * Takes its own copy of the methods, which stays read-only from then on. A call of a name
+     * of `adminOnly` that the tables lack answers -32601 with reason admin_only (the method is
+     * served on another listener) instead of method_not_found.
+     */
+    Dispatcher(MethodTable methods, const ServerLimits& limits,
+               std::vector<std::string> adminOnly = {});
 
     /**
      * The response to `payload`, or std::nullopt when nothing is to be sent back (a single
@@ -48,8 +56,13 @@ class Dispatcher {
     [[nodiscard]] const MethodTable& methods() const { return methods_; }
 
   private:
+    /** The answer to a non-empty batch within the limits, capped at maxResponseBytes. */
+    [[nodiscard]] std::optional<std::string> handleBatch(const boost::json::array& batch,
+                                                         const MethodTable* connection) const;
+
     MethodTable methods_;
     ServerLimits limits_;
+    std::vector<std::string> adminOnly_;
 };
 
 /** True iff `text` is well-formed UTF-8 (no overlong forms, surrogates or values > U+10FFFF). */

@@ -38,6 +38,11 @@ inline constexpr std::int32_t kNotSafeToVote = -32012;
 inline constexpr std::int32_t kNotSafeToTimeout = -32013;
 inline constexpr std::int32_t kDoubleSignRisk = -32014;
 inline constexpr std::int32_t kConfigError = -32015;
+/**
+ * The answer would exceed ServerLimits::maxResponseBytes. Not -32005: the request itself was
+ * within every limit (and may have run); a smaller page or batch succeeds.
+ */
+inline constexpr std::int32_t kResponseTooLarge = -32016;
 
 /**
  * Stable `error.data.reason` tokens of the errors the framework itself raises (protocol and
@@ -63,6 +68,11 @@ inline constexpr std::string_view kPathNotFound = "path_not_found";
 inline constexpr std::string_view kTooManyWebSockets = "too_many_websockets";
 inline constexpr std::string_view kMethodNotFound = "method_not_found";
 inline constexpr std::string_view kInternal = "internal";
+inline constexpr std::string_view kResponseTooLarge = "response_too_large";
+inline constexpr std::string_view kForbiddenHost = "forbidden_host";
+inline constexpr std::string_view kForbiddenOrigin = "forbidden_origin";
+inline constexpr std::string_view kUnauthorized = "unauthorized";
+inline constexpr std::string_view kAdminOnly = "admin_only";
 }  // namespace reason
 
 /** A JSON-RPC error as it goes on the wire: code, message and the `data.reason` token. */

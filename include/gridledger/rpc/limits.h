@@ -36,6 +36,13 @@ struct ServerLimits {
      * queue would grow beyond it is closed (the node never waits for a client).
      */
     std::size_t maxSendBufferBytes = std::size_t{4} << 20;
+    /**
+     * Largest answer to one request or batch, in bytes of JSON text. A single answer above it is
+     * replaced by a -32016 response_too_large error; in a batch, the response that would cross
+     * it and every request after it get that error instead (those after it are not run). The
+     * default leaves room for a chain_getRawBlocks answer carrying one largest block as hex.
+     */
+    std::size_t maxResponseBytes = std::size_t{16} << 20;
 };
 
 }  // namespace gridledger::rpc

@@ -32,10 +32,26 @@ inline constexpr std::string_view kDiscoverMethod = "rpc.discover";
  */
 [[nodiscard]] Status addDiscoverMethod(MethodTable& table);
 
+/** Which of the node's listeners a method table is for (docs/rpc.md, "Listeners"). */
+enum class Listener {
+    /** rpc.address:rpc.port: every method but the admin methods. */
+    kPublic,
+    /** rpc.admin_address:rpc.admin_port, loopback only: every method. */
+    kAdmin,
+};
+
 /**
- * Registers every method a node serves: addChainMethods(context), rpc.discover and the HTTP
- * stand-ins of the subscription methods (subscriptions.h). The document lists exactly these.
+ * The node-internal methods, which reveal or steer the node rather than read the chain: served
+ * on the admin listener only. The document tags each of them "admin".
  */
-[[nodiscard]] Status addNodeMethods(MethodTable& table, const ChainContext& context);
+[[nodiscard]] std::vector<std::string> adminMethodNames();
+
+/**
+ * Registers every method a node serves on `listener`: addChainMethods(context), rpc.discover and
+ * the HTTP stand-ins of the subscription methods (subscriptions.h), less adminMethodNames() on
+ * the public listener. The document lists exactly the admin listener's methods.
+ */
+[[nodiscard]] Status addNodeMethods(MethodTable& table, const ChainContext& context,
+                                    Listener listener = Listener::kAdmin);
 
 }  // namespace gridledger::rpc

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gridledger/base/result.h>
+#include <gridledger/rpc/access.h>
 #include <gridledger/rpc/limits.h>
 #include <gridledger/rpc/method_table.h>
 #include <gridledger/rpc/subscriptions.h>
@@ -35,6 +36,17 @@ struct ServerOptions {
      * is (200). Called on the server's threads; empty: always ready.
      */
     std::function<std::optional<std::string>()> readiness{};
+    /**
+     * Host, Origin and bearer-token checks of every request but GET /livez and /readyz; a
+     * refused one gets HTTP 403 (Host, Origin) or 401 (token) before any method runs or any
+     * WebSocket upgrade. The defaults admit loopback clients only, and any non-browser client.
+     */
+    AccessPolicy access{};
+    /**
+     * Methods this listener does not serve because another listener does (the node's admin
+     * methods on its public listener): a call answers -32601 with reason admin_only.
+     */
+    std::vector<std::string> adminOnlyMethods{};
 };
 
 /**

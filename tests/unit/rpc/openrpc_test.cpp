@@ -45,6 +45,39 @@ TEST(OpenRpc, DocumentListsExactlyTheMethodsOfTheTable) {
     EXPECT_GE(served.size(), 17U);
 }
 
+TEST(OpenRpc, AdminMethodsAreTaggedInTheDocumentAndLeftOutOfThePublicTable) {
+    std::ifstream file(std::string(GRIDLEDGER_SOURCE_DIR) + "/rpc/openrpc.json");
+    const std::string text((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    const json::value document = json::parse(text);
+    std::vector<std::string> tagged;
+    for (const json::value& method : document.at("methods").as_array()) {
+        const json::value* tags = method.as_object().if_contains("tags");
+        if (tags == nullptr) {
+            continue;
+        }
+        for (const json::value& tag : tags->as_array()) {
+            if (tag.at("name") == "admin") {
+                tagged.emplace_back(method.at("name").as_string());
+            }
+        }
+    }
+    std::vector<std::string> admin = adminMethodNames();
+    std::sort(tagged.begin(), tagged.end());
+    std::sort(admin.begin(), admin.end());
+    EXPECT_EQ(tagged, admin);
+    EXPECT_NE(std::find(admin.begin(), admin.end(), "node_peers"), admin.end());
+
+    MethodTable publicTable;
+    ASSERT_TRUE(addNodeMethods(publicTable, ChainContext{}, Listener::kPublic));
+    const MethodTable adminTable = nodeMethods();
+    EXPECT_EQ(publicTable.size() + admin.size(), adminTable.size());
+    for (const std::string& name : admin) {
+        EXPECT_EQ(publicTable.find(name), nullptr) << name << " is served on the public listener";
+        EXPECT_NE(adminTable.find(name), nullptr) << name;
+    }
+}
+
 TEST(OpenRpc, DiscoverReturnsTheDocumentKeptInTheRepository) {
     std::ifstream file(std::string(GRIDLEDGER_SOURCE_DIR) + "/rpc/openrpc.json");
     ASSERT_TRUE(file) << "cannot open rpc/openrpc.json";

@@ -38,7 +38,7 @@ TEST(ServerLimits, OversizedBodyGets413AndTheConnectionIsClosed) {
     HttpTestClient client(server->port());
     // Announce 2 MB but send only a little: the server must answer without waiting for the rest.
     ASSERT_FALSE(
-        client.writeRaw("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        client.writeRaw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         "Content-Length: 2000000\r\n\r\n" +
                         std::string(512, ' ')));
     const HttpReply reply = client.readReply();
@@ -57,7 +57,7 @@ TEST(ServerLimits, ChunkedBodyOverTheLimitIsRefusedToo) {
     const auto server = startServer(ServerLimits{.maxBodyBytes = 1024});
     HttpTestClient client(server->port());
     ASSERT_FALSE(
-        client.writeRaw("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        client.writeRaw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         "Transfer-Encoding: chunked\r\n\r\n800\r\n" +
                         std::string(0x800, ' ') + "\r\n"));
     const HttpReply reply = client.readReply();
@@ -78,8 +78,8 @@ TEST(ServerLimits, BodyExactlyAtTheLimitIsServed) {
 TEST(ServerLimits, OversizedHeadGets431AndMalformedHttpGets400) {
     const auto server = startServer(ServerLimits{.maxHeaderBytes = 1024});
     HttpTestClient big(server->port());
-    ASSERT_FALSE(big.writeRaw("POST / HTTP/1.1\r\nHost: x\r\nX-Filler: " + std::string(2048, 'a') +
-                              "\r\n\r\n"));
+    ASSERT_FALSE(big.writeRaw(
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: " + std::string(2048, 'a') + "\r\n\r\n"));
     const HttpReply tooBig = big.readReply();
     EXPECT_EQ(tooBig.status, 431U);
     expectRpcError(tooBig.json(), kLimitExceeded, "header_too_large");
@@ -141,7 +141,7 @@ TEST(ServerLimits, AtTheLimitWithEveryConnectionInARequestANewOneIsClosedAtOnce)
     const auto server = startServer(ServerLimits{.maxConnections = 2});
     const std::string request = requestText("echo", "[5]", 5);
     const std::string head =
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
         std::to_string(request.size()) + "\r\n";
     std::vector<std::unique_ptr<HttpTestClient>> busy;
     for (int i = 0; i < 2; ++i) {  // Each has its head accepted (100 Continue) and owes its body.
@@ -187,10 +187,10 @@ TEST(ServerLimits, StopClosesConnectedClientsAndWaitsForRunningHandlers) {
     HttpTestClient idle(port);  // Keep-alive connection between requests.
     ASSERT_EQ(idle.post(requestText("echo", "[]", 1)).status, 200U);
     HttpTestClient partial(port);  // Half a request head.
-    ASSERT_FALSE(partial.writeRaw("POST / HTTP/1.1\r\nHost: x\r\n"));
+    ASSERT_FALSE(partial.writeRaw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
     HttpTestClient busy(port);  // A request whose handler is running.
     ASSERT_FALSE(busy.writeRaw(
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
         std::to_string(requestText("block", "[]", 9).size()) + "\r\n\r\n" +
         requestText("block", "[]", 9)));
     gate->entered.wait();

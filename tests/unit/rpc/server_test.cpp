@@ -188,7 +188,7 @@ TEST_F(ServerTest, ExpectContinueGetsAGoAheadBeforeTheBody) {
     HttpTestClient client(server_->port());
     const std::string body = requestText("echo", "[1]", 1);
     ASSERT_FALSE(
-        client.writeRaw("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        client.writeRaw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         "Expect: 100-continue\r\nContent-Length: " +
                         std::to_string(body.size()) + "\r\n\r\n"));
     EXPECT_EQ(client.readRawUntil("\r\n\r\n").rfind("HTTP/1.1 100 Continue\r\n", 0), 0U);
