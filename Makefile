@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 HOME_DIR ?= $(or $(GRIDLEDGER_HOME),$(HOME)/.gridledger)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build localnet bench format tidy clean
+.PHONY: run test deps build localnet bench format format-check asan-test tidy clean
 
 deps:
 	@scripts/install-deps.sh
@@ -23,11 +23,29 @@ run: build
 localnet: build
 	exec scripts/localnet.sh $(BUILD_DIR)/bin/gridledger build/localnet
 
-## make test: build everything with warnings as errors and run every test.
-test: deps
+## make test: check the formatting, build everything with warnings as errors and run every test,
+## then the unit and simulator tests again under ASan + UBSan.
+test: deps format-check
 	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory asan-test
+
+## make asan-test: the unit and simulator tests built with AddressSanitizer and
+## UndefinedBehaviorSanitizer (optimised, so that the simulator's scenarios fit the CI budget).
+ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+asan-test: deps
+	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
+		-DGRIDLEDGER_BENCH=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" $(CMAKE_FLAGS) >/dev/null
+	cmake --build build/asan -j $(JOBS) --target base_unit_test ledger_unit_test \
+		consensus_unit_test contracts_unit_test rpc_unit_test p2p_unit_test node_unit_test sim_test \
+		floors_test
+	cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L 'unit|sim'
+
+## make format-check: fails when a tracked C++ file differs from clang-format's output.
+format-check: deps
+	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
 ## make bench: release build of the benchmarks and the node load generator, then run them all.
 bench: deps

@@ -1,3 +1,5 @@
+#include <iterator>
+
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
@@ -319,7 +321,27 @@ Result<std::vector<codec::Event>> settleEndedEpochs(StateLayer& state, const Blo
         return events;
     }
     while (tokenomics.nextEpoch < current) {
-        GL_TRY(settleOne(state, params, block.height, tokenomics, events));
+        // Each epoch settles in a layer of its own: a settlement that cannot complete (a sum
+        // beyond its integers, a broken invariant) leaves no trace but an event, and the chain
+        // goes on. Halting instead would halt every node alike, at every restart, for good.
+        StateLayer layer(state);
+        TokenomicsState settled = tokenomics;
+        std::vector<codec::Event> settledEvents;
+        auto done = settleOne(layer, params, block.height, settled, settledEvents);
+        if (done) {
+            layer.mergeIntoParent();
+            tokenomics = settled;
+            events.insert(events.end(), std::make_move_iterator(settledEvents.begin()),
+                          std::make_move_iterator(settledEvents.end()));
+        } else if (done.error().code == ErrorCode::kStorage ||
+                   done.error().code == ErrorCode::kCorrupt) {
+            return std::unexpected(done.error());
+        } else {
+            events.push_back(codec::Event{"epoch_settlement_failed",
+                                          {{"epoch", std::to_string(tokenomics.nextEpoch)},
+                                           {"reason", std::string(done.error().reason())},
+                                           {"message", done.error().message}}});
+        }
         tokenomics.nextEpoch += 1;
     }
     storeTokenomics(state, tokenomics);

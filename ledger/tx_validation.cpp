@@ -99,11 +99,13 @@ Status checkPayload(const codec::ProposalVote& /*vote*/, const Address& /*sender
 
 Status checkDevice(const codec::DeviceModel& device) {
     constexpr ErrorCode kCode = ErrorCode::kInvalidInventory;
-    if (device.count == 0) {
-        return fail(kCode, "device '" + device.model + "' has a count of 0");
+    if (device.count == 0 || device.count > kMaxDeviceCount) {
+        return fail(kCode, "device '" + device.model + "' has a count outside 1 … " +
+                               std::to_string(kMaxDeviceCount));
     }
-    if (device.peakGflops == 0) {
-        return fail(kCode, "device '" + device.model + "' has a peak of 0 GFLOP/s");
+    if (device.peakGflops == 0 || device.peakGflops > kMaxPeakGflops) {
+        return fail(kCode, "device '" + device.model + "' has a peak outside 1 … " +
+                               std::to_string(kMaxPeakGflops) + " GFLOP/s");
     }
     GL_TRY(checkNames(
         device.features, [](const std::string& f) -> std::string_view { return f; },

@@ -52,8 +52,8 @@ Result<std::string> buildDevGenesis(const std::vector<contracts::GenesisValidato
                                        {"consensus_key", v.consensusKey.hex()},
                                        {"node_id", v.nodeId.hex()},
                                        {"account", v.account.hex()}});
-        accounts.push_back(json::object{{"address", v.account.hex()},
-                                        {"balance", toDecimal(kValidatorBalance)}});
+        accounts.push_back(
+            json::object{{"address", v.account.hex()}, {"balance", toDecimal(kValidatorBalance)}});
     }
     root["validators"] = std::move(entries);
     root["accounts"] = std::move(accounts);

@@ -14,6 +14,7 @@
 
 #include <gridledger/base/amount.h>
 
+#include "support/dev_chain.h"
 #include "support/temp_dir.h"
 
 namespace gridledger {
@@ -111,7 +112,11 @@ Halvings checkByHand(const EpochRunResult& run, const EpochRunPlan& plan) {
         EXPECT_EQ(row.at("halved_by_period").as_bool(), byPeriod);
         EXPECT_EQ(row.at("halved_by_threshold").as_bool(), byThreshold);
         EXPECT_EQ(field(row, "converted_gfl"), std::to_string(converted));
-        EXPECT_EQ(field(row, "reward_pool"), toDecimal(pool));
+        // Every transaction of a block before the settling one paid the dev fee into the pool.
+        const auto feesPaid = static_cast<std::uint64_t>(std::count_if(
+            run.txHeights.begin(), run.txHeights.end(),
+            [&](std::uint64_t h) { return plan.genesisTimeMs + h * plan.blockTimeMs < boundary; }));
+        EXPECT_EQ(field(row, "reward_pool"), toDecimal(pool + u128{feesPaid} * testing::kDevFee));
     }
     return seen;
 }

@@ -254,7 +254,11 @@ TEST(LongChain, TenThousandBlocksOfTransfersAttestationsTasksAndEpochsReplayToTh
     }
     const double emptyRate = static_cast<double>(emptyHeight - firstHeight) /
                              std::chrono::duration<double>(Clock::now() - emptyStart).count();
-    // Setup: the providers admitted by governance, the accounts and the consumer funded.
+    // Setup: the providers funded for their fees and admitted by governance, the accounts and the
+    // consumer funded.
+    for (const auto& key : providers) {
+        (void)driver.sendAndWait(dev, codec::Transfer{crypto::addressOf(key.publicKey()), kDps});
+    }
     testing::admitRunProviders(
         [&](const crypto::SecretKey& key, const codec::Payload& payload) {
             return driver.sendAndWait(key, payload);

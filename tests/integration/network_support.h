@@ -162,8 +162,12 @@ class Sender {
             for (std::size_t b = 0; b < to.size(); ++b) {
                 to[b] = static_cast<std::uint8_t>(rng_());
             }
-            codec::TxBody body{chainId_, key_.publicKey(), nonce_, validUntil_,
-                               codec::Transfer{to, u128{1 + rng_() % 1000}}};
+            codec::TxBody body{chainId_,
+                               key_.publicKey(),
+                               nonce_,
+                               validUntil_,
+                               codec::Transfer{to, u128{1 + rng_() % 1000}},
+                               kDevFee};
             const auto tx = codec::signTx(body, key_);
             if (!net_.call(node_, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
                 break;  // the node is down or refused: try again after a resync

@@ -123,6 +123,12 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
                                    "--wait", "--home", net.home(i).string()});
         ASSERT_EQ(code, 0) << out;
     }
+    // The fifth validator's account was not in genesis: the dev account funds its fees.
+    std::tie(code, out) = cli(
+        net, fullDir.path(),
+        {"tx", "transfer", "--to", crypto::addressOf(fullAccountKey->publicKey()).hex(), "--amount",
+         "1000000000000000000", "--from", "dev", "--wait", "--home", net.home(0).string()});
+    ASSERT_EQ(code, 0) << out;
     std::tie(code, out) = cli(net, fullDir.path(),
                               {"tx", "vote", "--proposal", "1", "--from", "validator-account",
                                "--wait", "--home", fullHome.string()});

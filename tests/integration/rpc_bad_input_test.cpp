@@ -123,16 +123,22 @@ TEST_F(RpcBadInput, InsufficientBalanceCommitsAsAFailedReceiptAndMovesNothing) {
     const auto poor = crypto::SecretKey::generate();
     Address to;
     to[0] = 0x78;
-    // Fund `poor` with 10 units, then have it send 11.
-    codec::TxBody fund{"gridledger-dev", dev_.publicKey(), 0, 5000,
-                       codec::Transfer{crypto::addressOf(poor.publicKey()), u128{10}}};
+    // Fund `poor` with its fee and 10 units, then have it send 11.
+    codec::TxBody fund{
+        "gridledger-dev",
+        dev_.publicKey(),
+        0,
+        5000,
+        codec::Transfer{crypto::addressOf(poor.publicKey()), u128{testing::kDevFee + 10}},
+        testing::kDevFee};
     const auto funded = submit(fund, dev_);
     ASSERT_TRUE(funded.as_object().contains("result")) << json::serialize(funded);
     EXPECT_TRUE(waitReceipt(std::string(funded.at("result").at("hash").as_string()))
                     .at("success")
                     .as_bool());
 
-    codec::TxBody spend{"gridledger-dev", poor.publicKey(), 0, 5000, codec::Transfer{to, u128{11}}};
+    codec::TxBody spend{"gridledger-dev", poor.publicKey(), 0, 5000, codec::Transfer{to, u128{11}},
+                        testing::kDevFee};
     const auto sent = submit(spend, poor);
     ASSERT_TRUE(sent.as_object().contains("result")) << json::serialize(sent);
     const auto receipt = waitReceipt(std::string(sent.at("result").at("hash").as_string()));
@@ -143,7 +149,7 @@ TEST_F(RpcBadInput, InsufficientBalanceCommitsAsAFailedReceiptAndMovesNothing) {
                               json::array{json::string(crypto::addressOf(poor.publicKey()).hex())});
     ASSERT_TRUE(account);
     EXPECT_EQ(account->at("balance"), "10");
-    EXPECT_EQ(account->at("nonce"), "1");  // the failed transfer consumed its nonce
+    EXPECT_EQ(account->at("nonce"), "1");  // the failed transfer consumed its nonce, paid its fee
     expectServing();
 }
 

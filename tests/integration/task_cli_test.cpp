@@ -21,6 +21,7 @@
 
 #include <gridledger/base/amount.h>
 
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "support/ws_client.h"
 
@@ -51,6 +52,10 @@ std::string newKey(const testing::NodeProcess& node, const std::string& name) {
     return match.size() > 1 ? std::string(match[1]) : std::string();
 }
 
+/**
+ * An account's balance with the fees of its transactions added back: every transaction here
+ * applies and pays the dev fee, so they are its nonce × kDevFee.
+ */
 u128 balanceOf(const testing::NodeProcess& node, const std::string& address) {
     auto account = node.call("account_get", json::array{json::string(address)});
     EXPECT_TRUE(account) << account.error().message;
@@ -58,8 +63,9 @@ u128 balanceOf(const testing::NodeProcess& node, const std::string& address) {
         return 0;
     }
     auto value = parseU128(std::string(account->at("balance").as_string()));
-    EXPECT_TRUE(value);
-    return value ? *value : 0;
+    auto nonce = parseU64(std::string(account->at("nonce").as_string()));
+    EXPECT_TRUE(value && nonce);
+    return value && nonce ? *value + u128{*nonce} * testing::kDevFee : 0;
 }
 
 json::object taskOf(const testing::NodeProcess& node, const std::string& id) {
@@ -208,6 +214,8 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     const u128 funded = 10 * kDps;
     committed(node,
               {"tx", "transfer", "--from", "dev", "--to", user, "--amount", toDecimal(funded)});
+    // The provider pays its fees from 1 DPS.
+    committed(node, {"tx", "transfer", "--from", "dev", "--to", gpu, "--amount", toDecimal(kDps)});
 
     // 8 devices of 312 TFLOP/s at the index's reference values: 2.496 PFLOP/s of ml_training.
     const auto inventory = node.home().parent_path() / "inventory.json";
@@ -252,7 +260,7 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     EXPECT_EQ(history[0].at("actor").as_string(), "system");
     EXPECT_EQ(history[3].at("actor").as_string(), user);
     EXPECT_TRUE(balanceOf(node, user) == funded);  // refunded in full
-    EXPECT_TRUE(balanceOf(node, gpu) == 0);
+    EXPECT_TRUE(balanceOf(node, gpu) == kDps);
 
     // Task 2: cancelled while running bills the elapsed whole minutes plus the 5-minute fee.
     // The provider stays online by its attestation of this slot (or, past an hour, the previous).
@@ -274,7 +282,7 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
               << ", to the pool " << toDecimal(toPool) << "\n";
     EXPECT_TRUE(balanceOf(node, user) == funded - bill)
         << toDecimal(balanceOf(node, user)) << " after a bill of " << toDecimal(bill);
-    EXPECT_TRUE(balanceOf(node, gpu) == bill - toPool) << toDecimal(balanceOf(node, gpu));
+    EXPECT_TRUE(balanceOf(node, gpu) == kDps + bill - toPool) << toDecimal(balanceOf(node, gpu));
 
     auto provider = node.call("provider_get", json::array{json::string(gpu)});
     ASSERT_TRUE(provider) << provider.error().message;

@@ -100,8 +100,7 @@ TEST(TestnetCli, WritesFourHomesSharingOneGenesisWithTheirOwnKeysAndTheOthersAsP
     EXPECT_EQ(genesis->accounts[0].address, crypto::addressOf(dev->publicKey()));
     EXPECT_TRUE(genesis->accounts[0].balance == node::kDevBalance);
     for (std::size_t i = 0; i < 4; ++i) {
-        EXPECT_EQ(genesis->accounts[i + 1].address,
-                  genesis->validators[i].account);
+        EXPECT_EQ(genesis->accounts[i + 1].address, genesis->validators[i].account);
         EXPECT_TRUE(genesis->accounts[i + 1].balance == node::kValidatorBalance);
     }
     for (const auto fee : genesis->fees.byKind) {

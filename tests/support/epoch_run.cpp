@@ -218,6 +218,16 @@ void writeEpochRunHome(const std::filesystem::path& home, const EpochRunPlan& pl
     tokenomics["halving_gfl_threshold"] = std::to_string(plan.halvingGflThreshold);
     root["verifiers"] =
         json::array{json::string(crypto::addressOf(runVerifierKey().publicKey()).hex())};
+    // The providers and the verifier pay their fees from 1 DPS each.
+    json::array& accounts = root["accounts"].as_array();
+    const auto fund = [&](const crypto::SecretKey& key) {
+        accounts.push_back(json::object{{"address", crypto::addressOf(key.publicKey()).hex()},
+                                        {"balance", "1000000000000000000"}});
+    };
+    for (const auto& key : runProviderKeys()) {
+        fund(key);
+    }
+    fund(runVerifierKey());
     std::ofstream(h.genesisFile(), std::ios::trunc) << json::serialize(genesis);
 }
 

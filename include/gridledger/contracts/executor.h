@@ -64,7 +64,7 @@ class Executor {
     /**
      * Executes `block` (height = executed height + 1) certified by `certifyingQc` and commits it.
      * An invalid transaction fails with a receipt; it never halts the chain. Fails only on storage
-     * errors, a block at the wrong height, or a broken settlement invariant (kInternal).
+     * errors, a block at the wrong height, or a reward pool beyond 128 bits (kInternal).
      */
     [[nodiscard]] Result<ExecutedBlock> executeAndCommit(const codec::Block& block,
                                                          const codec::QuorumCert& certifyingQc,
@@ -82,8 +82,8 @@ class Executor {
     /**
      * Executes `block` into `state` without committing: the system work of its timestamp (epoch
      * settlements, then task timeouts and matching), then its transactions. What executeAndCommit
-     * commits; tests use it to run many blocks in memory. Fails only on storage errors or a broken
-     * settlement invariant.
+     * commits; tests use it to run many blocks in memory. Fails only on storage errors or a reward
+     * pool beyond 128 bits.
      */
     [[nodiscard]] Result<ExecutedBlock> execute(StateLayer& state, const codec::Block& block,
                                                 const VerifiedCache& verified) const;

@@ -74,8 +74,10 @@ void storeTokenomics(StateLayer& state, const TokenomicsState& tokenomics);
  * yet (none before the first boundary; several after an idle stretch), each as of its boundary
  * time: per provider of the settled index the lower median of its slots, then settleEpoch (payout,
  * rebalance, halving), crediting the DPS paid from the pool to the providers' accounts. Returns
- * the events for the block's system receipt. Fails only on storage errors or a broken invariant
- * (kInternal, kOverflow), which the executor treats as fatal for the block.
+ * the events for the block's system receipt. An epoch whose settlement cannot complete (a sum
+ * beyond its integers, a broken invariant) changes nothing but the settled-epoch counter and
+ * leaves an `epoch_settlement_failed` event with the reason: the chain never stops on it. Fails
+ * only on storage errors.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> settleEndedEpochs(StateLayer& state,
                                                                   const BlockContext& block);

@@ -26,6 +26,15 @@ inline constexpr std::size_t kMaxDeviceFactors = 16;
 inline constexpr std::size_t kMaxLabels = 32;
 inline constexpr std::size_t kMaxCategories = 16;
 inline constexpr std::size_t kMaxEvidence = 16;
+/**
+ * Bounds on a registered device model: at most 10^6 devices of at most 10^9 GFLOP/s (1 EFLOP/s,
+ * a thousand times today's largest accelerators) each, so one provider declares at most
+ * 64 × 10^15 GFLOP/s and the sums of settlement stay far inside their integers for any real
+ * grid. A grid that still overflows them fails that epoch's settlement with an event; the chain
+ * goes on (docs/tokenomics.md).
+ */
+inline constexpr std::uint64_t kMaxDeviceCount = 1'000'000;
+inline constexpr std::uint64_t kMaxPeakGflops = 1'000'000'000;
 
 /**
  * The admission rules a transaction's shape is checked against. `nextHeight` is the height of
@@ -58,7 +67,8 @@ struct TxRules {
  * - transfer: zero amount kZeroAmount; to the sender itself kSelfTransfer;
  * - propose: kInvalidProposal for an empty or oversized name or value, a zero key or address;
  * - register_provider: kInvalidInventory unless it has 1 … kMaxInventoryModels devices with unique
- *   non-empty model names, each with a count > 0, a peak > 0, unique non-empty features and factor
+ *   non-empty model names, each with a count in 1 … kMaxDeviceCount, a peak in
+ *   1 … kMaxPeakGflops, unique non-empty features and factor
  *   names (at most 16 each), at most kMaxLabels labels with unique non-empty keys, and
  *   1 … kMaxCategories unique non-empty categories;
  * - attest: kInvalidArgument unless the category is non-empty, 1 … kMaxInventoryModels devices

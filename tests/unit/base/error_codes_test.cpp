@@ -13,6 +13,8 @@ namespace {
 
 TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
     const std::vector<std::pair<ErrorCode, std::pair<int, std::string>>> pinned{
+        {ErrorCode::kFeeTooLow, {33, "fee_too_low"}},
+        {ErrorCode::kInsufficientFee, {34, "insufficient_fee"}},
         {ErrorCode::kNotValidator, {100, "not_validator"}},
         {ErrorCode::kAlreadyVoted, {101, "already_voted"}},
         {ErrorCode::kProposalNotFound, {102, "proposal_not_found"}},

@@ -284,6 +284,44 @@ TEST(EpochSettlement, AThresholdHalvingHalvesTheNextPayoutRate) {
     EXPECT_EQ(chain.tokenomics().emission.rewardPool, 7 * kDps / 10 + chain.feesPaid());
 }
 
+TEST(EpochSettlement, ASettlementThatCannotCompleteLeavesAnEventAndTheChainGoesOn) {
+    auto genesis = shortEpochGenesis(1, kDps);
+    const auto provider = testKey(50);
+    const Address p = addressOf(provider);
+    genesis.providers.push_back(GenesisProvider{p, petaflopInventory(100)});
+    Chain chain(genesis);
+    for (std::uint64_t slot = 0; slot < 10; ++slot) {
+        ASSERT_TRUE(chain.run(at(0, slot), provider, petaflops(0, slot, 100)).success());
+    }
+    // A GFL supply that no longer matches the balances: epoch 0's settlement breaks its own
+    // conservation check, as a sum beyond 64 bits would break its arithmetic. Both used to make
+    // execution fail, and every node stop at this block on every restart.
+    StateLayer state(chain.tree(), chain.height());
+    auto tokenomics = *loadTokenomics(state);
+    tokenomics.gflSupply = 7;
+    storeTokenomics(state, tokenomics);
+    codec::BlockHeader header;
+    header.height = chain.height() + 1;
+    header.timestampMs = at(1, 0);
+    const Bytes next = chain.tx(provider, petaflops(1, 0, 100));
+    auto done = chain.executor().execute(state, codec::makeBlock(header, {next}), nullptr);
+    ASSERT_TRUE(done) << done.error().message;
+    ASSERT_TRUE(done->systemReceipt);
+    const auto failed = eventsOf(done->systemReceipt->events, "epoch_settlement_failed");
+    ASSERT_EQ(failed.size(), 1U);
+    EXPECT_EQ(attr(failed[0], "epoch"), "0");
+    EXPECT_EQ(attr(failed[0], "reason"), "internal");
+    EXPECT_TRUE(eventsOf(done->systemReceipt->events, "gfl_minted").empty())
+        << "a failed settlement leaves none of its own events";
+    // Nothing of the failed settlement stayed; the epoch counts as passed, and the block's
+    // transaction ran after it.
+    const auto after = *loadTokenomics(state);
+    EXPECT_EQ(after.nextEpoch, 1U);
+    EXPECT_EQ(after.gflSupply, 7U);
+    EXPECT_EQ(*loadGfl(state, p), 0U);
+    EXPECT_TRUE(done->receipts.at(0).success());
+}
+
 TEST(EpochSettlement, ADpsTransferNeverMovesGfl) {
     auto genesis = shortEpochGenesis(1, kDps);
     const auto provider = testKey(50);

@@ -79,6 +79,7 @@ TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItV
     const auto newcomerAccount = testKey(10);  // its governance key, apart from its consensus key
     auto genesis = shortEpochGenesis(1, 0);
     genesis.accounts.push_back(GenesisAccount{addressOf(newcomerAccount), testing::kFeeFloat});
+    genesis.accounts.push_back(GenesisAccount{addressOf(newcomer), testing::kFeeFloat});
     Chain chain(genesis);
     NodeId node;
     node[0] = 9;

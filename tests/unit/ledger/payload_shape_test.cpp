@@ -80,6 +80,16 @@ TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
          ErrorCode::kInvalidInventory},
         {"count 0", inv([](auto& r) { r.devices[0].count = 0; }), ErrorCode::kInvalidInventory},
         {"peak 0", inv([](auto& r) { r.devices[0].peakGflops = 0; }), ErrorCode::kInvalidInventory},
+        {"a count beyond 10^6", inv([](auto& r) { r.devices[0].count = 1'000'001; }),
+         ErrorCode::kInvalidInventory},
+        {"a peak beyond 10^9 GFLOP/s",
+         inv([](auto& r) { r.devices[0].peakGflops = 1'000'000'001; }),
+         ErrorCode::kInvalidInventory},
+        {"a count and a peak at their bounds", inv([](auto& r) {
+             r.devices[0].count = 1'000'000;
+             r.devices[0].peakGflops = 1'000'000'000;
+         }),
+         ErrorCode::kOk},
         {"duplicate feature", inv([](auto& r) {
              r.devices[0].features = {"a", "a"};
          }),
@@ -144,6 +154,10 @@ TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         auto status = checkPayloadShape(c.payload, kSender);
+        if (c.code == ErrorCode::kOk) {
+            EXPECT_TRUE(status) << status.error().message;
+            continue;
+        }
         ASSERT_FALSE(status);
         EXPECT_EQ(status.error().code, c.code) << reasonOf(status.error().code);
     }

@@ -35,7 +35,8 @@ TEST(RpcErrors, TransactionErrorsMapToTransactionRejected) {
          {ErrorCode::kBadSignature, ErrorCode::kWrongChainId, ErrorCode::kNonceTooLow,
           ErrorCode::kNonceGap, ErrorCode::kExpired, ErrorCode::kDuplicateTx,
           ErrorCode::kTxTooLarge, ErrorCode::kInsufficientBalance, ErrorCode::kNonceTaken,
-          ErrorCode::kUnknownPayload, ErrorCode::kSelfTransfer, ErrorCode::kZeroAmount}) {
+          ErrorCode::kUnknownPayload, ErrorCode::kSelfTransfer, ErrorCode::kZeroAmount,
+          ErrorCode::kFeeTooLow, ErrorCode::kInsufficientFee}) {
         EXPECT_EQ(rpcCodeOf(code), kTransactionRejected) << reasonOf(code);
     }
 }
