@@ -121,7 +121,7 @@ namespace {
 void markSigners(const Committee& by, const Bytes& bitmap, const Committee& into,
                  std::vector<bool>& marks) {
     for (std::size_t i = 0; i < by.size() && i / 8 < bitmap.size(); ++i) {
-        if (((bitmap[i / 8] >> (i % 8)) & 1U) == 0) {
+        if (((static_cast<unsigned>(bitmap[i / 8]) >> (i % 8)) & 1U) == 0) {
             continue;
         }
         if (&by == &into) {

@@ -500,6 +500,12 @@ class Governance {
         auto account = addedHome.keyPublicKey("validator-account");
         auto nodeKey = addedHome.loadNodeKey();
         ASSERT_TRUE(key && account && nodeKey);
+        // A full node's account is not funded at genesis: the dev account pays for its votes.
+        const auto [code, out] = cli(
+            net_, dir_,
+            {"tx", "transfer", "--to", crypto::addressOf(*account).hex(), "--amount",
+             "1000000000000000000", "--from", "dev", "--wait", "--home", net_.home(0).string()});
+        ASSERT_EQ(code, 0) << out;
         const std::uint64_t epoch = epochOf(net_, 0);
         ASSERT_NO_FATAL_FAILURE(
             decide({"tx", "propose", "add-validator", "--name", "node" + std::to_string(added),

@@ -49,7 +49,7 @@ Hash256 prefixedHash(std::string_view prefix, ByteView a, ByteView b) {
 }
 
 bool bitOf(const Hash256& key, std::size_t i) {
-    return ((key[i / 8] >> (7 - i % 8)) & 1U) != 0;
+    return ((static_cast<unsigned>(key[i / 8]) >> (7 - i % 8)) & 1U) != 0;
 }
 
 /**

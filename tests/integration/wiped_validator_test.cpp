@@ -50,7 +50,8 @@ std::vector<std::uint64_t> signedRounds(const Testnet& net, std::size_t index, s
         }
         const auto& qc = block->as_object().at("header").as_object().at("qc");
         const Bytes signers = fromHex(field(qc, "signers")).value();
-        if (index / 8 < signers.size() && ((signers[index / 8] >> (index % 8)) & 1U) != 0) {
+        if (index / 8 < signers.size() &&
+            ((static_cast<unsigned>(signers[index / 8]) >> (index % 8)) & 1U) != 0) {
             rounds.push_back(parseU64(field(qc, "round")).value());
         }
     }

@@ -45,7 +45,8 @@ std::set<std::size_t> qcSigners(const Simulator& sim, std::size_t i, std::uint64
             continue;
         }
         for (std::size_t m = 0; m < committee.size(); ++m) {
-            if (m / 8 < qc.signers.size() && ((qc.signers[m / 8] >> (m % 8)) & 1U) != 0) {
+            if (m / 8 < qc.signers.size() &&
+                ((static_cast<unsigned>(qc.signers[m / 8]) >> (m % 8)) & 1U) != 0) {
                 out.insert(keys.indexOf(committee.member(m)));
             }
         }

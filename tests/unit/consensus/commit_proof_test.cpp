@@ -174,7 +174,7 @@ TEST_F(CommitProofTest, RefusesACommitQcOfAnotherRound) {
 /** `qc` with the signer bit and signature of its last signer removed: q - 1 = 2 signers. */
 codec::QuorumCert withoutLastSigner(codec::QuorumCert qc) {
     for (std::size_t bit = 8; bit-- > 0;) {
-        if ((qc.signers[0] >> bit) & 1U) {
+        if ((static_cast<unsigned>(qc.signers[0]) >> bit) & 1U) {
             qc.signers[0] = static_cast<std::uint8_t>(qc.signers[0] & ~(1U << bit));
             break;
         }

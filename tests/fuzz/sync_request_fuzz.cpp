@@ -1,0 +1,16 @@
+// Fuzz target: a peer's request for committed blocks.
+#include <cstddef>
+#include <cstdint>
+
+#include <gridledger/codec/p2p.h>
+
+#include "round_trip.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    gridledger::fuzz::expectRoundTrip(
+        gridledger::ByteView(data, size),
+        [](gridledger::ByteView in) { return gridledger::codec::decodeSyncRequest(in); },
+        [](const auto& message) { return gridledger::codec::encodeSyncRequest(message); },
+        "SyncRequest");
+    return 0;
+}
