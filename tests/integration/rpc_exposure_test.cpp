@@ -22,6 +22,7 @@ namespace {
 namespace json = boost::json;
 using rpc::test::expectRpcError;
 using rpc::test::HttpTestClient;
+using rpc::test::requestOf;
 using Clock = std::chrono::steady_clock;
 namespace http = boost::beast::http;
 
@@ -51,32 +52,12 @@ std::string blocksListBatch(int items) {
     return batch + "]";
 }
 
-/** A request to the node: `verb` on `target` with the Host a local client sends. */
-http::request<http::string_body> requestOf(http::verb verb, const std::string& target) {
-    http::request<http::string_body> request{verb, target, 11};
-    request.set(http::field::host, "127.0.0.1");
-    return request;
-}
-
 /** A JSON-RPC POST of `method` without params. */
 http::request<http::string_body> postOf(const std::string& method) {
     auto request = requestOf(http::verb::post, "/");
     request.set(http::field::content_type, "application/json");
     request.body() = rpc::test::requestText(method, "[]", 1);
     request.prepare_payload();
-    return request;
-}
-
-/** A WebSocket upgrade of /ws, with `origin` when it is not empty. */
-http::request<http::string_body> upgradeOf(const std::string& origin) {
-    auto request = requestOf(http::verb::get, "/ws");
-    request.set(http::field::connection, "Upgrade");
-    request.set(http::field::upgrade, "websocket");
-    request.set(http::field::sec_websocket_version, "13");
-    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
-    if (!origin.empty()) {
-        request.set(http::field::origin, origin);
-    }
     return request;
 }
 
@@ -143,11 +124,14 @@ TEST_F(RpcExposure, BatchOfListsOverTheResponseCapIsCutWithResponseTooLarge) {
 TEST_F(RpcExposure, ForeignOriginAndRebindingHostGet403WhileNonBrowserClientsKeepWorking) {
     setConfig(node_, "allowed_origins", "https://wallet.example.org");
     node_.start();
-    const auto hijack = sendTo(node_.port(), upgradeOf("https://evil.example"));
+    const auto hijack = sendTo(node_.port(), rpc::test::websocketUpgrade("https://evil.example"));
     EXPECT_EQ(hijack.status, 403U);
     expectRpcError(hijack.json(), -32600, "forbidden_origin");
-    EXPECT_EQ(sendTo(node_.port(), upgradeOf("https://wallet.example.org")).status, 101U);
-    EXPECT_EQ(sendTo(node_.port(), upgradeOf("http://localhost:3000")).status, 101U);
+    EXPECT_EQ(
+        sendTo(node_.port(), rpc::test::websocketUpgrade("https://wallet.example.org")).status,
+        101U);
+    EXPECT_EQ(sendTo(node_.port(), rpc::test::websocketUpgrade("http://localhost:3000")).status,
+              101U);
 
     // DNS rebinding: the page's own name in Host, on a POST and on an upgrade.
     auto rebound = postOf("chain_getHead");
@@ -155,7 +139,7 @@ TEST_F(RpcExposure, ForeignOriginAndRebindingHostGet403WhileNonBrowserClientsKee
     const auto refused = sendTo(node_.port(), std::move(rebound));
     EXPECT_EQ(refused.status, 403U);
     expectRpcError(refused.json(), -32600, "forbidden_host");
-    auto reboundUpgrade = upgradeOf("");
+    auto reboundUpgrade = rpc::test::websocketUpgrade("");
     reboundUpgrade.set(http::field::host, "evil.example");
     EXPECT_EQ(sendTo(node_.port(), std::move(reboundUpgrade)).status, 403U);
 
@@ -218,11 +202,11 @@ TEST_F(RpcExposure, TokenGuardsThePublicListenerAndTheCliSendsIt) {
     auto wrong = postOf("chain_getHead");
     wrong.set(http::field::authorization, "Bearer " + token.substr(0, 31) + "0");
     EXPECT_EQ(sendTo(node_.port(), std::move(wrong)).status, 401U);
-    EXPECT_EQ(sendTo(node_.port(), upgradeOf("")).status, 401U);
+    EXPECT_EQ(sendTo(node_.port(), rpc::test::websocketUpgrade("")).status, 401U);
     auto right = postOf("chain_getHead");
     right.set(http::field::authorization, "Bearer " + token);
     EXPECT_EQ(sendTo(node_.port(), std::move(right)).status, 200U);
-    auto upgrade = upgradeOf("");
+    auto upgrade = rpc::test::websocketUpgrade("");
     upgrade.set(http::field::authorization, "Bearer " + token);
     EXPECT_EQ(sendTo(node_.port(), std::move(upgrade)).status, 101U);
     EXPECT_EQ(sendTo(node_.port(), requestOf(http::verb::get, "/livez")).status, 200U);

@@ -26,6 +26,7 @@ namespace json = boost::json;
 using test::expectRpcError;
 using test::HttpReply;
 using test::HttpTestClient;
+using test::requestOf;
 using test::requestText;
 
 TEST(AccessRules, HostMustNameTheLocalMachineTheListenAddressOrAnAllowedName) {
@@ -78,28 +79,6 @@ TEST(AccessRules, BearerTokenMustMatchExactly) {
     }
 }
 
-/** A request of the tests: `verb` on `target` with Host 127.0.0.1 unless `host` says another. */
-http::request<http::string_body> requestOf(http::verb verb, const std::string& target,
-                                           const std::string& host = "127.0.0.1") {
-    http::request<http::string_body> request{verb, target, 11};
-    if (!host.empty()) {
-        request.set(http::field::host, host);
-    }
-    return request;
-}
-
-http::request<http::string_body> upgradeRequest(const std::string& origin) {
-    auto request = requestOf(http::verb::get, "/ws");
-    request.set(http::field::connection, "Upgrade");
-    request.set(http::field::upgrade, "websocket");
-    request.set(http::field::sec_websocket_version, "13");
-    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
-    if (!origin.empty()) {
-        request.set(http::field::origin, origin);
-    }
-    return request;
-}
-
 http::request<http::string_body> postRequest(const std::string& host = "127.0.0.1") {
     auto request = requestOf(http::verb::post, "/", host);
     request.set(http::field::content_type, "application/json");
@@ -128,22 +107,22 @@ class AccessServer : public ::testing::Test {
 
 TEST_F(AccessServer, WebSocketUpgradeFromAForeignOriginGets403BeforeTheUpgrade) {
     start(AccessPolicy{});
-    const HttpReply foreign = send(upgradeRequest("https://evil.example"));
+    const HttpReply foreign = send(test::websocketUpgrade("https://evil.example"));
     EXPECT_EQ(foreign.status, 403U);
     expectRpcError(foreign.json(), kInvalidRequest, "forbidden_origin");
     EXPECT_EQ(server_->webSocketCount(), 0U);
     // A local page and a client that sends no Origin (not a browser) still upgrade.
-    EXPECT_EQ(send(upgradeRequest("http://localhost:3000")).status, 101U);
-    EXPECT_EQ(send(upgradeRequest("")).status, 101U);
+    EXPECT_EQ(send(test::websocketUpgrade("http://localhost:3000")).status, 101U);
+    EXPECT_EQ(send(test::websocketUpgrade("")).status, 101U);
 }
 
 TEST_F(AccessServer, ConfiguredOriginIsAdmittedAndStarAdmitsAny) {
     start(AccessPolicy{.allowedOrigins = {"https://wallet.example.org"}});
-    EXPECT_EQ(send(upgradeRequest("https://wallet.example.org")).status, 101U);
-    EXPECT_EQ(send(upgradeRequest("https://evil.example")).status, 403U);
+    EXPECT_EQ(send(test::websocketUpgrade("https://wallet.example.org")).status, 101U);
+    EXPECT_EQ(send(test::websocketUpgrade("https://evil.example")).status, 403U);
     server_.reset();
     start(AccessPolicy{.allowedOrigins = {"*"}});
-    EXPECT_EQ(send(upgradeRequest("https://evil.example")).status, 101U);
+    EXPECT_EQ(send(test::websocketUpgrade("https://evil.example")).status, 101U);
 }
 
 TEST_F(AccessServer, ForeignHostGets403OnPostAndOnUpgrade) {
@@ -151,7 +130,7 @@ TEST_F(AccessServer, ForeignHostGets403OnPostAndOnUpgrade) {
     const HttpReply rebound = send(postRequest("evil.example:8545"));
     EXPECT_EQ(rebound.status, 403U);
     expectRpcError(rebound.json(), kInvalidRequest, "forbidden_host");
-    auto upgrade = upgradeRequest("");
+    auto upgrade = test::websocketUpgrade("");
     upgrade.set(http::field::host, "evil.example");
     EXPECT_EQ(send(std::move(upgrade)).status, 403U);
     EXPECT_EQ(server_->webSocketCount(), 0U);
@@ -185,7 +164,7 @@ TEST_F(AccessServer, TokenIsRequiredOnEveryRequestAndUpgrade) {
     auto wrong = postRequest();
     wrong.set(http::field::authorization, "Bearer s3cret-tokeX");
     EXPECT_EQ(send(std::move(wrong)).status, 401U);
-    EXPECT_EQ(send(upgradeRequest("")).status, 401U);
+    EXPECT_EQ(send(test::websocketUpgrade("")).status, 401U);
     EXPECT_EQ(server_->webSocketCount(), 0U);
 
     auto right = postRequest();
@@ -193,7 +172,7 @@ TEST_F(AccessServer, TokenIsRequiredOnEveryRequestAndUpgrade) {
     const HttpReply served = send(std::move(right));
     EXPECT_EQ(served.status, 200U);
     EXPECT_EQ(served.json().at("result"), json::parse("[1]"));
-    auto upgrade = upgradeRequest("");
+    auto upgrade = test::websocketUpgrade("");
     upgrade.set(http::field::authorization, "Bearer s3cret-token");
     EXPECT_EQ(send(std::move(upgrade)).status, 101U);
     EXPECT_EQ(send(requestOf(http::verb::get, "/readyz")).status, 200U);

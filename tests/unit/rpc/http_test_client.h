@@ -35,6 +35,33 @@ namespace gridledger::rpc::test {
 /** Upper bound on any single client operation; a correct server answers far sooner. */
 inline constexpr std::chrono::seconds kIoTimeout{10};
 
+/** A request of the tests: `verb` on `target` with Host 127.0.0.1 unless `host` says another. */
+inline boost::beast::http::request<boost::beast::http::string_body> requestOf(
+    boost::beast::http::verb verb, const std::string& target,
+    const std::string& host = "127.0.0.1") {
+    namespace http = boost::beast::http;
+    http::request<http::string_body> request{verb, target, 11};
+    if (!host.empty()) {
+        request.set(http::field::host, host);
+    }
+    return request;
+}
+
+/** A WebSocket upgrade of /ws, with `origin` when it is not empty. */
+inline boost::beast::http::request<boost::beast::http::string_body> websocketUpgrade(
+    const std::string& origin) {
+    namespace http = boost::beast::http;
+    auto request = requestOf(http::verb::get, "/ws");
+    request.set(http::field::connection, "Upgrade");
+    request.set(http::field::upgrade, "websocket");
+    request.set(http::field::sec_websocket_version, "13");
+    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+    if (!origin.empty()) {
+        request.set(http::field::origin, origin);
+    }
+    return request;
+}
+
 /** An HTTP response as the test client received it. */
 struct HttpReply {
     boost::beast::error_code ec;
