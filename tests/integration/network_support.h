@@ -101,7 +101,8 @@ inline std::pair<int, std::string> cli(const Testnet& net, const std::filesystem
 
 /**
  * Points the `port = ` lines of a node.conf's [rpc], [p2p] and [metrics] sections at `rpcPort`,
- * `rpcPort + 1` and `rpcPort + 2`.
+ * `rpcPort + 1` and `rpcPort + 2`, and its admin listener at `rpcPort + 3` (four ports from
+ * freePortRange(4)), so that no two nodes of parallel tests share the default admin port.
  */
 inline void setPorts(const std::filesystem::path& conf, std::uint16_t rpcPort) {
     std::string text = readText(conf);
@@ -113,6 +114,9 @@ inline void setPorts(const std::filesystem::path& conf, std::uint16_t rpcPort) {
         const auto end = text.find('\n', line);
         text.replace(line, end - line, "port = " + std::to_string(port++));
     }
+    const auto admin = text.find("admin_port = ");
+    ASSERT_NE(admin, std::string::npos);
+    text.replace(admin, text.find('\n', admin) - admin, "admin_port = " + std::to_string(port));
     std::ofstream(conf, std::ios::trunc) << text;
 }
 

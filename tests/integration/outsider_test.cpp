@@ -66,7 +66,7 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
                                std::filesystem::copy_options::overwrite_existing);
     auto outsiderNode = node::Home(outsiderHome).loadNodeKey();
     ASSERT_TRUE(outsiderNode);
-    const auto ports = freePortRange(3);
+    const auto ports = freePortRange(4);
     const auto conf = outsiderHome / "config" / "node.conf";
     std::string peers;
     for (std::size_t i = 0; i < 4; ++i) {

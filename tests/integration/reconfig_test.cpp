@@ -49,7 +49,7 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     auto fullValidatorKey = node::Home(fullHome).loadKey("validator");
     auto fullAccountKey = node::Home(fullHome).loadKey("validator-account");
     ASSERT_TRUE(fullNodeKey && fullValidatorKey && fullAccountKey);
-    const auto ports = freePortRange(3);
+    const auto ports = freePortRange(4);
     const auto conf = fullHome / "config" / "node.conf";
     std::string peers;
     for (std::size_t i = 0; i < 4; ++i) {
