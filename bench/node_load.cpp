@@ -17,10 +17,15 @@
 // validator up, then the last one killed, and the other half once the chain has gone 40 blocks
 // on without it; it reports both rates and their ratio, with leader reputation on (window 20, the
 // genesis default) and then off, so that the two runs show what reputation changes.
+//
+// `--no-journal` runs the 1-validator measurement with the admission journal off
+// (mempool.journal = false): beside the default run, the difference between the two
+// ratio_to_ceiling figures is what making every acknowledged transaction durable costs.
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -174,9 +179,15 @@ bool reportReplay(const std::filesystem::path& home, double perCore) {
 /** The node processes under load: one dev node, or a testnet of N validators. */
 class Nodes {
   public:
-    Nodes(std::size_t validators, std::optional<std::uint32_t> reputationWindow) {
+    Nodes(std::size_t validators, std::optional<std::uint32_t> reputationWindow, bool journal) {
         if (validators == 1) {
             single_.emplace();
+            if (!journal) {
+                const auto conf = single_->home() / "config" / "node.conf";
+                const std::string text = std::regex_replace(
+                    testing::readText(conf), std::regex("journal = true"), "journal = false");
+                std::ofstream(conf, std::ios::trunc) << text;
+            }
             single_->start();
             ports_.push_back(single_->port());
             dev_ = *node::Home(single_->home()).loadKey("dev");
@@ -490,8 +501,9 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
     return reportReplay(nodes.home(), perCore) ? 0 : 1;
 }
 
-int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> reputationWindow) {
-    Nodes nodes(validators, reputationWindow);
+int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> reputationWindow,
+        bool journal) {
+    Nodes nodes(validators, reputationWindow, journal);
     const auto& dev = nodes.dev();
     const std::string& chainId = nodes.chainId();
     const std::uint16_t port = nodes.ports().front();
@@ -539,7 +551,8 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
     const double seconds = std::chrono::duration<double>(committed - start).count();
     const double rate = total / seconds;
     const double ceiling = perCore * cores / static_cast<double>(validators);
-    std::cout << "txs=" << total << " seconds=" << seconds
+    std::cout << "admission_journal=" << (journal ? "on" : "off") << " txs=" << total
+              << " seconds=" << seconds
               << " submit_seconds=" << std::chrono::duration<double>(*submitted - start).count()
               << " refused_retries=" << refused.load() << "\n"
               << "verify_rate_per_core=" << perCore << " cores=" << cores
@@ -569,6 +582,9 @@ int main(int argc, char** argv) {
     std::size_t validators = 1;
     bool crashOne = false;
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && args[0] == "--no-journal") {
+        return gridledger::run(1, false, std::nullopt, false);
+    }
     if (!args.empty() && args.back() == "--crash-one") {
         crashOne = true;
         args.pop_back();
@@ -576,7 +592,7 @@ int main(int argc, char** argv) {
     if (args.size() == 2 && args[0] == "--validators") {
         validators = std::stoul(args[1]);
     } else if (!args.empty()) {
-        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one]]\n";
+        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one] | --no-journal]\n";
         return 2;
     }
     if (validators == 0 || validators > 16 || (crashOne && validators < 4)) {
@@ -585,12 +601,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!crashOne) {
-        return gridledger::run(validators, false, std::nullopt);
+        return gridledger::run(validators, false, std::nullopt, true);
     }
     // The same crash with leader reputation on (the genesis default) and off, for comparison.
     for (const std::uint32_t window : {gridledger::kLeaderReputationWindow, 0U}) {
         std::cout << "leader_reputation_window=" << window << std::endl;
-        if (const int code = gridledger::run(validators, true, window); code != 0) {
+        if (const int code = gridledger::run(validators, true, window, true); code != 0) {
             return code;
         }
     }

@@ -155,8 +155,11 @@ bool isValidUtf8(std::string_view text) {
 }
 
 Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits,
-                       std::vector<std::string> adminOnly)
-    : methods_(std::move(methods)), limits_(limits), adminOnly_(std::move(adminOnly)) {}
+                       std::vector<std::string> adminOnly, std::function<Status()> settle)
+    : methods_(std::move(methods)),
+      limits_(limits),
+      adminOnly_(std::move(adminOnly)),
+      settle_(std::move(settle)) {}
 
 std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request,
                                                         const MethodTable* connection) const {
@@ -273,6 +276,19 @@ std::optional<std::string> Dispatcher::handleBatch(const boost::json::array& bat
 }
 
 std::optional<std::string> Dispatcher::handle(std::string_view payload,
+                                              const MethodTable* connection) const {
+    std::optional<std::string> out = answer(payload, connection);
+    if (settle_) {
+        if (Status settled = settle_(); !settled && out) {
+            return errorResponseText(frameworkError(
+                kInternalError, "the answer could not be made durable: " + settled.error().message,
+                reason::kNotDurable));
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> Dispatcher::answer(std::string_view payload,
                                               const MethodTable* connection) const {
     try {
         if (!isValidUtf8(payload)) {

@@ -87,7 +87,7 @@ std::uint32_t headerLimit(std::size_t bytes) {
 // ---- ServerState ----------------------------------------------------------------------------
 
 ServerState::ServerState(MethodTable methods, const ServerOptions& options)
-    : dispatcher_(std::move(methods), options.limits, options.adminOnlyMethods),
+    : dispatcher_(std::move(methods), options.limits, options.adminOnlyMethods, options.settle),
       limits_(options.limits),
       readiness_(options.readiness),
       access_(options.access),

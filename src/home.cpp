@@ -314,6 +314,7 @@ Result<NodeConfig> Home::loadConfig() const {
             "mempool.nonce_window",
             po::value(&c.mempoolNonceWindow)->default_value(c.mempoolNonceWindow))(
             "mempool.verify_threads", po::value(&c.verifyThreads)->default_value(c.verifyThreads))(
+            "mempool.journal", po::value(&c.mempoolJournal)->default_value(c.mempoolJournal))(
             "consensus.double_sign_check_height",
             po::value(&c.doubleSignCheckHeight)->default_value(c.doubleSignCheckHeight))(
             "p2p.address", po::value(&c.p2pAddress)->default_value(c.p2pAddress))(
@@ -408,7 +409,10 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "max_bytes = " << c.mempoolMaxBytes << "\n"
         << "nonce_window = " << c.mempoolNonceWindow << "\n"
         << "# 0 = one signature-verification thread per core\n"
-        << "verify_threads = " << c.verifyThreads << "\n\n"
+        << "verify_threads = " << c.verifyThreads << "\n"
+        << "# true: tx_submit answers only once the transaction is on disk (the admission "
+           "journal)\n"
+        << "journal = " << (c.mempoolJournal ? "true" : "false") << "\n\n"
         << "[consensus]\n"
         << "# at start, refuse to sign if the last this many blocks carry a vote of this key\n"
         << "# that this node did not record (another instance may be running with the key)\n"

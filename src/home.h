@@ -52,6 +52,8 @@ struct NodeConfig {
     std::size_t mempoolMaxBytes = 64U << 20U;
     std::uint64_t mempoolNonceWindow = 64;
     std::size_t verifyThreads = 0;  // 0 = one per core
+    /** Journal admitted transactions so that an acknowledged one survives a crash. */
+    bool mempoolJournal = true;
     /** Committed blocks whose QCs are searched at start for votes this node did not record. */
     std::uint64_t doubleSignCheckHeight = 100;
     /** P2P listen address (an IP literal) and port. */

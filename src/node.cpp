@@ -51,6 +51,7 @@ Status NodeImpl::open(const Home& home) {
                    std::chrono::duration_cast<std::chrono::milliseconds>(kEpochProofInterval)},
         log_);
     GL_TRY(openMempool());
+    GL_TRY(openJournal(home));
     GL_TRY(openConsensus());
     GL_ASSIGN_OR_RETURN(metrics, Metrics::start(config_.metricsAddress, config_.metricsPort));
     metrics_ = std::move(metrics);
@@ -113,6 +114,27 @@ Status NodeImpl::openMempool() {
         return ledger::AccountView{account.nonce, account.balance};
     };
     mempool_ = std::make_unique<ledger::Mempool>(options, accounts);
+    return {};
+}
+
+// A record the mempool refuses now (committed meanwhile, stale nonce, expired) is dropped.
+Status NodeImpl::openJournal(const Home& home) {
+    if (!config_.mempoolJournal) {
+        return {};
+    }
+    GL_ASSIGN_OR_RETURN(journal, AdmissionJournal::open(home.dataDir() / "admission"));
+    journal_ = std::move(journal);
+    GL_ASSIGN_OR_RETURN(entries, journal_->entries());
+    std::size_t admitted = 0;
+    for (const JournalEntry& entry : entries) {
+        if (mempool_->submit(entry.raw)) {
+            outbox_.add(OutgoingTx{entry.raw, std::nullopt});
+            ++admitted;
+        } else {
+            journal_->drop(entry.hash);
+        }
+    }
+    log_->info("admission journal replayed={} dropped={}", admitted, entries.size() - admitted);
     return {};
 }
 
@@ -300,7 +322,13 @@ Status NodeImpl::openRpc() {
     context.mempool = mempool_.get();
     context.blocks = blocks_.get();
     context.tree = tree_.get();
-    context.txAdmitted = [this](ByteView raw) {
+    context.txAdmitted = [this](const Hash256& hash, ByteView raw) {
+        if (journal_) {
+            // Gone already only when a block carried it, and then nothing is left to journal.
+            if (const auto pending = mempool_->get(hash)) {
+                journal_->append(hash, raw, pending->tx->body.validUntilHeight);
+            }
+        }
         outbox_.add(OutgoingTx{Bytes(raw.begin(), raw.end()), std::nullopt});
         signalPayload();
     };
@@ -340,6 +368,7 @@ Status NodeImpl::openRpc() {
         return rpc::notificationsAt(context, height);
     };
     options.readiness = [this] { return notReady(); };
+    options.settle = [this] { return journal_ ? journal_->awaitDurable() : Status{}; };
     if (config_.rpcAdminPort != 0) {
         // Loopback only (checked when the config was read), with the defaults' Host and Origin
         // checks and no token: whoever can reach it is already on the machine.
@@ -433,6 +462,9 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
         hashes.push_back(receipt.txHash);
     }
     mempool_->onCommitted(hashes, block.header.height);
+    if (journal_) {
+        journal_->prune(hashes, block.header.height + 1);
+    }
     executedHeight_.store(block.header.height, std::memory_order_relaxed);
     log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
                 done.roots.stateRoot.hex());

@@ -38,6 +38,7 @@
 #include <gridledger/rpc/subscriptions.h>
 #include <gridledger/storage/kv_store.h>
 
+#include "admission_journal.h"
 #include "block_sync.h"
 #include "consensus_store.h"
 #include "epochs.h"
@@ -159,6 +160,8 @@ class NodeImpl {
 
     Status openLedger(const Home& home);
     Status openMempool();
+    /** Opens the admission journal and admits what it holds into the mempool again. */
+    Status openJournal(const Home& home);
     Status openConsensus();
     /** Builds the core from what the ledger and the consensus store hold now. */
     Status buildCore();
@@ -257,6 +260,8 @@ class NodeImpl {
     std::mutex feesMutex_;
     std::optional<std::pair<std::uint64_t, contracts::FeeParams>> fees_;
     std::unique_ptr<ledger::Mempool> mempool_;
+    /** What tx_submit acknowledged and no block carried yet; null with mempool.journal off. */
+    std::unique_ptr<AdmissionJournal> journal_;
     std::atomic<std::shared_ptr<const consensus::Committee>> committee_;
     /** When a message of a later epoch last made this node ask for an epoch proof (io_ only). */
     NodeAdaptor adaptor_{*this};

@@ -57,10 +57,10 @@ struct ChainContext {
     /** The peers connected now, sorted by node id (node_peers); none when unset. */
     std::function<std::vector<PeerView>()> peers;
     /**
-     * Called with the raw bytes after tx_submit admitted a transaction (to wake the block
-     * proposer and gossip it to peers).
+     * Called with the hash and raw bytes after tx_submit admitted a transaction (to journal it,
+     * wake the block proposer and gossip it to peers).
      */
-    std::function<void(ByteView raw)> txAdmitted;
+    std::function<void(const Hash256& hash, ByteView raw)> txAdmitted;
 };
 
 /**

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -8,6 +9,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <gridledger/base/result.h>
 #include <gridledger/rpc/limits.h>
 #include <gridledger/rpc/method_table.h>
 
@@ -28,9 +30,14 @@ class Dispatcher {
      * Takes its own copy of the methods, which stays read-only from then on. A call of a name
      * of `adminOnly` that the tables lack answers -32601 with reason admin_only (the method is
      * served on another listener) instead of method_not_found.
+     *
+     * `settle`, when set, runs on the handling thread after the handlers of one payload ran and
+     * before its answer is returned (the node waits there until the transactions those handlers
+     * admitted are durable). When it fails, the answer is replaced by one -32603 error with
+     * reason not_durable.
      */
     Dispatcher(MethodTable methods, const ServerLimits& limits,
-               std::vector<std::string> adminOnly = {});
+               std::vector<std::string> adminOnly = {}, std::function<Status()> settle = {});
 
     /**
      * The response to `payload`, or std::nullopt when nothing is to be sent back (a single
@@ -56,6 +63,9 @@ class Dispatcher {
     [[nodiscard]] const MethodTable& methods() const { return methods_; }
 
   private:
+    /** handle() before `settle`. */
+    [[nodiscard]] std::optional<std::string> answer(std::string_view payload,
+                                                    const MethodTable* connection) const;
     /** The answer to a non-empty batch within the limits, capped at maxResponseBytes. */
     [[nodiscard]] std::optional<std::string> handleBatch(const boost::json::array& batch,
                                                          const MethodTable* connection) const;
@@ -63,6 +73,7 @@ class Dispatcher {
     MethodTable methods_;
     ServerLimits limits_;
     std::vector<std::string> adminOnly_;
+    std::function<Status()> settle_;
 };
 
 /** True iff `text` is well-formed UTF-8 (no overlong forms, surrogates or values > U+10FFFF). */

@@ -47,6 +47,11 @@ struct ServerOptions {
      * methods on its public listener): a call answers -32601 with reason admin_only.
      */
     std::vector<std::string> adminOnlyMethods{};
+    /**
+     * Runs after the handlers of one HTTP body or WebSocket message, before the answer is sent
+     * (Dispatcher): the node waits there until what tx_submit admitted is durable. Empty: none.
+     */
+    std::function<Status()> settle{};
 };
 
 /**

@@ -196,5 +196,36 @@ TEST_F(DispatcherTest, NestingBeyondTheDepthLimitIsRefused) {
                 "too_deep");
 }
 
+TEST(DispatcherSettle, RunsOncePerPayloadAfterItsHandlersAndAFailureReplacesTheAnswer) {
+    int settled = 0;
+    bool fails = false;
+    const Dispatcher dispatcher(test::testMethods(), ServerLimits{}, {}, [&]() -> Status {
+        ++settled;
+        if (fails) {
+            return fail(ErrorCode::kStorage, "disk full");
+        }
+        return {};
+    });
+    const std::string batch = R"([{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]},)"
+                              R"({"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}])";
+    const auto answered = dispatcher.handle(batch);
+    ASSERT_TRUE(answered);
+    EXPECT_EQ(boost::json::parse(*answered).as_array().size(), 2U);
+    EXPECT_EQ(settled, 1);
+
+    fails = true;
+    const auto refused = dispatcher.handle(batch);
+    ASSERT_TRUE(refused);
+    const boost::json::value error = boost::json::parse(*refused);
+    ASSERT_TRUE(error.is_object()) << *refused;
+    EXPECT_EQ(error.at("error").at("code"), kInternalError);
+    EXPECT_EQ(test::textOf(error.at("error").at("data").at("reason")), "not_durable");
+    EXPECT_NE(test::textOf(error.at("error").at("message")).find("disk full"), std::string::npos);
+    EXPECT_EQ(settled, 2);
+    // A notification gets no answer, failed settle or not.
+    EXPECT_FALSE(dispatcher.handle(R"({"jsonrpc":"2.0","method":"echo","params":[3]})"));
+    EXPECT_EQ(settled, 3);
+}
+
 }  // namespace
 }  // namespace gridledger::rpc

@@ -1,0 +1,109 @@
+#pragma once
+
+// The admission journal: a transaction that tx_submit acknowledges is on disk before the answer
+// leaves, so that a crash of the node loses none of them (docs/operations.md, "Durable admission").
+
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <span>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <gridledger/base/bytes.h>
+#include <gridledger/base/result.h>
+#include <gridledger/storage/kv_store.h>
+
+namespace gridledger::node {
+
+/** One journaled transaction, as AdmissionJournal::entries reads it back. */
+struct JournalEntry {
+    Hash256 hash;
+    /** The transaction's validUntilHeight: the record is dropped once the chain passes it. */
+    std::uint64_t validUntilHeight = 0;
+    Bytes raw;
+};
+
+/**
+ * An append-only record of admitted transactions, in a RocksDB database of its own: its write-ahead
+ * log is synced without waiting for the block store's writes, and the other way round.
+ *
+ * Group commit: append() queues a record and returns at once; one writer thread writes everything
+ * queued in one batch and syncs the log once for all of it, so concurrent admissions share a sync.
+ * awaitDurable() blocks its thread until every record that thread appended is synced. Records are
+ * keyed by an admission sequence number, so entries() gives admission order back.
+ *
+ * prune() drops the records of committed and expired transactions without a sync of its own: a
+ * record that a crash brings back is refused by the mempool when it is replayed (held already,
+ * stale nonce, expired) and dropped then. Writes and deletions reach the database in the order
+ * they were made. Thread-safe.
+ */
+class AdmissionJournal {
+  public:
+    /** Opens (or creates) the journal in `dir` and starts its writer. */
+    [[nodiscard]] static Result<std::unique_ptr<AdmissionJournal>> open(
+        const std::filesystem::path& dir);
+    /** Writes and syncs what is queued, then stops the writer. */
+    ~AdmissionJournal();
+    AdmissionJournal(const AdmissionJournal&) = delete;
+    AdmissionJournal& operator=(const AdmissionJournal&) = delete;
+
+    /** Every record, in admission order; kCorrupt for a record that does not read back. */
+    [[nodiscard]] Result<std::vector<JournalEntry>> entries() const;
+    /** Queues a record of an admitted transaction. A hash recorded already is not queued again. */
+    void append(const Hash256& hash, ByteView raw, std::uint64_t validUntilHeight);
+    /**
+     * Blocks until every record this thread appended is durable. Fails with kStorage when the
+     * write or the sync failed: the journal keeps nothing it cannot make durable.
+     */
+    [[nodiscard]] Status awaitDurable();
+    /** Drops the records of `committed` and of every transaction with validUntilHeight below
+     * `nextHeight`. */
+    void prune(std::span<const Hash256> committed, std::uint64_t nextHeight);
+    /** Drops the record of one transaction (the mempool refused it at replay). */
+    void drop(const Hash256& hash);
+
+    /** Records held (queued or written). */
+    [[nodiscard]] std::size_t size() const;
+    /** Syncs of the journal's log so far. */
+    [[nodiscard]] std::uint64_t syncs() const;
+
+  private:
+    struct Record {
+        std::uint64_t seq = 0;
+        std::uint64_t validUntilHeight = 0;
+    };
+    /** A queued write: a record (raw not empty) or the deletion of one. */
+    struct Pending {
+        std::uint64_t seq = 0;
+        Hash256 hash;
+        std::uint64_t validUntilHeight = 0;
+        Bytes raw;
+    };
+
+    explicit AdmissionJournal(std::unique_ptr<storage::KvStore> store);
+    void run();
+    void eraseLocked(const Hash256& hash);
+
+    std::unique_ptr<storage::KvStore> store_;
+    mutable std::mutex mutex_;
+    std::condition_variable queued_;
+    std::condition_variable written_;
+    std::vector<Pending> queue_;
+    std::map<Hash256, Record> byHash_;
+    std::set<std::pair<std::uint64_t, Hash256>> byExpiry_;  // (validUntilHeight, hash)
+    std::uint64_t nextSeq_ = 1;
+    /** Every record with a sequence number up to this one is durable (or failed). */
+    std::uint64_t durableSeq_ = 0;
+    Status failure_;
+    bool stopping_ = false;
+    std::uint64_t syncs_ = 0;
+    std::thread writer_;
+};
+
+}  // namespace gridledger::node
