@@ -17,6 +17,7 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-bench";
+const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
 
 struct Chain {
     testing::TempDir dir;
@@ -33,8 +34,8 @@ struct Chain {
         tree = std::make_unique<ledger::StateTree>(*store, ledger::kStateNodesColumn,
                                                    ledger::kStateValuesColumn);
         blocks = std::make_unique<ledger::BlockStore>(*store);
-        executor =
-            std::make_unique<contracts::Executor>(*store, *tree, *blocks, std::string(kChain));
+        executor = std::make_unique<contracts::Executor>(*store, *tree, *blocks,
+                                                         std::string(kChain), kDomain);
         contracts::Genesis genesis;
         genesis.chainId = kChain;
         for (std::size_t i = 0; i < senderCount; ++i) {
@@ -59,7 +60,7 @@ struct Chain {
             const std::uint64_t fee = contracts::FeeParams{}.of(codec::Payload{transfer});
             codec::TxBody body{
                 std::string(kChain), senders[s].publicKey(), nonces[s]++, 1'000'000, transfer, fee};
-            txs.push_back(codec::signTx(body, senders[s]).raw);
+            txs.push_back(codec::signTx(body, senders[s], kDomain).raw);
         }
         return txs;
     }

@@ -17,6 +17,7 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-bench";
+const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
 constexpr std::uint64_t kSenders = 200;
 constexpr std::uint64_t kNoncesPerSender = 50;
 
@@ -36,7 +37,7 @@ const std::vector<codec::SignedTx>& workload() {
                 body.nonce = n;
                 body.validUntilHeight = 1000;
                 body.payload = codec::Transfer{to, u128{1}};
-                out.push_back(codec::signTx(body, key));
+                out.push_back(codec::signTx(body, key, kDomain));
             }
         }
         return out;
@@ -54,7 +55,7 @@ double verifyRatePerCore(const std::vector<codec::SignedTx>& txs) {
     const auto start = std::chrono::steady_clock::now();
     std::size_t valid = 0;
     for (std::size_t i = 0; i < count; ++i) {
-        if (codec::verifyTxSignature(txs[i])) {
+        if (codec::verifyTxSignature(txs[i], kDomain)) {
             ++valid;
         }
     }
@@ -81,6 +82,7 @@ void admit(benchmark::State& state, bool verifySignatures) {
         state.PauseTiming();
         ledger::MempoolOptions options;
         options.chainId = std::string(kChain);
+        options.signingDomain = kDomain;
         options.verifierThreads = threads;
         if (!verifySignatures) {
             options.verifier = [](const codec::SignedTx&) { return true; };

@@ -136,11 +136,11 @@ std::uint64_t nonceOf(Connection& rpc, const Address& address) {
 /** The fee of a transfer in the genesis that `init` and `testnet` write (genesis/dev.json). */
 constexpr std::uint64_t kTransferFee = 1'000'000'000;
 
-Bytes transfer(const std::string& chainId, const crypto::SecretKey& from, const Address& to,
-               std::uint64_t nonce, u128 amount) {
+Bytes transfer(const std::string& chainId, const std::string& domain, const crypto::SecretKey& from,
+               const Address& to, std::uint64_t nonce, u128 amount) {
     codec::TxBody body{chainId,     from.publicKey(), nonce, 90'000, codec::Transfer{to, amount},
                        kTransferFee};
-    return codec::signTx(body, from).raw;
+    return codec::signTx(body, from, domain).raw;
 }
 
 /** Commit latency at a steady offered load. */
@@ -192,6 +192,7 @@ class Nodes {
             ports_.push_back(single_->port());
             dev_ = *node::Home(single_->home()).loadKey("dev");
             chainId_ = "gridledger-dev";
+            domain_ = testing::signingDomainOfHome(single_->home());
             return;
         }
         testing::TestnetOptions options;
@@ -205,6 +206,7 @@ class Nodes {
         }
         dev_ = *node::Home(net_->home(0)).loadKey("dev");
         chainId_ = "gridledger-testnet";
+        domain_ = testing::signingDomainOfHome(net_->home(0));
     }
 
     /** Kills validator i (SIGKILL); its port leaves ports(). Requires a testnet. */
@@ -257,6 +259,8 @@ class Nodes {
     }
     [[nodiscard]] const crypto::SecretKey& dev() const { return *dev_; }
     [[nodiscard]] const std::string& chainId() const { return chainId_; }
+    /** The chain's signing domain (chain id and genesis hash). */
+    [[nodiscard]] const std::string& domain() const { return domain_; }
 
   private:
     std::optional<testing::NodeProcess> single_;
@@ -264,6 +268,7 @@ class Nodes {
     std::vector<std::uint16_t> ports_;
     std::optional<crypto::SecretKey> dev_;
     std::string chainId_;
+    std::string domain_;
 };
 
 /**
@@ -310,7 +315,7 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
             const std::size_t s = k % senders.size();
             codec::TxBody body{nodes.chainId(), senders[s].publicKey(),         nonces[s]++,
                                90'000,          codec::Transfer{sink, u128{1}}, kTransferFee};
-            const auto tx = codec::signTx(body, senders[s]);
+            const auto tx = codec::signTx(body, senders[s], nodes.domain());
             batches[t].push_back(tx.raw);
             hashes[t].push_back(tx.hash);
         }
@@ -514,8 +519,8 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
     }
     Connection setup(port);
     for (std::size_t i = 0; i < kSenders; ++i) {
-        const auto raw =
-            transfer(chainId, dev, crypto::addressOf(senders[i].publicKey()), i, u128{1} << 80U);
+        const auto raw = transfer(chainId, nodes.domain(), dev,
+                                  crypto::addressOf(senders[i].publicKey()), i, u128{1} << 80U);
         setup.call("tx_submit", {json::string(toHex(raw))});
     }
     const Address devAddress = crypto::addressOf(dev.publicKey());
@@ -530,7 +535,7 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
     sink[0] = 0x5e;
     for (std::size_t s = 0; s < kSenders; ++s) {
         for (std::size_t n = 0; n < kTxsPerSender; ++n) {
-            work[s].push_back(transfer(chainId, senders[s], sink, n, u128{1}));
+            work[s].push_back(transfer(chainId, nodes.domain(), senders[s], sink, n, u128{1}));
         }
     }
     const double perCore = verifyRatePerCore(1.0);

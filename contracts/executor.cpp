@@ -14,7 +14,8 @@ namespace gridledger::contracts {
 namespace {
 
 /** Checks that do not depend on state: chain, expiry, signature. */
-Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId, std::uint64_t height,
+Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId,
+                     const std::string& domain, std::uint64_t height,
                      const VerifiedCache& verified) {
     if (tx.body.chainId != chainId) {
         return fail(ErrorCode::kWrongChainId, "transaction is for chain '" + tx.body.chainId + "'");
@@ -23,7 +24,7 @@ Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId, std:
         return fail(ErrorCode::kExpired,
                     "transaction expired at height " + std::to_string(tx.body.validUntilHeight));
     }
-    if (!(verified && verified(tx.hash)) && !codec::verifyTxSignature(tx)) {
+    if (!(verified && verified(tx.hash)) && !codec::verifyTxSignature(tx, domain)) {
         return fail(ErrorCode::kBadSignature, "signature does not verify");
     }
     return {};
@@ -119,8 +120,12 @@ Hash256 systemReceiptHash(std::uint64_t height) {
 }
 
 Executor::Executor(storage::KvStore& store, ledger::StateTree& tree,
-                   const ledger::BlockStore& blocks, std::string chainId)
-    : store_(store), tree_(tree), blocks_(blocks), chainId_(std::move(chainId)) {}
+                   const ledger::BlockStore& blocks, std::string chainId, std::string signingDomain)
+    : store_(store),
+      tree_(tree),
+      blocks_(blocks),
+      chainId_(std::move(chainId)),
+      signingDomain_(std::move(signingDomain)) {}
 
 Hash256 Executor::resultsRoot(const std::vector<codec::Receipt>& receipts) {
     return resultsRoot(std::nullopt, receipts);
@@ -185,7 +190,8 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
     if (location || !seen.insert(tx->hash).second) {
         return failed(Error{ErrorCode::kDuplicateTx, "transaction already executed"});
     }
-    if (auto envelope = checkEnvelope(*tx, chainId_, context.height, verified); !envelope) {
+    if (auto envelope = checkEnvelope(*tx, chainId_, signingDomain_, context.height, verified);
+        !envelope) {
         return failed(envelope.error());
     }
     GL_ASSIGN_OR_RETURN(sender, loadAccount(state, tx->sender));

@@ -254,11 +254,19 @@ std::string genesisToJson(const Genesis& g) {
     return json::serialize(root);
 }
 
+Hash256 genesisHash(const Genesis& genesis) {
+    return crypto::sha256(asBytes(genesisToJson(genesis)));
+}
+
+std::string signingDomainOf(const Genesis& genesis) {
+    return crypto::chainDomain(genesis.chainId, genesisHash(genesis));
+}
+
 codec::Block genesisBlock(const Genesis& genesis, const Hash256& stateRoot) {
     codec::BlockHeader header;
-    // The genesis block's parent is the digest of the whole genesis document, so the chain's
-    // anchor commits to its chain id, validators, balances and parameters.
-    header.parentId = crypto::sha256(asBytes(genesisToJson(genesis)));
+    // The genesis block's parent is the genesis hash, so the chain's anchor commits to its chain
+    // id, validators, balances and parameters.
+    header.parentId = genesisHash(genesis);
     header.epoch = 1;
     header.timestampMs = genesis.genesisTimeMs;
     header.execStateRoot = stateRoot;

@@ -14,6 +14,7 @@ VerifyPoolOptions poolOptions(const MempoolOptions& options) {
     out.threads = options.verifierThreads;
     out.maxQueue = options.verifyQueue;
     out.verifier = options.verifier;
+    out.domain = options.signingDomain;
     return out;
 }
 

@@ -17,7 +17,9 @@ struct VerifyPool::Batch {
 
 VerifyPool::VerifyPool(VerifyPoolOptions options)
     : verifier_(options.verifier ? std::move(options.verifier)
-                                 : TxVerifier(codec::verifyTxSignature)),
+                                 : TxVerifier([domain = options.domain](const codec::SignedTx& tx) {
+                                       return codec::verifyTxSignature(tx, domain);
+                                   })),
       maxQueue_(options.maxQueue),
       threadCount_(options.threads != 0 ? options.threads
                                         : std::max(1U, std::thread::hardware_concurrency())) {

@@ -117,12 +117,20 @@ Status signAndSubmit(const Common& c, const Build& build) {
                         " serves chain '" + std::string(chain->as_string()) +
                         "', the home's genesis is chain '" + genesis.chainId + "'");
     }
+    const auto* served = status.as_object().if_contains("genesis_hash");
+    const std::string ours = contracts::genesisHash(genesis).hex();
+    if (served == nullptr || !served->is_string() || served->as_string() != ours) {
+        return fail(ErrorCode::kWrongChainId,
+                    "the node at " + endpoint.host + ":" + std::to_string(endpoint.port) +
+                        " serves another genesis of chain '" + genesis.chainId +
+                        "' than the home's (" + ours + ")");
+    }
     GL_ASSIGN_OR_RETURN(payload, build(endpoint));
     GL_ASSIGN_OR_RETURN(
         fee, c.fee.empty() ? Result<std::uint64_t>(genesis.fees.of(payload)) : parseU64(c.fee));
     codec::TxBody body{genesis.chainId,     key.publicKey(),    nonce,
                        height + c.validFor, std::move(payload), fee};
-    const codec::SignedTx tx = codec::signTx(body, key);
+    const codec::SignedTx tx = codec::signTx(body, key, contracts::signingDomainOf(genesis));
     GL_ASSIGN_OR_RETURN(submitted,
                         callRpc(endpoint, "tx_submit", json::array{json::string(toHex(tx.raw))}));
     std::cout << json::serialize(submitted) << "\n";

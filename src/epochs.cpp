@@ -31,8 +31,9 @@ Result<consensus::Committee> genesisCommittee(const contracts::Genesis& genesis,
         validators.push_back(v.consensusKey);
     }
     const std::uint64_t epoch = genesisBlock.header.epoch;
-    return committeeOf(validators, genesis.chainId, epoch, genesisBlock.id,
-                       consensus::epochSeedOf(genesis.chainId, genesisBlock.id, epoch),
+    const std::string domain = contracts::signingDomainOf(genesis);
+    return committeeOf(validators, domain, epoch, genesisBlock.id,
+                       consensus::epochSeedOf(domain, genesisBlock.id, epoch),
                        genesis.consensus.committeeMax);
 }
 
@@ -85,8 +86,9 @@ Result<consensus::Committee> committeeAtHead(const contracts::Genesis& genesis,
                                              " that changed the validator set is missing");
     }
     const std::uint64_t epoch = seed->header.epoch + 1;
-    return committeeOf(set.keys, genesis.chainId, epoch, seed->id,
-                       consensus::epochSeedOf(genesis.chainId, genesisBlock->id, epoch),
+    const std::string domain = contracts::signingDomainOf(genesis);
+    return committeeOf(set.keys, domain, epoch, seed->id,
+                       consensus::epochSeedOf(domain, genesisBlock->id, epoch),
                        genesis.consensus.committeeMax);
 }
 

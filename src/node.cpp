@@ -35,6 +35,7 @@ Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(genesisText, readFile(home.genesisFile()));
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     genesis_ = std::move(genesis);
+    signingDomain_ = contracts::signingDomainOf(genesis_);
     GL_ASSIGN_OR_RETURN(rpcToken, home.loadRpcToken(config_));
     rpcToken_ = std::move(rpcToken);
     GL_TRY(openLedger(home));
@@ -44,7 +45,7 @@ Status NodeImpl::open(const Home& home) {
     laterEpoch_ = std::make_unique<HeldMessages>(
         HeldMessages::Limits{kHeldMessagesPerPeer, heldPerPeer, kHeldPeers * heldPerPeer});
     sync_ = std::make_unique<SyncClient>(
-        syncHost_, genesis_.chainId,
+        syncHost_, signingDomain_,
         SyncLimits{static_cast<std::uint32_t>(config_.syncBatchBlocks),
                    std::chrono::duration_cast<std::chrono::milliseconds>(kSyncRequestTimeout),
                    kMaxSyncFailures, config_.syncLagBlocks,
@@ -69,7 +70,8 @@ Status NodeImpl::openLedger(const Home& home) {
     tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
                                                 ledger::kStateValuesColumn);
     blocks_ = std::make_unique<ledger::BlockStore>(*store_);
-    executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_, genesis_.chainId);
+    executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_, genesis_.chainId,
+                                                      signingDomain_);
     consensusStore_ = std::make_unique<ConsensusStore>(*store_);
     barrier_ = std::make_unique<SendBarrier>(*store_);
     GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
@@ -93,6 +95,7 @@ Status NodeImpl::openMempool() {
     GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
     ledger::MempoolOptions options;
     options.chainId = genesis_.chainId;
+    options.signingDomain = signingDomain_;
     options.maxTxs = config_.mempoolMaxTxs;
     options.maxBytes = config_.mempoolMaxBytes;
     options.nonceWindow = config_.mempoolNonceWindow;
@@ -266,7 +269,7 @@ Status NodeImpl::buildCore() {
         track(block);
     }
     consensus::Options options;
-    options.chainId = genesis_.chainId;
+    options.chainId = signingDomain_;
     options.t0Ms = genesis_.consensus.roundTimeoutMs;
     options.emptyBlockIntervalMs = genesis_.consensus.emptyBlockIntervalMs;
     options.maxClockDriftMs = genesis_.consensus.maxClockDriftMs;
@@ -280,7 +283,7 @@ Status NodeImpl::buildCore() {
                         consensus::Core::create(options, std::move(recovery), std::move(signer)));
     if (!runner_) {
         runner_ = std::make_unique<consensus::Runner>(
-            adaptor_, genesis_.chainId, std::make_unique<consensus::KeySigner>(validatorKey_));
+            adaptor_, signingDomain_, std::make_unique<consensus::KeySigner>(validatorKey_));
     }
     runner_->reset(std::move(core));
     return {};
@@ -319,6 +322,7 @@ Status NodeImpl::openNetwork() {
 Status NodeImpl::openRpc() {
     rpc::ChainContext context;
     context.chainId = genesis_.chainId;
+    context.genesisHash = contracts::genesisHash(genesis_);
     context.mempool = mempool_.get();
     context.blocks = blocks_.get();
     context.tree = tree_.get();
@@ -479,7 +483,7 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
 
 Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
     const codec::Block& block) {
-    GL_ASSIGN_OR_RETURN(next, nextEpochAfter(*tree_, block, *committee(), genesis_.chainId,
+    GL_ASSIGN_OR_RETURN(next, nextEpochAfter(*tree_, block, *committee(), signingDomain_,
                                              genesis_.consensus.committeeMax));
     if (!next) {
         return std::optional<consensus::EpochChange>{};  // no change

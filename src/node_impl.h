@@ -245,6 +245,8 @@ class NodeImpl {
 
     NodeConfig config_;
     contracts::Genesis genesis_;
+    /** signingDomainOf(genesis_): what every signature of the chain is made in. */
+    std::string signingDomain_;
     crypto::SecretKey validatorKey_;
     crypto::NodeKey nodeKey_;
     consensus::KeySigner proposer_;

@@ -50,7 +50,7 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
         default:
             break;
     }
-    auto checked = checkConsensusMessage(message, *committee(), genesis_.chainId);
+    auto checked = checkConsensusMessage(message, *committee(), signingDomain_);
     if (!checked && checked.error().code == ErrorCode::kWrongEpoch) {
         // Not misbehaviour: around an epoch change honest peers are an epoch apart. The
         // message proves nothing, but a peer ahead of this node can prove that its epoch

@@ -53,7 +53,8 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     GL_ASSIGN_OR_RETURN(store, storage::KvStore::open(scratch, ledger::columnNames()));
     ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
     ledger::BlockStore replayed(*store);
-    contracts::Executor executor(*store, tree, replayed, genesis.chainId);
+    const std::string domain = contracts::signingDomainOf(genesis);
+    contracts::Executor executor(*store, tree, replayed, genesis.chainId, domain);
     executor.setSyncedWrites(false);  // the scratch copy is removed after the replay, or a crash
 
     GL_ASSIGN_OR_RETURN(written, executor.commitGenesis(genesis));
@@ -97,7 +98,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
                             blockTimeMs != 0 ? "the timestamp is not the parent's + block_time_ms"
                                              : "the timestamp is not after the parent's");
         }
-        if (auto checked = consensus::verifyProposal(b, committee, genesis.chainId); !checked) {
+        if (auto checked = consensus::verifyProposal(b, committee, domain); !checked) {
             return atHeight(h, checked.error().code, checked.error().message);
         }
         const auto& cert = entry->cert;
@@ -108,8 +109,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
             return atHeight(h, ErrorCode::kInvalidCertificate,
                             "the stored certificate is for another block");
         }
-        if (auto checked = consensus::verifyQuorumCert(*cert, committee, genesis.chainId);
-            !checked) {
+        if (auto checked = consensus::verifyQuorumCert(*cert, committee, domain); !checked) {
             return atHeight(h, checked.error().code, "certificate: " + checked.error().message);
         }
         if (b.header.execHeight >= h) {
@@ -123,8 +123,8 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
         GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, {}));
         // A block whose execution changed the validator set ends its epoch: the blocks above it
         // are checked against the next committee, seeded by it (docs/protocol.md §12).
-        GL_ASSIGN_OR_RETURN(next, nextEpochAfter(tree, b, committee, genesis.chainId,
-                                                 genesis.consensus.committeeMax));
+        GL_ASSIGN_OR_RETURN(
+            next, nextEpochAfter(tree, b, committee, domain, genesis.consensus.committeeMax));
         if (next) {
             committee = std::move(next->committee);
             summary.epochChanges += 1;

@@ -56,19 +56,19 @@ Result<SignedTx> decodeTx(ByteView raw) {
     return out;
 }
 
-Hash256 txSigningDigest(const SignedTx& tx) {
-    return crypto::signingDigest(crypto::kTxTag, tx.body.chainId, tx.bodyBytes);
+Hash256 txSigningDigest(const SignedTx& tx, std::string_view domain) {
+    return crypto::signingDigest(crypto::kTxTag, domain, tx.bodyBytes);
 }
 
-bool verifyTxSignature(const SignedTx& tx) {
-    return crypto::verify(tx.body.sender, txSigningDigest(tx), tx.signature);
+bool verifyTxSignature(const SignedTx& tx, std::string_view domain) {
+    return crypto::verify(tx.body.sender, txSigningDigest(tx, domain), tx.signature);
 }
 
-SignedTx signTx(const TxBody& body, const crypto::SecretKey& key) {
+SignedTx signTx(const TxBody& body, const crypto::SecretKey& key, std::string_view domain) {
     proto::Tx tx;
     const Bytes bodyBytes = encodeTxBody(body);
     tx.set_body(str(bodyBytes));
-    const Signature sig = key.sign(crypto::signingDigest(crypto::kTxTag, body.chainId, bodyBytes));
+    const Signature sig = key.sign(crypto::signingDigest(crypto::kTxTag, domain, bodyBytes));
     tx.set_signature(str(sig.view()));
     SignedTx out;
     out.raw = detail::serialize(tx);

@@ -39,12 +39,18 @@ void appendLengthPrefixed(Sha256& h, std::string_view text) {
 
 }  // namespace
 
-Hash256 signingDigest(std::string_view tag, std::string_view chainId, ByteView body) {
+Hash256 signingDigest(std::string_view tag, std::string_view domain, ByteView body) {
     Sha256 h;
     appendLengthPrefixed(h, tag);
-    appendLengthPrefixed(h, chainId);
+    appendLengthPrefixed(h, domain);
     h.update(body);
     return h.finish();
+}
+
+std::string chainDomain(std::string_view chainId, const Hash256& genesisHash) {
+    std::string out(chainId);
+    out += toString(genesisHash.view());
+    return out;
 }
 
 Address addressOf(const PubKey& key) {

@@ -9,6 +9,7 @@ Result<value> nodeStatus(const ChainContext& ctx, const value& params) {
     const NodeStatus status = ctx.status();
     return boost::json::object{
         {"chain_id", ctx.chainId},
+        {"genesis_hash", ctx.genesisHash.hex()},
         {"version", status.version},
         {"validator", status.validator.hex()},
         {"executed_height", std::to_string(height)},

@@ -80,8 +80,10 @@ void fund(const Testnet& net, const std::vector<crypto::SecretKey>& to) {
                            codec::Transfer{crypto::addressOf(to[n].publicKey()),
                                            u128{1'000'000'000'000'000'000ULL}},
                            kDevFee};
-        ASSERT_TRUE(net.call(0, "tx_submit",
-                             json::array{json::string(toHex(codec::signTx(body, *dev).raw))}));
+        ASSERT_TRUE(
+            net.call(0, "tx_submit",
+                     json::array{json::string(
+                         toHex(codec::signTx(body, *dev, signingDomainOfHome(net.home(0))).raw))}));
     }
     const Address devAddress = crypto::addressOf(dev->publicKey());
     ASSERT_TRUE(waitFor(
@@ -99,7 +101,10 @@ void fund(const Testnet& net, const std::vector<crypto::SecretKey>& to) {
 class Load {
   public:
     Load(const Testnet& net, std::vector<crypto::SecretKey> senders)
-        : net_(net), senders_(std::move(senders)), nonces_(senders_.size(), 0) {}
+        : net_(net),
+          senders_(std::move(senders)),
+          nonces_(senders_.size(), 0),
+          domain_(signingDomainOfHome(net.home(0))) {}
 
     void start() {
         thread_ = std::thread([this] { run(); });
@@ -145,7 +150,7 @@ class Load {
                                    100'000,
                                    codec::Transfer{sink, u128{1}},
                                    kDevFee};
-                const auto tx = codec::signTx(body, senders_[s]);
+                const auto tx = codec::signTx(body, senders_[s], domain_);
                 if (net_.call(kLoadNode, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
                     const std::lock_guard lock(mutex_);
                     acknowledged_[{s, nonce}] = tx.hash.hex();
@@ -160,6 +165,7 @@ class Load {
     std::vector<crypto::SecretKey> senders_;
     std::mutex mutex_;
     std::vector<std::uint64_t> nonces_;
+    std::string domain_;
     std::map<std::pair<std::size_t, std::uint64_t>, std::string> acknowledged_;
     std::atomic<bool> running_{true};
     std::thread thread_;

@@ -15,6 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (tx->raw.size() != size || !std::equal(tx->raw.begin(), tx->raw.end(), data)) {
         throw std::logic_error("decoded tx lost its raw bytes");
     }
-    (void)gridledger::codec::verifyTxSignature(*tx);
+    (void)gridledger::codec::verifyTxSignature(*tx, "gridledger-fuzz");
     return 0;
 }

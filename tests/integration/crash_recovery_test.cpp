@@ -39,7 +39,10 @@ class Client {
     static constexpr std::size_t kMaxPending = 48;
 
     Client(NodeProcess& node, crypto::SecretKey key, std::uint64_t seed)
-        : node_(node), key_(std::move(key)), rng_(seed) {}
+        : node_(node),
+          key_(std::move(key)),
+          domain_(testing::signingDomainOfHome(node.home())),
+          rng_(seed) {}
 
     /** Reads the sender's committed nonce: where its transfers start. */
     void resync() {
@@ -102,7 +105,7 @@ class Client {
                            validUntil_,
                            codec::Transfer{to, u128{1 + rng_() % 1000}},
                            testing::kDevFee};
-        const auto tx = codec::signTx(body, key_);
+        const auto tx = codec::signTx(body, key_, domain_);
         auto submitted = node_.call("tx_submit", json::array{json::string(toHex(tx.raw))});
         // A refusal is expected only when the node is mid-crash; anything else is a bug.
         ASSERT_TRUE(submitted || submitted.error().code == ErrorCode::kUnavailable)
@@ -138,6 +141,7 @@ class Client {
 
     NodeProcess& node_;
     crypto::SecretKey key_;
+    std::string domain_;
     std::mt19937_64 rng_;
     std::uint64_t nonce_ = 0;
     std::uint64_t validUntil_ = 0;

@@ -103,7 +103,9 @@ struct Sent {
 class LoadDriver {
   public:
     explicit LoadDriver(const testing::NodeProcess& node) : node_(node) {
-        chainId_ = std::string(call("node_status", json::array{}).at("chain_id").as_string());
+        const json::value status = call("node_status", json::array{});
+        chainId_ = std::string(status.at("chain_id").as_string());
+        domain_ = testing::signingDomainOfStatus(status);
     }
 
     json::object call(const std::string& method, const json::value& params) const {
@@ -137,7 +139,7 @@ class LoadDriver {
         const Address sender = crypto::addressOf(key.publicKey());
         const codec::TxBody body{chainId_,    key.publicKey(),    nonces_[sender]++,
                                  validUntil_, std::move(payload), testing::kDevFee};
-        const codec::SignedTx tx = codec::signTx(body, key);
+        const codec::SignedTx tx = codec::signTx(body, key, domain_);
         submits_.push_back({"tx_submit", json::array{json::string(toHex(tx.raw))}});
         inFlight_.push_back({tx.hash.hex(), kind, sender, task});
         ++perSender_[sender];
@@ -206,6 +208,7 @@ class LoadDriver {
   private:
     const testing::NodeProcess& node_;
     std::string chainId_;
+    std::string domain_;
     std::uint64_t validUntil_ = 50'000;  // within the node's 100 000 ahead
     std::map<Address, std::uint64_t> nonces_;
     std::map<Address, std::size_t> perSender_;

@@ -172,7 +172,7 @@ class Sender {
                                validUntil_,
                                codec::Transfer{to, u128{1 + rng_() % 1000}},
                                kDevFee};
-            const auto tx = codec::signTx(body, key_);
+            const auto tx = codec::signTx(body, key_, signingDomainOfHome(net_.home(node_)));
             if (!net_.call(node_, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
                 break;  // the node is down or refused: try again after a resync
             }

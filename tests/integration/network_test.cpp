@@ -26,7 +26,7 @@ void fund(const Testnet& net, const std::vector<Address>& to) {
                            50'000,
                            codec::Transfer{to[n], u128{1'000'000'000'000'000'000ULL}},
                            testing::kDevFee};
-        const auto tx = codec::signTx(body, *dev);
+        const auto tx = codec::signTx(body, *dev, testing::signingDomainOfHome(net.home(0)));
         auto submitted = net.call(0, "tx_submit", json::array{json::string(toHex(tx.raw))});
         ASSERT_TRUE(submitted) << submitted.error().message;
         hashes.push_back(tx.hash.hex());

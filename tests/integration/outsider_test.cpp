@@ -22,19 +22,19 @@ namespace {
 
 using p2p::test::TlsTestClient;
 
-codec::NetMessage voteMessage(const crypto::SecretKey& signer, const PubKey& claimed,
-                              std::uint64_t round) {
+codec::NetMessage voteMessage(const std::string& domain, const crypto::SecretKey& signer,
+                              const PubKey& claimed, std::uint64_t round) {
     codec::Vote vote;
     vote.epoch = 1;
     vote.round = round;
     vote.blockId = crypto::sha256(asBytes("no such block"));
     vote.voter = claimed;
-    vote.signature =
-        signer.sign(consensus::voteDigest("gridledger-testnet", 1, round, vote.blockId));
+    vote.signature = signer.sign(consensus::voteDigest(domain, 1, round, vote.blockId));
     return {codec::MessageKind::kVote, codec::encodeVote(vote)};
 }
 
-codec::NetMessage proposalMessage(const crypto::SecretKey& author, std::uint64_t round) {
+codec::NetMessage proposalMessage(const std::string& domain, const crypto::SecretKey& author,
+                                  std::uint64_t round) {
     codec::BlockHeader header;
     header.epoch = 1;
     header.round = round;
@@ -43,7 +43,7 @@ codec::NetMessage proposalMessage(const crypto::SecretKey& author, std::uint64_t
     header.timestampMs = 1;
     codec::Block block = codec::makeBlock(header, {});
     consensus::KeySigner signer(author);
-    consensus::signProposal(signer, "gridledger-testnet", block);
+    consensus::signProposal(signer, domain, block);
     return {codec::MessageKind::kProposal, codec::encodeBlock(block)};
 }
 
@@ -119,10 +119,11 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
         TlsTestClient client(forger, net.p2pPort(0));
         ASSERT_TRUE(client.join());
         const std::uint64_t round = 1'000;
+        const std::string domain = signingDomainOfHome(net.home(0));
         for (const auto& message :
-             {proposalMessage(nonMember, round),
-              voteMessage(nonMember, nonMember.publicKey(), round),
-              voteMessage(nonMember, validatorKey->publicKey(), round),
+             {proposalMessage(domain, nonMember, round),
+              voteMessage(domain, nonMember, nonMember.publicKey(), round),
+              voteMessage(domain, nonMember, validatorKey->publicKey(), round),
               codec::NetMessage{codec::MessageKind::kTimeout, Bytes{0xde, 0xad}}}) {
             ASSERT_FALSE(client.writeEnvelope(message));
         }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <gridledger/codec/tx.h>
+#include <gridledger/crypto/sha256.h>
 
 #include "home.h"
 #include "support/dev_chain.h"
@@ -46,8 +47,11 @@ class RpcBadInput : public ::testing::Test {
         EXPECT_TRUE(node_.running());
     }
 
+    std::string domain() const { return testing::signingDomainOfHome(node_.home()); }
+
     json::value submit(const codec::TxBody& body, const crypto::SecretKey& key) {
-        return call("tx_submit", json::array{json::string(toHex(codec::signTx(body, key).raw))});
+        return call("tx_submit",
+                    json::array{json::string(toHex(codec::signTx(body, key, domain()).raw))});
     }
 
     codec::TxBody transfer(std::uint64_t nonce, u128 amount = u128{5}) const {
@@ -96,9 +100,18 @@ TEST_F(RpcBadInput, MalformedJsonWrongTypesAndBadHexEachGetTheirError) {
 TEST_F(RpcBadInput, SignatureChainIdAndNonceViolationsAreRejected) {
     // Bad signature: sign with another key than the sender's.
     const auto other = crypto::SecretKey::generate();
-    auto forged = codec::signTx(transfer(0), other);
+    auto forged = codec::signTx(transfer(0), other, domain());
     rpc::test::expectRpcError(call("tx_submit", json::array{json::string(toHex(forged.raw))}),
                               -32003, "bad_signature");
+
+    // Signed for another chain of the same name (every `init` names its chain gridledger-dev):
+    // the signature binds the genesis hash, so it does not hold here.
+    const std::string otherGenesis =
+        crypto::chainDomain("gridledger-dev", crypto::sha256(asBytes("another genesis")));
+    rpc::test::expectRpcError(
+        call("tx_submit",
+             json::array{json::string(toHex(codec::signTx(transfer(0), dev_, otherGenesis).raw))}),
+        -32003, "bad_signature");
 
     auto wrongChain = transfer(0);
     wrongChain.chainId = "another-chain";
@@ -113,7 +126,8 @@ TEST_F(RpcBadInput, SignatureChainIdAndNonceViolationsAreRejected) {
 
     // Replays: the same tx again, and another tx with the used nonce.
     rpc::test::expectRpcError(
-        call("tx_submit", json::array{json::string(toHex(codec::signTx(transfer(0), dev_).raw))}),
+        call("tx_submit",
+             json::array{json::string(toHex(codec::signTx(transfer(0), dev_, domain()).raw))}),
         -32003, "nonce_too_low");
     rpc::test::expectRpcError(submit(transfer(0, u128{6}), dev_), -32003, "nonce_too_low");
     expectServing();

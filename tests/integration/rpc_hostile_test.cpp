@@ -229,7 +229,7 @@ TEST_F(RpcHostile, TenThousandItemBatchGetsOneErrorAndRunsNoneOfItsRequests) {
     to[0] = 0x42;
     const auto tx = codec::signTx(codec::TxBody{"gridledger-dev", dev.publicKey(), 0, 50'000,
                                                 codec::Transfer{to, u128{7}}, testing::kDevFee},
-                                  dev);
+                                  dev, testing::signingDomainOfHome(node_.home()));
     std::string batch = "[" + request("tx_submit", "[\"" + toHex(tx.raw) + "\"]", 0);
     for (int i = 1; i < 10'000; ++i) {
         batch += "," + request("node_status", "[]", i);

@@ -66,7 +66,9 @@ class RpcLists : public ::testing::Test {
                                      codec::TaskCreate{"ml_training", 1'000'000, {}, 2, {}},
                                      testing::kDevFee};
             const json::value submitted = result(
-                "tx_submit", json::array{json::string(toHex(codec::signTx(body, dev_).raw))});
+                "tx_submit",
+                json::array{json::string(toHex(
+                    codec::signTx(body, dev_, testing::signingDomainOfHome(node_.home())).raw))});
             hashes.push_back(text(submitted.at("hash")));
         }
         std::vector<Created> out;

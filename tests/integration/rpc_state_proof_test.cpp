@@ -210,7 +210,9 @@ TEST_F(RpcStateProof, ThousandKeysPresentAndAbsentVerifyOfflineAndTamperingNever
                 "gridledger-dev", dev_.publicKey(), i, 50'000, codec::Transfer{to, amount},
                 testing::kDevFee};
             auto submitted = node_.call(
-                "tx_submit", json::array{json::string(toHex(codec::signTx(body, dev_).raw))});
+                "tx_submit",
+                json::array{json::string(toHex(
+                    codec::signTx(body, dev_, testing::signingDomainOfHome(node_.home())).raw))});
             ASSERT_TRUE(submitted) << submitted.error().message;
             hashes.push_back(text(submitted->at("hash")));
             funded.emplace_back(to, amount);

@@ -77,7 +77,7 @@ class TransferStream {
                                validUntil_,
                                codec::Transfer{to, u128{1}},
                                testing::kDevFee};
-            const auto tx = codec::signTx(body, key_);
+            const auto tx = codec::signTx(body, key_, testing::signingDomainOfHome(node_.home()));
             if (!node_.call("tx_submit", json::array{json::string(toHex(tx.raw))})) {
                 return;  // The nonce window is full: wait for blocks.
             }

@@ -72,7 +72,9 @@ class Driver {
   public:
     Driver(const NodeProcess& node, const EpochRunPlan& plan, EpochRunResult& out)
         : node_(node), plan_(plan), out_(out) {
-        chainId_ = std::string(call("node_status", json::array{}).at("chain_id").as_string());
+        const json::value status = call("node_status", json::array{});
+        chainId_ = std::string(status.at("chain_id").as_string());
+        domain_ = signingDomainOfStatus(status);
     }
 
     json::object call(const std::string& method, const json::value& params) const {
@@ -103,7 +105,7 @@ class Driver {
         const codec::TxBody body{chainId_,           key.publicKey(),
                                  nonces_[sender]++,  expectedHeight + 100,
                                  std::move(payload), kDevFee};
-        const codec::SignedTx tx = codec::signTx(body, key);
+        const codec::SignedTx tx = codec::signTx(body, key, domain_);
         (void)call("tx_submit", json::array{json::string(toHex(tx.raw))});
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         for (;;) {
@@ -134,6 +136,7 @@ class Driver {
     const EpochRunPlan& plan_;
     EpochRunResult& out_;
     std::string chainId_;
+    std::string domain_;
     std::map<Address, std::uint64_t> nonces_;
 };
 

@@ -29,7 +29,8 @@ FaultyMember::FaultyMember(const Testnet& net, std::size_t member,
                            std::optional<crypto::NodeKey> nodeKey)
     : member_(member),
       committeeSize_(net.size()),
-      key_(node::Home(net.home(member)).loadKey("validator").value()) {
+      key_(node::Home(net.home(member)).loadKey("validator").value()),
+      domain_(signingDomainOfHome(net.home(member))) {
     const crypto::NodeKey endpointKey =
         nodeKey ? *nodeKey : node::Home(net.home(member)).loadNodeKey().value();
     p2p::Options options;
@@ -86,7 +87,7 @@ p2p::Message FaultyMember::farHeightProposal(const Hash256& genesisId, std::uint
     header.timestampMs = 1;
     codec::Block block = codec::makeBlock(header, {});
     consensus::KeySigner signer(key_);
-    consensus::signProposal(signer, kTestnetChainId, block);
+    consensus::signProposal(signer, domain_, block);
     return {codec::MessageKind::kProposal, codec::encodeBlock(block)};
 }
 
@@ -115,7 +116,7 @@ p2p::Message FaultyMember::oversizedProposal(const Hash256& genesisId, std::uint
     header.timestampMs = 2;
     codec::Block block = codec::makeBlock(header, std::move(txs));
     consensus::KeySigner signer(key_);
-    consensus::signProposal(signer, kTestnetChainId, block);
+    consensus::signProposal(signer, domain_, block);
     return {codec::MessageKind::kProposal, codec::encodeBlock(block)};
 }
 
@@ -154,8 +155,8 @@ std::optional<p2p::Message> FaultyMember::forgedTc() {
         // Its own entry claims a QC of the round just below, which no honest timeout showed.
         const std::uint64_t claimed = number - 1;
         consensus::KeySigner signer(key_);
-        entries[member_] = {claimed, signer.sign(consensus::timeoutDigest(kTestnetChainId, epoch,
-                                                                          number, claimed))};
+        entries[member_] = {claimed,
+                            signer.sign(consensus::timeoutDigest(domain_, epoch, number, claimed))};
         codec::TimeoutCert tc;
         tc.epoch = epoch;
         tc.round = number;
@@ -198,7 +199,7 @@ p2p::Message FaultyMember::forgedEpochProof(std::uint64_t epoch) const {
 codec::QuorumCert FaultyMember::soloQc(std::uint64_t epoch, std::uint64_t round,
                                        const Hash256& id) const {
     consensus::KeySigner signer(key_);
-    const codec::Vote vote = consensus::signVote(signer, kTestnetChainId, epoch, round, id);
+    const codec::Vote vote = consensus::signVote(signer, domain_, epoch, round, id);
     codec::QuorumCert qc;
     qc.epoch = epoch;
     qc.round = round;

@@ -87,6 +87,8 @@ class FaultyMember {
     std::size_t member_;
     std::size_t committeeSize_;
     crypto::SecretKey key_;
+    /** The testnet's signing domain (chain id and genesis hash). */
+    std::string domain_;
     std::vector<PubKey> members_;  // by committee index
     std::vector<NodeId> others_;
     std::atomic<bool> forgeEpochProofs_{false};

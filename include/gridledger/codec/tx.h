@@ -51,13 +51,20 @@ struct SignedTx {
  */
 [[nodiscard]] Result<SignedTx> decodeTx(ByteView raw);
 
-/** The digest a transaction's signature covers. */
-[[nodiscard]] Hash256 txSigningDigest(const SignedTx& tx);
+/**
+ * The digest a transaction's signature covers: signingDigest(kTxTag, domain, body bytes), with
+ * the chain's domain crypto::chainDomain(chain id, genesis hash).
+ */
+[[nodiscard]] Hash256 txSigningDigest(const SignedTx& tx, std::string_view domain);
 
-/** True iff the signature is valid for the sender key over the received body bytes. */
-[[nodiscard]] bool verifyTxSignature(const SignedTx& tx);
+/** True iff the signature is valid for the sender key over the received body bytes in `domain`. */
+[[nodiscard]] bool verifyTxSignature(const SignedTx& tx, std::string_view domain);
 
-/** Encodes and signs a body with `key` (whose public key must equal body.sender). */
-[[nodiscard]] SignedTx signTx(const TxBody& body, const crypto::SecretKey& key);
+/**
+ * Encodes and signs a body with `key` (whose public key must equal body.sender) for the chain of
+ * signing domain `domain`.
+ */
+[[nodiscard]] SignedTx signTx(const TxBody& body, const crypto::SecretKey& key,
+                              std::string_view domain);
 
 }  // namespace gridledger::codec

@@ -27,7 +27,8 @@ inline constexpr std::uint64_t kMaxBackoffSteps = 6;
 
 /** Settings of a core. No globals: the node and the simulator each pass their own. */
 struct Options {
-    /** The chain id every signature is bound to (non-empty). */
+    /** The signing domain every signature is bound to (non-empty); a node passes its chain's,
+     * chain id ‖ genesis hash (contracts::signingDomainOf). */
     std::string chainId;
     /**
      * Base round timeout T0 (1..86400000). A round's timer is T0 · 1.2^min(k, 6), where k counts

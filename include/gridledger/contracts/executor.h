@@ -45,8 +45,9 @@ using VerifiedCache = std::function<bool(const Hash256& txHash)>;
  */
 class Executor {
   public:
+    /** `signingDomain` is the chain's, signingDomainOf(genesis): transactions verify in it. */
     Executor(storage::KvStore& store, ledger::StateTree& tree, const ledger::BlockStore& blocks,
-             std::string chainId);
+             std::string chainId, std::string signingDomain);
 
     /**
      * Writes the genesis state (version 0) and block; requires an empty database. Besides the
@@ -102,6 +103,7 @@ class Executor {
     ledger::StateTree& tree_;
     const ledger::BlockStore& blocks_;
     std::string chainId_;
+    std::string signingDomain_;
     bool syncedWrites_ = true;
 };
 

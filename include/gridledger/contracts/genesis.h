@@ -108,7 +108,20 @@ struct Genesis {
 [[nodiscard]] std::string inventoryToJson(const codec::RegisterProvider& inventory);
 
 /**
- * The genesis block: height 0, round 0, parent id = SHA-256 of genesisToJson(genesis), timestamp
+ * The genesis hash: SHA-256 of genesisToJson(genesis), the canonical text of the whole document
+ * (chain id, validators, balances, parameters). Whitespace and key order of the file do not change
+ * it; any value does.
+ */
+[[nodiscard]] Hash256 genesisHash(const Genesis& genesis);
+
+/**
+ * The chain's signing domain, crypto::chainDomain(chain id, genesis hash): every transaction,
+ * proposal, vote and timeout of the chain is signed in it.
+ */
+[[nodiscard]] std::string signingDomainOf(const Genesis& genesis);
+
+/**
+ * The genesis block: height 0, round 0, parent id = the genesis hash, timestamp
  * genesisTimeMs, exec roots of the genesis state. Its id is the chain's anchor; the genesis QC
  * (round 0, no signatures) certifies it.
  */

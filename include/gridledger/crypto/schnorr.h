@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <gridledger/base/bytes.h>
@@ -13,11 +14,19 @@ inline constexpr std::string_view kVoteTag = "gridledger/vote/v1";
 inline constexpr std::string_view kTimeoutTag = "gridledger/timeout/v1";
 
 /**
- * The digest that is signed for a message of kind `tag` on chain `chainId`:
- * SHA-256(u32(len tag) ‖ tag ‖ u32(len chain_id) ‖ chain_id ‖ body). The lengths make the
- * concatenation unambiguous.
+ * The digest that is signed for a message of kind `tag` in signing domain `domain`:
+ * SHA-256(u32(len tag) ‖ tag ‖ u32(len domain) ‖ domain ‖ body). The lengths make the
+ * concatenation unambiguous. A node's domain is chainDomain(chain id, genesis hash).
  */
-[[nodiscard]] Hash256 signingDigest(std::string_view tag, std::string_view chainId, ByteView body);
+[[nodiscard]] Hash256 signingDigest(std::string_view tag, std::string_view domain, ByteView body);
+
+/**
+ * The signing domain of a chain: its chain id followed by the 32 bytes of its genesis hash. Two
+ * chains that share a chain id but not a genesis (every `init` names its chain gridledger-dev)
+ * accept none of each other's signatures. The hash is a fixed-length suffix, so the domain tells
+ * both apart unambiguously.
+ */
+[[nodiscard]] std::string chainDomain(std::string_view chainId, const Hash256& genesisHash);
 
 /** Address of an account key: first 20 bytes of SHA-256(x-only public key). */
 [[nodiscard]] Address addressOf(const PubKey& key);

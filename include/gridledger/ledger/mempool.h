@@ -48,6 +48,8 @@ using FeeReader = std::function<Result<std::uint64_t>(const codec::Payload&)>;
 /** Configuration of a Mempool. */
 struct MempoolOptions {
     std::string chainId;
+    /** The chain's signing domain, crypto::chainDomain(chainId, genesis hash). */
+    std::string signingDomain;
     /** Most transactions held at once. */
     std::size_t maxTxs = 50'000;
     /** Most encoded bytes held at once (sum of raw transaction sizes). */
@@ -66,7 +68,7 @@ struct MempoolOptions {
     std::size_t verifyQueue = 16'384;
     /** Signature verdicts remembered by tx hash beyond the held transactions; 0 means maxTxs. */
     std::size_t verdictCacheSize = 0;
-    /** Empty means codec::verifyTxSignature (tests inject a counting verifier). */
+    /** Empty means codec::verifyTxSignature in signingDomain (tests inject a counting verifier). */
     TxVerifier verifier;
     /** The fee floor of each payload kind; empty means every fee is accepted. */
     FeeReader feeReader;

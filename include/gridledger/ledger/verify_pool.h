@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,8 +41,10 @@ struct VerifyPoolOptions {
     std::size_t threads = 0;
     /** Jobs that may wait for a worker; submissions beyond it are refused with kMempoolFull. */
     std::size_t maxQueue = 16'384;
-    /** Empty means codec::verifyTxSignature. */
+    /** Empty means codec::verifyTxSignature in `domain`. */
     TxVerifier verifier;
+    /** The chain's signing domain (crypto::chainDomain), for the default verifier. */
+    std::string domain;
 };
 
 /**

@@ -50,6 +50,8 @@ struct PeerView {
  */
 struct ChainContext {
     std::string chainId;
+    /** The genesis hash, which every signature of the chain binds (node_status shows it). */
+    Hash256 genesisHash;
     ledger::Mempool* mempool = nullptr;
     const ledger::BlockStore* blocks = nullptr;
     const ledger::StateTree* tree = nullptr;

@@ -10,6 +10,9 @@
 namespace gridledger::codec {
 namespace {
 
+/** The signing domain of a test chain: "gridledger-test" with an arbitrary genesis hash. */
+const std::string kDomain = crypto::chainDomain("gridledger-test", crypto::sha256(asBytes("g")));
+
 TxBody transferBody(const crypto::SecretKey& key, std::uint64_t nonce) {
     TxBody body;
     body.chainId = "gridledger-test";
@@ -24,7 +27,7 @@ TxBody transferBody(const crypto::SecretKey& key, std::uint64_t nonce) {
 
 TEST(TxCodec, SignedTxDecodesToTheSameBodyAndVerifies) {
     const auto key = crypto::SecretKey::generate();
-    const SignedTx tx = signTx(transferBody(key, 7), key);
+    const SignedTx tx = signTx(transferBody(key, 7), key, kDomain);
     auto decoded = decodeTx(tx.raw);
     ASSERT_TRUE(decoded) << decoded.error().message;
     EXPECT_EQ(decoded->hash, crypto::sha256(tx.raw));
@@ -32,17 +35,35 @@ TEST(TxCodec, SignedTxDecodesToTheSameBodyAndVerifies) {
     EXPECT_EQ(decoded->sender, crypto::addressOf(key.publicKey()));
     const auto& transfer = std::get<Transfer>(decoded->body.payload);
     EXPECT_TRUE(transfer.amount == u128{12345});
-    EXPECT_TRUE(verifyTxSignature(*decoded));
+    EXPECT_TRUE(verifyTxSignature(*decoded, kDomain));
+}
+
+TEST(TxCodec, ASignatureHoldsOnlyOnTheGenesisItWasMadeFor) {
+    // Two chains that share a chain id (every `init` names its chain gridledger-dev) but not a
+    // genesis: a transaction of one is not valid on the other.
+    const auto key = crypto::SecretKey::generate();
+    const std::string ours = crypto::chainDomain("gridledger-dev", crypto::sha256(asBytes("a")));
+    const std::string theirs = crypto::chainDomain("gridledger-dev", crypto::sha256(asBytes("b")));
+    TxBody body = transferBody(key, 0);
+    body.chainId = "gridledger-dev";
+    const SignedTx tx = signTx(body, key, ours);
+    const auto decoded = decodeTx(tx.raw);
+    ASSERT_TRUE(decoded) << decoded.error().message;
+    EXPECT_TRUE(verifyTxSignature(*decoded, ours));
+    EXPECT_FALSE(verifyTxSignature(*decoded, theirs));
+    // Nor does the chain id alone, the digest that signatures covered before the genesis was
+    // bound, verify.
+    EXPECT_FALSE(verifyTxSignature(*decoded, "gridledger-dev"));
 }
 
 TEST(TxCodec, AnyFlippedByteBreaksDecodingOrTheSignature) {
     const auto key = crypto::SecretKey::generate();
-    const SignedTx tx = signTx(transferBody(key, 1), key);
+    const SignedTx tx = signTx(transferBody(key, 1), key, kDomain);
     for (std::size_t i = 0; i < tx.raw.size(); ++i) {
         Bytes bad = tx.raw;
         bad[i] ^= 0x01;
         auto decoded = decodeTx(bad);
-        EXPECT_TRUE(!decoded || !verifyTxSignature(*decoded)) << "byte " << i;
+        EXPECT_TRUE(!decoded || !verifyTxSignature(*decoded, kDomain)) << "byte " << i;
     }
 }
 
@@ -169,7 +190,7 @@ TEST(CanonicalEncoding, TheVarintHelperPadsWithRedundantContinuationBytes) {
 
 TEST(CanonicalEncoding, ARelayedTransactionCannotBeReencodedUnderAnotherHash) {
     const auto key = crypto::SecretKey::generate();
-    const SignedTx tx = signTx(transferBody(key, 3), key);
+    const SignedTx tx = signTx(transferBody(key, 3), key, kDomain);
     const Bytes body = lengthField(1, tx.bodyBytes);
     const Bytes sig = lengthField(2, tx.signature.view());
     Bytes canonical = body;
@@ -203,7 +224,7 @@ TEST(CanonicalEncoding, ASignedBodyInANonCanonicalEncodingIsRefused) {
     const TxBody body = transferBody(key, 0);
     Bytes bodyBytes = encodeTxBody(body);
     append(bodyBytes, Bytes{0x28, 0x00});  // field 5 (fee) = 0, which the canonical form omits
-    const Signature sig = key.sign(crypto::signingDigest(crypto::kTxTag, body.chainId, bodyBytes));
+    const Signature sig = key.sign(crypto::signingDigest(crypto::kTxTag, kDomain, bodyBytes));
     Bytes raw = lengthField(1, bodyBytes);
     append(raw, lengthField(2, sig.view()));
     const auto decoded = decodeTx(raw);
@@ -217,7 +238,7 @@ TEST(CanonicalEncoding, BlocksAndConsensusMessagesAcceptOnlyTheirCanonicalEncodi
     header.height = 4;
     header.round = 5;
     header.timestampMs = 6;
-    const Block block = makeBlock(header, {signTx(transferBody(key, 0), key).raw});
+    const Block block = makeBlock(header, {signTx(transferBody(key, 0), key, kDomain).raw});
     const Bytes blockBytes = encodeBlock(block);
     ASSERT_TRUE(decodeBlock(blockBytes));
     EXPECT_FALSE(decodeBlock(overlongFirstTag(blockBytes)));

@@ -8,6 +8,8 @@
 namespace gridledger::codec {
 namespace {
 
+const std::string kDomain = crypto::chainDomain("chain", Hash256{});
+
 crypto::SecretKey key() {
     std::array<std::uint8_t, 32> seed{};
     seed[31] = 7;
@@ -70,12 +72,12 @@ TEST(TxPayloadCodec, EveryPayloadRoundTripsThroughASignedTransaction) {
     for (const auto& payload : everyPayload()) {
         SCOPED_TRACE(std::string(payloadKind(payload)));
         const TxBody body{"chain", k.publicKey(), 3, 99, payload, 12'345};
-        const SignedTx tx = signTx(body, k);
+        const SignedTx tx = signTx(body, k, kDomain);
         auto decoded = decodeTx(tx.raw);
         ASSERT_TRUE(decoded) << decoded.error().message;
         EXPECT_TRUE(decoded->body.payload == payload);
         EXPECT_EQ(decoded->body.fee, 12'345U);
-        EXPECT_TRUE(verifyTxSignature(*decoded));
+        EXPECT_TRUE(verifyTxSignature(*decoded, kDomain));
         EXPECT_EQ(encodeTxBody(decoded->body), tx.bodyBytes);
     }
 }
@@ -104,12 +106,12 @@ TEST(TxPayloadCodec, AnyFlippedByteOfEachPayloadBreaksDecodingOrTheSignature) {
     const auto k = key();
     for (const auto& payload : everyPayload()) {
         SCOPED_TRACE(std::string(payloadKind(payload)));
-        const SignedTx tx = signTx(TxBody{"chain", k.publicKey(), 0, 9, payload}, k);
+        const SignedTx tx = signTx(TxBody{"chain", k.publicKey(), 0, 9, payload}, k, kDomain);
         for (std::size_t i = 0; i < tx.raw.size(); ++i) {
             Bytes bad = tx.raw;
             bad[i] ^= 0x01;
             auto decoded = decodeTx(bad);
-            EXPECT_TRUE(!decoded || !verifyTxSignature(*decoded)) << "byte " << i;
+            EXPECT_TRUE(!decoded || !verifyTxSignature(*decoded, kDomain)) << "byte " << i;
         }
     }
 }

@@ -129,10 +129,14 @@ class Chain {
         tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
                                                     ledger::kStateValuesColumn);
         blocks_ = std::make_unique<ledger::BlockStore>(*store_);
-        executor_ = std::make_unique<Executor>(*store_, *tree_, *blocks_, genesis.chainId);
+        executor_ = std::make_unique<Executor>(*store_, *tree_, *blocks_, genesis.chainId,
+                                               signingDomainOf(genesis));
         auto done = executor_->commitGenesis(genesis);
         EXPECT_TRUE(done) << done.error().message;
     }
+
+    /** The chain's signing domain, which every transaction here is signed in. */
+    [[nodiscard]] std::string domain() const { return signingDomainOf(genesis_); }
 
     /**
      * Signs `payload` from `key` with its next nonce and the current fee of its kind (every tx
@@ -143,7 +147,7 @@ class Chain {
         const std::uint64_t fee = params().fees.of(payload);
         codec::TxBody body{genesis_.chainId, key.publicKey(),    nonce++,
                            1'000'000,        std::move(payload), fee};
-        const codec::SignedTx signedTx = codec::signTx(body, key);
+        const codec::SignedTx signedTx = codec::signTx(body, key, domain());
         senders_[signedTx.hash] = addressOf(key);
         return signedTx.raw;
     }

@@ -85,7 +85,8 @@ Genesis propertyGenesis(const Actors& actors) {
 /** Random but plausible transactions: most are valid, many are not. */
 class OpGenerator {
   public:
-    OpGenerator(const Actors& actors, std::uint64_t seed) : actors_(actors), rng_(seed) {}
+    OpGenerator(const Actors& actors, std::string domain, std::uint64_t seed)
+        : actors_(actors), domain_(std::move(domain)), rng_(seed) {}
 
     /** The next block's time: usually within the slot grid, sometimes after idle epochs. */
     std::uint64_t nextTime(std::uint64_t now) {
@@ -133,7 +134,7 @@ class OpGenerator {
                            height + 100,
                            std::move(payload),
                            fee};
-        return codec::signTx(body, key).raw;
+        return codec::signTx(body, key, domain_).raw;
     }
 
     const crypto::SecretKey& anyKey() { return *oneOf(actors_.all()); }
@@ -277,6 +278,7 @@ class OpGenerator {
     }
 
     const Actors& actors_;
+    std::string domain_;
     std::mt19937_64 rng_;
     std::map<Address, std::uint64_t> nonces_;
     std::uint64_t proposals_ = 0;
@@ -394,7 +396,7 @@ TEST(ConservationProperty, RandomSequencesConserveDpsAndGflAndSettleEachEpochOnc
     constexpr std::uint64_t kBlocks = 16;
     for (std::uint64_t seed = 1; seed <= kSequences; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        OpGenerator ops(actors, seed);
+        OpGenerator ops(actors, chain.domain(), seed);
         StateLayer state(chain.tree(), 0);
         std::uint64_t now = G + 100;
         for (std::uint64_t h = 1; h <= kBlocks; ++h) {
@@ -463,7 +465,7 @@ TEST(ReplayDeterminism, TheSameBlocksInAFreshDatabaseGiveTheSameRootsOverNinetyE
     const Actors actors;
     const Genesis genesis = propertyGenesis(actors);
     Chain first(genesis);
-    OpGenerator ops(actors, 20240601);
+    OpGenerator ops(actors, first.domain(), 20240601);
     std::uint64_t now = G + 100;
     std::vector<ledger::ExecRoots> roots;
     while ((now - G) / kEpochMs < 90) {

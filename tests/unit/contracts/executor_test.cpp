@@ -20,13 +20,7 @@ class ExecutorTest : public ::testing::Test {
   protected:
     void SetUp() override {
         open();
-        Genesis genesis;
-        genesis.chainId = kChain;
-        genesis.genesisTimeMs = 1000;
-        genesis.validators.push_back(
-            GenesisValidator{"v0", alice_.publicKey(), NodeId{}, address(alice_)});
-        genesis.accounts.push_back(GenesisAccount{address(alice_), 100 * kDps});
-        auto done = executor_->commitGenesis(genesis);
+        auto done = executor_->commitGenesis(genesis());
         ASSERT_TRUE(done) << done.error().message;
         genesisRoot_ = done->roots.stateRoot;
     }
@@ -42,7 +36,18 @@ class ExecutorTest : public ::testing::Test {
         tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
                                                     ledger::kStateValuesColumn);
         blocks_ = std::make_unique<ledger::BlockStore>(*store_);
-        executor_ = std::make_unique<Executor>(*store_, *tree_, *blocks_, std::string(kChain));
+        executor_ = std::make_unique<Executor>(*store_, *tree_, *blocks_, std::string(kChain),
+                                               signingDomainOf(genesis()));
+    }
+
+    [[nodiscard]] Genesis genesis() const {
+        Genesis genesis;
+        genesis.chainId = kChain;
+        genesis.genesisTimeMs = 1000;
+        genesis.validators.push_back(
+            GenesisValidator{"v0", alice_.publicKey(), NodeId{}, address(alice_)});
+        genesis.accounts.push_back(GenesisAccount{address(alice_), 100 * kDps});
+        return genesis;
     }
 
     static Address address(const crypto::SecretKey& key) {
@@ -52,12 +57,11 @@ class ExecutorTest : public ::testing::Test {
     /** The default fee of a transfer, which every transfer here pays. */
     static constexpr std::uint64_t kFee = FeeParams{}.byKind[0];
 
-    static Bytes transfer(const crypto::SecretKey& from, const crypto::SecretKey& to,
-                          std::uint64_t nonce, u128 amount,
-                          std::string chain = std::string(kChain)) {
+    Bytes transfer(const crypto::SecretKey& from, const crypto::SecretKey& to, std::uint64_t nonce,
+                   u128 amount, std::string chain = std::string(kChain)) {
         const codec::Transfer payload{address(to), amount};
         codec::TxBody body{std::move(chain), from.publicKey(), nonce, 1000, payload, kFee};
-        return codec::signTx(body, from).raw;
+        return codec::signTx(body, from, signingDomainOf(genesis())).raw;
     }
 
     Result<ExecutedBlock> run(std::vector<Bytes> txs) {

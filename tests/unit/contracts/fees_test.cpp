@@ -25,7 +25,7 @@ Bytes signedTx(const Chain& chain, const crypto::SecretKey& key, std::uint64_t n
                std::uint64_t fee, codec::Payload payload) {
     const codec::TxBody body{
         chain.genesis().chainId, key.publicKey(), nonce, 1'000'000, std::move(payload), fee};
-    return codec::signTx(body, key).raw;
+    return codec::signTx(body, key, chain.domain()).raw;
 }
 
 codec::Transfer oneDpsTo(const crypto::SecretKey& key) {

@@ -338,8 +338,8 @@ Result<ExecutedBlock> runOnBase(Chain& c, StateLayer& state, const crypto::Secre
     codec::BlockHeader header;
     header.height = base + 1;
     header.timestampMs = timestampMs;
-    return c.executor().execute(state, codec::makeBlock(header, {codec::signTx(body, signer).raw}),
-                                nullptr);
+    return c.executor().execute(
+        state, codec::makeBlock(header, {codec::signTx(body, signer, c.domain()).raw}), nullptr);
 }
 
 TEST_F(Refusals, TheSameActionsSucceedWhenAllowed) {

@@ -21,6 +21,7 @@ namespace gridledger::ledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-test";
+const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
 
 struct TransferSpec {
     std::uint64_t nonce = 0;
@@ -45,7 +46,7 @@ codec::TxBody transferBody(const PubKey& sender, const TransferSpec& spec) {
 }
 
 codec::SignedTx signedTransfer(const crypto::SecretKey& key, const TransferSpec& spec = {}) {
-    return codec::signTx(transferBody(key.publicKey(), spec), key);
+    return codec::signTx(transferBody(key.publicKey(), spec), key, kDomain);
 }
 
 codec::SignedTx withNonce(const crypto::SecretKey& key, std::uint64_t nonce) {
@@ -79,7 +80,7 @@ class CountingVerifier {
                 entered_.set_value();
                 open_.wait();
             }
-            return codec::verifyTxSignature(tx);
+            return codec::verifyTxSignature(tx, kDomain);
         };
     }
     /** Holds back the verification of `hash` until open(); returns when it has started. */
@@ -113,6 +114,7 @@ class MempoolTest : public ::testing::Test {
     MempoolOptions options() {
         MempoolOptions out;
         out.chainId = std::string(kChain);
+        out.signingDomain = kDomain;
         out.verifierThreads = 2;
         out.maxValidityBlocks = 1000;
         out.verifier = verifier_.fn();
@@ -192,7 +194,8 @@ TEST_F(MempoolTest, RefusesAFlippedSignatureByteWithBadSignature) {
 
 TEST_F(MempoolTest, RefusesATxSignedByAnotherKeyThanItsSenderWithBadSignature) {
     auto pool = make();
-    const codec::SignedTx forged = codec::signTx(transferBody(alice_.publicKey(), {}), bob_);
+    const codec::SignedTx forged =
+        codec::signTx(transferBody(alice_.publicKey(), {}), bob_, kDomain);
     EXPECT_EQ(codeOf(pool->submit(forged.raw)), ErrorCode::kBadSignature);
     EXPECT_FALSE(pool->isVerified(forged.hash));
 }
@@ -721,7 +724,8 @@ TEST(VerifyPool, DeliversVerdictsThroughFuturesAndCallbacks) {
     badTx.signature[0] ^= 0x01;
     auto bad = std::make_shared<const codec::SignedTx>(badTx);
 
-    VerifyPool pool(VerifyPoolOptions{.threads = 2, .maxQueue = 16, .verifier = {}});
+    VerifyPool pool(
+        VerifyPoolOptions{.threads = 2, .maxQueue = 16, .verifier = {}, .domain = kDomain});
     EXPECT_EQ(pool.threads(), 2U);
     auto goodVerdict = pool.submit(good);
     auto badVerdict = pool.submit(bad);
@@ -747,7 +751,8 @@ TEST(VerifyPool, BatchReturnsPerTxResultsEvenAfterShutdown) {
         }
         expected.push_back(i % 3 != 0);
     }
-    VerifyPool pool(VerifyPoolOptions{.threads = 3, .maxQueue = 16, .verifier = {}});
+    VerifyPool pool(
+        VerifyPoolOptions{.threads = 3, .maxQueue = 16, .verifier = {}, .domain = kDomain});
     EXPECT_EQ(pool.verifyBatch(txs), expected);
     EXPECT_TRUE(pool.verifyBatch({}).empty());
     pool.shutdown();
@@ -759,7 +764,8 @@ TEST(VerifyPool, AFullQueueRefusesAtOnceWithMempoolFull) {
     CountingVerifier verifier;
     auto first = std::make_shared<const codec::SignedTx>(withNonce(key, 0));
     std::future<void> entered = verifier.hold(first->hash);
-    VerifyPool pool(VerifyPoolOptions{.threads = 1, .maxQueue = 2, .verifier = verifier.fn()});
+    VerifyPool pool(VerifyPoolOptions{
+        .threads = 1, .maxQueue = 2, .verifier = verifier.fn(), .domain = kDomain});
     const OpenOnExit guard{verifier};
     auto running = pool.submit(first);
     ASSERT_TRUE(running);
@@ -787,7 +793,8 @@ TEST(VerifyPool, ShutdownWithQueuedWorkCancelsItFinishesTheRunningJobAndJoins) {
     CountingVerifier verifier;
     auto first = std::make_shared<const codec::SignedTx>(withNonce(key, 0));
     std::future<void> entered = verifier.hold(first->hash);
-    VerifyPool pool(VerifyPoolOptions{.threads = 1, .maxQueue = 64, .verifier = verifier.fn()});
+    VerifyPool pool(VerifyPoolOptions{
+        .threads = 1, .maxQueue = 64, .verifier = verifier.fn(), .domain = kDomain});
     const OpenOnExit guard{verifier};
     auto running = pool.submit(first);
     ASSERT_TRUE(running);

@@ -29,7 +29,7 @@ codec::SignedTx signedTransfer(const crypto::SecretKey& key, const TransferSpec&
     Address other;
     other[0] = 0x42;
     body.payload = codec::Transfer{spec.to.value_or(other), spec.amount};
-    return codec::signTx(body, key);
+    return codec::signTx(body, key, crypto::chainDomain(spec.chainId, Hash256{}));
 }
 
 TxRules testRules() {
