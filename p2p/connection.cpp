@@ -69,21 +69,19 @@ void Connection::armDeadline(std::chrono::milliseconds after, CloseReason reason
     });
 }
 
-void Connection::accept() {
-    const std::uint16_t remotePort = noteRemote();
-    address_ = remoteIp_ + ":" + std::to_string(remotePort);
+void Connection::accept(const tcp::endpoint& remote) {
+    remoteIp_ = remote.port() == 0 ? std::string() : remote.address().to_string();
+    address_ = remoteIp_ + ":" + std::to_string(remote.port());
     armDeadline(options_.timers.handshakeTimeout, CloseReason::kTimeout);
     handshake(Stream::server);
 }
 
-std::uint16_t Connection::noteRemote() {
+void Connection::noteRemote() {
     boost::system::error_code ec;
     const tcp::endpoint remote = stream_.next_layer().remote_endpoint(ec);
-    if (ec) {
-        return 0;
+    if (!ec) {
+        remoteIp_ = remote.address().to_string();
     }
-    remoteIp_ = remote.address().to_string();
-    return remote.port();
 }
 
 void Connection::dial(const PeerAddress& target) {
@@ -127,7 +125,7 @@ void Connection::onConnected(const boost::system::error_code& ec) {
         close(CloseReason::kIoError, "connect: " + ec.message());
         return;
     }
-    (void)noteRemote();
+    noteRemote();
     handshake(Stream::client);
 }
 

@@ -73,8 +73,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
                const Options& options, ConnectionOwner& owner, std::uint16_t listenPort,
                std::uint64_t session, std::atomic<std::uint64_t>& dropped, BufferBudget& budget);
 
-    /** Starts the server side of the handshake on an accepted socket. */
-    void accept();
+    /**
+     * Starts the server side of the handshake on an accepted socket whose remote end the
+     * network read at accept (an empty IP and port 0 when it could not).
+     */
+    void accept(const boost::asio::ip::tcp::endpoint& remote);
     /** Resolves, connects and starts the client side of the handshake, expecting `target`. */
     void dial(const PeerAddress& target);
 
@@ -106,7 +109,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     [[nodiscard]] bool outbound() const { return outbound_; }
     [[nodiscard]] bool ready() const { return ready_; }
     [[nodiscard]] const std::string& address() const { return address_; }
-    /** Remote IP (no port), once connected. */
+    /** Remote IP (no port), once connected; for an inbound connection, as read at accept. */
     [[nodiscard]] const std::string& remoteIp() const { return remoteIp_; }
     /** Listen port from the peer's hello (0: it does not listen). */
     [[nodiscard]] std::uint16_t helloListenPort() const { return helloListenPort_; }
@@ -143,8 +146,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     void sendControl(const codec::Envelope& envelope);
     void startWrite();
     void onWrite(const boost::system::error_code& ec);
-    /** Records the remote IP; returns the remote port (0 when unknown). */
-    std::uint16_t noteRemote();
+    /** Records the remote IP of a connected dial (left empty when unknown). */
+    void noteRemote();
 
     boost::asio::any_io_executor executor_;
     Stream stream_;

@@ -272,9 +272,13 @@ void Network::Impl::onAccept(const boost::system::error_code& ec, tcp::socket so
         });
         return;
     }
+    // Read once: the connection counts its handshake slot under the same IP (Connection::accept).
     boost::system::error_code remoteEc;
-    const tcp::endpoint remote = socket.remote_endpoint(remoteEc);
-    const std::string ip = remoteEc ? std::string() : remote.address().to_string();
+    tcp::endpoint remote = socket.remote_endpoint(remoteEc);
+    if (remoteEc) {
+        remote = tcp::endpoint();
+    }
+    const std::string ip = remote.port() == 0 ? std::string() : remote.address().to_string();
     if (pendingInbound_ >= options_.limits.maxPendingHandshakes ||
         pendingByIp_[ip] >= options_.limits.maxPendingHandshakesPerIp) {
         if (pendingByIp_[ip] == 0) {
@@ -289,7 +293,7 @@ void Network::Impl::onAccept(const boost::system::error_code& ec, tcp::socket so
         pending_.insert(connection);
         ++pendingInbound_;
         ++pendingByIp_[ip];
-        connection->accept();
+        connection->accept(remote);
     }
     accept();
 }
