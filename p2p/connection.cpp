@@ -1,5 +1,6 @@
 #include "connection.h"
 
+#include <algorithm>
 #include <utility>
 #include <variant>
 
@@ -18,24 +19,38 @@ namespace {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-/** A read buffer larger than this is released after its frame, so idle peers hold little. */
-constexpr std::size_t kKeptBufferBytes = std::size_t{1} << 20U;
+/**
+ * A body is read in chunks of at most this many bytes, and its buffer grows only as they arrive:
+ * a length announced in a header reserves nothing. A buffer larger than this is also released
+ * after its frame, so idle peers hold little.
+ */
+constexpr std::size_t kReadChunkBytes = std::size_t{64} << 10U;
+/** Largest frame before the peer's hello (which is a few bytes). */
+constexpr std::size_t kMaxHelloFrameBytes = 1024;
+/** When the read buffers of all connections use the whole budget, a growth is retried after. */
+constexpr std::chrono::milliseconds kBudgetRetryDelay{20};
 
 }  // namespace
 
 Connection::Connection(tcp::socket socket, net::ssl::context& tls, const Options& options,
                        ConnectionOwner& owner, std::uint16_t listenPort, std::uint64_t session,
-                       std::atomic<std::uint64_t>& dropped)
+                       std::atomic<std::uint64_t>& dropped, BufferBudget& budget)
     : executor_(socket.get_executor()),
       stream_(std::move(socket), tls),
       resolver_(executor_),
       deadline_(executor_),
       keepAlive_(executor_),
+      readPause_(executor_),
       options_(options),
       owner_(owner),
       dropped_(dropped),
+      budget_(budget),
       listenPort_(listenPort),
       session_(session),
+      bytesIn_(static_cast<double>(options.limits.inboundBytesPerSecond),
+               static_cast<double>(options.limits.inboundBytesBurst), Clock::now()),
+      messagesIn_(static_cast<double>(options.limits.inboundMessagesPerSecond),
+                  static_cast<double>(options.limits.inboundMessagesBurst), Clock::now()),
       queue_(options.limits.maxQueueMessages, options.limits.maxQueueBytes) {
     check_.admit = [this](const NodeId& nodeId) { return owner_.admit(nodeId); };
 }
@@ -54,21 +69,19 @@ void Connection::armDeadline(std::chrono::milliseconds after, CloseReason reason
     });
 }
 
-void Connection::accept() {
-    const std::uint16_t remotePort = noteRemote();
-    address_ = remoteIp_ + ":" + std::to_string(remotePort);
+void Connection::accept(const tcp::endpoint& remote) {
+    remoteIp_ = remote.port() == 0 ? std::string() : remote.address().to_string();
+    address_ = remoteIp_ + ":" + std::to_string(remote.port());
     armDeadline(options_.timers.handshakeTimeout, CloseReason::kTimeout);
     handshake(Stream::server);
 }
 
-std::uint16_t Connection::noteRemote() {
+void Connection::noteRemote() {
     boost::system::error_code ec;
     const tcp::endpoint remote = stream_.next_layer().remote_endpoint(ec);
-    if (ec) {
-        return 0;
+    if (!ec) {
+        remoteIp_ = remote.address().to_string();
     }
-    remoteIp_ = remote.address().to_string();
-    return remote.port();
 }
 
 void Connection::dial(const PeerAddress& target) {
@@ -112,7 +125,7 @@ void Connection::onConnected(const boost::system::error_code& ec) {
         close(CloseReason::kIoError, "connect: " + ec.message());
         return;
     }
-    (void)noteRemote();
+    noteRemote();
     handshake(Stream::client);
 }
 
@@ -175,36 +188,123 @@ void Connection::onHeader(const boost::system::error_code& ec) {
         return;
     }
     const std::uint32_t length = readU32(header_);
-    if (length == 0 || length > options_.limits.maxFrameBytes) {
+    const std::size_t limit = ready_ ? options_.limits.maxFrameBytes : kMaxHelloFrameBytes;
+    if (length == 0 || length > limit) {
         close(CloseReason::kFrameTooLarge,
               "announced frame of " + std::to_string(length) + " bytes");
         return;
     }
-    body_.resize(length);
-    net::async_read(stream_, net::buffer(body_),
-                    [self = shared_from_this()](const boost::system::error_code& bodyEc,
-                                                std::size_t /*bytes*/) { self->onBody(bodyEc); });
+    bodyLength_ = length;
+    body_.clear();
+    readBody();
 }
 
-void Connection::onBody(const boost::system::error_code& ec) {
+bool Connection::reserveBody(std::size_t bytes) {
+    if (bytes <= body_.capacity()) {
+        return true;
+    }
+    // Doubling what arrived keeps the copies few; a buffer never exceeds the announced length.
+    const std::size_t doubled = std::min(bodyLength_, std::max(bytes, 2 * body_.capacity()));
+    for (const std::size_t capacity : {doubled, bytes}) {
+        if (budget_.tryTake(capacity - charged_)) {
+            body_.reserve(capacity);
+            charged_ = capacity;
+            return true;
+        }
+    }
+    return false;
+}
+
+void Connection::releaseBody() {
+    Bytes().swap(body_);
+    budget_.give(charged_);
+    charged_ = 0;
+}
+
+template <class Resume>
+void Connection::pauseReading(std::chrono::milliseconds delay, Resume resume) {
+    readPause_.expires_after(delay);
+    readPause_.async_wait([self = shared_from_this(),
+                           resume = std::move(resume)](const boost::system::error_code& ec) {
+        if (ec) {
+            return;
+        }
+        {
+            const std::lock_guard lock(self->mutex_);
+            if (self->closed_) {
+                return;
+            }
+        }
+        resume(*self);
+    });
+}
+
+void Connection::readBody() {
+    const std::size_t received = body_.size();
+    const std::size_t chunk = std::min(kReadChunkBytes, bodyLength_ - received);
+    if (!reserveBody(received + chunk)) {
+        // The read buffers of all connections hold the whole budget: read on once some is back.
+        pauseReading(kBudgetRetryDelay, [](Connection& self) { self.readBody(); });
+        return;
+    }
+    body_.resize(received + chunk);
+    net::async_read(stream_, net::buffer(body_.data() + received, chunk),
+                    [self = shared_from_this()](const boost::system::error_code& ec,
+                                                std::size_t bytes) { self->onChunk(ec, bytes); });
+}
+
+void Connection::onChunk(const boost::system::error_code& ec, std::size_t /*bytes*/) {
     if (ec) {
         onReadError(ec);
         return;
     }
+    if (body_.size() < bodyLength_) {
+        readBody();
+        return;
+    }
+    onBody();
+}
+
+void Connection::onBody() {
     lastFrameAt_ = Clock::now();
     Result<codec::Envelope> envelope = codec::decodeEnvelope(body_);
-    if (body_.capacity() > kKeptBufferBytes) {
-        Bytes().swap(body_);
+    if (body_.capacity() > kReadChunkBytes) {
+        releaseBody();
     }
     if (!envelope) {
         close(CloseReason::kMalformedFrame, envelope.error().message);
         return;
     }
     onEnvelope(std::move(*envelope));
-    const std::lock_guard lock(mutex_);
-    if (!closed_) {
-        readHeader();
+    {
+        const std::lock_guard lock(mutex_);
+        if (closed_) {
+            return;
+        }
     }
+    afterFrame();
+}
+
+void Connection::afterFrame() {
+    const Clock::time_point now = Clock::now();
+    bytesIn_.charge(static_cast<double>(kFrameHeaderBytes + bodyLength_), now);
+    messagesIn_.charge(1.0, now);
+    const std::chrono::milliseconds wait =
+        std::max(bytesIn_.waitFor(now), messagesIn_.waitFor(now));
+    if (wait == std::chrono::milliseconds::zero()) {
+        readHeader();
+        return;
+    }
+    // Backpressure: the peer's frames stay in its socket (and TCP slows it down) until its
+    // budget refills. The owner may also score or drop it.
+    owner_.onThrottled(shared_from_this());
+    {
+        const std::lock_guard lock(mutex_);
+        if (closed_) {
+            return;
+        }
+    }
+    pauseReading(wait, [](Connection& self) { self.readHeader(); });
 }
 
 void Connection::onEnvelope(codec::Envelope envelope) {
@@ -385,7 +485,11 @@ void Connection::close(CloseReason reason, const std::string& detail) {
     }
     deadline_.cancel();
     keepAlive_.cancel();
+    readPause_.cancel();
     resolver_.cancel();
+    // The buffer itself stays until the connection is destroyed: a read may still point into it.
+    budget_.give(charged_);
+    charged_ = 0;
     boost::system::error_code ignored;
     stream_.next_layer().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.next_layer().close(ignored);

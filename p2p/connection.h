@@ -15,9 +15,11 @@
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <gridledger/base/token_bucket.h>
 #include <gridledger/codec/p2p.h>
 #include <gridledger/p2p/options.h>
 
+#include "buffer_budget.h"
 #include "send_queue.h"
 #include "tls.h"
 
@@ -36,6 +38,11 @@ class ConnectionOwner {
     /** An application message or a peer list from a ready connection. */
     virtual void onEnvelope(const std::shared_ptr<Connection>& connection,
                             codec::Envelope envelope) = 0;
+    /**
+     * The peer sent past its inbound budget (Limits::inbound*) and reading pauses until the debt
+     * is repaid. The owner may close the connection.
+     */
+    virtual void onThrottled(const std::shared_ptr<Connection>& connection) = 0;
     /** The connection closed; called exactly once. */
     virtual void onClosed(const std::shared_ptr<Connection>& connection, CloseReason reason,
                           const std::string& detail) = 0;
@@ -59,15 +66,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
     };
 
     /**
-     * `tls`, `options`, `owner` and `dropped` (counts frames dropped by the queue policy) must
-     * outlive the connection's I/O.
+     * `tls`, `options`, `owner`, `dropped` (counts frames dropped by the queue policy) and
+     * `budget` (shared by the read buffers of all connections) must outlive the connection's I/O.
      */
     Connection(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& tls,
                const Options& options, ConnectionOwner& owner, std::uint16_t listenPort,
-               std::uint64_t session, std::atomic<std::uint64_t>& dropped);
+               std::uint64_t session, std::atomic<std::uint64_t>& dropped, BufferBudget& budget);
 
-    /** Starts the server side of the handshake on an accepted socket. */
-    void accept();
+    /**
+     * Starts the server side of the handshake on an accepted socket whose remote end the
+     * network read at accept (an empty IP and port 0 when it could not).
+     */
+    void accept(const boost::asio::ip::tcp::endpoint& remote);
     /** Resolves, connects and starts the client side of the handshake, expecting `target`. */
     void dial(const PeerAddress& target);
 
@@ -99,7 +109,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     [[nodiscard]] bool outbound() const { return outbound_; }
     [[nodiscard]] bool ready() const { return ready_; }
     [[nodiscard]] const std::string& address() const { return address_; }
-    /** Remote IP (no port), once connected. */
+    /** Remote IP (no port), once connected; for an inbound connection, as read at accept. */
     [[nodiscard]] const std::string& remoteIp() const { return remoteIp_; }
     /** Listen port from the peer's hello (0: it does not listen). */
     [[nodiscard]] std::uint16_t helloListenPort() const { return helloListenPort_; }
@@ -115,7 +125,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
     void onHandshake(const boost::system::error_code& ec);
     void readHeader();
     void onHeader(const boost::system::error_code& ec);
-    void onBody(const boost::system::error_code& ec);
+    /** Reads the next chunk of the body into a buffer grown by at most what arrives next. */
+    void readBody();
+    void onChunk(const boost::system::error_code& ec, std::size_t bytes);
+    void onBody();
+    /** Charges the frame to the inbound budget, then reads on, at once or after a pause. */
+    void afterFrame();
+    /** Grows the buffer's capacity to at least `bytes` within the budget; false if it cannot. */
+    bool reserveBody(std::size_t bytes);
+    /** Frees the read buffer and gives its budget back. */
+    void releaseBody();
+    /** Runs `resume` after `delay`, unless the connection closed meanwhile. */
+    template <class Resume>
+    void pauseReading(std::chrono::milliseconds delay, Resume resume);
     void onEnvelope(codec::Envelope envelope);
     void onHello(const codec::PeerHello& hello);
     void onReadError(const boost::system::error_code& ec);
@@ -124,17 +146,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
     void sendControl(const codec::Envelope& envelope);
     void startWrite();
     void onWrite(const boost::system::error_code& ec);
-    /** Records the remote IP; returns the remote port (0 when unknown). */
-    std::uint16_t noteRemote();
+    /** Records the remote IP of a connected dial (left empty when unknown). */
+    void noteRemote();
 
     boost::asio::any_io_executor executor_;
     Stream stream_;
     boost::asio::ip::tcp::resolver resolver_;
     boost::asio::steady_timer deadline_;
     boost::asio::steady_timer keepAlive_;
+    boost::asio::steady_timer readPause_;
     const Options& options_;
     ConnectionOwner& owner_;
     std::atomic<std::uint64_t>& dropped_;
+    BufferBudget& budget_;
     std::uint16_t listenPort_;
     std::uint64_t session_;
     tls::PeerCheck check_;
@@ -152,6 +176,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
     std::array<std::uint8_t, 4> header_{};
     Bytes body_;
+    std::size_t bodyLength_ = 0;  // announced by the frame being read
+    std::size_t charged_ = 0;     // budget taken for body_'s capacity
+    TokenBucket bytesIn_;
+    TokenBucket messagesIn_;
 
     mutable std::mutex mutex_;  // guards the members below
     SendQueue queue_;

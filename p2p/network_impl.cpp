@@ -69,7 +69,8 @@ Network::Impl::Impl(Options options, crypto::NodeKey key)
       rng_(options_.seed),
       session_(drawSession()),
       allowed_(options_.allowed),
-      bans_(options_.ban) {}
+      bans_(options_.ban),
+      buffers_(options_.limits.maxInboundBufferBytes) {}
 
 Network::Impl::~Impl() {
     stop();
@@ -81,9 +82,19 @@ Status Network::Impl::checkOptions() const {
         return fail(ErrorCode::kConfig, "p2p: maxFrameBytes must be within 1 KiB .. 1 GiB");
     }
     if (limits.maxQueueBytes < limits.maxFrameBytes + kFrameHeaderBytes ||
-        limits.maxQueueMessages == 0 || limits.maxPendingHandshakes == 0) {
+        limits.maxQueueMessages == 0 || limits.maxPendingHandshakes == 0 ||
+        limits.maxPendingHandshakesPerIp == 0 || limits.maxConnectionsPerNode == 0) {
         return fail(ErrorCode::kConfig,
-                    "p2p: queues must hold at least one largest frame, handshakes at least one");
+                    "p2p: queues must hold at least one largest frame, handshakes and "
+                    "connections per node at least one");
+    }
+    if (limits.maxInboundBufferBytes < limits.maxFrameBytes ||
+        limits.inboundBytesBurst < limits.maxFrameBytes + kFrameHeaderBytes ||
+        limits.inboundBytesPerSecond == 0 || limits.inboundMessagesPerSecond == 0 ||
+        limits.inboundMessagesBurst == 0) {
+        return fail(ErrorCode::kConfig,
+                    "p2p: the read buffers and the inbound byte burst must hold at least one "
+                    "largest frame, inbound rates must be positive");
     }
     const Timers& t = options_.timers;
     if (!positive(t.handshakeTimeout) || !positive(t.pingInterval) || !positive(t.pingTimeout) ||
@@ -238,7 +249,7 @@ void Network::Impl::closeAll() {
 
 std::shared_ptr<Connection> Network::Impl::newConnection(tcp::socket socket) {
     return std::make_shared<Connection>(std::move(socket), *tls_, options_, *this, port_.load(),
-                                        session_, counters_.messagesDropped);
+                                        session_, counters_.messagesDropped, buffers_);
 }
 
 void Network::Impl::accept() {
@@ -261,16 +272,28 @@ void Network::Impl::onAccept(const boost::system::error_code& ec, tcp::socket so
         });
         return;
     }
-    if (pendingInbound_ >= options_.limits.maxPendingHandshakes) {
+    // Read once: the connection counts its handshake slot under the same IP (Connection::accept).
+    boost::system::error_code remoteEc;
+    tcp::endpoint remote = socket.remote_endpoint(remoteEc);
+    if (remoteEc) {
+        remote = tcp::endpoint();
+    }
+    const std::string ip = remote.port() == 0 ? std::string() : remote.address().to_string();
+    if (pendingInbound_ >= options_.limits.maxPendingHandshakes ||
+        pendingByIp_[ip] >= options_.limits.maxPendingHandshakesPerIp) {
+        if (pendingByIp_[ip] == 0) {
+            pendingByIp_.erase(ip);
+        }
         counters_.handshakesFailed.fetch_add(1);
         boost::system::error_code ignored;
         socket.close(ignored);
-        log_->debug("p2p inbound refused reason=too_many_handshakes");
+        log_->debug("p2p inbound refused address={} reason=too_many_handshakes", ip);
     } else {
         auto connection = newConnection(std::move(socket));
         pending_.insert(connection);
         ++pendingInbound_;
-        connection->accept();
+        ++pendingByIp_[ip];
+        connection->accept(remote);
     }
     accept();
 }
@@ -383,7 +406,8 @@ std::vector<PeerAddress> Network::Impl::knownAddresses() const {
 NetworkStats Network::Impl::stats() const {
     return NetworkStats{counters_.messagesReceived.load(), counters_.framesRejected.load(),
                         counters_.handshakesFailed.load(), counters_.messagesDropped.load(),
-                        counters_.slowPeersDropped.load(), counters_.bans.load()};
+                        counters_.slowPeersDropped.load(), counters_.bans.load(),
+                        counters_.readsThrottled.load(),   buffers_.used()};
 }
 
 // ---- Network: forwards to Impl ----

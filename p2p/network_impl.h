@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -68,6 +69,7 @@ class Network::Impl final : public ConnectionOwner {
     void onReady(const std::shared_ptr<Connection>& connection) override;
     void onEnvelope(const std::shared_ptr<Connection>& connection,
                     codec::Envelope envelope) override;
+    void onThrottled(const std::shared_ptr<Connection>& connection) override;
     void onClosed(const std::shared_ptr<Connection>& connection, CloseReason reason,
                   const std::string& detail) override;
 
@@ -89,6 +91,7 @@ class Network::Impl final : public ConnectionOwner {
         std::atomic<std::uint64_t> messagesDropped{0};
         std::atomic<std::uint64_t> slowPeersDropped{0};
         std::atomic<std::uint64_t> bans{0};
+        std::atomic<std::uint64_t> readsThrottled{0};
     };
 
     // network_impl.cpp
@@ -104,6 +107,11 @@ class Network::Impl final : public ConnectionOwner {
     [[nodiscard]] std::shared_ptr<Connection> newConnection(boost::asio::ip::tcp::socket socket);
 
     // network_peers.cpp (I/O thread)
+    /** An inbound connection left the handshake (hello or close): its slot is free again. */
+    void releaseHandshakeSlot(const Connection& connection);
+    /** Open connections of `peer` besides `connection`: the one in use and retired ones. */
+    [[nodiscard]] std::size_t openConnectionsOf(
+        const NodeId& peer, const std::shared_ptr<Connection>& connection) const;
     void registerPeer(const NodeId& nodeId, const std::shared_ptr<Connection>& connection);
     void learnObserved(const NodeId& nodeId, const Connection& connection);
     void addDialTarget(const NodeId& nodeId);
@@ -145,8 +153,9 @@ class Network::Impl final : public ConnectionOwner {
     std::mt19937_64 rng_;
     /** Sent in every hello (codec::PeerHello::session). */
     const std::uint64_t session_;
-    std::set<std::shared_ptr<Connection>> pending_;  // handshaking or retired connections
-    std::size_t pendingInbound_ = 0;                 // inbound ones still in the handshake
+    std::set<std::shared_ptr<Connection>> pending_;   // handshaking or retired connections
+    std::size_t pendingInbound_ = 0;                  // inbound ones still in the handshake
+    std::map<std::string, std::size_t> pendingByIp_;  // the same, per remote IP
     std::map<NodeId, DialState> dials_;
     bool stopping_ = false;
 
@@ -160,6 +169,7 @@ class Network::Impl final : public ConnectionOwner {
     BanList bans_;
 
     Counters counters_;
+    BufferBudget buffers_;  // outlives every connection's I/O (io_ is destroyed last)
     std::atomic<std::uint16_t> port_{0};
     std::atomic<bool> running_{false};
 

@@ -37,9 +37,28 @@ std::optional<CloseReason> Network::Impl::admit(const NodeId& nodeId) {
     return std::nullopt;
 }
 
+void Network::Impl::releaseHandshakeSlot(const Connection& connection) {
+    --pendingInbound_;
+    const auto it = pendingByIp_.find(connection.remoteIp());
+    if (it != pendingByIp_.end() && --it->second == 0) {
+        pendingByIp_.erase(it);
+    }
+}
+
+std::size_t Network::Impl::openConnectionsOf(const NodeId& peer,
+                                             const std::shared_ptr<Connection>& connection) const {
+    std::size_t open = connectionTo(peer) ? 1 : 0;
+    for (const auto& other : pending_) {
+        if (other != connection && other->ready() && other->verifiedId() == peer) {
+            ++open;  // retired by the one-connection rule, still winding down
+        }
+    }
+    return open;
+}
+
 void Network::Impl::onReady(const std::shared_ptr<Connection>& connection) {
     if (!connection->outbound()) {
-        --pendingInbound_;
+        releaseHandshakeSlot(*connection);
     }
     if (!connection->verifiedId()) {
         connection->close(CloseReason::kHandshakeFailed, "no verified node id");
@@ -57,6 +76,12 @@ void Network::Impl::onReady(const std::shared_ptr<Connection>& connection) {
     }
     if (bannedUntil(peer)) {
         connection->close(CloseReason::kBanned, "banned during the handshake");
+        return;
+    }
+    if (openConnectionsOf(peer, connection) >= options_.limits.maxConnectionsPerNode) {
+        log_->debug("p2p connection refused peer={} reason=too_many_connections", peer.hex());
+        connection->close(CloseReason::kTooManyConnections,
+                          "the node id has too many open connections");
         return;
     }
     std::shared_ptr<Connection> existing = connectionTo(peer);
@@ -132,10 +157,18 @@ void Network::Impl::onEnvelope(const std::shared_ptr<Connection>& connection,
     }
 }
 
+void Network::Impl::onThrottled(const std::shared_ptr<Connection>& connection) {
+    counters_.readsThrottled.fetch_add(1, std::memory_order_relaxed);
+    if (connection->verifiedId() && options_.ban.floodPoints > 0) {
+        log_->debug("p2p inbound budget exceeded peer={}", connection->verifiedId()->hex());
+        addPoints(*connection->verifiedId(), options_.ban.floodPoints);
+    }
+}
+
 void Network::Impl::onClosed(const std::shared_ptr<Connection>& connection, CloseReason reason,
                              const std::string& detail) {
     if (!connection->outbound() && !connection->ready() && pending_.contains(connection)) {
-        --pendingInbound_;
+        releaseHandshakeSlot(*connection);
     }
     pending_.erase(connection);
     const std::optional<NodeId> verified = connection->verifiedId();

@@ -40,6 +40,8 @@ std::string_view reasonName(CloseReason reason) {
             return "misbehaviour";
         case CloseReason::kTooManyHandshakes:
             return "too_many_handshakes";
+        case CloseReason::kTooManyConnections:
+            return "too_many_connections";
     }
     return "unknown";
 }

@@ -43,6 +43,14 @@ class MetricsImpl {
           syncing(gauge("gridledger_node_syncing", "1 while block sync executes blocks")),
           rejectedMessages(counter("gridledger_p2p_invalid_messages_total",
                                    "Peer messages that failed decoding or signature checks")),
+          servingRefused(counter("gridledger_p2p_serving_refused_total",
+                                 "Peer requests refused: the peer used up its serving budget")),
+          peerWorkDropped(counter("gridledger_p2p_work_dropped_total",
+                                  "Peer messages dropped: the peer-work queue was full")),
+          readsThrottled(gauge("gridledger_p2p_reads_throttled_total",
+                               "Pauses in reading a peer past its inbound budget")),
+          inboundBufferBytes(gauge("gridledger_p2p_inbound_buffer_bytes",
+                                   "Bytes held by the read buffers of all connections")),
           syncedBlocks(counter("gridledger_synced_blocks_total",
                                "Committed blocks fetched by block sync and executed")),
           execution(prometheus::BuildHistogram()
@@ -82,6 +90,10 @@ class MetricsImpl {
     prometheus::Gauge& signingHeld;
     prometheus::Gauge& syncing;
     prometheus::Counter& rejectedMessages;
+    prometheus::Counter& servingRefused;
+    prometheus::Counter& peerWorkDropped;
+    prometheus::Gauge& readsThrottled;
+    prometheus::Gauge& inboundBufferBytes;
     prometheus::Counter& syncedBlocks;
     prometheus::Histogram& execution;
 };
@@ -138,6 +150,8 @@ void Metrics::network(const p2p::NetworkStats& stats, std::size_t peers) {
     set(impl_->messagesDropped, stats.messagesDropped);
     set(impl_->slowPeersDropped, stats.slowPeersDropped);
     set(impl_->bans, stats.bans);
+    set(impl_->readsThrottled, stats.readsThrottled);
+    set(impl_->inboundBufferBytes, stats.inboundBufferBytes);
 }
 
 void Metrics::nodeState(bool halted, bool signingHeld, bool syncing) {
@@ -148,6 +162,14 @@ void Metrics::nodeState(bool halted, bool signingHeld, bool syncing) {
 
 void Metrics::invalidMessage() {
     impl_->rejectedMessages.Increment();
+}
+
+void Metrics::servingRefused() {
+    impl_->servingRefused.Increment();
+}
+
+void Metrics::peerWorkDropped() {
+    impl_->peerWorkDropped.Increment();
 }
 
 void Metrics::blocksSynced(std::size_t blocks) {

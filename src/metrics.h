@@ -38,6 +38,10 @@ class Metrics {
     void nodeState(bool halted, bool signingHeld, bool syncing);
     /** A peer's message failed decoding or a signature check. Thread-safe. */
     void invalidMessage();
+    /** A peer's request was refused: it used up its serving budget. Thread-safe. */
+    void servingRefused();
+    /** A peer's message was dropped: the peer-work queue was full. Thread-safe. */
+    void peerWorkDropped();
     /** Block sync executed `blocks` more blocks. */
     void blocksSynced(std::size_t blocks);
 

@@ -419,7 +419,9 @@ Status NodeImpl::run() {
     }
     network_->stop();
     mempool_->shutdown();
+    consensusWork_.stop();
     peerWork_.stop();
+    consensusWork_.join();
     peerWork_.join();
     if (failed_) {
         return std::unexpected(failure_);

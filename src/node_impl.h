@@ -46,6 +46,7 @@
 #include "metrics.h"
 #include "node.h"
 #include "peer_messages.h"
+#include "serving_budget.h"
 #include "sync_client.h"
 #include "tx_gossip.h"
 
@@ -73,8 +74,24 @@ inline constexpr std::uint32_t kInvalidMessagePoints = 25;
 inline constexpr std::uint32_t kInvalidTxPoints = 10;
 /** Ban points for a sync response that does not verify. */
 inline constexpr std::uint32_t kInvalidSyncPoints = 50;
-/** Threads that decode and check peer messages, serve peers and admit gossiped txs. */
+/**
+ * Threads that decode and check peer messages other than consensus ones: serve peers, admit
+ * gossiped txs, check sync answers and fetched blocks.
+ */
 inline constexpr std::size_t kPeerWorkThreads = 2;
+/**
+ * Threads that check consensus messages (proposals, votes, timeouts, TCs): their own queue, so
+ * that gossip and serving, however many, never wait in front of them.
+ */
+inline constexpr std::size_t kConsensusWorkThreads = 2;
+/**
+ * Bytes of peer messages queued for the peer-work threads; past them further ones are dropped
+ * (counted in gridledger_p2p_work_dropped_total) until the queue drains. Consensus messages
+ * have their own queue.
+ */
+inline constexpr std::size_t kMaxQueuedPeerWorkBytes = std::size_t{64} << 20U;
+/** Ban points for a request refused because its sender used up its serving budget. */
+inline constexpr std::uint32_t kServingFloodPoints = 5;
 /** Consensus messages of a later epoch held per peer until this node enters it. */
 inline constexpr std::size_t kHeldMessagesPerPeer = 32;
 /** Bytes held per peer beyond max_block_bytes (votes, timeouts, a proposal's header). */
@@ -205,13 +222,20 @@ class NodeImpl {
     // P2P: what peers send (docs/p2p.md, "Node messages").
     /** On the network thread: hands the message to the peer work pool. */
     void onPeerMessage(const NodeId& from, p2p::Message message);
-    /** On the peer work pool: decodes, checks and routes one message. */
+    /** On a peer work pool: decodes, checks and routes one message. */
     void handlePeerMessage(const NodeId& from, const p2p::Message& message);
+    /**
+     * On the peer work pool: answers a sync, block or epoch proof request within its sender's
+     * serving budget, later when the budget is used up, or refuses it (with ban points).
+     */
+    void serveWithinBudget(const NodeId& from, const p2p::Message& message);
     void admitGossipedTxs(const NodeId& from, ByteView payload);
     void serveBlock(const NodeId& from, ByteView payload);
     void serveSyncRequest(const NodeId& from, ByteView payload);
     /** Answers with the proof that ended the asked epoch, when it has ended here. */
     void serveEpochProofRequest(const NodeId& from, ByteView payload);
+    /** Sends a served answer and charges it to the asking peer's serving budget. */
+    void sendServed(const NodeId& to, p2p::Message answer, std::size_t blocks);
     void invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
                         std::uint32_t points);
     /** On the consensus thread: a checked consensus message reaches the core. */
@@ -285,6 +309,10 @@ class NodeImpl {
 
     asio::io_context io_;
     asio::thread_pool peerWork_{kPeerWorkThreads};
+    asio::thread_pool consensusWork_{kConsensusWorkThreads};
+    /** Payload bytes posted to peerWork_ and not yet taken up. */
+    std::atomic<std::size_t> queuedPeerWorkBytes_{0};
+    ServingBudget serving_{ServingBudget::Limits{}};
     asio::strand<asio::thread_pool::executor_type> gossipStrand_{peerWork_.get_executor()};
     asio::steady_timer gossipTimer_{gossipStrand_};
     asio::steady_timer networkMetricsTimer_{io_};

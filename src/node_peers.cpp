@@ -4,9 +4,82 @@
 
 namespace gridledger::node {
 
+namespace {
+
+/**
+ * The messages that move consensus rounds: checked on their own queue, ahead of the rest. Not
+ * block responses, which any peer may send unasked and which wait with the other answers.
+ */
+bool movesRounds(codec::MessageKind kind) {
+    return kind == codec::MessageKind::kProposal || kind == codec::MessageKind::kVote ||
+           kind == codec::MessageKind::kTimeout || kind == codec::MessageKind::kTimeoutCert;
+}
+
+bool isServedKind(codec::MessageKind kind) {
+    return kind == codec::MessageKind::kSyncRequest || kind == codec::MessageKind::kBlockRequest ||
+           kind == codec::MessageKind::kEpochProofRequest;
+}
+
+}  // namespace
+
 void NodeImpl::onPeerMessage(const NodeId& from, p2p::Message message) {
-    asio::post(peerWork_,
-               [this, from, message = std::move(message)] { handlePeerMessage(from, message); });
+    if (movesRounds(message.kind)) {
+        asio::post(consensusWork_, [this, from, message = std::move(message)] {
+            handlePeerMessage(from, message);
+        });
+        return;
+    }
+    // Gossip and serving wait on a queue of their own, bounded in bytes: a peer sending faster
+    // than this node can work loses messages (gossip is sent again, requests are asked again),
+    // not this node's memory.
+    const std::size_t bytes = message.payload.size();
+    if (queuedPeerWorkBytes_.load(std::memory_order_relaxed) + bytes > kMaxQueuedPeerWorkBytes) {
+        log_->debug("peer message dropped peer={} kind={} reason=peer_work_queue_full", from.hex(),
+                    codec::kindName(message.kind));
+        metrics_->peerWorkDropped();
+        return;
+    }
+    queuedPeerWorkBytes_.fetch_add(bytes, std::memory_order_relaxed);
+    asio::post(peerWork_, [this, from, bytes, message = std::move(message)] {
+        queuedPeerWorkBytes_.fetch_sub(bytes, std::memory_order_relaxed);
+        if (isServedKind(message.kind)) {
+            serveWithinBudget(from, message);
+        } else {
+            handlePeerMessage(from, message);
+        }
+    });
+}
+
+void NodeImpl::serveWithinBudget(const NodeId& from, const p2p::Message& message) {
+    const ServingBudget::Decision decision = serving_.admit(from, ServingBudget::Clock::now());
+    switch (decision.verdict) {
+        case ServingBudget::Verdict::kServe:
+            handlePeerMessage(from, message);
+            return;
+        case ServingBudget::Verdict::kWait: {
+            auto timer = std::make_shared<asio::steady_timer>(peerWork_, decision.wait);
+            timer->async_wait([this, timer, from, message](const boost::system::error_code& ec) {
+                serving_.resumed(from);
+                if (!ec) {
+                    serveWithinBudget(from, message);
+                }
+            });
+            return;
+        }
+        case ServingBudget::Verdict::kRefuse:
+            // Honest peers keep one or two requests outstanding; this one asks far faster than
+            // it could use the answers.
+            log_->debug("request refused peer={} kind={} reason=serving_budget_exceeded",
+                        from.hex(), codec::kindName(message.kind));
+            metrics_->servingRefused();
+            network_->reportMisbehaviour(from, kServingFloodPoints);
+            return;
+    }
+}
+
+void NodeImpl::sendServed(const NodeId& to, p2p::Message answer, std::size_t blocks) {
+    serving_.charge(to, blocks, answer.payload.size(), ServingBudget::Clock::now());
+    (void)network_->send(to, std::move(answer));
 }
 
 void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message) {
@@ -120,8 +193,10 @@ void NodeImpl::serveBlock(const NodeId& from, ByteView payload) {
         return;
     }
     if (*block) {
-        (void)network_->send(
-            from, p2p::Message{codec::MessageKind::kBlockResponse, codec::encodeBlock(**block)});
+        sendServed(
+            from, p2p::Message{codec::MessageKind::kBlockResponse, codec::encodeBlock(**block)}, 1);
+    } else {
+        serving_.charge(from, 1, 0, ServingBudget::Clock::now());
     }
 }
 
@@ -138,8 +213,10 @@ void NodeImpl::serveSyncRequest(const NodeId& from, ByteView payload) {
                    response.error().message);
         return;
     }
-    (void)network_->send(from, p2p::Message{codec::MessageKind::kSyncResponse,
-                                            codec::encodeSyncResponse(*response)});
+    const std::size_t blocks = response->blocks.size();
+    sendServed(
+        from, p2p::Message{codec::MessageKind::kSyncResponse, codec::encodeSyncResponse(*response)},
+        blocks);
 }
 
 void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
@@ -155,8 +232,11 @@ void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
         return;
     }
     if (*proof) {
-        (void)network_->send(
-            from, p2p::Message{codec::MessageKind::kEpochProof, codec::encodeEpochProof(**proof)});
+        sendServed(from,
+                   p2p::Message{codec::MessageKind::kEpochProof, codec::encodeEpochProof(**proof)},
+                   1);
+    } else {
+        serving_.charge(from, 1, 0, ServingBudget::Clock::now());
     }
 }
 

@@ -39,12 +39,14 @@ FaultyMember::FaultyMember(const Testnet& net, std::size_t member,
         members_.push_back(home.loadKey("validator").value().publicKey());
         const NodeId id = home.loadNodeKey().value().nodeId();
         options.allowed.insert(id);
+        nodeIds_.push_back(id);
         if (i != member) {
             options.persistentPeers.push_back({id, "127.0.0.1", net.p2pPort(i)});
             others_.push_back(id);
         }
     }
     options.dialExchangedPeers = false;
+    options.limits.maxQueueMessages = std::size_t{1} << 20U;  // room for a flood (flood())
     network_ = std::make_unique<p2p::Network>(std::move(options), endpointKey);
     network_->onMessage([this](const NodeId& from, p2p::Message message) {
         if (message.kind == codec::MessageKind::kTimeout) {
@@ -75,6 +77,22 @@ bool FaultyMember::sendAll(const p2p::Message& message) {
         all = network_->send(id, message).has_value() && all;
     }
     return all;
+}
+
+std::size_t FaultyMember::flood(std::size_t node, const p2p::Message& message, std::size_t count) {
+    std::size_t queued = 0;
+    while (queued < count && network_->send(nodeIds_.at(node), message)) {
+        ++queued;
+    }
+    return queued;
+}
+
+std::optional<std::size_t> FaultyMember::queuedTo(std::size_t node) const {
+    const auto info = network_->peerInfo(nodeIds_.at(node));
+    if (!info) {
+        return std::nullopt;
+    }
+    return info->queuedMessages;
 }
 
 p2p::Message FaultyMember::farHeightProposal(const Hash256& genesisId, std::uint64_t round) const {

@@ -46,6 +46,13 @@ class FaultyMember {
     [[nodiscard]] bool connectedToAll() const;
     /** Sends `message` to every other node; false if one was not connected. */
     bool sendAll(const p2p::Message& message);
+    /**
+     * Queues `count` copies of `message` to node `node` at once (a flood: this endpoint's send
+     * queue holds up to 2^20 messages); returns how many were queued before one was refused.
+     */
+    std::size_t flood(std::size_t node, const p2p::Message& message, std::size_t count);
+    /** Messages still queued to node `node`; nullopt when not connected to it. */
+    [[nodiscard]] std::optional<std::size_t> queuedTo(std::size_t node) const;
 
     /**
      * A proposal of `round` on the epoch's genesis QC (which verifies by convention) that claims
@@ -91,6 +98,7 @@ class FaultyMember {
     std::string domain_;
     std::vector<PubKey> members_;  // by committee index
     std::vector<NodeId> others_;
+    std::vector<NodeId> nodeIds_;  // of every node, by index
     std::atomic<bool> forgeEpochProofs_{false};
     std::atomic<std::size_t> forgedProofsSent_{0};
     mutable std::mutex mutex_;

@@ -244,6 +244,11 @@ bool Testnet::running(std::size_t i) {
     return n.process && n.process->running();
 }
 
+pid_t Testnet::pid(std::size_t i) const {
+    const auto& n = node(i);
+    return n.process ? n.process->pid() : -1;
+}
+
 Result<boost::json::value> Testnet::call(std::size_t i, const std::string& method,
                                          const boost::json::value& params) const {
     const auto& config = node(i).config;

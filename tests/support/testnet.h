@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <boost/json.hpp>
+#include <sys/types.h>
 
 #include "home.h"
 #include "rpc_client.h"
@@ -75,6 +76,8 @@ class Testnet {
     /** Sends `signal` to node i without waiting (SIGSTOP pauses it, SIGCONT resumes it). */
     void signal(std::size_t i, int signal);
     [[nodiscard]] bool running(std::size_t i);
+    /** Node i's process id, or -1 when it does not run. */
+    [[nodiscard]] pid_t pid(std::size_t i) const;
 
     /** Calls a JSON-RPC method on node i; a transport or JSON-RPC error is the Error. */
     [[nodiscard]] Result<boost::json::value> call(std::size_t i, const std::string& method,

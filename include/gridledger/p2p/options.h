@@ -35,8 +35,36 @@ struct Limits {
     std::size_t maxQueueMessages = 4096;
     /** Most bytes waiting in one peer's send queue; at least maxFrameBytes. */
     std::size_t maxQueueBytes = std::size_t{64} << 20U;
-    /** Most inbound connections still in the TLS handshake; beyond it new ones are closed. */
+    /**
+     * Most inbound connections still in the handshake (TCP accepted, no hello yet); beyond it new
+     * ones are closed at accept.
+     */
     std::size_t maxPendingHandshakes = 64;
+    /** Most of those from one remote IP address, so that one address cannot take them all. */
+    std::size_t maxPendingHandshakesPerIp = 8;
+    /**
+     * Most open connections with one node id: the one in use plus those retired by the
+     * one-connection rule (docs/p2p.md §6) that are still winding down. A further connection
+     * of that node id is closed as soon as its hello arrives (kTooManyConnections).
+     */
+    std::size_t maxConnectionsPerNode = 3;
+    /**
+     * Most bytes that the read buffers of all connections hold together. A buffer grows with the
+     * bytes that arrive (never with the length a frame announces); a connection whose buffer
+     * cannot grow within this budget stops reading until it can. At least maxFrameBytes.
+     */
+    std::size_t maxInboundBufferBytes = std::size_t{96} << 20U;
+    /**
+     * Per-peer inbound budget, two token buckets: frame bytes and frames per second, each with
+     * the burst it may hold. A peer past either is not read until its debt is repaid
+     * (backpressure), and each such pause costs it BanPolicy::floodPoints. The defaults are far
+     * above what consensus, gossip and block sync send (docs/p2p.md §3). The byte burst is at
+     * least maxFrameBytes.
+     */
+    std::size_t inboundBytesPerSecond = std::size_t{64} << 20U;
+    std::size_t inboundBytesBurst = std::size_t{128} << 20U;
+    std::size_t inboundMessagesPerSecond = 2'000;
+    std::size_t inboundMessagesBurst = 4'000;
     /** Most addresses taken from one peer-exchange frame; the rest are ignored. */
     std::size_t maxExchangedAddresses = 1024;
 };
@@ -69,6 +97,8 @@ struct BanPolicy {
     std::uint32_t malformedFramePoints = 50;
     /** Points for announcing a frame longer than Limits::maxFrameBytes, or an empty frame. */
     std::uint32_t oversizedFramePoints = 100;
+    /** Points each time a peer's inbound budget (Limits::inbound*) ran out and reading paused. */
+    std::uint32_t floodPoints = 5;
     /** Points forgiven per minute without new misbehaviour. */
     std::uint32_t decayPerMinute = 10;
 };
@@ -105,24 +135,25 @@ struct Options {
 
 /** Why a connection closed (docs/p2p.md). Values are for logs and tests, not the wire. */
 enum class CloseReason : std::uint8_t {
-    kStopped,           // Network::stop()
-    kIoError,           // the peer closed the connection, or a socket / TLS error
-    kHandshakeFailed,   // TLS failed for another reason (no certificate, not TLS 1.3, alert)
-    kNotAllowed,        // the certificate's node id is not in Options::allowed
-    kNodeIdMismatch,    // dialed node id differs from the certificate's
-    kBanned,            // the node is banned
-    kSelf,              // the certificate carries our own node id
-    kTimeout,           // handshake (TCP, TLS, hello) not done within handshakeTimeout
-    kProtocol,          // bad hello: wrong version, missing, or sent twice
-    kFrameTooLarge,     // announced length above maxFrameBytes, or 0
-    kMalformedFrame,    // the frame did not decode
-    kKeepAliveTimeout,  // no frame within pingTimeout
-    kWriteTimeout,      // the peer did not read within writeTimeout
-    kQueueOverflow,     // send queue full with nothing droppable
-    kDuplicate,         // another connection to this node id won the tie-break
-    kSuperseded,        // replaced by a connection that won the tie-break
-    kMisbehaviour,      // the ban score reached the threshold
-    kTooManyHandshakes  // Limits::maxPendingHandshakes reached
+    kStopped,            // Network::stop()
+    kIoError,            // the peer closed the connection, or a socket / TLS error
+    kHandshakeFailed,    // TLS failed for another reason (no certificate, not TLS 1.3, alert)
+    kNotAllowed,         // the certificate's node id is not in Options::allowed
+    kNodeIdMismatch,     // dialed node id differs from the certificate's
+    kBanned,             // the node is banned
+    kSelf,               // the certificate carries our own node id
+    kTimeout,            // handshake (TCP, TLS, hello) not done within handshakeTimeout
+    kProtocol,           // bad hello: wrong version, missing, or sent twice
+    kFrameTooLarge,      // announced length above maxFrameBytes, or 0
+    kMalformedFrame,     // the frame did not decode
+    kKeepAliveTimeout,   // no frame within pingTimeout
+    kWriteTimeout,       // the peer did not read within writeTimeout
+    kQueueOverflow,      // send queue full with nothing droppable
+    kDuplicate,          // another connection to this node id won the tie-break
+    kSuperseded,         // replaced by a connection that won the tie-break
+    kMisbehaviour,       // the ban score reached the threshold
+    kTooManyHandshakes,  // Limits::maxPendingHandshakes or maxPendingHandshakesPerIp reached
+    kTooManyConnections  // Limits::maxConnectionsPerNode reached for the peer's node id
 };
 
 /** A stable snake_case name of a reason, e.g. "not_allowed". */
@@ -161,6 +192,8 @@ struct NetworkStats {
     std::uint64_t messagesDropped = 0;   // by the send-queue policy
     std::uint64_t slowPeersDropped = 0;  // queue overflow or write timeout
     std::uint64_t bans = 0;
+    std::uint64_t readsThrottled = 0;    // pauses of a peer past its inbound budget
+    std::size_t inboundBufferBytes = 0;  // held by the read buffers now
 };
 
 }  // namespace gridledger::p2p

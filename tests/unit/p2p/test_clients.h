@@ -87,11 +87,14 @@ class RawTcpClient {
 /** A TLS 1.3 client with a node key (or with no certificate at all). */
 class TlsTestClient {
   public:
-    /** With `key`'s node certificate; accepts any server certificate. */
-    TlsTestClient(const crypto::NodeKey& key, std::uint16_t port)
+    /**
+     * With `key`'s node certificate; accepts any server certificate. Connects from `source`
+     * (another loopback address, e.g. 127.0.0.2, is another remote IP to the node).
+     */
+    TlsTestClient(const crypto::NodeKey& key, std::uint16_t port, const char* source = nullptr)
         : context_(std::move(*tls::makeContext(key))), stream_(io_, *context_) {
         check_.admit = [](const NodeId&) { return std::optional<CloseReason>(); };
-        connect(port);
+        connect(port, source);
     }
 
     /** Without a client certificate. */
@@ -184,7 +187,14 @@ class TlsTestClient {
     }
 
   private:
-    void connect(std::uint16_t port) {
+    void connect(std::uint16_t port, const char* source = nullptr) {
+        if (source != nullptr) {
+            auto& socket = stream_.next_layer();
+            if (socket.open(net::ip::tcp::v4(), connectError_) ||
+                socket.bind({net::ip::make_address(source), 0}, connectError_)) {
+                return;
+            }
+        }
         stream_.next_layer().connect({net::ip::make_address("127.0.0.1"), port}, connectError_);
     }
 
