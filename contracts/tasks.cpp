@@ -14,8 +14,11 @@ using detail::RecordReader;
 using detail::RecordWriter;
 
 constexpr std::uint8_t kFormat = 1;
-/** Format 2 of the task record added the spec hash, the result hash and the reported duration. */
-constexpr std::uint8_t kTaskFormat = 2;
+/**
+ * Format 2 of the task record added the spec hash, the result hash and the reported duration,
+ * format 3 the creation deposit.
+ */
+constexpr std::uint8_t kTaskFormat = 3;
 
 Hash256 taskKey(const Hash256& id) {
     return detail::stateKey("gridledger/state/task", id.view());
@@ -27,6 +30,10 @@ Hash256 consumerIndexKey(const Address& consumer) {
 
 Hash256 providerIndexKey(const Address& provider) {
     return detail::stateKey("gridledger/state/tasks_by_provider", provider.view());
+}
+
+Hash256 pendingCountKey(const Address& consumer) {
+    return detail::stateKey("gridledger/state/pending_tasks", consumer.view());
 }
 
 Hash256 stateIndexKey(TaskState taskState) {
@@ -78,6 +85,39 @@ Status updateIndex(StateLayer& state, const Hash256& key, const Hash256& id, boo
         return {};
     }
     state.put(key, encodeIds(ids));
+    return {};
+}
+
+/** Raises (`up`) or lowers by one the consumer's pending count; a count of 0 has no key. */
+Status countPending(StateLayer& state, const Address& consumer, bool up) {
+    GL_ASSIGN_OR_RETURN(count, loadPendingCount(state, consumer));
+    const auto next =
+        up ? checkedAdd(count, std::uint64_t{1}) : checkedSub(count, std::uint64_t{1});
+    if (!next) {
+        return fail(ErrorCode::kCorrupt, "pending count of " + consumer.hex() + " is out of range");
+    }
+    if (*next == 0) {
+        state.erase(pendingCountKey(consumer));
+        return {};
+    }
+    RecordWriter w(kFormat);
+    w.u64(*next);
+    state.put(pendingCountKey(consumer), w.take());
+    return {};
+}
+
+/** Credits `amount` to `to`'s account (nothing for 0); kOverflow beyond 128 bits. */
+Status credit(StateLayer& state, const Address& to, u128 amount) {
+    if (amount == 0) {
+        return {};
+    }
+    GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
+    const auto balance = checkedAdd(account.balance, amount);
+    if (!balance) {
+        return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " overflows");
+    }
+    account.balance = *balance;
+    storeAccount(state, to, account);
     return {};
 }
 
@@ -136,7 +176,8 @@ Bytes encodeTask(const Task& t) {
     w.fixed(t.id).fixed(t.consumer).fixed(t.provider).u8(static_cast<std::uint8_t>(t.state));
     w.text(t.category).u64(t.minGflops);
     w.list(t.constraints, [](RecordWriter& out, const std::string& c) { out.text(c); });
-    w.u64(t.maxMinutes).u128v(t.ratePerMinute).u128v(t.escrow).u64(t.createdHeight);
+    w.u64(t.maxMinutes).u128v(t.ratePerMinute).u128v(t.escrow).u128v(t.deposit);
+    w.u64(t.createdHeight);
     w.fixed(t.specHash).fixed(t.resultHash).u64(t.reportedMs);
     writeClock(w, t.clock);
     w.list(t.excluded, [](RecordWriter& out, const Address& a) { out.fixed(a); });
@@ -162,6 +203,7 @@ Result<Task> decodeTask(ByteView bytes) {
     t.maxMinutes = r.u64();
     t.ratePerMinute = r.u128v();
     t.escrow = r.u128v();
+    t.deposit = r.u128v();
     t.createdHeight = r.u64();
     t.specHash = r.fixed<Hash256>();
     t.resultHash = r.fixed<Hash256>();
@@ -220,6 +262,7 @@ Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
     task.clock.pendingSinceMs = block.timestampMs;
     GL_TRY(updateIndex(state, consumerIndexKey(task.consumer), task.id, true));
     GL_TRY(updateIndex(state, stateIndexKey(task.state), task.id, true));
+    GL_TRY(countPending(state, task.consumer, true));
     state.put(taskKey(task.id), encodeTask(task));
     return {};
 }
@@ -255,6 +298,12 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
     GL_ASSIGN_OR_RETURN(row, checkTrigger(task.state, trigger));
     GL_TRY(updateIndex(state, stateIndexKey(row.from), task.id, false));
     GL_TRY(updateIndex(state, stateIndexKey(row.to), task.id, true));
+    if (row.from == TaskState::kPending) {
+        GL_TRY(countPending(state, task.consumer, false));
+    }
+    if (row.to == TaskState::kPending) {
+        GL_TRY(countPending(state, task.consumer, true));
+    }
     if (trigger == TaskTrigger::kAssign) {
         task.provider = assignee;
         GL_TRY(updateIndex(state, providerIndexKey(assignee), task.id, true));
@@ -272,13 +321,19 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
 }
 
 Status escrowTask(StateLayer& state, Task task, const BlockContext& block) {
-    GL_ASSIGN_OR_RETURN(consumer, loadAccount(state, task.consumer));
-    if (consumer.balance < task.escrow) {
-        return fail(ErrorCode::kInsufficientBalance, "escrow of " + toDecimal(task.escrow) +
-                                                         " exceeds the balance " +
-                                                         toDecimal(consumer.balance));
+    const auto locked = checkedAdd(task.escrow, task.deposit);
+    if (!locked) {
+        return fail(ErrorCode::kOverflow,
+                    "escrow and deposit of task " + task.id.hex() + " overflow");
     }
-    consumer.balance -= task.escrow;
+    GL_ASSIGN_OR_RETURN(consumer, loadAccount(state, task.consumer));
+    if (consumer.balance < *locked) {
+        return fail(ErrorCode::kInsufficientBalance,
+                    "escrow of " + toDecimal(task.escrow) + " and deposit of " +
+                        toDecimal(task.deposit) + " exceed the balance " +
+                        toDecimal(consumer.balance));
+    }
+    consumer.balance -= *locked;
     storeAccount(state, task.consumer, consumer);
     return insertTask(state, std::move(task), block);
 }
@@ -295,26 +350,37 @@ Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
     const auto minutes = billedMinutes(row, usage, params.tasks);
     GL_ASSIGN_OR_RETURN(bill, billTask(params.tokenomics, tokenomics.emission, task.escrow,
                                        task.ratePerMinute, minutes));
-    auto credit = [&state](const Address& to, u128 amount) -> Status {
-        if (amount == 0) {
-            return {};
-        }
-        GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
-        const auto balance = checkedAdd(account.balance, amount);
-        if (!balance) {
-            return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " overflows");
-        }
-        account.balance = *balance;
-        storeAccount(state, to, account);
-        return {};
-    };
-    GL_TRY(credit(task.provider, bill.toProvider));
-    GL_TRY(credit(task.consumer, bill.refund));
+    bill.depositForfeit = forfeitedDeposit(row, task.deposit, params.tasks.depositForfeitBps);
+    bill.depositRefund = task.deposit - bill.depositForfeit;
+    const auto pool = checkedAdd(bill.emission.rewardPool, bill.depositForfeit);
+    if (!pool) {
+        return fail(ErrorCode::kOverflow, "reward pool overflows");
+    }
+    bill.emission.rewardPool = *pool;
+    const auto refund = checkedAdd(bill.refund, bill.depositRefund);
+    if (!refund) {
+        return fail(ErrorCode::kOverflow, "refund of task " + task.id.hex() + " overflows");
+    }
+    GL_TRY(credit(state, task.provider, bill.toProvider));
+    GL_TRY(credit(state, task.consumer, *refund));
     tokenomics.emission = bill.emission;
     storeTokenomics(state, tokenomics);
     task.escrow = 0;
+    task.deposit = 0;
     GL_TRY(transitionTask(state, task, trigger, block, actor));
     return bill;
+}
+
+Result<std::uint64_t> loadPendingCount(const StateLayer& state, const Address& consumer) {
+    GL_ASSIGN_OR_RETURN(value, state.get(pendingCountKey(consumer)));
+    if (!value) {
+        return std::uint64_t{0};
+    }
+    RecordReader r(*value, "pending task count");
+    r.format(kFormat);
+    const std::uint64_t count = r.u64();
+    GL_TRY(r.finish());
+    return count;
 }
 
 Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state, const Address& consumer) {

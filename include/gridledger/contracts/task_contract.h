@@ -25,10 +25,12 @@
 namespace gridledger::contracts {
 
 /**
- * Creates a task with id taskIdOf(sender, nonce) and escrows the index price of its maximum
- * duration: kUnknownCategory for a category the power index lacks, kInvalidTask for a label
- * constraint that does not parse or a rate of 0, kOverflow for an escrow beyond 128 bits,
- * kInsufficientBalance when the sender holds less than the escrow. Event `task_created`.
+ * Creates a task with id taskIdOf(sender, nonce), escrows the index price of its maximum
+ * duration and locks tasks.creation_deposit with it: kUnknownCategory for a category the power
+ * index lacks, kInvalidTask for a label constraint that does not parse or a rate of 0, kOverflow
+ * for an escrow beyond 128 bits, kTooManyPendingTasks when the sender already holds
+ * tasks.max_pending_per_consumer tasks in state Pending, kInsufficientBalance when the sender
+ * holds less than the escrow and the deposit. Event `task_created`.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> executeTaskCreate(StateLayer& state,
                                                                   const BlockContext& block,

@@ -47,6 +47,8 @@ struct Task {
     u128 ratePerMinute = 0;
     /** DPS held for the task while it is hot; 0 once it ended. */
     u128 escrow = 0;
+    /** The creation deposit held with the escrow while the task is hot; 0 once it ended. */
+    u128 deposit = 0;
     std::uint64_t createdHeight = 0;
     /** Hash of the job description the consumer gave; zero when none. */
     Hash256 specHash;
@@ -76,8 +78,8 @@ struct Task {
 void storeTask(StateLayer& state, const Task& task);
 
 /**
- * Stores a new task (state Pending, created at `block`) and lists it under its consumer and its
- * state. kInvalidTask if the id is taken.
+ * Stores a new task (state Pending, created at `block`), lists it under its consumer and its
+ * state and counts it among the consumer's pending tasks. kInvalidTask if the id is taken.
  */
 [[nodiscard]] Status insertTask(StateLayer& state, Task task, const BlockContext& block);
 
@@ -92,10 +94,10 @@ void storeTask(StateLayer& state, const Task& task);
 /**
  * Fires `trigger` on `task` in `block` and stores it: kInvalidTaskTransition (both states named)
  * when the table has no such row, and then nothing is written. Moves the task between the state
- * lists; on kAssign sets the provider to `assignee` and lists the task under it (a provider's
- * list keeps every task it was ever assigned); on kRefuse and kClaimTimeout excludes the
- * provider and clears it; updates the clock; appends the history entry (actor zero for the
- * chain). Billing is the caller's: this moves no DPS.
+ * lists and keeps the consumer's count of pending tasks; on kAssign sets the provider to `assignee`
+ * and lists the task under it (a provider's list keeps every task it was ever assigned); on kRefuse
+ * and kClaimTimeout excludes the provider and clears it; updates the clock; appends the history
+ * entry (actor zero for the chain). Billing is the caller's: this moves no DPS.
  */
 [[nodiscard]] Result<TaskTransition> transitionTask(StateLayer& state, Task& task,
                                                     TaskTrigger trigger, const BlockContext& block,
@@ -103,8 +105,9 @@ void storeTask(StateLayer& state, const Task& task);
                                                     const Address& assignee = Address{});
 
 /**
- * Creates a task: moves `task.escrow` from the consumer's account into it (kInsufficientBalance
- * when the consumer holds less) and inserts it (insertTask). Σ accounts + pool + escrow is kept.
+ * Creates a task: moves `task.escrow` + `task.deposit` from the consumer's account into it
+ * (kInsufficientBalance when the consumer holds less, kOverflow beyond 128 bits) and inserts it
+ * (insertTask). Σ accounts + pool + escrow + deposit is kept.
  */
 [[nodiscard]] Status escrowTask(StateLayer& state, Task task, const BlockContext& block);
 
@@ -112,13 +115,18 @@ void storeTask(StateLayer& state, const Task& task);
  * Ends a hot task with a trigger that leads to a terminal state and pays its escrow out: the
  * bill of billedMinutes at the task's rate (billTask), pool_share of it to the reward pool
  * (replenish, stored in the tokenomics state), the rest to the provider's account, the remainder
- * back to the consumer; the task keeps escrow 0. kInvalidTaskTransition when the table has no
- * such row; kInvalidArgument when the row does not end the task. Σ accounts + pool + escrow is
- * kept.
+ * back to the consumer; then its deposit: forfeitedDeposit to the reward pool, the rest back to
+ * the consumer. The task keeps escrow 0 and deposit 0. kInvalidTaskTransition when the table has
+ * no such row; kInvalidArgument when the row does not end the task; kOverflow when the pool or a
+ * balance would leave 128 bits. Σ accounts + pool + escrow + deposit is kept.
  */
 [[nodiscard]] Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
                                        const BlockContext& block, const Address& actor,
                                        const TaskUsage& usage);
+
+/** How many of `consumer`'s tasks are in state Pending. */
+[[nodiscard]] Result<std::uint64_t> loadPendingCount(const StateLayer& state,
+                                                     const Address& consumer);
 
 /** Task ids of a consumer, of a provider, or in a state, ascending. */
 [[nodiscard]] Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state,
