@@ -1,11 +1,10 @@
-#include <algorithm>
-
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
 #include <gridledger/contracts/tasks.h>
 
 #include "record.h"
+#include "state_index.h"
 
 namespace gridledger::contracts {
 namespace {
@@ -24,68 +23,36 @@ Hash256 taskKey(const Hash256& id) {
     return detail::stateKey("gridledger/state/task", id.view());
 }
 
-Hash256 consumerIndexKey(const Address& consumer) {
-    return detail::stateKey("gridledger/state/tasks_by_consumer", consumer.view());
+detail::StateIndex consumerIndex(const Address& consumer) {
+    return detail::StateIndex("gridledger/state/tasks_by_consumer", consumer.view());
 }
 
-Hash256 providerIndexKey(const Address& provider) {
-    return detail::stateKey("gridledger/state/tasks_by_provider", provider.view());
+detail::StateIndex providerIndex(const Address& provider) {
+    return detail::StateIndex("gridledger/state/tasks_by_provider", provider.view());
+}
+
+detail::StateIndex stateIndex(TaskState taskState) {
+    const std::uint8_t id = static_cast<std::uint8_t>(taskState);
+    return detail::StateIndex("gridledger/state/tasks_by_state", ByteView{&id, 1});
 }
 
 Hash256 pendingCountKey(const Address& consumer) {
     return detail::stateKey("gridledger/state/pending_tasks", consumer.view());
 }
 
-Hash256 stateIndexKey(TaskState taskState) {
-    const std::uint8_t id = static_cast<std::uint8_t>(taskState);
-    return detail::stateKey("gridledger/state/tasks_by_state", ByteView{&id, 1});
-}
-
-Bytes encodeIds(const std::vector<Hash256>& ids) {
-    RecordWriter w(kFormat);
-    w.list(ids, [](RecordWriter& out, const Hash256& id) { out.fixed(id); });
-    return w.take();
-}
-
-Result<std::vector<Hash256>> decodeIds(ByteView bytes) {
-    RecordReader r(bytes, "task index");
-    r.format(kFormat);
-    auto ids = r.list<Hash256>([](RecordReader& in) { return in.fixed<Hash256>(); });
-    GL_TRY(r.finish());
+/** The task ids an index lists, ascending. */
+Result<std::vector<Hash256>> idsIn(const StateLayer& state, const detail::StateIndex& index) {
+    GL_ASSIGN_OR_RETURN(members, index.members(state));
+    std::vector<Hash256> ids;
+    ids.reserve(members.size());
+    for (const auto& member : members) {
+        const auto id = Hash256::fromBytes(member);
+        if (!id) {
+            return fail(ErrorCode::kCorrupt, "a task index holds a malformed id");
+        }
+        ids.push_back(*id);
+    }
     return ids;
-}
-
-Result<std::vector<Hash256>> loadIds(const StateLayer& state, const Hash256& key) {
-    GL_ASSIGN_OR_RETURN(value, state.get(key));
-    if (!value) {
-        return std::vector<Hash256>{};
-    }
-    return decodeIds(*value);
-}
-
-Result<std::vector<Hash256>> readIds(const ledger::StateTree& tree, std::uint64_t version,
-                                     const Hash256& key) {
-    GL_ASSIGN_OR_RETURN(value, tree.get(key, version));
-    if (!value) {
-        return std::vector<Hash256>{};
-    }
-    return decodeIds(*value);
-}
-
-/** Adds (true) or removes (false) `id` in the sorted list under `key`. */
-Status updateIndex(StateLayer& state, const Hash256& key, const Hash256& id, bool add) {
-    GL_ASSIGN_OR_RETURN(ids, loadIds(state, key));
-    const auto it = std::lower_bound(ids.begin(), ids.end(), id);
-    const bool present = it != ids.end() && *it == id;
-    if (add && !present) {
-        ids.insert(it, id);
-    } else if (!add && present) {
-        ids.erase(it);
-    } else {
-        return {};
-    }
-    state.put(key, encodeIds(ids));
-    return {};
 }
 
 /** Raises (`up`) or lowers by one the consumer's pending count; a count of 0 has no key. */
@@ -260,8 +227,8 @@ Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
     task.clock.state = TaskState::kPending;
     task.clock.createdMs = block.timestampMs;
     task.clock.pendingSinceMs = block.timestampMs;
-    GL_TRY(updateIndex(state, consumerIndexKey(task.consumer), task.id, true));
-    GL_TRY(updateIndex(state, stateIndexKey(task.state), task.id, true));
+    consumerIndex(task.consumer).add(state, task.id.view());
+    stateIndex(task.state).add(state, task.id.view());
     GL_TRY(countPending(state, task.consumer, true));
     state.put(taskKey(task.id), encodeTask(task));
     return {};
@@ -296,8 +263,8 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
                                       const BlockContext& block, const Address& actor,
                                       const Address& assignee) {
     GL_ASSIGN_OR_RETURN(row, checkTrigger(task.state, trigger));
-    GL_TRY(updateIndex(state, stateIndexKey(row.from), task.id, false));
-    GL_TRY(updateIndex(state, stateIndexKey(row.to), task.id, true));
+    stateIndex(row.from).remove(state, task.id.view());
+    stateIndex(row.to).add(state, task.id.view());
     if (row.from == TaskState::kPending) {
         GL_TRY(countPending(state, task.consumer, false));
     }
@@ -306,7 +273,7 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
     }
     if (trigger == TaskTrigger::kAssign) {
         task.provider = assignee;
-        GL_TRY(updateIndex(state, providerIndexKey(assignee), task.id, true));
+        providerIndex(assignee).add(state, task.id.view());
     }
     if (trigger == TaskTrigger::kRefuse || trigger == TaskTrigger::kClaimTimeout) {
         detail::insertSorted(task.excluded, task.provider);
@@ -384,30 +351,30 @@ Result<std::uint64_t> loadPendingCount(const StateLayer& state, const Address& c
 }
 
 Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state, const Address& consumer) {
-    return loadIds(state, consumerIndexKey(consumer));
+    return idsIn(state, consumerIndex(consumer));
 }
 
 Result<std::vector<Hash256>> loadTasksByProvider(const StateLayer& state, const Address& provider) {
-    return loadIds(state, providerIndexKey(provider));
+    return idsIn(state, providerIndex(provider));
 }
 
 Result<std::vector<Hash256>> loadTasksByState(const StateLayer& state, TaskState taskState) {
-    return loadIds(state, stateIndexKey(taskState));
+    return idsIn(state, stateIndex(taskState));
 }
 
 Result<std::vector<Hash256>> readTasksByConsumer(const ledger::StateTree& tree,
                                                  std::uint64_t version, const Address& consumer) {
-    return readIds(tree, version, consumerIndexKey(consumer));
+    return loadTasksByConsumer(StateLayer(tree, version), consumer);
 }
 
 Result<std::vector<Hash256>> readTasksByProvider(const ledger::StateTree& tree,
                                                  std::uint64_t version, const Address& provider) {
-    return readIds(tree, version, providerIndexKey(provider));
+    return loadTasksByProvider(StateLayer(tree, version), provider);
 }
 
 Result<std::vector<Hash256>> readTasksByState(const ledger::StateTree& tree, std::uint64_t version,
                                               TaskState taskState) {
-    return readIds(tree, version, stateIndexKey(taskState));
+    return loadTasksByState(StateLayer(tree, version), taskState);
 }
 
 }  // namespace gridledger::contracts

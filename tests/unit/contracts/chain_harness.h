@@ -233,6 +233,7 @@ class Chain {
 
     Executor& executor() { return *executor_; }
     ledger::StateTree& tree() { return *tree_; }
+    storage::KvStore& store() { return *store_; }
     ledger::BlockStore& blocks() { return *blocks_; }
     const std::vector<codec::Block>& blocksRun() const { return blocksRun_; }
     const Genesis& genesis() const { return genesis_; }
