@@ -254,7 +254,7 @@ Events executeTaskTopUp(StateLayer& state, const BlockContext& /*block*/, const 
     task.escrow = *escrow;
     task.maxMinutes = *maxMinutes;
     task.clock.escrowMinutes = *escrowMinutes;
-    storeTask(state, task);
+    GL_TRY(storeTask(state, task));
     return std::vector<codec::Event>{
         codec::Event{"task_topped_up",
                      {{"task", task.id.hex()},

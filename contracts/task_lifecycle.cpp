@@ -416,4 +416,23 @@ std::optional<TaskTrigger> dueTimeout(const TaskClock& clock, const TaskParams& 
     }
 }
 
+std::optional<std::uint64_t> timeoutDueAt(const TaskClock& clock, const TaskParams& params,
+                                          std::uint64_t slotMs) {
+    switch (clock.state) {
+        case kPending:
+            return saturatingAdd(clock.createdMs, params.assignTimeoutMs);
+        case kAssigned:
+            return saturatingAdd(clock.assignedMs, params.claimTimeoutMs);
+        case kResultSubmitted:
+            return saturatingAdd(clock.submittedMs, params.verifyWindowMs);
+        case kRunning:
+            return std::min(
+                saturatingAdd(clock.unattestedSinceMs,
+                              saturatingMul(params.panicAfterSlots, slotMs)),
+                saturatingAdd(clock.startedMs, saturatingMul(clock.escrowMinutes, kMinuteMs)));
+        default:
+            return std::nullopt;
+    }
+}
+
 }  // namespace gridledger::contracts

@@ -15,7 +15,7 @@ using detail::RecordWriter;
 constexpr std::uint8_t kFormat = 1;
 /**
  * Format 2 of the task record added the spec hash, the result hash and the reported duration,
- * format 3 the creation deposit.
+ * format 3 the creation deposit and the due time.
  */
 constexpr std::uint8_t kTaskFormat = 3;
 
@@ -34,6 +34,18 @@ detail::StateIndex providerIndex(const Address& provider) {
 detail::StateIndex stateIndex(TaskState taskState) {
     const std::uint8_t id = static_cast<std::uint8_t>(taskState);
     return detail::StateIndex("gridledger/state/tasks_by_state", ByteView{&id, 1});
+}
+
+/** Every hot task under its next due time: members are due time (u64 BE) ‖ task id. */
+detail::StateIndex dueIndex() {
+    return detail::StateIndex("gridledger/state/tasks_by_due");
+}
+
+Bytes dueMember(std::uint64_t dueMs, const Hash256& id) {
+    Bytes member;
+    appendU64(member, dueMs);
+    append(member, id.view());
+    return member;
 }
 
 Hash256 pendingCountKey(const Address& consumer) {
@@ -85,6 +97,24 @@ Status credit(StateLayer& state, const Address& to, u128 amount) {
     }
     account.balance = *balance;
     storeAccount(state, to, account);
+    return {};
+}
+
+/** Files the task under the due time of its next timeout (none once ended), then stores it. */
+Status putTask(StateLayer& state, Task& task) {
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    const std::uint64_t due =
+        timeoutDueAt(task.clock, params.tasks, params.tokenomics.slotMs).value_or(0);
+    if (due != task.dueMs) {
+        if (task.dueMs != 0) {
+            dueIndex().remove(state, dueMember(task.dueMs, task.id));
+        }
+        if (due != 0) {
+            dueIndex().add(state, dueMember(due, task.id));
+        }
+        task.dueMs = due;
+    }
+    state.put(taskKey(task.id), encodeTask(task));
     return {};
 }
 
@@ -147,6 +177,7 @@ Bytes encodeTask(const Task& t) {
     w.u64(t.createdHeight);
     w.fixed(t.specHash).fixed(t.resultHash).u64(t.reportedMs);
     writeClock(w, t.clock);
+    w.u64(t.dueMs);
     w.list(t.excluded, [](RecordWriter& out, const Address& a) { out.fixed(a); });
     w.list(t.history, [](RecordWriter& out, const TaskHistoryEntry& e) {
         out.u8(static_cast<std::uint8_t>(e.from)).u8(static_cast<std::uint8_t>(e.to));
@@ -176,6 +207,7 @@ Result<Task> decodeTask(ByteView bytes) {
     t.resultHash = r.fixed<Hash256>();
     t.reportedMs = r.u64();
     t.clock = readClock(r);
+    t.dueMs = r.u64();
     t.excluded = r.list<Address>([](RecordReader& in) { return in.fixed<Address>(); });
     t.history = r.list<TaskHistoryEntry>([](RecordReader& in) {
         TaskHistoryEntry e;
@@ -213,8 +245,8 @@ Result<std::optional<Task>> readTask(const ledger::StateTree& tree, std::uint64_
     return std::optional<Task>(std::move(task));
 }
 
-void storeTask(StateLayer& state, const Task& task) {
-    state.put(taskKey(task.id), encodeTask(task));
+Status storeTask(StateLayer& state, Task& task) {
+    return putTask(state, task);
 }
 
 Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
@@ -230,8 +262,8 @@ Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
     consumerIndex(task.consumer).add(state, task.id.view());
     stateIndex(task.state).add(state, task.id.view());
     GL_TRY(countPending(state, task.consumer, true));
-    state.put(taskKey(task.id), encodeTask(task));
-    return {};
+    task.dueMs = 0;
+    return putTask(state, task);
 }
 
 Status checkParty(const Task& task, const TaskTransition& transition, const Address& actor,
@@ -283,7 +315,7 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
     updateClock(task, trigger, block.timestampMs);
     task.history.push_back(
         TaskHistoryEntry{row.from, row.to, trigger, block.height, block.timestampMs, actor});
-    state.put(taskKey(task.id), encodeTask(task));
+    GL_TRY(putTask(state, task));
     return row;
 }
 
@@ -336,6 +368,21 @@ Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
     task.deposit = 0;
     GL_TRY(transitionTask(state, task, trigger, block, actor));
     return bill;
+}
+
+Result<std::vector<Hash256>> loadDueTasks(const StateLayer& state, std::uint64_t nowMs) {
+    Bytes upTo;
+    appendU64(upTo, nowMs);
+    GL_ASSIGN_OR_RETURN(members, dueIndex().membersBetween(state, {}, upTo));
+    std::vector<Hash256> ids;
+    ids.reserve(members.size());
+    for (const auto& member : members) {
+        if (member.size() != 8 + Hash256::size()) {
+            return fail(ErrorCode::kCorrupt, "the due index holds a malformed entry");
+        }
+        ids.push_back(*Hash256::fromBytes(ByteView(member).subspan(8)));
+    }
+    return ids;
 }
 
 Result<std::uint64_t> loadPendingCount(const StateLayer& state, const Address& consumer) {

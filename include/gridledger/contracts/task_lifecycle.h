@@ -302,4 +302,13 @@ struct TaskClock {
                                                     const TaskParams& params, std::uint64_t slotMs,
                                                     std::uint64_t nowMs);
 
+/**
+ * The first block time at which dueTimeout(clock, params, slotMs, ·) names a trigger: the due
+ * time above for Pending, Assigned and ResultSubmitted, the earlier of panic and out-of-credits
+ * for Running; nullopt in the terminal states. Saturating sums.
+ */
+[[nodiscard]] std::optional<std::uint64_t> timeoutDueAt(const TaskClock& clock,
+                                                        const TaskParams& params,
+                                                        std::uint64_t slotMs);
+
 }  // namespace gridledger::contracts

@@ -57,6 +57,11 @@ struct Task {
     /** The duration the provider reported with its result or failure, ms. */
     std::uint64_t reportedMs = 0;
     TaskClock clock;
+    /**
+     * The block time its next timeout falls due (timeoutDueAt when it was last stored), under
+     * which the due index lists it; 0 once it ended (a due time is never 0).
+     */
+    std::uint64_t dueMs = 0;
     /** Providers that refused it or let the claim time out, ascending. */
     std::vector<Address> excluded;
     std::vector<TaskHistoryEntry> history;
@@ -74,12 +79,16 @@ struct Task {
 [[nodiscard]] Result<std::optional<Task>> readTask(const ledger::StateTree& tree,
                                                    std::uint64_t version, const Hash256& id);
 
-/** Stores `task` as it is (its lists untouched): for changes that are not transitions (top-up). */
-void storeTask(StateLayer& state, const Task& task);
+/**
+ * Stores `task` as it is, its state lists untouched, for changes that are not transitions (a
+ * top-up, a newer attestation): files it anew in the due index when its due time moved.
+ */
+[[nodiscard]] Status storeTask(StateLayer& state, Task& task);
 
 /**
- * Stores a new task (state Pending, created at `block`), lists it under its consumer and its
- * state and counts it among the consumer's pending tasks. kInvalidTask if the id is taken.
+ * Stores a new task (state Pending, created at `block`), lists it under its consumer, its state
+ * and its due time and counts it among the consumer's pending tasks. kInvalidTask if the id is
+ * taken.
  */
 [[nodiscard]] Status insertTask(StateLayer& state, Task task, const BlockContext& block);
 
@@ -94,7 +103,8 @@ void storeTask(StateLayer& state, const Task& task);
 /**
  * Fires `trigger` on `task` in `block` and stores it: kInvalidTaskTransition (both states named)
  * when the table has no such row, and then nothing is written. Moves the task between the state
- * lists and keeps the consumer's count of pending tasks; on kAssign sets the provider to `assignee`
+ * lists, files it under its new due time (out of the due index once it ended) and keeps the
+ * consumer's count of pending tasks; on kAssign sets the provider to `assignee`
  * and lists the task under it (a provider's list keeps every task it was ever assigned); on kRefuse
  * and kClaimTimeout excludes the provider and clears it; updates the clock; appends the history
  * entry (actor zero for the chain). Billing is the caller's: this moves no DPS.
@@ -123,6 +133,13 @@ void storeTask(StateLayer& state, const Task& task);
 [[nodiscard]] Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
                                        const BlockContext& block, const Address& actor,
                                        const TaskUsage& usage);
+
+/**
+ * The hot tasks whose next timeout falls due at or before `nowMs`, by due time then id: the due
+ * index (docs/tasks.md "Timeouts") read from its start to `nowMs`.
+ */
+[[nodiscard]] Result<std::vector<Hash256>> loadDueTasks(const StateLayer& state,
+                                                        std::uint64_t nowMs);
 
 /** How many of `consumer`'s tasks are in state Pending. */
 [[nodiscard]] Result<std::uint64_t> loadPendingCount(const StateLayer& state,

@@ -2,6 +2,7 @@
 // range with its own writes over the tree's, and a task transition writes the same keys and
 // bytes whatever the number of tasks already in state.
 
+#include <algorithm>
 #include <chrono>
 
 #include <gtest/gtest.h>
@@ -126,6 +127,44 @@ TEST(TaskIndexes, ALayerListsItsWritesOverTheTreeInKeyOrder) {
     const auto inTx = tx.keysBetween(keyAt(0xee, 2), keyAt(0xee, 5));
     ASSERT_TRUE(inTx);
     EXPECT_EQ(*inTx, (std::vector<Hash256>{keyAt(0xee, 2), keyAt(0xee, 3), keyAt(0xee, 5)}));
+}
+
+TEST(TaskIndexes, TheDueIndexListsExactlyTheTasksDueByDueTimeThenId) {
+    Chain chain(shortEpochGenesis(1, 0));
+    const std::uint64_t timeout = chain.params().tasks.assignTimeoutMs;
+    StateLayer state(chain.tree(), chain.height());
+    // 600 pending tasks created at 200 block times: each is due at its creation + the timeout.
+    std::vector<std::pair<std::uint64_t, Hash256>> expected;
+    for (std::uint64_t i = 0; i < 600; ++i) {
+        const std::uint64_t created = 2'000'000 + (i * 7 % 200) * 1'000;
+        const Task task = pendingTask(dust(i), 0);
+        ASSERT_TRUE(insertTask(state, task, {1, created}));
+        expected.emplace_back(created + timeout, task.id);
+    }
+    std::sort(expected.begin(), expected.end());
+    for (const std::uint64_t now : {std::uint64_t{0}, 2'000'000 + timeout - 1, 2'000'000 + timeout,
+                                    2'050'500 + timeout, 2'199'000 + timeout, ~std::uint64_t{0}}) {
+        std::vector<Hash256> due;
+        for (const auto& [at, id] : expected) {
+            if (at <= now) {
+                due.push_back(id);
+            }
+        }
+        const auto found = loadDueTasks(state, now);
+        ASSERT_TRUE(found) << found.error().message;
+        EXPECT_EQ(*found, due) << "at " << now;
+    }
+    // A task that is assigned leaves its pending due time for its claim deadline, listed once.
+    Task first = **loadTask(state, expected.front().second);
+    ASSERT_TRUE(
+        transitionTask(state, first, TaskTrigger::kAssign, {2, 3'000'000}, Address{}, dust(9'999)));
+    const std::uint64_t claimDue = 3'000'000 + chain.params().tasks.claimTimeoutMs;
+    EXPECT_EQ(first.dueMs, claimDue);
+    EXPECT_TRUE(loadDueTasks(state, claimDue - 1)->empty());
+    EXPECT_EQ(*loadDueTasks(state, claimDue), std::vector<Hash256>{first.id});
+    const auto atFirst = loadDueTasks(state, expected.front().first);
+    ASSERT_TRUE(atFirst);
+    EXPECT_EQ(std::count(atFirst->begin(), atFirst->end(), first.id), 1);
 }
 
 TEST(TaskIndexes, ATransitionWritesTheSameBytesWhateverTheNumberOfPendingTasks) {
