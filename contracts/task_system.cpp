@@ -1,5 +1,6 @@
 // The chain's own task work before each block's transactions: timeouts, then matching
-// (docs/tasks.md "Timeouts", "Matching"). Only sorted lists and ordered maps are iterated.
+// (docs/tasks.md "Timeouts", "Matching"). Only key ranges in key order, sorted lists and ordered
+// maps are iterated.
 
 #include <algorithm>
 #include <map>

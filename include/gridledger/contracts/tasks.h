@@ -16,7 +16,8 @@
 /**
  * Task records in state (docs/tasks.md "State"): one record per task with its
  * escrow, clock, exclusions and the history of every transition (height, timestamp, actor), and
- * sorted index values listing tasks by consumer, by provider and by state.
+ * indexes of one state key per entry listing tasks by consumer, by provider, by state and by the
+ * due time of their next timeout.
  */
 namespace gridledger::contracts {
 
