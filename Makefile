@@ -56,8 +56,9 @@ format-check: deps
 bench: deps
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/bench -j $(JOBS) --target gridledger gridledger_node_load \
-		gridledger_crypto_bench gridledger_mempool_bench gridledger_executor_bench gridledger_state_tree_bench
-	for b in crypto mempool executor state_tree; do build/bench/bench/gridledger_$${b}_bench; done
+		gridledger_crypto_bench gridledger_mempool_bench gridledger_executor_bench gridledger_state_tree_bench \
+		gridledger_task_admission_bench
+	for b in crypto mempool executor state_tree task_admission; do build/bench/bench/gridledger_$${b}_bench; done
 	build/bench/bench/gridledger_node_load
 	build/bench/bench/gridledger_node_load --no-journal
 	build/bench/bench/gridledger_node_load --validators 4

@@ -122,6 +122,8 @@ std::string_view reasonOf(ErrorCode code) {
             return "not_task_party";
         case ErrorCode::kInvalidTask:
             return "invalid_task";
+        case ErrorCode::kTooManyPendingTasks:
+            return "too_many_pending_tasks";
     }
     return "unknown";
 }

@@ -282,6 +282,9 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_TRY(optionalU64(*tasks, "verify_window_ms", "tasks.", k.verifyWindowMs));
         GL_TRY(optionalU64(*tasks, "panic_after_slots", "tasks.", k.panicAfterSlots));
         GL_TRY(optionalU64(*tasks, "cancellation_fee_minutes", "tasks.", k.cancellationFeeMinutes));
+        GL_TRY(optionalU64(*tasks, "creation_deposit", "tasks.", k.creationDeposit));
+        GL_TRY(optionalU64(*tasks, "deposit_forfeit_bps", "tasks.", k.depositForfeitBps));
+        GL_TRY(optionalU64(*tasks, "max_pending_per_consumer", "tasks.", k.maxPendingPerConsumer));
     }
     if (optionalMember(root, "fees") != nullptr) {
         GL_ASSIGN_OR_RETURN(fees, getObject(root, "fees"));
@@ -338,7 +341,10 @@ void renderContractSections(const Genesis& g, json::object& root) {
                      {"assign_timeout_ms", std::to_string(g.tasks.assignTimeoutMs)},
                      {"verify_window_ms", std::to_string(g.tasks.verifyWindowMs)},
                      {"panic_after_slots", std::to_string(g.tasks.panicAfterSlots)},
-                     {"cancellation_fee_minutes", std::to_string(g.tasks.cancellationFeeMinutes)}};
+                     {"cancellation_fee_minutes", std::to_string(g.tasks.cancellationFeeMinutes)},
+                     {"creation_deposit", std::to_string(g.tasks.creationDeposit)},
+                     {"deposit_forfeit_bps", std::to_string(g.tasks.depositForfeitBps)},
+                     {"max_pending_per_consumer", std::to_string(g.tasks.maxPendingPerConsumer)}};
     json::object fees;
     for (std::size_t i = 0; i < codec::kPayloadKindCount; ++i) {
         fees[codec::kPayloadKinds[i]] = std::to_string(g.fees.byKind[i]);

@@ -5,8 +5,8 @@
 namespace gridledger::contracts {
 namespace {
 
-// Format 2 appended the task parameters, format 3 the fees.
-constexpr std::uint8_t kFormat = 3;
+// Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap.
+constexpr std::uint8_t kFormat = 4;
 constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
@@ -73,6 +73,15 @@ std::uint64_t* taskField(TaskParams& tasks, std::string_view name) {
     }
     if (name == "tasks.cancellation_fee_minutes") {
         return &tasks.cancellationFeeMinutes;
+    }
+    if (name == "tasks.creation_deposit") {
+        return &tasks.creationDeposit;
+    }
+    if (name == "tasks.deposit_forfeit_bps") {
+        return &tasks.depositForfeitBps;
+    }
+    if (name == "tasks.max_pending_per_consumer") {
+        return &tasks.maxPendingPerConsumer;
     }
     return nullptr;
 }
@@ -298,6 +307,7 @@ Bytes encodeParams(const ChainParams& p) {
     for (const auto fee : p.fees.byKind) {
         w.u64(fee);
     }
+    w.u64(k.creationDeposit).u64(k.depositForfeitBps).u64(k.maxPendingPerConsumer);
     return w.take();
 }
 
@@ -325,6 +335,9 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     for (auto& fee : p.fees.byKind) {
         fee = r.u64();
     }
+    k.creationDeposit = r.u64();
+    k.depositForfeitBps = r.u64();
+    k.maxPendingPerConsumer = r.u64();
     GL_TRY(r.finish());
     return p;
 }

@@ -46,8 +46,8 @@ Hash256 providerKey(const Address& address) {
     return stateKey("gridledger/state/provider", address.view());
 }
 
-Hash256 providerIndexKey() {
-    return stateKey("gridledger/state/provider_index");
+StateIndex providerIndex() {
+    return StateIndex("gridledger/state/provider_index");
 }
 
 Hash256 settledIndexKey() {

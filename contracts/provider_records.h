@@ -6,11 +6,13 @@
 #include <gridledger/contracts/providers.h>
 
 #include "record.h"
+#include "state_index.h"
 
 namespace gridledger::contracts::detail {
 
 [[nodiscard]] Hash256 providerKey(const Address& address);
-[[nodiscard]] Hash256 providerIndexKey();
+/** The index of every registered provider: one key per address. */
+[[nodiscard]] StateIndex providerIndex();
 [[nodiscard]] Hash256 settledIndexKey();
 [[nodiscard]] Hash256 verifiersKey();
 [[nodiscard]] Hash256 slotsKey(const Address& provider, std::uint64_t epoch);

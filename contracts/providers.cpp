@@ -70,12 +70,22 @@ Result<std::optional<Provider>> readProvider(const ledger::StateTree& tree, std:
 }
 
 Result<std::vector<Address>> loadProviderIndex(const StateLayer& state) {
-    return detail::loadAddresses(state, detail::providerIndexKey(), "provider index");
+    GL_ASSIGN_OR_RETURN(members, detail::providerIndex().members(state));
+    std::vector<Address> out;
+    out.reserve(members.size());
+    for (const auto& member : members) {
+        const auto address = Address::fromBytes(member);
+        if (!address) {
+            return fail(ErrorCode::kCorrupt, "provider index holds a malformed address");
+        }
+        out.push_back(*address);
+    }
+    return out;
 }
 
 Result<std::vector<Address>> readProviderIndex(const ledger::StateTree& tree,
                                                std::uint64_t version) {
-    return detail::readAddresses(tree, version, detail::providerIndexKey(), "provider index");
+    return loadProviderIndex(StateLayer(tree, version));
 }
 
 Result<std::vector<Address>> loadSettledIndex(const StateLayer& state) {
@@ -152,9 +162,7 @@ Result<std::vector<codec::Event>> addProvider(StateLayer& state, const BlockCont
     GL_TRY(checkInventory(params.index, reg));
     Provider provider{address, status, block.height, block.height, canonical(reg), ProviderJobs{}};
     storeProvider(state, provider);
-    GL_ASSIGN_OR_RETURN(index, loadProviderIndex(state));
-    detail::insertSorted(index, address);
-    state.put(detail::providerIndexKey(), detail::encodeAddresses(index));
+    detail::providerIndex().add(state, address.view());
     if (status != ProviderStatus::kRegistered) {
         GL_ASSIGN_OR_RETURN(settled, loadSettledIndex(state));
         detail::insertSorted(settled, address);

@@ -164,7 +164,7 @@ class RecordReader {
     bool failed_ = false;
 };
 
-/** A sorted list of addresses: the explicit indexes the state tree cannot enumerate. */
+/** A sorted list of addresses: the lists only governance grows (verifiers, admitted providers). */
 [[nodiscard]] inline Bytes encodeAddresses(const std::vector<Address>& addresses) {
     RecordWriter w(1);
     w.list(addresses, [](RecordWriter& out, const Address& a) { out.fixed(a); });

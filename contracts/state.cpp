@@ -12,6 +12,34 @@ Result<std::optional<Bytes>> StateLayer::get(const Hash256& key) const {
     return tree_->get(key, version_);
 }
 
+Result<std::vector<Hash256>> StateLayer::keysBetween(const Hash256& first,
+                                                     const Hash256& last) const {
+    GL_ASSIGN_OR_RETURN(below, parent_ != nullptr ? parent_->keysBetween(first, last)
+                                                  : tree_->keysBetween(first, last, version_));
+    auto write = writes_.lower_bound(first);
+    const auto end = writes_.upper_bound(last);
+    if (write == end) {
+        return below;
+    }
+    std::vector<Hash256> out;
+    out.reserve(below.size());
+    auto under = below.begin();
+    while (under != below.end() || write != end) {
+        if (write == end || (under != below.end() && *under < write->first)) {
+            out.push_back(*under++);
+            continue;
+        }
+        if (under != below.end() && *under == write->first) {
+            ++under;
+        }
+        if (write->second) {
+            out.push_back(write->first);
+        }
+        ++write;
+    }
+    return out;
+}
+
 void StateLayer::mergeIntoParent() {
     for (auto& [key, value] : writes_) {
         parent_->writes_[key] = std::move(value);

@@ -103,6 +103,7 @@ Result<codec::Event> finishTask(StateLayer& state, Task& task, TaskTrigger trigg
                                 const TaskUsage& usage) {
     const TaskState from = task.state;
     const u128 escrow = task.escrow;
+    const u128 deposit = task.deposit;
     GL_ASSIGN_OR_RETURN(bill, endTask(state, task, trigger, block, actor, usage));
     GL_TRY(countJob(state, task.provider, trigger));
     auto event = transitionEvent(task, from, trigger, actor);
@@ -113,6 +114,8 @@ Result<codec::Event> finishTask(StateLayer& state, Task& task, TaskTrigger trigg
     event.attributes.emplace_back("to_pool", toDecimal(bill.toPool));
     event.attributes.emplace_back("to_provider", toDecimal(bill.toProvider));
     event.attributes.emplace_back("refund", toDecimal(bill.refund));
+    event.attributes.emplace_back("deposit", toDecimal(deposit));
+    event.attributes.emplace_back("deposit_forfeit", toDecimal(bill.depositForfeit));
     return event;
 }
 
@@ -182,6 +185,12 @@ Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Add
                                                  " GFLOP/s is priced at 0 per minute");
     }
     GL_ASSIGN_OR_RETURN(escrow, taskEscrow(rate, create.maxMinutes));
+    GL_ASSIGN_OR_RETURN(pending, loadPendingCount(state, sender));
+    if (pending >= params.tasks.maxPendingPerConsumer) {
+        return fail(ErrorCode::kTooManyPendingTasks,
+                    sender.hex() + " holds " + std::to_string(pending) +
+                        " pending tasks, the most tasks.max_pending_per_consumer allows");
+    }
     Task task;
     task.id = taskIdOf(sender, nonce);
     task.consumer = sender;
@@ -191,6 +200,7 @@ Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Add
     task.maxMinutes = create.maxMinutes;
     task.ratePerMinute = rate;
     task.escrow = escrow;
+    task.deposit = params.tasks.creationDeposit;
     task.specHash = create.specHash;
     task.clock.escrowMinutes = create.maxMinutes;
     GL_TRY(escrowTask(state, task, block));
@@ -202,6 +212,7 @@ Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Add
                                                    {"max_minutes", std::to_string(task.maxMinutes)},
                                                    {"rate_per_minute", toDecimal(rate)},
                                                    {"escrow", toDecimal(escrow)},
+                                                   {"deposit", toDecimal(task.deposit)},
                                                    {"spec_hash", task.specHash.hex()}}}};
 }
 
@@ -243,7 +254,7 @@ Events executeTaskTopUp(StateLayer& state, const BlockContext& /*block*/, const 
     task.escrow = *escrow;
     task.maxMinutes = *maxMinutes;
     task.clock.escrowMinutes = *escrowMinutes;
-    storeTask(state, task);
+    GL_TRY(storeTask(state, task));
     return std::vector<codec::Event>{
         codec::Event{"task_topped_up",
                      {{"task", task.id.hex()},

@@ -221,6 +221,12 @@ Status TaskParams::validate() const {
         panicAfterSlots == 0) {
         return fail(ErrorCode::kInvalidArgument, "task timeouts and panic_after must be > 0");
     }
+    if (maxPendingPerConsumer == 0) {
+        return fail(ErrorCode::kInvalidArgument, "tasks.max_pending_per_consumer must be > 0");
+    }
+    if (depositForfeitBps > kBps) {
+        return fail(ErrorCode::kInvalidArgument, "tasks.deposit_forfeit_bps is above 10000");
+    }
     return {};
 }
 
@@ -269,6 +275,17 @@ Result<TaskBill> billTask(const TokenomicsParams& params, const EmissionState& b
     bill.toProvider = split.toProvider;
     bill.emission = split.after;
     return bill;
+}
+
+u128 forfeitedDeposit(const TaskTransition& transition, u128 deposit, std::uint64_t forfeitBps) {
+    const bool unassigned =
+        transition.to == kExpired || (transition.to == kCancelled && transition.from == kPending);
+    if (!unassigned) {
+        return 0;
+    }
+    // deposit < 2^128 and forfeitBps <= 10^4: split the product so that it cannot overflow.
+    const u128 bps{forfeitBps};
+    return deposit / kBps * bps + deposit % kBps * bps / kBps;
 }
 
 Result<LabelConstraint> parseLabelConstraint(std::string_view text) {
@@ -394,6 +411,25 @@ std::optional<TaskTrigger> dueTimeout(const TaskClock& clock, const TaskParams& 
             }
             return std::nullopt;
         }
+        default:
+            return std::nullopt;
+    }
+}
+
+std::optional<std::uint64_t> timeoutDueAt(const TaskClock& clock, const TaskParams& params,
+                                          std::uint64_t slotMs) {
+    switch (clock.state) {
+        case kPending:
+            return saturatingAdd(clock.createdMs, params.assignTimeoutMs);
+        case kAssigned:
+            return saturatingAdd(clock.assignedMs, params.claimTimeoutMs);
+        case kResultSubmitted:
+            return saturatingAdd(clock.submittedMs, params.verifyWindowMs);
+        case kRunning:
+            return std::min(
+                saturatingAdd(clock.unattestedSinceMs,
+                              saturatingMul(params.panicAfterSlots, slotMs)),
+                saturatingAdd(clock.startedMs, saturatingMul(clock.escrowMinutes, kMinuteMs)));
         default:
             return std::nullopt;
     }

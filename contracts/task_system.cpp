@@ -1,5 +1,6 @@
 // The chain's own task work before each block's transactions: timeouts, then matching
-// (docs/tasks.md "Timeouts", "Matching"). Only sorted lists and ordered maps are iterated.
+// (docs/tasks.md "Timeouts", "Matching"). Only key ranges in key order, sorted lists and ordered
+// maps are iterated.
 
 #include <algorithm>
 #include <map>
@@ -76,13 +77,12 @@ Result<std::optional<std::uint64_t>> attestedUntil(const StateLayer& state, cons
     return std::optional<std::uint64_t>();
 }
 
-/** Running: moves unattestedSinceMs up to the provider's latest attestation (stored if moved). */
-Status refreshAttestation(StateLayer& state, const SlotClock& clock, Task& task,
+/** Running: moves unattestedSinceMs up to the provider's latest attestation. */
+Status refreshAttestation(const StateLayer& state, const SlotClock& clock, Task& task,
                           std::uint64_t nowMs) {
     GL_ASSIGN_OR_RETURN(until, attestedUntil(state, clock, task.provider, nowMs));
     if (until && *until > task.clock.unattestedSinceMs) {
         task.clock.unattestedSinceMs = *until;
-        storeTask(state, task);
     }
     return {};
 }
@@ -104,32 +104,46 @@ Result<codec::Event> fireTimeout(StateLayer& state, Task& task, TaskTrigger trig
     }
 }
 
-Status runTimeouts(StateLayer& state, const ChainParams& params, const BlockContext& block,
-                   Events& events) {
-    const SlotClock clock = slotClock(params);
-    // Assigned first: a task a claim timeout sends back is then checked as Pending.
-    for (const TaskState list : {TaskState::kAssigned, TaskState::kPending, TaskState::kRunning,
-                                 TaskState::kResultSubmitted}) {
-        GL_ASSIGN_OR_RETURN(ids, loadTasksByState(state, list));
-        for (const auto& id : ids) {
-            GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
-            if (!task || task->state != list) {
-                return fail(ErrorCode::kCorrupt, "task list of " +
-                                                     std::string(taskStateName(list)) +
-                                                     " names task " + id.hex() + " wrongly");
-            }
-            if (list == TaskState::kRunning) {
-                GL_TRY(refreshAttestation(state, clock, *task, block.timestampMs));
-            }
-            const auto due =
-                dueTimeout(task->clock, params.tasks, params.tokenomics.slotMs, block.timestampMs);
-            if (due) {
-                GL_ASSIGN_OR_RETURN(event, fireTimeout(state, *task, *due, block));
-                events.push_back(std::move(event));
-            }
-        }
+/**
+ * One task of the due index: fires its timeout if the rule, with the parameters and (Running) the
+ * attestations of now, says it is due; otherwise files it again under its later due time.
+ */
+Status visitDue(StateLayer& state, const ChainParams& params, const BlockContext& block,
+                const Hash256& id, Events& events) {
+    GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
+    if (!task || !isHot(task->state)) {
+        return fail(ErrorCode::kCorrupt, "the due index names task " + id.hex() + " wrongly");
+    }
+    if (task->state == TaskState::kRunning) {
+        GL_TRY(refreshAttestation(state, slotClock(params), *task, block.timestampMs));
+    }
+    const auto due =
+        dueTimeout(task->clock, params.tasks, params.tokenomics.slotMs, block.timestampMs);
+    if (due) {
+        GL_ASSIGN_OR_RETURN(event, fireTimeout(state, *task, *due, block));
+        events.push_back(std::move(event));
+        return {};
+    }
+    GL_TRY(storeTask(state, *task));
+    if (task->dueMs <= block.timestampMs) {
+        return fail(ErrorCode::kInternal, "task " + id.hex() + " is due and not due");
     }
     return {};
+}
+
+Status runTimeouts(StateLayer& state, const ChainParams& params, const BlockContext& block,
+                   Events& events) {
+    // Again until nothing is due: a task a claim timeout sends back to Pending may already be
+    // past its assign timeout. Each pass leaves every task it visits ended or due later.
+    while (true) {
+        GL_ASSIGN_OR_RETURN(ids, loadDueTasks(state, block.timestampMs));
+        if (ids.empty()) {
+            return {};
+        }
+        for (const auto& id : ids) {
+            GL_TRY(visitDue(state, params, block, id, events));
+        }
+    }
 }
 
 /** Corrected GFLOP/s held by each provider's Assigned and Running tasks. */
@@ -189,14 +203,12 @@ Result<std::vector<MatchCandidate>> candidates(const StateLayer& state, const Ch
 
 Status runMatching(StateLayer& state, const ChainParams& params, const BlockContext& block,
                    Events& events) {
-    GL_ASSIGN_OR_RETURN(pending, loadTasksByState(state, TaskState::kPending));
-    if (pending.empty()) {
-        return {};
-    }
+    // The providers first: without one online there is no pending list to read.
     GL_ASSIGN_OR_RETURN(pool, candidates(state, params, block.timestampMs));
     if (pool.empty()) {
         return {};
     }
+    GL_ASSIGN_OR_RETURN(pending, loadTasksByState(state, TaskState::kPending));
     for (const auto& id : pending) {
         GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
         if (!task) {

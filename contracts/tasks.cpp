@@ -1,11 +1,10 @@
-#include <algorithm>
-
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
 #include <gridledger/contracts/tasks.h>
 
 #include "record.h"
+#include "state_index.h"
 
 namespace gridledger::contracts {
 namespace {
@@ -14,70 +13,108 @@ using detail::RecordReader;
 using detail::RecordWriter;
 
 constexpr std::uint8_t kFormat = 1;
-/** Format 2 of the task record added the spec hash, the result hash and the reported duration. */
-constexpr std::uint8_t kTaskFormat = 2;
+/**
+ * Format 2 of the task record added the spec hash, the result hash and the reported duration,
+ * format 3 the creation deposit and the due time.
+ */
+constexpr std::uint8_t kTaskFormat = 3;
 
 Hash256 taskKey(const Hash256& id) {
     return detail::stateKey("gridledger/state/task", id.view());
 }
 
-Hash256 consumerIndexKey(const Address& consumer) {
-    return detail::stateKey("gridledger/state/tasks_by_consumer", consumer.view());
+detail::StateIndex consumerIndex(const Address& consumer) {
+    return detail::StateIndex("gridledger/state/tasks_by_consumer", consumer.view());
 }
 
-Hash256 providerIndexKey(const Address& provider) {
-    return detail::stateKey("gridledger/state/tasks_by_provider", provider.view());
+detail::StateIndex providerIndex(const Address& provider) {
+    return detail::StateIndex("gridledger/state/tasks_by_provider", provider.view());
 }
 
-Hash256 stateIndexKey(TaskState taskState) {
+detail::StateIndex stateIndex(TaskState taskState) {
     const std::uint8_t id = static_cast<std::uint8_t>(taskState);
-    return detail::stateKey("gridledger/state/tasks_by_state", ByteView{&id, 1});
+    return detail::StateIndex("gridledger/state/tasks_by_state", ByteView{&id, 1});
 }
 
-Bytes encodeIds(const std::vector<Hash256>& ids) {
-    RecordWriter w(kFormat);
-    w.list(ids, [](RecordWriter& out, const Hash256& id) { out.fixed(id); });
-    return w.take();
+/** Every hot task under its next due time: members are due time (u64 BE) ‖ task id. */
+detail::StateIndex dueIndex() {
+    return detail::StateIndex("gridledger/state/tasks_by_due");
 }
 
-Result<std::vector<Hash256>> decodeIds(ByteView bytes) {
-    RecordReader r(bytes, "task index");
-    r.format(kFormat);
-    auto ids = r.list<Hash256>([](RecordReader& in) { return in.fixed<Hash256>(); });
-    GL_TRY(r.finish());
+Bytes dueMember(std::uint64_t dueMs, const Hash256& id) {
+    Bytes member;
+    appendU64(member, dueMs);
+    append(member, id.view());
+    return member;
+}
+
+Hash256 pendingCountKey(const Address& consumer) {
+    return detail::stateKey("gridledger/state/pending_tasks", consumer.view());
+}
+
+/** The task ids an index lists, ascending. */
+Result<std::vector<Hash256>> idsIn(const StateLayer& state, const detail::StateIndex& index) {
+    GL_ASSIGN_OR_RETURN(members, index.members(state));
+    std::vector<Hash256> ids;
+    ids.reserve(members.size());
+    for (const auto& member : members) {
+        const auto id = Hash256::fromBytes(member);
+        if (!id) {
+            return fail(ErrorCode::kCorrupt, "a task index holds a malformed id");
+        }
+        ids.push_back(*id);
+    }
     return ids;
 }
 
-Result<std::vector<Hash256>> loadIds(const StateLayer& state, const Hash256& key) {
-    GL_ASSIGN_OR_RETURN(value, state.get(key));
-    if (!value) {
-        return std::vector<Hash256>{};
+/** Raises (`up`) or lowers by one the consumer's pending count; a count of 0 has no key. */
+Status countPending(StateLayer& state, const Address& consumer, bool up) {
+    GL_ASSIGN_OR_RETURN(count, loadPendingCount(state, consumer));
+    const auto next =
+        up ? checkedAdd(count, std::uint64_t{1}) : checkedSub(count, std::uint64_t{1});
+    if (!next) {
+        return fail(ErrorCode::kCorrupt, "pending count of " + consumer.hex() + " is out of range");
     }
-    return decodeIds(*value);
-}
-
-Result<std::vector<Hash256>> readIds(const ledger::StateTree& tree, std::uint64_t version,
-                                     const Hash256& key) {
-    GL_ASSIGN_OR_RETURN(value, tree.get(key, version));
-    if (!value) {
-        return std::vector<Hash256>{};
-    }
-    return decodeIds(*value);
-}
-
-/** Adds (true) or removes (false) `id` in the sorted list under `key`. */
-Status updateIndex(StateLayer& state, const Hash256& key, const Hash256& id, bool add) {
-    GL_ASSIGN_OR_RETURN(ids, loadIds(state, key));
-    const auto it = std::lower_bound(ids.begin(), ids.end(), id);
-    const bool present = it != ids.end() && *it == id;
-    if (add && !present) {
-        ids.insert(it, id);
-    } else if (!add && present) {
-        ids.erase(it);
-    } else {
+    if (*next == 0) {
+        state.erase(pendingCountKey(consumer));
         return {};
     }
-    state.put(key, encodeIds(ids));
+    RecordWriter w(kFormat);
+    w.u64(*next);
+    state.put(pendingCountKey(consumer), w.take());
+    return {};
+}
+
+/** Credits `amount` to `to`'s account (nothing for 0); kOverflow beyond 128 bits. */
+Status credit(StateLayer& state, const Address& to, u128 amount) {
+    if (amount == 0) {
+        return {};
+    }
+    GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
+    const auto balance = checkedAdd(account.balance, amount);
+    if (!balance) {
+        return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " overflows");
+    }
+    account.balance = *balance;
+    storeAccount(state, to, account);
+    return {};
+}
+
+/** Files the task under the due time of its next timeout (none once ended), then stores it. */
+Status putTask(StateLayer& state, Task& task) {
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    const std::uint64_t due =
+        timeoutDueAt(task.clock, params.tasks, params.tokenomics.slotMs).value_or(0);
+    if (due != task.dueMs) {
+        if (task.dueMs != 0) {
+            dueIndex().remove(state, dueMember(task.dueMs, task.id));
+        }
+        if (due != 0) {
+            dueIndex().add(state, dueMember(due, task.id));
+        }
+        task.dueMs = due;
+    }
+    state.put(taskKey(task.id), encodeTask(task));
     return {};
 }
 
@@ -136,9 +173,11 @@ Bytes encodeTask(const Task& t) {
     w.fixed(t.id).fixed(t.consumer).fixed(t.provider).u8(static_cast<std::uint8_t>(t.state));
     w.text(t.category).u64(t.minGflops);
     w.list(t.constraints, [](RecordWriter& out, const std::string& c) { out.text(c); });
-    w.u64(t.maxMinutes).u128v(t.ratePerMinute).u128v(t.escrow).u64(t.createdHeight);
+    w.u64(t.maxMinutes).u128v(t.ratePerMinute).u128v(t.escrow).u128v(t.deposit);
+    w.u64(t.createdHeight);
     w.fixed(t.specHash).fixed(t.resultHash).u64(t.reportedMs);
     writeClock(w, t.clock);
+    w.u64(t.dueMs);
     w.list(t.excluded, [](RecordWriter& out, const Address& a) { out.fixed(a); });
     w.list(t.history, [](RecordWriter& out, const TaskHistoryEntry& e) {
         out.u8(static_cast<std::uint8_t>(e.from)).u8(static_cast<std::uint8_t>(e.to));
@@ -162,11 +201,13 @@ Result<Task> decodeTask(ByteView bytes) {
     t.maxMinutes = r.u64();
     t.ratePerMinute = r.u128v();
     t.escrow = r.u128v();
+    t.deposit = r.u128v();
     t.createdHeight = r.u64();
     t.specHash = r.fixed<Hash256>();
     t.resultHash = r.fixed<Hash256>();
     t.reportedMs = r.u64();
     t.clock = readClock(r);
+    t.dueMs = r.u64();
     t.excluded = r.list<Address>([](RecordReader& in) { return in.fixed<Address>(); });
     t.history = r.list<TaskHistoryEntry>([](RecordReader& in) {
         TaskHistoryEntry e;
@@ -204,8 +245,8 @@ Result<std::optional<Task>> readTask(const ledger::StateTree& tree, std::uint64_
     return std::optional<Task>(std::move(task));
 }
 
-void storeTask(StateLayer& state, const Task& task) {
-    state.put(taskKey(task.id), encodeTask(task));
+Status storeTask(StateLayer& state, Task& task) {
+    return putTask(state, task);
 }
 
 Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
@@ -218,10 +259,11 @@ Status insertTask(StateLayer& state, Task task, const BlockContext& block) {
     task.clock.state = TaskState::kPending;
     task.clock.createdMs = block.timestampMs;
     task.clock.pendingSinceMs = block.timestampMs;
-    GL_TRY(updateIndex(state, consumerIndexKey(task.consumer), task.id, true));
-    GL_TRY(updateIndex(state, stateIndexKey(task.state), task.id, true));
-    state.put(taskKey(task.id), encodeTask(task));
-    return {};
+    consumerIndex(task.consumer).add(state, task.id.view());
+    stateIndex(task.state).add(state, task.id.view());
+    GL_TRY(countPending(state, task.consumer, true));
+    task.dueMs = 0;
+    return putTask(state, task);
 }
 
 Status checkParty(const Task& task, const TaskTransition& transition, const Address& actor,
@@ -253,11 +295,17 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
                                       const BlockContext& block, const Address& actor,
                                       const Address& assignee) {
     GL_ASSIGN_OR_RETURN(row, checkTrigger(task.state, trigger));
-    GL_TRY(updateIndex(state, stateIndexKey(row.from), task.id, false));
-    GL_TRY(updateIndex(state, stateIndexKey(row.to), task.id, true));
+    stateIndex(row.from).remove(state, task.id.view());
+    stateIndex(row.to).add(state, task.id.view());
+    if (row.from == TaskState::kPending) {
+        GL_TRY(countPending(state, task.consumer, false));
+    }
+    if (row.to == TaskState::kPending) {
+        GL_TRY(countPending(state, task.consumer, true));
+    }
     if (trigger == TaskTrigger::kAssign) {
         task.provider = assignee;
-        GL_TRY(updateIndex(state, providerIndexKey(assignee), task.id, true));
+        providerIndex(assignee).add(state, task.id.view());
     }
     if (trigger == TaskTrigger::kRefuse || trigger == TaskTrigger::kClaimTimeout) {
         detail::insertSorted(task.excluded, task.provider);
@@ -267,18 +315,24 @@ Result<TaskTransition> transitionTask(StateLayer& state, Task& task, TaskTrigger
     updateClock(task, trigger, block.timestampMs);
     task.history.push_back(
         TaskHistoryEntry{row.from, row.to, trigger, block.height, block.timestampMs, actor});
-    state.put(taskKey(task.id), encodeTask(task));
+    GL_TRY(putTask(state, task));
     return row;
 }
 
 Status escrowTask(StateLayer& state, Task task, const BlockContext& block) {
-    GL_ASSIGN_OR_RETURN(consumer, loadAccount(state, task.consumer));
-    if (consumer.balance < task.escrow) {
-        return fail(ErrorCode::kInsufficientBalance, "escrow of " + toDecimal(task.escrow) +
-                                                         " exceeds the balance " +
-                                                         toDecimal(consumer.balance));
+    const auto locked = checkedAdd(task.escrow, task.deposit);
+    if (!locked) {
+        return fail(ErrorCode::kOverflow,
+                    "escrow and deposit of task " + task.id.hex() + " overflow");
     }
-    consumer.balance -= task.escrow;
+    GL_ASSIGN_OR_RETURN(consumer, loadAccount(state, task.consumer));
+    if (consumer.balance < *locked) {
+        return fail(ErrorCode::kInsufficientBalance,
+                    "escrow of " + toDecimal(task.escrow) + " and deposit of " +
+                        toDecimal(task.deposit) + " exceed the balance " +
+                        toDecimal(consumer.balance));
+    }
+    consumer.balance -= *locked;
     storeAccount(state, task.consumer, consumer);
     return insertTask(state, std::move(task), block);
 }
@@ -295,53 +349,79 @@ Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
     const auto minutes = billedMinutes(row, usage, params.tasks);
     GL_ASSIGN_OR_RETURN(bill, billTask(params.tokenomics, tokenomics.emission, task.escrow,
                                        task.ratePerMinute, minutes));
-    auto credit = [&state](const Address& to, u128 amount) -> Status {
-        if (amount == 0) {
-            return {};
-        }
-        GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
-        const auto balance = checkedAdd(account.balance, amount);
-        if (!balance) {
-            return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " overflows");
-        }
-        account.balance = *balance;
-        storeAccount(state, to, account);
-        return {};
-    };
-    GL_TRY(credit(task.provider, bill.toProvider));
-    GL_TRY(credit(task.consumer, bill.refund));
+    bill.depositForfeit = forfeitedDeposit(row, task.deposit, params.tasks.depositForfeitBps);
+    bill.depositRefund = task.deposit - bill.depositForfeit;
+    const auto pool = checkedAdd(bill.emission.rewardPool, bill.depositForfeit);
+    if (!pool) {
+        return fail(ErrorCode::kOverflow, "reward pool overflows");
+    }
+    bill.emission.rewardPool = *pool;
+    const auto refund = checkedAdd(bill.refund, bill.depositRefund);
+    if (!refund) {
+        return fail(ErrorCode::kOverflow, "refund of task " + task.id.hex() + " overflows");
+    }
+    GL_TRY(credit(state, task.provider, bill.toProvider));
+    GL_TRY(credit(state, task.consumer, *refund));
     tokenomics.emission = bill.emission;
     storeTokenomics(state, tokenomics);
     task.escrow = 0;
+    task.deposit = 0;
     GL_TRY(transitionTask(state, task, trigger, block, actor));
     return bill;
 }
 
+Result<std::vector<Hash256>> loadDueTasks(const StateLayer& state, std::uint64_t nowMs) {
+    Bytes upTo;
+    appendU64(upTo, nowMs);
+    GL_ASSIGN_OR_RETURN(members, dueIndex().membersBetween(state, {}, upTo));
+    std::vector<Hash256> ids;
+    ids.reserve(members.size());
+    for (const auto& member : members) {
+        if (member.size() != 8 + Hash256::size()) {
+            return fail(ErrorCode::kCorrupt, "the due index holds a malformed entry");
+        }
+        ids.push_back(*Hash256::fromBytes(ByteView(member).subspan(8)));
+    }
+    return ids;
+}
+
+Result<std::uint64_t> loadPendingCount(const StateLayer& state, const Address& consumer) {
+    GL_ASSIGN_OR_RETURN(value, state.get(pendingCountKey(consumer)));
+    if (!value) {
+        return std::uint64_t{0};
+    }
+    RecordReader r(*value, "pending task count");
+    r.format(kFormat);
+    const std::uint64_t count = r.u64();
+    GL_TRY(r.finish());
+    return count;
+}
+
 Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state, const Address& consumer) {
-    return loadIds(state, consumerIndexKey(consumer));
+    return idsIn(state, consumerIndex(consumer));
 }
 
 Result<std::vector<Hash256>> loadTasksByProvider(const StateLayer& state, const Address& provider) {
-    return loadIds(state, providerIndexKey(provider));
+    return idsIn(state, providerIndex(provider));
 }
 
 Result<std::vector<Hash256>> loadTasksByState(const StateLayer& state, TaskState taskState) {
-    return loadIds(state, stateIndexKey(taskState));
+    return idsIn(state, stateIndex(taskState));
 }
 
 Result<std::vector<Hash256>> readTasksByConsumer(const ledger::StateTree& tree,
                                                  std::uint64_t version, const Address& consumer) {
-    return readIds(tree, version, consumerIndexKey(consumer));
+    return loadTasksByConsumer(StateLayer(tree, version), consumer);
 }
 
 Result<std::vector<Hash256>> readTasksByProvider(const ledger::StateTree& tree,
                                                  std::uint64_t version, const Address& provider) {
-    return readIds(tree, version, providerIndexKey(provider));
+    return loadTasksByProvider(StateLayer(tree, version), provider);
 }
 
 Result<std::vector<Hash256>> readTasksByState(const ledger::StateTree& tree, std::uint64_t version,
                                               TaskState taskState) {
-    return readIds(tree, version, stateIndexKey(taskState));
+    return loadTasksByState(StateLayer(tree, version), taskState);
 }
 
 }  // namespace gridledger::contracts

@@ -133,6 +133,8 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kTransactionRejected;
         case ErrorCode::kInvalidTask:
             return kTransactionRejected;
+        case ErrorCode::kTooManyPendingTasks:
+            return kTransactionRejected;
         // A handler that fails with kOk is a bug in the handler: report it as internal.
         case ErrorCode::kOk:
             return kInternalError;

@@ -53,6 +53,7 @@ boost::json::object taskJson(const Hash256& id, std::uint64_t height, const cont
         {"max_minutes", std::to_string(task.maxMinutes)},
         {"rate_per_minute", toDecimal(task.ratePerMinute)},
         {"escrow", toDecimal(task.escrow)},
+        {"deposit", toDecimal(task.deposit)},
         {"created_height", std::to_string(task.createdHeight)},
         {"spec_hash", task.specHash.hex()},
         {"result_hash", task.resultHash.hex()},

@@ -239,7 +239,10 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     auto task = awaitState(node, id, "assigned");
     EXPECT_EQ(task.at("provider").as_string(), gpu);
     EXPECT_EQ(task.at("escrow").as_string(), toDecimal(escrow));
-    EXPECT_TRUE(balanceOf(node, user) == funded - escrow);
+    // The creation deposit of genesis/dev.json, held beside the escrow until the task ends.
+    const u128 deposit = u128{1'000'000'000};
+    EXPECT_EQ(task.at("deposit").as_string(), toDecimal(deposit));
+    EXPECT_TRUE(balanceOf(node, user) == funded - escrow - deposit);
 
     committed(node, {"tx", "task-start", "--from", "gpu", "--task", id});
     // A result of 0 reported minutes bills nothing, whatever the block times.
@@ -250,6 +253,7 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     task = taskOf(node, id);
     EXPECT_EQ(task.at("state").as_string(), "settled");
     EXPECT_EQ(task.at("escrow").as_string(), "0");
+    EXPECT_EQ(task.at("deposit").as_string(), "0");
     const auto& history = task.at("history").as_array();
     ASSERT_EQ(history.size(), 4U) << json::serialize(task);
     const char* triggers[] = {"assign", "start", "submit_result", "accept"};
@@ -259,7 +263,7 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     }
     EXPECT_EQ(history[0].at("actor").as_string(), "system");
     EXPECT_EQ(history[3].at("actor").as_string(), user);
-    EXPECT_TRUE(balanceOf(node, user) == funded);  // refunded in full
+    EXPECT_TRUE(balanceOf(node, user) == funded);  // refunded in full, deposit included
     EXPECT_TRUE(balanceOf(node, gpu) == kDps);
 
     // Task 2: cancelled while running bills the elapsed whole minutes plus the 5-minute fee.

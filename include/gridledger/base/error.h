@@ -81,6 +81,7 @@ enum class ErrorCode : std::uint16_t {
     kInvalidTaskTransition = 120,
     kNotTaskParty = 121,
     kInvalidTask = 122,
+    kTooManyPendingTasks = 123,
 };
 
 /** The stable snake_case token of a code, e.g. "bad_signature". Never changes once published. */

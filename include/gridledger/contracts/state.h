@@ -25,6 +25,12 @@ class StateLayer {
     explicit StateLayer(StateLayer& parent) : parent_(&parent) {}
 
     [[nodiscard]] Result<std::optional<Bytes>> get(const Hash256& key) const;
+    /**
+     * The keys from `first` to `last` (both included) that hold a value as this layer sees them
+     * (its writes over its parent's, over the tree's), ascending.
+     */
+    [[nodiscard]] Result<std::vector<Hash256>> keysBetween(const Hash256& first,
+                                                           const Hash256& last) const;
     void put(const Hash256& key, Bytes value) { writes_[key] = std::move(value); }
     void erase(const Hash256& key) { writes_[key] = std::nullopt; }
 

@@ -25,10 +25,12 @@
 namespace gridledger::contracts {
 
 /**
- * Creates a task with id taskIdOf(sender, nonce) and escrows the index price of its maximum
- * duration: kUnknownCategory for a category the power index lacks, kInvalidTask for a label
- * constraint that does not parse or a rate of 0, kOverflow for an escrow beyond 128 bits,
- * kInsufficientBalance when the sender holds less than the escrow. Event `task_created`.
+ * Creates a task with id taskIdOf(sender, nonce), escrows the index price of its maximum
+ * duration and locks tasks.creation_deposit with it: kUnknownCategory for a category the power
+ * index lacks, kInvalidTask for a label constraint that does not parse or a rate of 0, kOverflow
+ * for an escrow beyond 128 bits, kTooManyPendingTasks when the sender already holds
+ * tasks.max_pending_per_consumer tasks in state Pending, kInsufficientBalance when the sender
+ * holds less than the escrow and the deposit. Event `task_created`.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> executeTaskCreate(StateLayer& state,
                                                                   const BlockContext& block,
@@ -88,12 +90,13 @@ namespace gridledger::contracts {
 
 /**
  * The chain's task work at `block`, before its transactions (docs/tasks.md "Timeouts",
- * "Matching"): first every due timeout, visiting the Assigned, Pending, Running and
- * ResultSubmitted lists in that order and each in ascending id order (Running tasks first learn
- * their provider's latest attestation); then every Pending task, in ascending id order, is
- * matched against the providers read from state, each assignment lowering the chosen provider's
- * unassigned capacity. Returns the events for the block's system receipt. Fails only on storage
- * errors or a broken invariant, which the executor treats as fatal for the block.
+ * "Matching"): first every due timeout, visiting the tasks the due index lists up to the block's
+ * time, by due time then id, until none is left (a Running task first learns its provider's
+ * latest attestation; a task that is not due after all is filed under its later due time); then,
+ * when some provider is online, every Pending task, in ascending id order, is matched against the
+ * providers read from state, each assignment lowering the chosen provider's unassigned capacity.
+ * Returns the events for the block's system receipt. Fails only on storage errors or a broken
+ * invariant, which the executor treats as fatal for the block.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> runTaskSystemWork(StateLayer& state,
                                                                   const BlockContext& block);

@@ -120,10 +120,23 @@ struct TaskParams {
     std::uint64_t panicAfterSlots = 2;
     /** Minutes billed on top of the elapsed ones when the consumer cancels a Running task. */
     std::uint64_t cancellationFeeMinutes = 5;
+    /**
+     * DPS base units a consumer locks with each task besides its escrow (0.001 DPS), returned
+     * when the task ends but for depositForfeitBps of it after an expiry or a cancel while
+     * Pending (forfeitedDeposit).
+     */
+    std::uint64_t creationDeposit = 1'000'000'000'000'000;
+    /** The share of the deposit an expiry or a cancel while Pending sends to the reward pool. */
+    std::uint64_t depositForfeitBps = 5'000;
+    /** The most tasks one consumer may hold in state Pending when it creates another. */
+    std::uint64_t maxPendingPerConsumer = 100;
 
     bool operator==(const TaskParams&) const = default;
 
-    /** kInvalidArgument when a timeout or panicAfterSlots is 0. */
+    /**
+     * kInvalidArgument when a timeout, panicAfterSlots or maxPendingPerConsumer is 0, or
+     * depositForfeitBps is above 10 000.
+     */
     [[nodiscard]] Status validate() const;
 };
 
@@ -173,9 +186,24 @@ struct TaskBill {
     u128 refund = 0;
     /** The emission state after replenishment (unchanged when nothing was charged). */
     EmissionState emission;
+    /**
+     * Set by endTask, not by billTask: the task's creation deposit back to the consumer, and the
+     * part of it forfeited to the reward pool (already in `emission`'s pool). They sum to the
+     * deposit.
+     */
+    u128 depositRefund = 0;
+    u128 depositForfeit = 0;
 
     bool operator==(const TaskBill&) const = default;
 };
+
+/**
+ * The part of a task's creation `deposit` forfeited to the reward pool when `transition` ends the
+ * task: floor(deposit × forfeitBps / 10 000) for an assign timeout (Expired) and for a cancel
+ * while Pending, 0 for every other transition. Requires forfeitBps <= 10 000.
+ */
+[[nodiscard]] u128 forfeitedDeposit(const TaskTransition& transition, u128 deposit,
+                                    std::uint64_t forfeitBps);
 
 /**
  * Bills `minutes` at `ratePerMinute`, never above `escrow` (a product beyond 128 bits is above
@@ -273,5 +301,14 @@ struct TaskClock {
 [[nodiscard]] std::optional<TaskTrigger> dueTimeout(const TaskClock& clock,
                                                     const TaskParams& params, std::uint64_t slotMs,
                                                     std::uint64_t nowMs);
+
+/**
+ * The first block time at which dueTimeout(clock, params, slotMs, ·) names a trigger: the due
+ * time above for Pending, Assigned and ResultSubmitted, the earlier of panic and out-of-credits
+ * for Running; nullopt in the terminal states. Saturating sums.
+ */
+[[nodiscard]] std::optional<std::uint64_t> timeoutDueAt(const TaskClock& clock,
+                                                        const TaskParams& params,
+                                                        std::uint64_t slotMs);
 
 }  // namespace gridledger::contracts

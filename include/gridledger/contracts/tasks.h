@@ -16,7 +16,8 @@
 /**
  * Task records in state (docs/tasks.md "State"): one record per task with its
  * escrow, clock, exclusions and the history of every transition (height, timestamp, actor), and
- * sorted index values listing tasks by consumer, by provider and by state.
+ * indexes of one state key per entry listing tasks by consumer, by provider, by state and by the
+ * due time of their next timeout.
  */
 namespace gridledger::contracts {
 
@@ -47,6 +48,8 @@ struct Task {
     u128 ratePerMinute = 0;
     /** DPS held for the task while it is hot; 0 once it ended. */
     u128 escrow = 0;
+    /** The creation deposit held with the escrow while the task is hot; 0 once it ended. */
+    u128 deposit = 0;
     std::uint64_t createdHeight = 0;
     /** Hash of the job description the consumer gave; zero when none. */
     Hash256 specHash;
@@ -55,6 +58,11 @@ struct Task {
     /** The duration the provider reported with its result or failure, ms. */
     std::uint64_t reportedMs = 0;
     TaskClock clock;
+    /**
+     * The block time its next timeout falls due (timeoutDueAt when it was last stored), under
+     * which the due index lists it; 0 once it ended (a due time is never 0).
+     */
+    std::uint64_t dueMs = 0;
     /** Providers that refused it or let the claim time out, ascending. */
     std::vector<Address> excluded;
     std::vector<TaskHistoryEntry> history;
@@ -72,12 +80,16 @@ struct Task {
 [[nodiscard]] Result<std::optional<Task>> readTask(const ledger::StateTree& tree,
                                                    std::uint64_t version, const Hash256& id);
 
-/** Stores `task` as it is (its lists untouched): for changes that are not transitions (top-up). */
-void storeTask(StateLayer& state, const Task& task);
+/**
+ * Stores `task` as it is, its state lists untouched, for changes that are not transitions (a
+ * top-up, a newer attestation): files it anew in the due index when its due time moved.
+ */
+[[nodiscard]] Status storeTask(StateLayer& state, Task& task);
 
 /**
- * Stores a new task (state Pending, created at `block`) and lists it under its consumer and its
- * state. kInvalidTask if the id is taken.
+ * Stores a new task (state Pending, created at `block`), lists it under its consumer, its state
+ * and its due time and counts it among the consumer's pending tasks. kInvalidTask if the id is
+ * taken.
  */
 [[nodiscard]] Status insertTask(StateLayer& state, Task task, const BlockContext& block);
 
@@ -92,10 +104,11 @@ void storeTask(StateLayer& state, const Task& task);
 /**
  * Fires `trigger` on `task` in `block` and stores it: kInvalidTaskTransition (both states named)
  * when the table has no such row, and then nothing is written. Moves the task between the state
- * lists; on kAssign sets the provider to `assignee` and lists the task under it (a provider's
- * list keeps every task it was ever assigned); on kRefuse and kClaimTimeout excludes the
- * provider and clears it; updates the clock; appends the history entry (actor zero for the
- * chain). Billing is the caller's: this moves no DPS.
+ * lists, files it under its new due time (out of the due index once it ended) and keeps the
+ * consumer's count of pending tasks; on kAssign sets the provider to `assignee`
+ * and lists the task under it (a provider's list keeps every task it was ever assigned); on kRefuse
+ * and kClaimTimeout excludes the provider and clears it; updates the clock; appends the history
+ * entry (actor zero for the chain). Billing is the caller's: this moves no DPS.
  */
 [[nodiscard]] Result<TaskTransition> transitionTask(StateLayer& state, Task& task,
                                                     TaskTrigger trigger, const BlockContext& block,
@@ -103,8 +116,9 @@ void storeTask(StateLayer& state, const Task& task);
                                                     const Address& assignee = Address{});
 
 /**
- * Creates a task: moves `task.escrow` from the consumer's account into it (kInsufficientBalance
- * when the consumer holds less) and inserts it (insertTask). Σ accounts + pool + escrow is kept.
+ * Creates a task: moves `task.escrow` + `task.deposit` from the consumer's account into it
+ * (kInsufficientBalance when the consumer holds less, kOverflow beyond 128 bits) and inserts it
+ * (insertTask). Σ accounts + pool + escrow + deposit is kept.
  */
 [[nodiscard]] Status escrowTask(StateLayer& state, Task task, const BlockContext& block);
 
@@ -112,13 +126,25 @@ void storeTask(StateLayer& state, const Task& task);
  * Ends a hot task with a trigger that leads to a terminal state and pays its escrow out: the
  * bill of billedMinutes at the task's rate (billTask), pool_share of it to the reward pool
  * (replenish, stored in the tokenomics state), the rest to the provider's account, the remainder
- * back to the consumer; the task keeps escrow 0. kInvalidTaskTransition when the table has no
- * such row; kInvalidArgument when the row does not end the task. Σ accounts + pool + escrow is
- * kept.
+ * back to the consumer; then its deposit: forfeitedDeposit to the reward pool, the rest back to
+ * the consumer. The task keeps escrow 0 and deposit 0. kInvalidTaskTransition when the table has
+ * no such row; kInvalidArgument when the row does not end the task; kOverflow when the pool or a
+ * balance would leave 128 bits. Σ accounts + pool + escrow + deposit is kept.
  */
 [[nodiscard]] Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
                                        const BlockContext& block, const Address& actor,
                                        const TaskUsage& usage);
+
+/**
+ * The hot tasks whose next timeout falls due at or before `nowMs`, by due time then id: the due
+ * index (docs/tasks.md "Timeouts") read from its start to `nowMs`.
+ */
+[[nodiscard]] Result<std::vector<Hash256>> loadDueTasks(const StateLayer& state,
+                                                        std::uint64_t nowMs);
+
+/** How many of `consumer`'s tasks are in state Pending. */
+[[nodiscard]] Result<std::uint64_t> loadPendingCount(const StateLayer& state,
+                                                     const Address& consumer);
 
 /** Task ids of a consumer, of a provider, or in a state, ascending. */
 [[nodiscard]] Result<std::vector<Hash256>> loadTasksByConsumer(const StateLayer& state,

@@ -96,6 +96,17 @@ class StateTree {
     [[nodiscard]] Result<std::optional<std::uint64_t>> latestVersion() const;
 
     /**
+     * The keys that hold a value at `version` from `first` to `last` (both included), ascending.
+     * Walks only the nodes of that version whose key range meets [first, last]: the cost grows
+     * with the keys in the range and the depth of the tree, never with keys deleted before.
+     * Empty for a version never applied (the empty tree, as get reads it before genesis); kCorrupt
+     * if the stored nodes are damaged.
+     */
+    [[nodiscard]] Result<std::vector<Hash256>> keysBetween(const Hash256& first,
+                                                           const Hash256& last,
+                                                           std::uint64_t version) const;
+
+    /**
      * An inclusion proof if `key` holds a value at `version`, else a non-inclusion proof; either
      * verifies with verifyProof against rootAt(version) and the value get(key, version) returns.
      * kNotFound if `version` has no root; kCorrupt if the stored nodes are damaged.

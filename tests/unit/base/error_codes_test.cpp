@@ -38,6 +38,7 @@ TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
         {ErrorCode::kInvalidTaskTransition, {120, "invalid_task_transition"}},
         {ErrorCode::kNotTaskParty, {121, "not_task_party"}},
         {ErrorCode::kInvalidTask, {122, "invalid_task"}},
+        {ErrorCode::kTooManyPendingTasks, {123, "too_many_pending_tasks"}},
     };
     std::set<std::string_view> reasons;
     for (const auto& [code, expected] : pinned) {

@@ -92,7 +92,8 @@ inline constexpr std::uint8_t kLastActor = 69;
 
 /**
  * A genesis with `validators` validators (keys testKey(1…)), short epochs, the flat index, every
- * fee one base unit, and the validators and actors funded with kFeeFloat.
+ * fee one base unit, no task creation deposit (tests of the deposit set one), and the validators
+ * and actors funded with kFeeFloat.
  */
 inline Genesis shortEpochGenesis(std::size_t validators, u128 pool) {
     Genesis g;
@@ -112,6 +113,7 @@ inline Genesis shortEpochGenesis(std::size_t validators, u128 pool) {
         g.accounts.push_back(GenesisAccount{addressOf(testKey(n)), kFeeFloat});
     }
     g.fees.byKind.fill(1);
+    g.tasks.creationDeposit = 0;
     g.tokenomics.epochMs = kEpochMs;
     g.tokenomics.slotMs = kSlotMs;
     g.rewardPool = pool;
@@ -235,6 +237,7 @@ class Chain {
 
     Executor& executor() { return *executor_; }
     ledger::StateTree& tree() { return *tree_; }
+    storage::KvStore& store() { return *store_; }
     ledger::BlockStore& blocks() { return *blocks_; }
     const std::vector<codec::Block>& blocksRun() const { return blocksRun_; }
     const Genesis& genesis() const { return genesis_; }

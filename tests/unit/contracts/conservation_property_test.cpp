@@ -69,6 +69,9 @@ Genesis propertyGenesis(const Actors& actors) {
     g.tasks.assignTimeoutMs = 20'000;
     g.tasks.verifyWindowMs = 5'000;
     g.tasks.panicAfterSlots = 3;
+    // A deposit that expiries and early cancels forfeit in part, so the sums cover that path.
+    g.tasks.creationDeposit = 1'000'003;
+    g.tasks.depositForfeitBps = 3'333;
     const std::uint64_t sizes[] = {100, 50, 20};
     for (std::size_t i = 0; i < actors.providers.size(); ++i) {
         g.providers.push_back(
@@ -303,8 +306,8 @@ void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDp
                      std::uint64_t now) {
     const auto tokenomics = loadTokenomics(state);
     ASSERT_TRUE(tokenomics);
-    // DPS: accounts + pool + escrow of hot tasks is constant (u128 sums, checked); each task is
-    // listed once, under its own state, and a task that ended holds no escrow.
+    // DPS: accounts + pool + escrow and deposit of hot tasks is constant (u128 sums, checked);
+    // each task is listed once, under its own state, and a task that ended holds neither.
     u128 dps = tokenomics->emission.rewardPool;
     for (std::uint8_t s = 0; s < kTaskStateCount; ++s) {
         const auto listed = static_cast<TaskState>(s);
@@ -316,8 +319,9 @@ void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDp
             EXPECT_EQ((*task)->state, listed);
             if (!isHot(listed)) {
                 EXPECT_TRUE((*task)->escrow == 0) << "an ended task holds escrow";
+                EXPECT_TRUE((*task)->deposit == 0) << "an ended task holds its deposit";
             }
-            const auto sum = checkedAdd(dps, (*task)->escrow);
+            const auto sum = checkedAdd(dps, (*task)->escrow + (*task)->deposit);
             ASSERT_TRUE(sum) << "DPS sum overflows";
             dps = *sum;
         }

@@ -427,6 +427,37 @@ TEST(TaskLifecycle, TimeoutsFallDueAtBlockTimes) {
     EXPECT_FALSE((TaskParams{0, 1, 1, 1, 0}.validate()));
 }
 
+TEST(TaskLifecycle, TheDueTimeIsTheFirstBlockTimeAtWhichATimeoutFires) {
+    std::mt19937_64 rng(4242);
+    const TaskState hot[] = {kPending, kAssigned, kRunning, kResultSubmitted};
+    for (int i = 0; i < 5'000; ++i) {
+        TaskParams p;
+        p.claimTimeoutMs = 1 + rng() % 1'000'000;
+        p.assignTimeoutMs = 1 + rng() % 1'000'000;
+        p.verifyWindowMs = 1 + rng() % 1'000'000;
+        p.panicAfterSlots = 1 + rng() % 5;
+        const std::uint64_t slot = 1 + rng() % 100'000;
+        const std::uint64_t t0 = 1 + rng() % 10'000'000;
+        TaskClock clock{hot[rng() % 4],
+                        t0,
+                        t0,
+                        t0 + rng() % 1'000,
+                        t0 + rng() % 1'000,
+                        t0 + rng() % 1'000,
+                        rng() % 200,
+                        t0 + rng() % 500'000};
+        const auto at = timeoutDueAt(clock, p, slot);
+        ASSERT_TRUE(at);
+        EXPECT_TRUE(dueTimeout(clock, p, slot, *at)) << i;
+        EXPECT_FALSE(dueTimeout(clock, p, slot, *at - 1)) << i;
+    }
+    for (auto terminal :
+         {kSettled, kRejected, kFailed, kCancelled, kOutOfCredits, kPanicked, kExpired}) {
+        EXPECT_EQ(timeoutDueAt(TaskClock{terminal, 0, 0, 0, 0, 0, 0, 0}, TaskParams{}, 1),
+                  std::nullopt);
+    }
+}
+
 TEST(TaskLifecycle, TaskParametersAreStoredGovernableAndInGenesis) {
     ChainParams params;
     params.index = defaultPowerIndex();

@@ -617,6 +617,73 @@ TEST(StateTree, RootMatchesThePublishedTestVector) {
     EXPECT_TRUE(verifyProof(root, k2, Bytes{'c'}, *proof));
 }
 
+/** A key of one of four 8-byte prefixes, so that ranges cut through deep shared paths. */
+Hash256 prefixedKey(std::mt19937_64& rng) {
+    Hash256 key = randomKey(rng);
+    const auto family = static_cast<std::uint8_t>(rng() % 4);
+    for (std::size_t i = 0; i < 8; ++i) {
+        key[i] = static_cast<std::uint8_t>(0x40 + family);
+    }
+    // Members that share more than the prefix: a run of equal bytes after it, sometimes.
+    if (rng() % 2 == 0) {
+        key[8] = 0;
+        key[9] = static_cast<std::uint8_t>(rng() % 3);
+    }
+    return key;
+}
+
+TEST(StateTree, KeysBetweenListsTheLiveKeysOfAVersionInOrder) {
+    TestDb db;
+    std::mt19937_64 rng(13013);
+    // The model: the key set of every committed version.
+    std::vector<std::map<Hash256, Bytes>> versions;
+    std::map<Hash256, Bytes> live;
+    for (std::uint64_t version = 1; version <= 12; ++version) {
+        std::vector<TreeUpdate> updates;
+        for (int i = 0; i < 120; ++i) {
+            if (!live.empty() && rng() % 3 == 0) {
+                auto victim = live.begin();
+                std::advance(victim, static_cast<long>(rng() % live.size()));
+                updates.push_back(TreeUpdate{victim->first, std::nullopt});
+                live.erase(victim);
+            } else {
+                const Hash256 key = prefixedKey(rng);
+                const Bytes value = randomValue(rng);
+                updates.push_back(TreeUpdate{key, value});
+                live[key] = value;
+            }
+        }
+        db.commit(version, updates);
+        versions.push_back(live);
+    }
+    for (std::uint64_t version = 1; version <= versions.size(); ++version) {
+        const auto& model = versions[version - 1];
+        for (int probe = 0; probe < 40; ++probe) {
+            Hash256 first = prefixedKey(rng);
+            Hash256 last = probe % 4 == 0 ? first : prefixedKey(rng);
+            if (last < first) {
+                std::swap(first, last);
+            }
+            if (probe % 5 == 0 && !model.empty()) {  // bounds that are keys: both included
+                auto at = model.begin();
+                std::advance(at, static_cast<long>(rng() % model.size()));
+                first = at->first;
+                last = std::max(last, first);
+            }
+            std::vector<Hash256> expected;
+            for (auto it = model.lower_bound(first); it != model.end() && !(last < it->first);
+                 ++it) {
+                expected.push_back(it->first);
+            }
+            const auto found = db.tree().keysBetween(first, last, version);
+            ASSERT_TRUE(found) << found.error().message;
+            EXPECT_EQ(*found, expected) << "version " << version << " probe " << probe;
+        }
+    }
+    // Never applied: nothing.
+    EXPECT_TRUE(db.tree().keysBetween(Hash256{}, prefixedKey(rng), 99)->empty());
+}
+
 TEST(StateProofCodec, DecodeRejectsGarbageWithoutCrashing) {
     std::mt19937_64 rng(47);
     for (int i = 0; i < 20'000; ++i) {
