@@ -25,23 +25,25 @@ localnet: build
 
 ## make test: check the formatting, build everything with warnings as errors and run every test,
 ## then the unit and simulator tests again under ASan + UBSan.
+## Both builds keep line tables only (-g1): stack traces and sanitizer reports still give file and
+## line, and the build takes about half the time of full debug information.
+LINE_TABLES = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 test: deps format-check
-	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(LINE_TABLES) \
+		$(CMAKE_FLAGS) >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory asan-test
 
 ## make asan-test: the unit and simulator tests built with AddressSanitizer and
-## UndefinedBehaviorSanitizer, at -O1 with line tables only (stack traces keep file and line; the
-## build takes about half the time of -O2 -g, and the simulator's scenarios still fit the CI budget).
+## UndefinedBehaviorSanitizer (optimised, so that the simulator's scenarios fit the CI budget).
 ## GCC 12 reports std::regex internals as maybe-uninitialized once -fsanitize=address instruments
 ## them, a false positive of that warning under sanitizers: it is off in this build only.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	-Wno-maybe-uninitialized
 asan-test: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
-		-DGRIDLEDGER_BENCH=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" \
-		"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" $(CMAKE_FLAGS) >/dev/null
+		-DGRIDLEDGER_BENCH=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" $(LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/asan -j $(JOBS) --target base_unit_test ledger_unit_test \
 		consensus_unit_test contracts_unit_test rpc_unit_test p2p_unit_test node_unit_test sim_test \
 		floors_test
@@ -71,7 +73,7 @@ format:
 ## needs the concepts level that libstdc++ 12 checks before it offers std::expected).
 tidy: deps
 	@command -v clang-tidy-16 >/dev/null || sudo_cmd=$$([ "$$(id -u)" -ne 0 ] && echo sudo); $$sudo_cmd apt-get install -y -qq clang-tidy-16
-	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
 	mkdir -p build/tidy && sed 's/-std=c++23/-std=c++2b/g' build/test/compile_commands.json > build/tidy/compile_commands.json
 	git ls-files '*.cpp' | grep -v '^tests/fuzz/' | xargs -P $(JOBS) -n 4 clang-tidy-16 -p build/tidy --quiet \
 		--extra-arg=-Wno-builtin-macro-redefined --extra-arg=-D__cpp_concepts=202002L

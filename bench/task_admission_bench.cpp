@@ -28,6 +28,7 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-task-bench";
+const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
 constexpr std::uint64_t kGenesisMs = 1'000'000;
 constexpr std::uint64_t kDueAt = kGenesisMs + 1'000;     // the 100 tasks that fall due
 constexpr std::uint64_t kLaterAt = kGenesisMs + 60'000;  // every other pending task
@@ -68,8 +69,8 @@ class Bench {
         tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
                                                     ledger::kStateValuesColumn);
         blocks_ = std::make_unique<ledger::BlockStore>(*store_);
-        executor_ =
-            std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_, std::string(kChain));
+        executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_,
+                                                          std::string(kChain), kDomain);
         contracts::Genesis genesis;
         genesis.chainId = kChain;
         genesis.genesisTimeMs = kGenesisMs;
@@ -180,7 +181,7 @@ class Bench {
         const std::uint64_t fee = params_.fees.of(payload);
         codec::TxBody body{std::string(kChain), key.publicKey(),    nonce,
                            ~std::uint64_t{0},   std::move(payload), fee};
-        return codec::signTx(body, key).raw;
+        return codec::signTx(body, key, kDomain).raw;
     }
 
     codec::Block measuredBlock() const {

@@ -109,7 +109,8 @@ void AdmissionJournal::prune(std::span<const Hash256> committed, std::uint64_t n
         eraseLocked(hash);
     }
     while (!byExpiry_.empty() && byExpiry_.begin()->first < nextHeight) {
-        eraseLocked(byExpiry_.begin()->second);
+        const Hash256 expired = byExpiry_.begin()->second;  // a copy: erasing frees the entry
+        eraseLocked(expired);
     }
 }
 
