@@ -16,8 +16,9 @@ using tree::NibblePath;
 /** `key` with nibble `index` set to `nibble`. */
 Hash256 withNibble(Hash256 key, std::size_t index, std::uint8_t nibble) {
     auto& byte = key.data()[index / 2];
-    byte = index % 2 == 0 ? static_cast<std::uint8_t>((byte & 0x0fU) | (nibble << 4U))
-                          : static_cast<std::uint8_t>((byte & 0xf0U) | nibble);
+    byte = index % 2 == 0
+               ? static_cast<std::uint8_t>((byte & 0x0fU) | (static_cast<unsigned>(nibble) << 4U))
+               : static_cast<std::uint8_t>((byte & 0xf0U) | nibble);
     return key;
 }
 
