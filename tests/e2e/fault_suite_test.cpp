@@ -72,6 +72,7 @@ std::string statusOf(const Testnet& net) {
 void fund(const Testnet& net, const std::vector<crypto::SecretKey>& to) {
     auto dev = node::Home(net.home(0)).loadKey("dev");
     ASSERT_TRUE(dev);
+    const std::string domain = signingDomainOfHome(net.home(0));
     for (std::uint64_t n = 0; n < to.size(); ++n) {
         codec::TxBody body{std::string(kTestnetChainId),
                            dev->publicKey(),
@@ -82,8 +83,7 @@ void fund(const Testnet& net, const std::vector<crypto::SecretKey>& to) {
                            kDevFee};
         ASSERT_TRUE(
             net.call(0, "tx_submit",
-                     json::array{json::string(
-                         toHex(codec::signTx(body, *dev, signingDomainOfHome(net.home(0))).raw))}));
+                     json::array{json::string(toHex(codec::signTx(body, *dev, domain).raw))}));
     }
     const Address devAddress = crypto::addressOf(dev->publicKey());
     ASSERT_TRUE(waitFor(

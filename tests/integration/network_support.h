@@ -143,7 +143,12 @@ class Sender {
   public:
     Sender(const Testnet& net, std::size_t node, crypto::SecretKey key, std::string chainId,
            std::uint64_t seed)
-        : net_(net), node_(node), key_(std::move(key)), chainId_(std::move(chainId)), rng_(seed) {}
+        : net_(net),
+          node_(node),
+          key_(std::move(key)),
+          chainId_(std::move(chainId)),
+          domain_(signingDomainOfHome(net.home(node))),
+          rng_(seed) {}
 
     [[nodiscard]] Address address() const { return crypto::addressOf(key_.publicKey()); }
 
@@ -172,7 +177,7 @@ class Sender {
                                validUntil_,
                                codec::Transfer{to, u128{1 + rng_() % 1000}},
                                kDevFee};
-            const auto tx = codec::signTx(body, key_, signingDomainOfHome(net_.home(node_)));
+            const auto tx = codec::signTx(body, key_, domain_);
             if (!net_.call(node_, "tx_submit", json::array{json::string(toHex(tx.raw))})) {
                 break;  // the node is down or refused: try again after a resync
             }
@@ -198,6 +203,7 @@ class Sender {
     std::size_t node_;
     crypto::SecretKey key_;
     std::string chainId_;
+    std::string domain_;
     std::mt19937_64 rng_;
     std::uint64_t nonce_ = 0;
     std::uint64_t validUntil_ = 0;

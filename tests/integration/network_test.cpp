@@ -18,6 +18,7 @@ constexpr std::string_view kChainId = "gridledger-testnet";
 void fund(const Testnet& net, const std::vector<Address>& to) {
     auto dev = node::Home(net.home(0)).loadKey("dev");
     ASSERT_TRUE(dev);
+    const std::string domain = testing::signingDomainOfHome(net.home(0));
     std::vector<std::string> hashes;
     for (std::uint64_t n = 0; n < to.size(); ++n) {
         codec::TxBody body{std::string(kChainId),
@@ -26,7 +27,7 @@ void fund(const Testnet& net, const std::vector<Address>& to) {
                            50'000,
                            codec::Transfer{to[n], u128{1'000'000'000'000'000'000ULL}},
                            testing::kDevFee};
-        const auto tx = codec::signTx(body, *dev, testing::signingDomainOfHome(net.home(0)));
+        const auto tx = codec::signTx(body, *dev, domain);
         auto submitted = net.call(0, "tx_submit", json::array{json::string(toHex(tx.raw))});
         ASSERT_TRUE(submitted) << submitted.error().message;
         hashes.push_back(tx.hash.hex());

@@ -57,6 +57,7 @@ class RpcLists : public ::testing::Test {
 
     /** Submits `count` task creations from dev and waits until every one has committed. */
     std::vector<Created> createTasks(std::size_t count) {
+        const std::string domain = testing::signingDomainOfHome(node_.home());
         std::vector<std::string> hashes;
         for (std::size_t i = 0; i < count; ++i) {
             const codec::TxBody body{"gridledger-dev",
@@ -65,10 +66,9 @@ class RpcLists : public ::testing::Test {
                                      50'000,
                                      codec::TaskCreate{"ml_training", 1'000'000, {}, 2, {}},
                                      testing::kDevFee};
-            const json::value submitted = result(
-                "tx_submit",
-                json::array{json::string(toHex(
-                    codec::signTx(body, dev_, testing::signingDomainOfHome(node_.home())).raw))});
+            const json::value submitted =
+                result("tx_submit",
+                       json::array{json::string(toHex(codec::signTx(body, dev_, domain).raw))});
             hashes.push_back(text(submitted.at("hash")));
         }
         std::vector<Created> out;

@@ -201,6 +201,7 @@ TEST_F(RpcStateProof, ThousandKeysPresentAndAbsentVerifyOfflineAndTamperingNever
     // Fund kFunded fresh accounts, each with its own amount, in waves inside the nonce window.
     std::vector<std::pair<Address, u128>> funded;
     std::vector<std::uint64_t> fundedAt;
+    const std::string domain = testing::signingDomainOfHome(node_.home());
     for (std::size_t wave = 0; wave < kFunded; wave += kTxWave) {
         std::vector<std::string> hashes;
         for (std::size_t i = wave; i < std::min(kFunded, wave + kTxWave); ++i) {
@@ -209,10 +210,9 @@ TEST_F(RpcStateProof, ThousandKeysPresentAndAbsentVerifyOfflineAndTamperingNever
             const codec::TxBody body{
                 "gridledger-dev", dev_.publicKey(), i, 50'000, codec::Transfer{to, amount},
                 testing::kDevFee};
-            auto submitted = node_.call(
-                "tx_submit",
-                json::array{json::string(toHex(
-                    codec::signTx(body, dev_, testing::signingDomainOfHome(node_.home())).raw))});
+            auto submitted =
+                node_.call("tx_submit",
+                           json::array{json::string(toHex(codec::signTx(body, dev_, domain).raw))});
             ASSERT_TRUE(submitted) << submitted.error().message;
             hashes.push_back(text(submitted->at("hash")));
             funded.emplace_back(to, amount);
