@@ -15,10 +15,12 @@
 namespace gridledger::codec::detail {
 
 /**
- * Parses `raw` into `msg`; fails on garbage, on oversize input, on unknown fields and on any
- * encoding other than the canonical one (fields in number order, each once, shortest varints,
- * zero values left out, repeated scalars packed): re-serializing must give back `raw` byte for
- * byte. So every message has exactly one encoding, and a hash of its bytes names it alone.
+ * Parses `raw` into `msg`; fails on garbage, on oversize input, on unknown fields (in `msg` or in
+ * any message nested in it) and on any encoding other than the canonical one (fields in number
+ * order, each once, shortest varints, zero values left out, repeated scalars packed):
+ * re-serializing, without the unknown fields protobuf would otherwise keep and write back, must
+ * give back `raw` byte for byte. So every message has exactly one encoding, and a hash of its
+ * bytes names it alone.
  */
 [[nodiscard]] inline Status parse(google::protobuf::Message& msg, ByteView raw,
                                   std::string_view what) {
@@ -28,6 +30,7 @@ namespace gridledger::codec::detail {
     if (!msg.GetReflection()->GetUnknownFields(msg).empty()) {
         return fail(ErrorCode::kMalformed, std::string(what) + " has unknown fields");
     }
+    msg.DiscardUnknownFields();  // those of nested messages: then the bytes below differ
     std::string again;
     if (!msg.SerializeToString(&again) || again.size() != raw.size() ||
         !std::equal(again.begin(), again.end(), raw.begin(),

@@ -258,5 +258,29 @@ TEST(CanonicalEncoding, BlocksAndConsensusMessagesAcceptOnlyTheirCanonicalEncodi
     EXPECT_FALSE(decodeQc(overlongFirstTag(qcBytes)));
 }
 
+TEST(CanonicalEncoding, AnUnknownFieldInANestedMessageIsRefused) {
+    // A commit proof whose quorum certificate carries a field 13 that QuorumCert does not have:
+    // the bytes would decode to the proof that the canonical bytes hold, so both are refused.
+    BlockHeader header;
+    header.height = 4;
+    header.round = 5;
+    const Block child = makeBlock(header, {});
+    const QuorumCert qc{3, 8, child.id, {1}, {Signature{}}};
+    Bytes qcBytes = encodeQc(qc);
+    Bytes canonical = lengthField(1, child.headerBytes);
+    append(canonical, lengthField(2, qcBytes));
+    const auto proof = decodeCommitProof(canonical);
+    ASSERT_TRUE(proof) << proof.error().message;
+    ASSERT_EQ(encodeCommitProof(*proof), canonical) << "the fields rebuilt by hand are the proof";
+
+    append(qcBytes, lengthField(13, Signature{}.view()));
+    EXPECT_FALSE(decodeQc(qcBytes));
+    Bytes withUnknown = lengthField(1, child.headerBytes);
+    append(withUnknown, lengthField(2, qcBytes));
+    const auto decoded = decodeCommitProof(withUnknown);
+    ASSERT_FALSE(decoded) << "one proof under two encodings";
+    EXPECT_EQ(decoded.error().code, ErrorCode::kMalformed);
+}
+
 }  // namespace
 }  // namespace gridledger::codec
