@@ -1,5 +1,11 @@
 // Every system-contract payload survives encode → sign → decode unchanged, and malformed fixed-size
-// fields are refused with kBadLength rather than decoded.
+// fields are refused with kBadLength rather than decoded; the tx_decode fuzz corpus starts the
+// fuzzer from a transaction of every payload kind and proposal action.
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -114,6 +120,34 @@ TEST(TxPayloadCodec, AnyFlippedByteOfEachPayloadBreaksDecodingOrTheSignature) {
             EXPECT_TRUE(!decoded || !verifyTxSignature(*decoded, kDomain)) << "byte " << i;
         }
     }
+}
+
+/** The kind of a payload, with the action for a proposal ("propose/set_parameter"). */
+std::string kindOf(const Payload& payload) {
+    std::string kind(payloadKind(payload));
+    if (const auto* propose = std::get_if<Propose>(&payload)) {
+        kind += "/" + std::string(actionKind(propose->action));
+    }
+    return kind;
+}
+
+TEST(TxPayloadCodec, TheFuzzCorpusHoldsATransactionOfEveryPayloadKindAndProposalAction) {
+    std::set<std::string> wanted;
+    for (const auto& payload : everyPayload()) {
+        wanted.insert(kindOf(payload));
+    }
+    ASSERT_EQ(wanted.size(), kPayloadKindCount - 1 + std::variant_size_v<ProposalAction>);
+    std::set<std::string> found;
+    const std::filesystem::path corpus =
+        std::filesystem::path(GRIDLEDGER_SOURCE_DIR) / "tests/fuzz/corpus/tx_decode";
+    for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
+        std::ifstream in(entry.path(), std::ios::binary);
+        const Bytes raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        const auto tx = decodeTx(raw);
+        ASSERT_TRUE(tx) << entry.path() << ": " << tx.error().message;
+        found.insert(kindOf(tx->body.payload));
+    }
+    EXPECT_EQ(found, wanted);
 }
 
 }  // namespace
