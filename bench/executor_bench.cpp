@@ -30,7 +30,8 @@ struct Chain {
     std::uint64_t height = 0;
 
     explicit Chain(std::size_t senderCount) {
-        store = std::move(*storage::KvStore::open(dir.path(), ledger::columnNames()));
+        store = std::move(
+            *storage::KvStore::open(dir.path(), ledger::columnNames(), ledger::storeOptions()));
         tree = std::make_unique<ledger::StateTree>(*store, ledger::kStateNodesColumn,
                                                    ledger::kStateValuesColumn);
         blocks = std::make_unique<ledger::BlockStore>(*store);

@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/state_tree.h>
 #include <gridledger/storage/kv_store.h>
 
@@ -43,7 +44,8 @@ class BenchTree {
         : dir_(std::filesystem::temp_directory_path() /
                ("gridledger_state_tree_bench_" + std::to_string(::getpid()))) {
         std::filesystem::remove_all(dir_);
-        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values"});
+        auto store =
+            storage::KvStore::open(dir_, {"state_nodes", "state_values"}, ledger::storeOptions());
         if (!store) {
             throw std::runtime_error(store.error().message);
         }

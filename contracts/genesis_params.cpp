@@ -285,6 +285,7 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_TRY(optionalU64(*tasks, "creation_deposit", "tasks.", k.creationDeposit));
         GL_TRY(optionalU64(*tasks, "deposit_forfeit_bps", "tasks.", k.depositForfeitBps));
         GL_TRY(optionalU64(*tasks, "max_pending_per_consumer", "tasks.", k.maxPendingPerConsumer));
+        GL_TRY(optionalU64(*tasks, "match_scan_per_block", "tasks.", k.matchScanPerBlock));
     }
     if (optionalMember(root, "fees") != nullptr) {
         GL_ASSIGN_OR_RETURN(fees, getObject(root, "fees"));
@@ -344,7 +345,8 @@ void renderContractSections(const Genesis& g, json::object& root) {
                      {"cancellation_fee_minutes", std::to_string(g.tasks.cancellationFeeMinutes)},
                      {"creation_deposit", std::to_string(g.tasks.creationDeposit)},
                      {"deposit_forfeit_bps", std::to_string(g.tasks.depositForfeitBps)},
-                     {"max_pending_per_consumer", std::to_string(g.tasks.maxPendingPerConsumer)}};
+                     {"max_pending_per_consumer", std::to_string(g.tasks.maxPendingPerConsumer)},
+                     {"match_scan_per_block", std::to_string(g.tasks.matchScanPerBlock)}};
     json::object fees;
     for (std::size_t i = 0; i < codec::kPayloadKindCount; ++i) {
         fees[codec::kPayloadKinds[i]] = std::to_string(g.fees.byKind[i]);

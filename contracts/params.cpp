@@ -5,8 +5,9 @@
 namespace gridledger::contracts {
 namespace {
 
-// Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap.
-constexpr std::uint8_t kFormat = 4;
+// Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap,
+// format 5 the matching scan per block.
+constexpr std::uint8_t kFormat = 5;
 constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
@@ -82,6 +83,9 @@ std::uint64_t* taskField(TaskParams& tasks, std::string_view name) {
     }
     if (name == "tasks.max_pending_per_consumer") {
         return &tasks.maxPendingPerConsumer;
+    }
+    if (name == "tasks.match_scan_per_block") {
+        return &tasks.matchScanPerBlock;
     }
     return nullptr;
 }
@@ -308,6 +312,7 @@ Bytes encodeParams(const ChainParams& p) {
         w.u64(fee);
     }
     w.u64(k.creationDeposit).u64(k.depositForfeitBps).u64(k.maxPendingPerConsumer);
+    w.u64(k.matchScanPerBlock);
     return w.take();
 }
 
@@ -338,6 +343,7 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     k.creationDeposit = r.u64();
     k.depositForfeitBps = r.u64();
     k.maxPendingPerConsumer = r.u64();
+    k.matchScanPerBlock = r.u64();
     GL_TRY(r.finish());
     return p;
 }

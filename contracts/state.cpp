@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <limits>
+
 #include <gridledger/contracts/state.h>
 
 namespace gridledger::contracts {
@@ -12,19 +15,26 @@ Result<std::optional<Bytes>> StateLayer::get(const Hash256& key) const {
     return tree_->get(key, version_);
 }
 
-Result<std::vector<Hash256>> StateLayer::keysBetween(const Hash256& first,
-                                                     const Hash256& last) const {
-    GL_ASSIGN_OR_RETURN(below, parent_ != nullptr ? parent_->keysBetween(first, last)
-                                                  : tree_->keysBetween(first, last, version_));
+Result<std::vector<Hash256>> StateLayer::keysBetween(const Hash256& first, const Hash256& last,
+                                                     std::size_t limit) const {
     auto write = writes_.lower_bound(first);
     const auto end = writes_.upper_bound(last);
-    if (write == end) {
-        return below;
+    // Each erased key of this layer hides at most one key below: asking the layer below for as
+    // many more keys as this layer erases in the range leaves at least `limit` keys up to the
+    // last one it returns, so the first `limit` of the merge are the true first `limit`.
+    std::size_t erased = 0;
+    for (auto it = write; it != end; ++it) {
+        erased += it->second ? 0U : 1U;
     }
+    const std::size_t belowLimit =
+        limit > std::numeric_limits<std::size_t>::max() - erased ? limit : limit + erased;
+    GL_ASSIGN_OR_RETURN(below, parent_ != nullptr
+                                   ? parent_->keysBetween(first, last, belowLimit)
+                                   : tree_->keysBetween(first, last, version_, belowLimit));
     std::vector<Hash256> out;
-    out.reserve(below.size());
+    out.reserve(std::min(limit, below.size()));
     auto under = below.begin();
-    while (under != below.end() || write != end) {
+    while ((under != below.end() || write != end) && out.size() < limit) {
         if (write == end || (under != below.end() && *under < write->first)) {
             out.push_back(*under++);
             continue;

@@ -38,8 +38,27 @@ Result<std::vector<Bytes>> StateIndex::members(const StateLayer& state) const {
 }
 
 Result<std::vector<Bytes>> StateIndex::membersBetween(const StateLayer& state, ByteView low,
-                                                      ByteView high) const {
-    GL_ASSIGN_OR_RETURN(keys, state.keysBetween(bound(low, 0x00), bound(high, 0xff)));
+                                                      ByteView high, std::size_t limit) const {
+    return membersIn(state, bound(low, 0x00), bound(high, 0xff), limit);
+}
+
+Result<std::vector<Bytes>> StateIndex::membersAfter(const StateLayer& state, ByteView member,
+                                                    std::size_t limit) const {
+    // The key after member's entry: its 24 member bytes plus one, carried; none past the last.
+    Hash256 first = keyOf(member);
+    std::size_t at = Hash256::size();
+    while (at > kIndexPrefixSize && ++first.data()[at - 1] == 0) {
+        --at;
+    }
+    if (at == kIndexPrefixSize) {
+        return std::vector<Bytes>{};
+    }
+    return membersIn(state, first, bound({}, 0xff), limit);
+}
+
+Result<std::vector<Bytes>> StateIndex::membersIn(const StateLayer& state, const Hash256& first,
+                                                 const Hash256& last, std::size_t limit) const {
+    GL_ASSIGN_OR_RETURN(keys, state.keysBetween(first, last, limit));
     std::vector<Bytes> out;
     out.reserve(keys.size());
     for (const auto& key : keys) {

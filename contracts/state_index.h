@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -40,14 +41,21 @@ class StateIndex {
     /** Every member, in key order. */
     [[nodiscard]] Result<std::vector<Bytes>> members(const StateLayer& state) const;
     /**
-     * The members whose 24 key bytes lie from `low` padded with zero bytes to `high` padded with
-     * 0xff bytes (both at most 24 bytes), in key order.
+     * The first `limit` members whose 24 key bytes lie from `low` padded with zero bytes to `high`
+     * padded with 0xff bytes (both at most 24 bytes), in key order.
      */
-    [[nodiscard]] Result<std::vector<Bytes>> membersBetween(const StateLayer& state, ByteView low,
-                                                            ByteView high) const;
+    [[nodiscard]] Result<std::vector<Bytes>> membersBetween(
+        const StateLayer& state, ByteView low, ByteView high,
+        std::size_t limit = std::numeric_limits<std::size_t>::max()) const;
+    /** The first `limit` members whose entries come after `member`'s entry, in key order. */
+    [[nodiscard]] Result<std::vector<Bytes>> membersAfter(const StateLayer& state, ByteView member,
+                                                          std::size_t limit) const;
 
   private:
     [[nodiscard]] Hash256 bound(ByteView member, std::uint8_t pad) const;
+    [[nodiscard]] Result<std::vector<Bytes>> membersIn(const StateLayer& state,
+                                                       const Hash256& first, const Hash256& last,
+                                                       std::size_t limit) const;
 
     std::array<std::uint8_t, kIndexPrefixSize> prefix_{};
 };

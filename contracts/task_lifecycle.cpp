@@ -224,6 +224,9 @@ Status TaskParams::validate() const {
     if (maxPendingPerConsumer == 0) {
         return fail(ErrorCode::kInvalidArgument, "tasks.max_pending_per_consumer must be > 0");
     }
+    if (matchScanPerBlock == 0) {
+        return fail(ErrorCode::kInvalidArgument, "tasks.match_scan_per_block must be > 0");
+    }
     if (depositForfeitBps > kBps) {
         return fail(ErrorCode::kInvalidArgument, "tasks.deposit_forfeit_bps is above 10000");
     }

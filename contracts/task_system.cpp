@@ -201,6 +201,31 @@ Result<std::vector<MatchCandidate>> candidates(const StateLayer& state, const Ch
     return out;
 }
 
+/**
+ * The Pending tasks this block's matching looks at: at most tasks.match_scan_per_block of them,
+ * in id order from after the cursor, wrapping to the first ones up to the cursor. Moves the
+ * cursor to the last one, or clears it when the scan took in every Pending task, so that a
+ * list within the budget is read whole from its first task every block.
+ */
+Result<std::vector<Hash256>> scanPending(StateLayer& state, const ChainParams& params) {
+    const std::uint64_t budget = params.tasks.matchScanPerBlock;
+    GL_ASSIGN_OR_RETURN(cursor, loadMatchCursor(state));
+    GL_ASSIGN_OR_RETURN(scan, loadPendingAfter(state, cursor, budget));
+    bool whole = scan.size() < budget;
+    if (whole && cursor) {
+        const std::size_t room = budget - scan.size();
+        GL_ASSIGN_OR_RETURN(wrapped, loadPendingUpTo(state, *cursor, room));
+        whole = wrapped.size() < room;
+        scan.insert(scan.end(), wrapped.begin(), wrapped.end());
+    }
+    if (!whole) {
+        storeMatchCursor(state, scan.back());
+    } else if (cursor) {
+        storeMatchCursor(state, std::nullopt);
+    }
+    return scan;
+}
+
 Status runMatching(StateLayer& state, const ChainParams& params, const BlockContext& block,
                    Events& events) {
     // The providers first: without one online there is no pending list to read.
@@ -208,7 +233,7 @@ Status runMatching(StateLayer& state, const ChainParams& params, const BlockCont
     if (pool.empty()) {
         return {};
     }
-    GL_ASSIGN_OR_RETURN(pending, loadTasksByState(state, TaskState::kPending));
+    GL_ASSIGN_OR_RETURN(pending, scanPending(state, params));
     for (const auto& id : pending) {
         GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
         if (!task) {

@@ -52,9 +52,12 @@ Hash256 pendingCountKey(const Address& consumer) {
     return detail::stateKey("gridledger/state/pending_tasks", consumer.view());
 }
 
-/** The task ids an index lists, ascending. */
-Result<std::vector<Hash256>> idsIn(const StateLayer& state, const detail::StateIndex& index) {
-    GL_ASSIGN_OR_RETURN(members, index.members(state));
+Hash256 matchCursorKey() {
+    return detail::stateKey("gridledger/state/task_match_cursor", {});
+}
+
+/** Task ids out of index members, in their order. */
+Result<std::vector<Hash256>> idsOf(const std::vector<Bytes>& members) {
     std::vector<Hash256> ids;
     ids.reserve(members.size());
     for (const auto& member : members) {
@@ -65,6 +68,12 @@ Result<std::vector<Hash256>> idsIn(const StateLayer& state, const detail::StateI
         ids.push_back(*id);
     }
     return ids;
+}
+
+/** The task ids an index lists, ascending. */
+Result<std::vector<Hash256>> idsIn(const StateLayer& state, const detail::StateIndex& index) {
+    GL_ASSIGN_OR_RETURN(members, index.members(state));
+    return idsOf(members);
 }
 
 /** Raises (`up`) or lowers by one the consumer's pending count; a count of 0 has no key. */
@@ -407,6 +416,44 @@ Result<std::vector<Hash256>> loadTasksByProvider(const StateLayer& state, const 
 
 Result<std::vector<Hash256>> loadTasksByState(const StateLayer& state, TaskState taskState) {
     return idsIn(state, stateIndex(taskState));
+}
+
+Result<std::vector<Hash256>> loadPendingAfter(const StateLayer& state,
+                                              const std::optional<Hash256>& after,
+                                              std::size_t limit) {
+    const auto index = stateIndex(TaskState::kPending);
+    GL_ASSIGN_OR_RETURN(members, after ? index.membersAfter(state, after->view(), limit)
+                                       : index.membersBetween(state, {}, {}, limit));
+    return idsOf(members);
+}
+
+Result<std::vector<Hash256>> loadPendingUpTo(const StateLayer& state, const Hash256& last,
+                                             std::size_t limit) {
+    GL_ASSIGN_OR_RETURN(
+        members, stateIndex(TaskState::kPending).membersBetween(state, {}, last.view(), limit));
+    return idsOf(members);
+}
+
+Result<std::optional<Hash256>> loadMatchCursor(const StateLayer& state) {
+    GL_ASSIGN_OR_RETURN(value, state.get(matchCursorKey()));
+    if (!value) {
+        return std::optional<Hash256>();
+    }
+    RecordReader r(*value, "task matching cursor");
+    r.format(kFormat);
+    const auto id = r.fixed<Hash256>();
+    GL_TRY(r.finish());
+    return std::optional<Hash256>(id);
+}
+
+void storeMatchCursor(StateLayer& state, const std::optional<Hash256>& cursor) {
+    if (!cursor) {
+        state.erase(matchCursorKey());
+        return;
+    }
+    RecordWriter w(kFormat);
+    w.fixed(*cursor);
+    state.put(matchCursorKey(), w.take());
 }
 
 Result<std::vector<Hash256>> readTasksByConsumer(const ledger::StateTree& tree,

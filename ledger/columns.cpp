@@ -7,4 +7,9 @@ std::vector<std::string> columnNames() {
             "receipts", "state_nodes", "state_values", "consensus"};
 }
 
+storage::KvOptions storeOptions(storage::KvOptions options) {
+    options.prefixColumns.emplace(columnNames()[kStateValuesColumn], Hash256::size());
+    return options;
+}
+
 }  // namespace gridledger::ledger

@@ -316,7 +316,7 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
 }
 
 Result<std::optional<Bytes>> StateTree::get(const Hash256& key, std::uint64_t version) const {
-    auto cursor = store_.cursor(values_);
+    auto cursor = store_.prefixCursor(values_);
     cursor.seekForPrev(tree::valueKey(key, version));
     if (!cursor.valid()) {
         GL_TRY(cursor.status());

@@ -26,14 +26,14 @@ Hash256 withNibble(Hash256 key, std::size_t index, std::uint8_t nibble) {
 class RangeWalk {
   public:
     RangeWalk(const storage::KvStore& store, storage::Column nodes, const Hash256& first,
-              const Hash256& last)
-        : store_(store), nodes_(nodes), first_(first), last_(last) {}
+              const Hash256& last, std::size_t limit)
+        : store_(store), nodes_(nodes), first_(first), last_(last), limit_(limit) {}
 
     Status internal(std::uint64_t version, const NibblePath& path, const Hash256& low,
                     const Hash256& high) {
         GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, version, path));
         const std::size_t depth = path.size();
-        for (std::uint8_t slot = 0; slot < tree::kRadix; ++slot) {
+        for (std::uint8_t slot = 0; slot < tree::kRadix && keys_.size() < limit_; ++slot) {
             const auto& child = node.children[slot];
             const Hash256 childLow = withNibble(low, depth, slot);
             const Hash256 childHigh = withNibble(high, depth, slot);
@@ -65,19 +65,24 @@ class RangeWalk {
     storage::Column nodes_;
     Hash256 first_;
     Hash256 last_;
+    std::size_t limit_;
     std::vector<Hash256> keys_;
 };
 
 }  // namespace
 
 Result<std::vector<Hash256>> StateTree::keysBetween(const Hash256& first, const Hash256& last,
-                                                    std::uint64_t version) const {
+                                                    std::uint64_t version,
+                                                    std::size_t limit) const {
     GL_ASSIGN_OR_RETURN(stored, store_.get(nodes_, tree::rootKey(version)));
     if (!stored) {
         return std::vector<Hash256>{};
     }
     GL_ASSIGN_OR_RETURN(record, tree::decodeRoot(*stored, version));
-    RangeWalk walk(store_, nodes_, first, last);
+    RangeWalk walk(store_, nodes_, first, last, limit);
+    if (limit == 0) {
+        return std::vector<Hash256>{};
+    }
     if (record.kind == tree::RootKind::kLeaf) {
         GL_TRY(walk.leaf(record.nodeVersion, NibblePath{}, record.hash));
     } else if (record.kind == tree::RootKind::kInternal) {

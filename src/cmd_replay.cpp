@@ -73,7 +73,8 @@ int runReplay(const Args& args) {
         }
         storage::KvOptions options;
         options.createIfMissing = false;
-        auto opened = storage::KvStore::open(data, ledger::columnNames(), options);
+        auto opened =
+            storage::KvStore::open(data, ledger::columnNames(), ledger::storeOptions(options));
         if (!opened) {
             return reportError("replay", Error{opened.error().code,
                                                opened.error().message +

@@ -65,7 +65,8 @@ Status NodeImpl::openLedger(const Home& home) {
     std::error_code ec;
     std::filesystem::create_directories(home.dataDir(), ec);
     GL_ASSIGN_OR_RETURN(store,
-                        storage::KvStore::open(home.dataDir() / "chain", ledger::columnNames()));
+                        storage::KvStore::open(home.dataDir() / "chain", ledger::columnNames(),
+                                               ledger::storeOptions()));
     store_ = std::move(store);
     tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
                                                 ledger::kStateValuesColumn);

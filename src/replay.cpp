@@ -50,7 +50,8 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     if (std::filesystem::exists(scratch)) {
         return fail(ErrorCode::kInvalidArgument, scratch.string() + " already exists");
     }
-    GL_ASSIGN_OR_RETURN(store, storage::KvStore::open(scratch, ledger::columnNames()));
+    GL_ASSIGN_OR_RETURN(
+        store, storage::KvStore::open(scratch, ledger::columnNames(), ledger::storeOptions()));
     ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
     ledger::BlockStore replayed(*store);
     const std::string domain = contracts::signingDomainOf(genesis);

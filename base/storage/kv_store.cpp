@@ -2,7 +2,9 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -18,6 +20,11 @@ rocksdb::Slice slice(ByteView bytes) {
 ByteView view(const rocksdb::Slice& s) {
     return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
+
+/** Bits per key of the Bloom filters of tables (about 1 % false positives). */
+constexpr int kBloomBitsPerKey = 10;
+/** The memtable prefix Bloom filter's size as a share of the write buffer. */
+constexpr double kMemtablePrefixBloomRatio = 0.1;
 
 Error storageError(const rocksdb::Status& status) {
     return Error{ErrorCode::kStorage, "rocksdb: " + status.ToString()};
@@ -120,13 +127,20 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
 
     rocksdb::BlockBasedTableOptions table;
     table.block_cache = rocksdb::NewLRUCache(options.blockCacheBytes);
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
     rocksdb::ColumnFamilyOptions cfOptions;
     cfOptions.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
 
     std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
     descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, cfOptions);
     for (const auto& name : columns) {
-        descriptors.emplace_back(name, cfOptions);
+        rocksdb::ColumnFamilyOptions column = cfOptions;
+        if (const auto prefix = options.prefixColumns.find(name);
+            prefix != options.prefixColumns.end()) {
+            column.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(prefix->second));
+            column.memtable_prefix_bloom_size_ratio = kMemtablePrefixBloomRatio;
+        }
+        descriptors.emplace_back(name, column);
     }
     auto impl = std::make_unique<Impl>();
     rocksdb::DB* raw = nullptr;
@@ -195,7 +209,17 @@ WriteBatch KvStore::batch() const {
 
 Cursor KvStore::cursor(Column column) const {
     auto impl = std::make_unique<Cursor::Impl>();
-    impl->it.reset(impl_->db->NewIterator(rocksdb::ReadOptions(), impl_->handles.at(column)));
+    rocksdb::ReadOptions read;
+    read.total_order_seek = true;  // whole-column order even in a column with a prefix filter
+    impl->it.reset(impl_->db->NewIterator(read, impl_->handles.at(column)));
+    return Cursor(std::move(impl));
+}
+
+Cursor KvStore::prefixCursor(Column column) const {
+    auto impl = std::make_unique<Cursor::Impl>();
+    rocksdb::ReadOptions read;
+    read.prefix_same_as_start = true;
+    impl->it.reset(impl_->db->NewIterator(read, impl_->handles.at(column)));
     return Cursor(std::move(impl));
 }
 

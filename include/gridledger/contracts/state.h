@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -26,11 +27,12 @@ class StateLayer {
 
     [[nodiscard]] Result<std::optional<Bytes>> get(const Hash256& key) const;
     /**
-     * The keys from `first` to `last` (both included) that hold a value as this layer sees them
-     * (its writes over its parent's, over the tree's), ascending.
+     * The first `limit` keys from `first` to `last` (both included) that hold a value as this
+     * layer sees them (its writes over its parent's, over the tree's), ascending.
      */
-    [[nodiscard]] Result<std::vector<Hash256>> keysBetween(const Hash256& first,
-                                                           const Hash256& last) const;
+    [[nodiscard]] Result<std::vector<Hash256>> keysBetween(
+        const Hash256& first, const Hash256& last,
+        std::size_t limit = std::numeric_limits<std::size_t>::max()) const;
     void put(const Hash256& key, Bytes value) { writes_[key] = std::move(value); }
     void erase(const Hash256& key) { writes_[key] = std::nullopt; }
 

@@ -130,11 +130,17 @@ struct TaskParams {
     std::uint64_t depositForfeitBps = 5'000;
     /** The most tasks one consumer may hold in state Pending when it creates another. */
     std::uint64_t maxPendingPerConsumer = 100;
+    /**
+     * The most Pending tasks matching looks at in one block, resuming each block where the last
+     * one stopped (docs/tasks.md "Matching").
+     */
+    std::uint64_t matchScanPerBlock = 256;
 
     bool operator==(const TaskParams&) const = default;
 
     /**
-     * kInvalidArgument when a timeout, panicAfterSlots or maxPendingPerConsumer is 0, or
+     * kInvalidArgument when a timeout, panicAfterSlots, maxPendingPerConsumer or
+     * matchScanPerBlock is 0, or
      * depositForfeitBps is above 10 000.
      */
     [[nodiscard]] Status validate() const;

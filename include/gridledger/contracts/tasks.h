@@ -142,6 +142,24 @@ struct Task {
 [[nodiscard]] Result<std::vector<Hash256>> loadDueTasks(const StateLayer& state,
                                                         std::uint64_t nowMs);
 
+/**
+ * Up to `limit` Pending task ids, ascending, after `after` (from the first when nullopt): one page
+ * of matching's scan (docs/tasks.md "Matching").
+ */
+[[nodiscard]] Result<std::vector<Hash256>> loadPendingAfter(const StateLayer& state,
+                                                            const std::optional<Hash256>& after,
+                                                            std::size_t limit);
+/** Up to `limit` Pending task ids, ascending, from the first up to `last` (included). */
+[[nodiscard]] Result<std::vector<Hash256>> loadPendingUpTo(const StateLayer& state,
+                                                           const Hash256& last, std::size_t limit);
+
+/**
+ * The Pending task matching looked at last, where the next block's scan resumes after; nullopt
+ * when the last scan took in every Pending task, and the next starts from the first.
+ */
+[[nodiscard]] Result<std::optional<Hash256>> loadMatchCursor(const StateLayer& state);
+void storeMatchCursor(StateLayer& state, const std::optional<Hash256>& cursor);
+
 /** How many of `consumer`'s tasks are in state Pending. */
 [[nodiscard]] Result<std::uint64_t> loadPendingCount(const StateLayer& state,
                                                      const Address& consumer);

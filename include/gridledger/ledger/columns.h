@@ -24,4 +24,11 @@ enum Columns : storage::Column {
 /** Names of the column families, indexed by Columns. */
 [[nodiscard]] std::vector<std::string> columnNames();
 
+/**
+ * The options a node's database opens with: `options` plus the prefix filter of the state values
+ * column, whose keys are a state key (32 bytes) ‖ a version, looked up by state key
+ * (StateTree::get).
+ */
+[[nodiscard]] storage::KvOptions storeOptions(storage::KvOptions options = {});
+
 }  // namespace gridledger::ledger

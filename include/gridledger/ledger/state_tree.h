@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -96,15 +97,16 @@ class StateTree {
     [[nodiscard]] Result<std::optional<std::uint64_t>> latestVersion() const;
 
     /**
-     * The keys that hold a value at `version` from `first` to `last` (both included), ascending.
-     * Walks only the nodes of that version whose key range meets [first, last]: the cost grows
-     * with the keys in the range and the depth of the tree, never with keys deleted before.
+     * The first `limit` keys that hold a value at `version` from `first` to `last` (both
+     * included), ascending. Walks only the nodes of that version whose key range meets
+     * [first, last], and stops at the limit: the cost grows with the keys it returns and the depth
+     * of the tree, never with keys deleted before or beyond the limit.
      * Empty for a version never applied (the empty tree, as get reads it before genesis); kCorrupt
      * if the stored nodes are damaged.
      */
-    [[nodiscard]] Result<std::vector<Hash256>> keysBetween(const Hash256& first,
-                                                           const Hash256& last,
-                                                           std::uint64_t version) const;
+    [[nodiscard]] Result<std::vector<Hash256>> keysBetween(
+        const Hash256& first, const Hash256& last, std::uint64_t version,
+        std::size_t limit = std::numeric_limits<std::size_t>::max()) const;
 
     /**
      * An inclusion proof if `key` holds a value at `version`, else a non-inclusion proof; either

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,13 @@ struct KvOptions {
     /** Block cache size in bytes, shared by every column family. */
     std::size_t blockCacheBytes = 64U << 20U;
     bool createIfMissing = true;
+    /**
+     * Columns whose reads look keys up by their first N bytes (column name → N), through
+     * prefixCursor: each gets a Bloom filter of those prefixes in its tables and memtables, so
+     * that a lookup skips the ones that hold no key with the prefix. Every column also gets a
+     * Bloom filter of whole keys, for get.
+     */
+    std::map<std::string, std::size_t, std::less<>> prefixColumns;
 };
 
 /**
@@ -97,7 +105,14 @@ class KvStore {
     [[nodiscard]] std::uint64_t walSyncs() const;
     /** An empty batch for this store. */
     [[nodiscard]] WriteBatch batch() const;
+    /** A cursor over the whole column, in key order. */
     [[nodiscard]] Cursor cursor(Column column) const;
+    /**
+     * A cursor that sees only the keys sharing the prefix of the key it was last positioned on,
+     * for a column of KvOptions::prefixColumns: seek or seekForPrev to a key, read while valid.
+     * In any other column it sees the whole column, like cursor().
+     */
+    [[nodiscard]] Cursor prefixCursor(Column column) const;
 
   private:
     struct Impl;

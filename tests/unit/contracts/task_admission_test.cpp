@@ -170,7 +170,7 @@ TEST_F(TaskAdmission, AssignedTasksDoNotCountAgainstTheCap) {
     EXPECT_TRUE(create(G + kMin + 2, 1).success());
 }
 
-TEST(TaskAdmissionParams, DepositForfeitAndCapAreGovernableAndChecked) {
+TEST(TaskAdmissionParams, DepositForfeitCapAndMatchingScanAreGovernableAndChecked) {
     ChainParams valid;
     valid.index = defaultPowerIndex();
     const auto deposit = withParameter(valid, codec::SetParameter{"tasks.creation_deposit", "42"});
@@ -181,10 +181,15 @@ TEST(TaskAdmissionParams, DepositForfeitAndCapAreGovernableAndChecked) {
     EXPECT_FALSE(withParameter(valid, codec::SetParameter{"tasks.deposit_forfeit_bps", "10001"}));
     EXPECT_TRUE(withParameter(valid, codec::SetParameter{"tasks.max_pending_per_consumer", "1"}));
     EXPECT_FALSE(withParameter(valid, codec::SetParameter{"tasks.max_pending_per_consumer", "0"}));
+    const auto scan = withParameter(valid, codec::SetParameter{"tasks.match_scan_per_block", "7"});
+    ASSERT_TRUE(scan);
+    EXPECT_EQ(scan->tasks.matchScanPerBlock, 7U);
+    EXPECT_FALSE(withParameter(valid, codec::SetParameter{"tasks.match_scan_per_block", "0"}));
     ChainParams params;
     params.tasks.creationDeposit = 7;
     params.tasks.depositForfeitBps = 1;
     params.tasks.maxPendingPerConsumer = 9;
+    params.tasks.matchScanPerBlock = 11;
     const auto decoded = decodeParams(encodeParams(params));
     ASSERT_TRUE(decoded);
     EXPECT_EQ(decoded->tasks, params.tasks);

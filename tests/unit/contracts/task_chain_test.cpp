@@ -71,6 +71,7 @@ Hash256 taskOf(const codec::Receipt& receipt) {
 class TaskChain : public ::testing::Test {
   protected:
     TaskChain() : c(taskGenesis()) {}
+    explicit TaskChain(Genesis genesis) : c(std::move(genesis)) {}
 
     Task task(const Hash256& id) { return **readTask(c.tree(), c.height(), id); }
     /** k's DPS from the task contract alone: without its fee float and the fees it paid. */
@@ -384,6 +385,74 @@ TEST_F(TaskChain, TaskListsFollowEveryTransition) {
     EXPECT_EQ(*readTasksByProvider(c.tree(), c.height(), addressOf(kP1)), std::vector<Hash256>{id});
     EXPECT_EQ(*readTasksByConsumer(c.tree(), c.height(), addressOf(kConsumer)),
               std::vector<Hash256>{id});
+}
+
+/** Matching with a budget of two Pending tasks per block. */
+class TaskMatchingBudget : public TaskChain {
+  protected:
+    TaskMatchingBudget() : TaskChain(budgetGenesis()) {}
+
+    static Genesis budgetGenesis() {
+        Genesis g = taskGenesis();
+        g.tasks.matchScanPerBlock = 2;
+        return g;
+    }
+
+    /** Creates one 0.1 PFLOP/s task per constraint list in one block at `t`, kP1 attesting. */
+    std::vector<Hash256> createAll(std::uint64_t t,
+                                   const std::vector<std::vector<std::string>>& constraints) {
+        std::vector<Bytes> txs{c.tx(kP1, attestAt(t, 4))};
+        for (const auto& list : constraints) {
+            txs.push_back(c.tx(kConsumer, codec::TaskCreate{"flat", kPf / 10, list, 1, {}}));
+        }
+        auto b = c.block(t, std::move(txs));
+        std::vector<Hash256> ids;
+        for (std::size_t i = 1; i < b.receipts.size(); ++i) {
+            ids.push_back(taskOf(b.receipts[i]));
+        }
+        return ids;
+    }
+
+    std::vector<Hash256> pending() {
+        return *readTasksByState(c.tree(), c.height(), TaskState::kPending);
+    }
+};
+
+TEST_F(TaskMatchingBudget, EachBlockLooksAtTwoPendingTasksResumingAfterTheLastOneItLookedAt) {
+    createAll(G + 1'000, {{}, {}, {}, {}, {}});
+    const std::vector<Hash256> ids = pending();  // in id order, the order matching reads them
+    ASSERT_EQ(ids.size(), 5U);
+    // kP1 could take all five; each block assigns the next two in id order.
+    for (std::size_t block = 0; block < 3; ++block) {
+        c.block(G + 2'000 + block * 1'000, {});
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            EXPECT_EQ(task(ids[i]).state,
+                      i < 2 * (block + 1) ? TaskState::kAssigned : TaskState::kPending)
+                << "task " << i << " after block " << block;
+        }
+    }
+}
+
+TEST_F(TaskMatchingBudget, TasksNoProviderCanTakeDelayButNeverStarveAMatchableOne) {
+    // Six tasks only a provider in asia could take, then one that kP1 can take.
+    const std::vector<std::vector<std::string>> asia(6, {"region == asia"});
+    createAll(G + 1'000, asia);
+    const Hash256 matchable = createAll(G + 1'500, {{}}).at(0);
+    // Seven Pending tasks looked at two per block: every one is looked at within four blocks.
+    std::uint64_t t = G + 2'000;
+    for (int block = 0; block < 4 && task(matchable).state == TaskState::kPending; ++block) {
+        c.block(t, {c.tx(kP1, attestAt(t, 4))});
+        t += 1'000;
+    }
+    EXPECT_EQ(task(matchable).state, TaskState::kAssigned);
+    EXPECT_EQ(pending().size(), 6U);
+    // The scan wraps around: a task created later is reached too.
+    const Hash256 later = createAll(t, {{}}).at(0);
+    for (int block = 0; block < 4 && task(later).state == TaskState::kPending; ++block) {
+        t += 1'000;
+        c.block(t, {c.tx(kP1, attestAt(t, 4))});
+    }
+    EXPECT_EQ(task(later).state, TaskState::kAssigned);
 }
 
 }  // namespace

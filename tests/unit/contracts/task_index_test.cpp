@@ -129,6 +129,49 @@ TEST(TaskIndexes, ALayerListsItsWritesOverTheTreeInKeyOrder) {
     EXPECT_EQ(*inTx, (std::vector<Hash256>{keyAt(0xee, 2), keyAt(0xee, 3), keyAt(0xee, 5)}));
 }
 
+TEST(TaskIndexes, ARangeReadWithALimitGivesTheFirstKeysOfTheWholeRange) {
+    Chain chain(shortEpochGenesis(1, 0));
+    StateLayer fill(chain.tree(), chain.height());
+    for (std::uint8_t i = 1; i <= 40; ++i) {
+        fill.put(keyAt(0xee, i), Bytes{i});
+    }
+    const std::uint64_t version = commitLayer(chain, fill, chain.height() + 1);
+    // The block erases the first ten keys and every third after; the transaction erases more and
+    // writes some back, so that the tree's first keys are hidden twice over.
+    StateLayer block(chain.tree(), version);
+    for (std::uint8_t i = 1; i <= 40; ++i) {
+        if (i <= 10 || i % 3 == 0) {
+            block.erase(keyAt(0xee, i));
+        }
+    }
+    block.put(keyAt(0xee, 50), Bytes{50});
+    StateLayer tx(block);
+    for (std::uint8_t i = 11; i <= 20; ++i) {
+        tx.erase(keyAt(0xee, i));
+    }
+    tx.put(keyAt(0xee, 3), Bytes{3});
+    const Hash256 first = keyAt(0xee, 0);
+    const Hash256 last = keyAt(0xee, 0xff);
+    const auto wholeTree = chain.tree().keysBetween(first, last, version);
+    const auto wholeBlock = block.keysBetween(first, last);
+    const auto wholeTx = tx.keysBetween(first, last);
+    ASSERT_TRUE(wholeTree && wholeBlock && wholeTx);
+    ASSERT_EQ(wholeTree->size(), 40U);
+    ASSERT_EQ(wholeTx->front(), keyAt(0xee, 3));
+    const auto prefix = [](const std::vector<Hash256>& keys, std::size_t n) {
+        return std::vector<Hash256>(
+            keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(std::min(n, keys.size())));
+    };
+    for (std::size_t limit = 0; limit <= 42; ++limit) {
+        EXPECT_EQ(*chain.tree().keysBetween(first, last, version, limit), prefix(*wholeTree, limit))
+            << "tree, limit " << limit;
+        EXPECT_EQ(*block.keysBetween(first, last, limit), prefix(*wholeBlock, limit))
+            << "block, limit " << limit;
+        EXPECT_EQ(*tx.keysBetween(first, last, limit), prefix(*wholeTx, limit))
+            << "transaction, limit " << limit;
+    }
+}
+
 TEST(TaskIndexes, TheDueIndexListsExactlyTheTasksDueByDueTimeThenId) {
     Chain chain(shortEpochGenesis(1, 0));
     const std::uint64_t timeout = chain.params().tasks.assignTimeoutMs;

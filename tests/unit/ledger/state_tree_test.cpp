@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <gridledger/crypto/sha256.h>
+#include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/state_tree.h>
 #include <gridledger/storage/kv_store.h>
 
@@ -23,10 +24,15 @@ namespace {
 constexpr storage::Column kNodes = 0;
 constexpr storage::Column kValues = 1;
 
-/** A RocksDB store with the two state columns in a fresh temp dir, removed afterwards. */
+/**
+ * A RocksDB store with the two state columns in a fresh temp dir, removed afterwards; opened with
+ * the node's options (the prefix filter of the values column) unless `nodeOptions` is false.
+ */
 class TestDb {
   public:
-    TestDb() : dir_(uniqueDir()) { open(); }
+    explicit TestDb(bool nodeOptions = true) : dir_(uniqueDir()), nodeOptions_(nodeOptions) {
+        open();
+    }
     ~TestDb() {
         tree_.reset();
         store_.reset();
@@ -38,10 +44,14 @@ class TestDb {
     StateTree& tree() { return *tree_; }
     storage::KvStore& store() { return *store_; }
 
-    /** Closes and reopens the store, as a node restart does. */
-    void reopen() {
+    /**
+     * Closes and reopens the store, as a node restart does (which flushes what the write-ahead
+     * log held into table files), with the node's options or not.
+     */
+    void reopen(bool nodeOptions = true) {
         tree_.reset();
         store_.reset();
+        nodeOptions_ = nodeOptions;
         open();
     }
 
@@ -68,7 +78,8 @@ class TestDb {
     }
 
     void open() {
-        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values"});
+        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values"},
+                                            nodeOptions_ ? storeOptions() : storage::KvOptions{});
         if (!store) {
             throw std::runtime_error("cannot open store: " + store.error().message);
         }
@@ -77,6 +88,7 @@ class TestDb {
     }
 
     std::filesystem::path dir_;
+    bool nodeOptions_ = true;
     std::unique_ptr<storage::KvStore> store_;
     std::unique_ptr<StateTree> tree_;
 };
@@ -559,6 +571,65 @@ TEST(StateTree, StateSurvivesReopeningTheStore) {
     auto merged = first;
     merged.insert(second.begin(), second.end());
     EXPECT_EQ(db.commit(2, asUpdates(second)), referenceRoot(merged));
+}
+
+TEST(StateTree, ReadsFindEachVersionAcrossTableFilesMemtablesAndAChangeOfOptions) {
+    // Keys that differ in their last byte only, so that the value keys of neighbours sort next to
+    // each other: a read must never take a neighbour's value for an absent key's.
+    const auto key = [](unsigned last) {
+        Hash256 k;
+        k[0] = 0x5a;
+        k[31] = static_cast<std::uint8_t>(last);
+        return k;
+    };
+    std::map<std::pair<unsigned, std::uint64_t>, std::optional<Bytes>> written;
+    const auto commitVersion = [&](TestDb& db, std::uint64_t version) {
+        std::vector<TreeUpdate> updates;
+        for (unsigned k = 0; k < 12; ++k) {
+            if ((k + version) % 3 == 0) {
+                continue;  // key k keeps its older value at this version
+            }
+            const bool erase = (k * version) % 5 == 4;
+            const std::optional<Bytes> value =
+                erase ? std::nullopt
+                      : std::optional(Bytes{static_cast<std::uint8_t>(k),
+                                            static_cast<std::uint8_t>(version)});
+            updates.push_back(TreeUpdate{key(2 * k), value});
+            written[{k, version}] = value;
+        }
+        db.commit(version, updates);
+    };
+    const auto expected = [&](unsigned k, std::uint64_t version) {
+        for (std::uint64_t v = version; v > 0; --v) {
+            if (const auto it = written.find({k, v}); it != written.end()) {
+                return it->second;
+            }
+        }
+        return std::optional<Bytes>();
+    };
+    const auto checkAll = [&](TestDb& db, std::uint64_t upTo, const char* where) {
+        for (std::uint64_t version = 1; version <= upTo; ++version) {
+            for (unsigned k = 0; k < 12; ++k) {
+                EXPECT_EQ(*db.tree().get(key(2 * k), version), expected(k, version))
+                    << where << ": key " << k << " at version " << version;
+                EXPECT_EQ(*db.tree().get(key(2 * k + 1), version), std::nullopt)
+                    << where << ": never written key " << 2 * k + 1;
+            }
+        }
+    };
+    TestDb db(false);  // a database written before the values column had its prefix filter
+    for (std::uint64_t version = 1; version <= 10; ++version) {
+        commitVersion(db, version);
+    }
+    checkAll(db, 10, "memtable, no prefix filter");
+    db.reopen();
+    checkAll(db, 10, "table files written without the filter, read with it");
+    for (std::uint64_t version = 11; version <= 20; ++version) {
+        commitVersion(db, version);
+    }
+    checkAll(db, 20, "table files and memtable");
+    db.reopen();
+    checkAll(db, 20, "table files only");
 }
 
 TEST(StateTree, DamagedStoredDataIsReportedAsCorrupt) {
