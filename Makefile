@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 HOME_DIR ?= $(or $(GRIDLEDGER_HOME),$(HOME)/.gridledger)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build localnet bench format format-check asan-test tidy clean
+.PHONY: run test deps build localnet bench format format-check asan-test tsan-test fuzz tidy clean
 
 deps:
 	@scripts/install-deps.sh
@@ -49,6 +49,44 @@ asan-test: deps
 		floors_test
 	cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L 'unit|sim'
+
+## make tsan-test: the unit, simulator and integration tests, and the node they start, built with
+## ThreadSanitizer (not part of make test: the build and the run take about an hour on two cores).
+## Every process writes its reports under build/tsan/reports; any report fails the target.
+## GCC warns (-Wtsan) that ThreadSanitizer does not model std::atomic_thread_fence, which
+## Boost.Asio's completion handlers use: that warning is off in this build only.
+TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer -Wno-maybe-uninitialized -Wno-tsan
+tsan-test: deps
+	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
+		-DGRIDLEDGER_BENCH=OFF "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" $(LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
+	cmake --build build/tsan -j $(JOBS)
+	rm -rf build/tsan/reports && mkdir -p build/tsan/reports
+	cd build/tsan && TSAN_OPTIONS=log_path=$(CURDIR)/build/tsan/reports/tsan:second_deadlock_stack=1 \
+		ctest --output-on-failure -j $(JOBS) -L 'unit|sim|integration'
+	@if ls build/tsan/reports/tsan.* >/dev/null 2>&1; then \
+		echo "ThreadSanitizer reports:"; ls build/tsan/reports; exit 1; fi
+
+## make fuzz: every libFuzzer target for FUZZ_SECONDS (default 600) under ASan + UBSan (clang-16),
+## one after the other, from its checked-in corpus; new inputs go to build/fuzz/work, a finding
+## to build/fuzz/work/<target>/crash-* and fails the target.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS = tx_decode block_decode proof_decode rpc_dispatch p2p_envelope sync_request \
+	sync_response block_request tx_batch commit_proof
+fuzz: deps
+	@command -v clang++-16 >/dev/null && [ -d /usr/lib/llvm-16/lib/clang/16/lib/linux ] || { \
+		sudo_cmd=$$([ "$$(id -u)" -ne 0 ] && echo sudo); \
+		$$sudo_cmd apt-get install -y -qq clang-16 libclang-rt-16-dev; }
+	cmake --preset fuzz >/dev/null
+	cmake --build build/fuzz -j $(JOBS) $(addprefix --target fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/work/$$t; \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build/fuzz/tests/fuzz/fuzz_$$t \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+			-artifact_prefix=build/fuzz/work/$$t/ build/fuzz/work/$$t tests/fuzz/corpus/$$t \
+			2> build/fuzz/work/$$t.log || { tail -40 build/fuzz/work/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' build/fuzz/work/$$t.log; \
+	done
 
 ## make format-check: fails when a tracked C++ file differs from clang-format's output.
 format-check: deps
