@@ -120,20 +120,20 @@ Result<StoredConsensus> ConsensusStore::load() const {
 
 Result<std::optional<codec::Block>> ConsensusStore::blockById(const Hash256& id) const {
     std::optional<codec::Block> found;
-    GL_TRY(
-        forEach(store_, kBlockPrefix, prunedHeight_, [&](ByteView key, ByteView value) -> Status {
-            const ByteView keyId = key.subspan(kBlockPrefix.size() + 8);
-            if (found ||
-                !std::equal(keyId.begin(), keyId.end(), id.view().begin(), id.view().end())) {
-                return {};
-            }
-            auto block = codec::decodeBlock(value);
-            if (!block) {
-                return std::unexpected(corrupt("block"));
-            }
-            found = std::move(*block);
-            return {};
-        }));
+    GL_TRY(forEach(store_, kBlockPrefix, prunedHeight_.load(std::memory_order_relaxed),
+                   [&](ByteView key, ByteView value) -> Status {
+                       const ByteView keyId = key.subspan(kBlockPrefix.size() + 8);
+                       if (found || !std::equal(keyId.begin(), keyId.end(), id.view().begin(),
+                                                id.view().end())) {
+                           return {};
+                       }
+                       auto block = codec::decodeBlock(value);
+                       if (!block) {
+                           return std::unexpected(corrupt("block"));
+                       }
+                       found = std::move(*block);
+                       return {};
+                   }));
     return found;
 }
 
@@ -147,11 +147,13 @@ Status ConsensusStore::prune(std::uint64_t height, std::uint64_t round) {
             return {};
         };
     };
-    GL_TRY(forEach(store_, kBlockPrefix, prunedHeight_, collect(kBlockPrefix, height + 1)));
-    GL_TRY(forEach(store_, kQcPrefix, prunedRound_, collect(kQcPrefix, round)));
+    const std::uint64_t fromHeight = prunedHeight_.load(std::memory_order_relaxed);
+    const std::uint64_t fromRound = prunedRound_.load(std::memory_order_relaxed);
+    GL_TRY(forEach(store_, kBlockPrefix, fromHeight, collect(kBlockPrefix, height + 1)));
+    GL_TRY(forEach(store_, kQcPrefix, fromRound, collect(kQcPrefix, round)));
     GL_TRY(store_.write(batch, false));
-    prunedHeight_ = std::max(prunedHeight_, height + 1);
-    prunedRound_ = std::max(prunedRound_, round);
+    prunedHeight_.store(std::max(fromHeight, height + 1), std::memory_order_relaxed);
+    prunedRound_.store(std::max(fromRound, round), std::memory_order_relaxed);
     return {};
 }
 

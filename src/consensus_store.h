@@ -3,6 +3,7 @@
 // Persistence of the consensus core's state in the node's database (the consensus column family):
 // safety data, blocks and certificates above the committed root, the highest TC.
 
+#include <atomic>
 #include <optional>
 #include <vector>
 
@@ -35,7 +36,7 @@ class ConsensusStore {
     /** Everything persisted; stored records that do not decode are reported as kCorrupt. */
     [[nodiscard]] Result<StoredConsensus> load() const;
 
-    /** A persisted block by id, if held. */
+    /** A persisted block by id, if held. Safe to call from any thread, also during prune. */
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
 
     /**
@@ -47,9 +48,13 @@ class ConsensusStore {
 
   private:
     storage::KvStore& store_;
-    /** Every block below this height and QC below this round was pruned by this store. */
-    std::uint64_t prunedHeight_ = 0;
-    std::uint64_t prunedRound_ = 0;
+    /**
+     * Every block below this height and QC below this round was pruned by this store. Only prune
+     * writes them (on the consensus thread); blockById reads the height on the threads that serve
+     * peers, where an older value only means a longer scan.
+     */
+    std::atomic<std::uint64_t> prunedHeight_ = 0;
+    std::atomic<std::uint64_t> prunedRound_ = 0;
 };
 
 }  // namespace gridledger::node

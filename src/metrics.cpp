@@ -11,8 +11,8 @@ namespace gridledger::node {
 class MetricsImpl {
   public:
     explicit MetricsImpl(const std::string& bind)
-        : exposer(bind),
-          registry(std::make_shared<prometheus::Registry>()),
+        : registry(std::make_shared<prometheus::Registry>()),
+          exposer(bind),
           executedHeight(gauge("gridledger_executed_height", "Height of the last executed block")),
           round(gauge("gridledger_consensus_round", "Consensus round this validator is in")),
           highestQcRound(gauge("gridledger_consensus_highest_qc_round",
@@ -69,8 +69,10 @@ class MetricsImpl {
         return prometheus::BuildCounter().Name(name).Help(help).Register(*registry).Add({});
     }
 
-    prometheus::Exposer exposer;
+    // The registry outlives the exposer: members are destroyed in reverse order, so the exposer's
+    // workers are joined before the registry they scrape is released.
     std::shared_ptr<prometheus::Registry> registry;
+    prometheus::Exposer exposer;
     prometheus::Gauge& executedHeight;
     prometheus::Gauge& round;
     prometheus::Gauge& highestQcRound;
