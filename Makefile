@@ -53,7 +53,8 @@ asan-test: deps
 ## make tsan-test: the unit, simulator, integration and end-to-end tests, and the node they start,
 ## built with ThreadSanitizer (not part of make test: the build and the run take about an hour on
 ## two cores). Every process writes its reports under build/tsan/reports; any report fails the
-## target. tests/tsan.supp names the code TSan cannot see into (uninstrumented libraries).
+## target. tests/tsan.supp names the code TSan cannot see into (uninstrumented libraries); the
+## longest access history keeps the stacks of old writes, which the suppressions match against.
 ## GCC warns (-Wtsan) that ThreadSanitizer does not model std::atomic_thread_fence, which
 ## Boost.Asio's completion handlers use: that warning is off in this build only.
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer -Wno-maybe-uninitialized -Wno-tsan
@@ -62,7 +63,7 @@ tsan-test: deps
 		-DGRIDLEDGER_BENCH=OFF "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" $(LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/tsan -j $(JOBS)
 	rm -rf build/tsan/reports && mkdir -p build/tsan/reports
-	cd build/tsan && TSAN_OPTIONS=log_path=$(CURDIR)/build/tsan/reports/tsan:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp \
+	cd build/tsan && TSAN_OPTIONS=log_path=$(CURDIR)/build/tsan/reports/tsan:second_deadlock_stack=1:history_size=7:suppressions=$(CURDIR)/tests/tsan.supp \
 		ctest --output-on-failure -j $(JOBS) -L 'unit|sim|integration|e2e'
 	@if ls build/tsan/reports/tsan.* >/dev/null 2>&1; then \
 		echo "ThreadSanitizer reports:"; ls build/tsan/reports; exit 1; fi
