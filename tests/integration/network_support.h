@@ -20,6 +20,7 @@
 
 #include <gridledger/codec/tx.h>
 
+#include "support/sanitizer.h"
 #include "support/testnet.h"
 
 namespace gridledger::testing {
@@ -45,9 +46,12 @@ inline std::uint64_t heightOf(const Testnet& net, std::size_t i) {
     return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
 }
 
-/** Polls `done` every 50 ms until it holds or `timeout` passes; returns whether it held. */
+/**
+ * Polls `done` every 50 ms until it holds or `timeout` (set for an uninstrumented build, scaled
+ * for a sanitizer build) passes; returns whether it held.
+ */
 inline bool waitFor(const std::function<bool()>& done, std::chrono::seconds timeout) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
+    const auto until = std::chrono::steady_clock::now() + scaledWait(timeout);
     while (std::chrono::steady_clock::now() < until) {
         if (done()) {
             return true;

@@ -13,6 +13,7 @@
 
 #include "network_support.h"
 #include "support/faulty_member.h"
+#include "support/sanitizer.h"
 #include "unit/p2p/test_clients.h"
 
 namespace gridledger::testing {
@@ -20,7 +21,8 @@ namespace {
 
 constexpr std::size_t kFlooder = 3;
 constexpr std::uint64_t kRoundTimeoutMs = 2'000;
-constexpr std::size_t kRssLimitBytes = std::size_t{256} << 20U;
+/** 256 MiB in an uninstrumented build; a sanitizer's shadow memory scales it. */
+constexpr std::size_t kRssLimitBytes = (std::size_t{256} << 20U) * kSanitizerMemoryFactor;
 
 std::size_t syncFloodRequests() {
     const char* text = std::getenv("GRIDLEDGER_SYNC_FLOOD_REQUESTS");
