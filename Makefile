@@ -60,7 +60,7 @@ asan-test: deps
 		if ls reports/* >/dev/null 2>&1; then cat reports/*; exit 1; fi; exit $$status
 
 ## make tsan-test: the unit, simulator, integration and end-to-end tests, and the node they start,
-## built with ThreadSanitizer (not part of make test: the build and the run take about an hour on
+## built with ThreadSanitizer (not part of make test: the build and the run take about 30 minutes on
 ## two cores). Every process writes its reports under build/tsan/reports; any report fails the
 ## target. TSan checks the memory accesses of GridLedger's own, instrumented code, and of the
 ## calls it intercepts (memcpy, memcmp, ...) from that code, not from the uninstrumented
