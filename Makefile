@@ -38,9 +38,9 @@ test: deps format-check
 ## make asan-test: the unit and simulator tests built with AddressSanitizer and
 ## UndefinedBehaviorSanitizer (optimised, so that the simulator's scenarios fit the CI budget).
 ## ASAN_LABELS='unit|sim|integration|e2e' also builds the node binary, which the integration and
-## end-to-end tests start as real processes, and runs those tests (about 40 minutes more). Every
-## process, each node included, writes its reports under build/asan/reports; any report fails the
-## target and is printed.
+## end-to-end tests start as real processes, and runs those tests too (22 minutes on two cores
+## for every label, the extra build included). Every process, each node included, writes its
+## reports under build/asan/reports; any report fails the target and is printed.
 ## GCC 12 reports std::regex internals as maybe-uninitialized once -fsanitize=address instruments
 ## them, a false positive of that warning under sanitizers: it is off in this build only.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
