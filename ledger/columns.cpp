@@ -1,3 +1,5 @@
+#include <cstdint>
+
 #include <gridledger/ledger/columns.h>
 
 namespace gridledger::ledger {
@@ -9,6 +11,8 @@ std::vector<std::string> columnNames() {
 
 storage::KvOptions storeOptions(storage::KvOptions options) {
     options.prefixColumns.emplace(columnNames()[kStateValuesColumn], Hash256::size());
+    // The nodes of one state tree version go in ascending order under its 8-byte version.
+    options.sequentialColumns.emplace(columnNames()[kStateNodesColumn], sizeof(std::uint64_t));
     return options;
 }
 

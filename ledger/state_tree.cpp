@@ -4,15 +4,18 @@
 
 #include <gridledger/ledger/state_tree.h>
 
+#include "state_tree_cache.h"
 #include "state_tree_node.h"
 
 namespace gridledger::ledger {
 namespace {
 
+using tree::CachedInternal;
 using tree::ChildRef;
 using tree::InternalNode;
 using tree::LeafNode;
 using tree::NibblePath;
+using tree::NodeCache;
 using tree::RootKind;
 using tree::RootRecord;
 
@@ -25,13 +28,16 @@ struct Op {
 /**
  * A subtree during an apply, before or after the update: its kind and hash, the content of a
  * leaf when known, and the version under which it is stored at its current path (none for a leaf
- * created or moved by this apply, which is written once its final position is known).
+ * created or moved by this apply, which is written once its final position is known). A stored
+ * leaf's key may be known without its content (from the cached parent), which spares reading the
+ * leaf to tell whether an update is for it.
  */
 struct Subtree {
     RootKind kind = RootKind::kEmpty;
     Hash256 hash;
     std::optional<LeafNode> leaf;
     std::optional<std::uint64_t> storedAt;
+    std::optional<Hash256> leafKey;
 
     [[nodiscard]] bool sameAs(const Subtree& other) const {
         return kind == other.kind && hash == other.hash && storedAt == other.storedAt;
@@ -39,15 +45,21 @@ struct Subtree {
 };
 
 Subtree newLeaf(const LeafNode& leaf) {
-    return Subtree{RootKind::kLeaf, tree::hashLeaf(leaf), leaf, std::nullopt};
+    return Subtree{RootKind::kLeaf, tree::hashLeaf(leaf), leaf, std::nullopt, leaf.key};
 }
 
-Subtree fromChild(const std::optional<ChildRef>& child) {
+/** Child `slot` of a cached internal node. */
+Subtree childOf(const CachedInternal& parent, std::size_t slot) {
+    const auto& child = parent.node.children[slot];
     if (!child) {
         return {};
     }
-    return Subtree{child->isLeaf ? RootKind::kLeaf : RootKind::kInternal, child->hash, std::nullopt,
-                   child->version};
+    Subtree out{child->isLeaf ? RootKind::kLeaf : RootKind::kInternal, child->hash, std::nullopt,
+                child->version, std::nullopt};
+    if (child->isLeaf && ((parent.leafKeysKnown >> slot) & 1U) != 0) {
+        out.leafKey = parent.leafKeys[slot];
+    }
+    return out;
 }
 
 std::size_t countPuts(std::span<const Op> ops) {
@@ -71,14 +83,23 @@ std::array<std::span<const Op>, tree::kRadix> splitByNibble(std::span<const Op> 
     return out;
 }
 
+constexpr std::uint16_t kAllSlots = 0xffff;
+
 /**
- * One apply: rewrites the paths the ops touch, bottom-up. Old nodes are read from the store; the
- * nodes this apply creates stay in memory (in `writes_`) and are never read back.
+ * One apply: rewrites the paths the ops touch, bottom-up. Internal nodes come from the cache, or
+ * from the store on a miss; the nodes this apply creates stay in memory (in `writes_`), and reach
+ * the cache through `written()` once the apply has succeeded.
  */
 class Updater {
   public:
-    Updater(const storage::KvStore& store, storage::Column nodes, std::uint64_t version)
-        : store_(store), nodes_(nodes), version_(version) {}
+    /** `ops`: the number of updates, by which the nodes to write are reserved. */
+    Updater(const storage::KvStore& store, storage::Column nodes, NodeCache& cache,
+            std::uint64_t version, std::size_t ops)
+        : store_(store), nodes_(nodes), cache_(cache), version_(version) {
+        // About two internal nodes and one leaf per update on a large tree.
+        writes_.reserve(3 * ops + 1);
+        written_.reserve(2 * ops + 1);
+    }
 
     Result<Subtree> update(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
         if (ops.empty()) {
@@ -104,6 +125,7 @@ class Updater {
     }
 
     [[nodiscard]] std::vector<std::pair<Bytes, Bytes>>& writes() { return writes_; }
+    [[nodiscard]] std::vector<std::pair<NibblePath, CachedInternal>>& written() { return written_; }
 
   private:
     /** A subtree that was empty: a leaf for a single put, else an internal node. */
@@ -127,25 +149,32 @@ class Updater {
             GL_ASSIGN_OR_RETURN(child, build(childPath, ranges[slot]));
             children[slot] = std::move(child);
         }
-        return assemble(path, children);
+        return assemble(path, children, nullptr, kAllSlots);
     }
 
     /** A subtree that was a single leaf: keep, replace or delete it, or split below it. */
     Result<Subtree> mergeLeaf(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
-        GL_ASSIGN_OR_RETURN(leaf, leafOf(old, path));
-        const auto it = std::lower_bound(ops.begin(), ops.end(), leaf.key,
+        GL_ASSIGN_OR_RETURN(key, leafKeyOf(old, path));
+        const auto it = std::lower_bound(ops.begin(), ops.end(), key,
                                          [](const Op& op, const Hash256& k) { return op.key < k; });
-        const bool touched = it != ops.end() && it->key == leaf.key;
+        const bool touched = it != ops.end() && it->key == key;
         const std::size_t otherPuts = countPuts(ops) - (touched && it->valueHash ? 1 : 0);
+        Subtree kept = old;
+        kept.leafKey = key;
         if (otherPuts == 0) {
-            if (!touched || it->valueHash == leaf.valueHash) {
-                return old;
+            if (!touched) {
+                return kept;
             }
-            return it->valueHash ? newLeaf(LeafNode{leaf.key, *it->valueHash}) : Subtree{};
+            if (!it->valueHash) {
+                return Subtree{};
+            }
+            Subtree replaced = newLeaf(LeafNode{key, *it->valueHash});
+            return replaced.hash == old.hash ? kept : replaced;
         }
         if (touched) {
             return build(path, ops);
         }
+        GL_ASSIGN_OR_RETURN(leaf, leafOf(old, path));
         std::vector<Op> merged;
         merged.reserve(ops.size() + 1);
         merged.insert(merged.end(), ops.begin(), it);
@@ -157,28 +186,33 @@ class Updater {
     /** A subtree that was an internal node: update the children the ops reach. */
     Result<Subtree> updateInternal(const Subtree& old, const NibblePath& path,
                                    std::span<const Op> ops) {
-        GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, *old.storedAt, path));
+        GL_ASSIGN_OR_RETURN(base, internalAt(*old.storedAt, path, old.hash));
         const auto ranges = splitByNibble(ops, path.size());
         std::array<Subtree, tree::kRadix> children;
-        bool changed = false;
+        std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            const Subtree before = fromChild(node.children[slot]);
+            const Subtree before = childOf(base, slot);
             const auto childPath = path.child(static_cast<std::uint8_t>(slot));
             GL_ASSIGN_OR_RETURN(after, update(before, childPath, ranges[slot]));
-            changed = changed || !after.sameAs(before);
+            if (!after.sameAs(before)) {
+                changed = static_cast<std::uint16_t>(changed | (1U << slot));
+            }
             children[slot] = std::move(after);
         }
-        if (!changed) {
+        if (changed == 0) {
             return old;
         }
-        return assemble(path, children);
+        return assemble(path, children, &base, changed);
     }
 
     /**
      * The subtree at `path` made of these children: empty, a lone leaf moved up (written later
-     * by an ancestor), or a new internal node written at (version, path).
+     * by an ancestor), or a new internal node written at (version, path). `base` is the node
+     * that was at `path` when only the `changed` slots differ from it: its inner hashes are
+     * reused for the others.
      */
-    Result<Subtree> assemble(const NibblePath& path, std::array<Subtree, tree::kRadix>& children) {
+    Result<Subtree> assemble(const NibblePath& path, std::array<Subtree, tree::kRadix>& children,
+                             const CachedInternal* base, std::uint16_t changed) {
         std::size_t count = 0;
         std::size_t last = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
@@ -195,19 +229,57 @@ class Updater {
             GL_ASSIGN_OR_RETURN(leaf, leafOf(children[last], childPath));
             return newLeaf(leaf);
         }
-        InternalNode node;
+        CachedInternal entry;
+        entry.version = version_;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
             Subtree& child = children[slot];
             if (child.kind == RootKind::kEmpty) {
                 continue;
             }
             place(child, path.child(static_cast<std::uint8_t>(slot)));
-            node.children[slot] =
-                ChildRef{child.hash, *child.storedAt, child.kind == RootKind::kLeaf};
+            const bool isLeaf = child.kind == RootKind::kLeaf;
+            entry.node.children[slot] = ChildRef{child.hash, *child.storedAt, isLeaf};
+            if (isLeaf && child.leafKey) {
+                entry.leafKeys[slot] = *child.leafKey;
+                entry.leafKeysKnown =
+                    static_cast<std::uint16_t>(entry.leafKeysKnown | (1U << slot));
+            }
         }
-        const Hash256 hash = tree::hashInternal(node);
-        writeNode(path, tree::Node{std::move(node)});
-        return Subtree{RootKind::kInternal, hash, std::nullopt, version_};
+        if (base != nullptr) {
+            entry.inner = base->inner;
+        }
+        tree::rehashInner(entry.node, base != nullptr ? changed : kAllSlots, entry.inner);
+        const Hash256 hash = entry.inner[1];
+        writeNode(path, tree::Node{entry.node});
+        written_.emplace_back(path, std::move(entry));
+        return Subtree{RootKind::kInternal, hash, std::nullopt, version_, std::nullopt};
+    }
+
+    /** The internal node at (version, path), whose parent records `expectedHash`. */
+    Result<CachedInternal> internalAt(std::uint64_t version, const NibblePath& path,
+                                      const Hash256& expectedHash) {
+        if (auto hit = cache_.find(version, path)) {
+            return std::move(*hit);
+        }
+        GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, version, path));
+        CachedInternal entry;
+        entry.version = version;
+        entry.node = std::move(node);
+        tree::rehashInner(entry.node, kAllSlots, entry.inner);
+        if (entry.inner[1] != expectedHash) {
+            return fail(ErrorCode::kCorrupt, "state tree: internal node does not match its parent");
+        }
+        cache_.put(path, entry);
+        return entry;
+    }
+
+    /** The key of a leaf subtree, read from the store only when neither it nor its parent knows. */
+    Result<Hash256> leafKeyOf(const Subtree& leaf, const NibblePath& path) const {
+        if (leaf.leafKey) {
+            return *leaf.leafKey;
+        }
+        GL_ASSIGN_OR_RETURN(content, leafOf(leaf, path));
+        return content.key;
     }
 
     /** The content of a leaf subtree, read from the store if this apply did not make it. */
@@ -224,8 +296,10 @@ class Updater {
 
     const storage::KvStore& store_;
     storage::Column nodes_;
+    NodeCache& cache_;
     std::uint64_t version_;
     std::vector<std::pair<Bytes, Bytes>> writes_;
+    std::vector<std::pair<NibblePath, CachedInternal>> written_;
 };
 
 /** The updates sorted by key, the last update of each key only. */
@@ -251,7 +325,7 @@ Subtree fromRoot(const RootRecord& record) {
     if (record.kind == RootKind::kEmpty) {
         return {};
     }
-    return Subtree{record.kind, record.hash, std::nullopt, record.nodeVersion};
+    return Subtree{record.kind, record.hash, std::nullopt, record.nodeVersion, std::nullopt};
 }
 
 Error notFound(std::uint64_t version) {
@@ -260,8 +334,14 @@ Error notFound(std::uint64_t version) {
 
 }  // namespace
 
-StateTree::StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values)
-    : store_(store), nodes_(nodes), values_(values) {}
+StateTree::StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values,
+                     std::size_t applyCacheBytes)
+    : store_(store),
+      nodes_(nodes),
+      values_(values),
+      cache_(std::make_unique<NodeCache>(applyCacheBytes)) {}
+
+StateTree::~StateTree() = default;
 
 Result<std::optional<std::uint64_t>> StateTree::latestVersion() const {
     auto cursor = store_.cursor(nodes_);
@@ -300,15 +380,22 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
         ops.push_back(Op{update->key, update->value ? std::optional(tree::hashValue(*update->value))
                                                     : std::nullopt});
     }
-    Updater updater(store_, nodes_, version);
+    Updater updater(store_, nodes_, *cache_, version, ops.size());
     GL_ASSIGN_OR_RETURN(root, updater.update(fromRoot(base), NibblePath{}, ops));
     updater.place(root, NibblePath{});
+    for (const auto& [path, entry] : updater.written()) {
+        cache_->put(path, entry);
+    }
 
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};
-    for (const auto& [key, value] : updater.writes()) {
+    // In key order, so that the memtable inserts them one after the other (storeOptions).
+    auto& writes = updater.writes();
+    std::sort(writes.begin(), writes.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    batch.put(nodes_, tree::rootKey(version), tree::encodeRoot(record));
+    for (const auto& [key, value] : writes) {
         batch.put(nodes_, key, value);
     }
-    batch.put(nodes_, tree::rootKey(version), tree::encodeRoot(record));
     for (const TreeUpdate* update : unique) {
         batch.put(values_, tree::valueKey(update->key, version), tree::encodeValue(update->value));
     }

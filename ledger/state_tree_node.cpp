@@ -155,6 +155,14 @@ bool NibblePath::isPrefixOf(const Hash256& key) const {
     return size_ % 2 == 0 || (packed_[fullBytes] >> 4) == nibbleAt(key, size_ - 1U);
 }
 
+std::size_t NibblePath::mapHash() const {
+    // Keys are hashes, so their first bytes are already uniform; the size tells apart the
+    // paths of one prefix.
+    std::uint64_t head = 0;
+    std::memcpy(&head, packed_.data(), sizeof head);
+    return static_cast<std::size_t>(head ^ (std::uint64_t{size_} * 0x9e3779b97f4a7c15ULL));
+}
+
 std::size_t NibblePath::encodedSize() const {
     return 1 + (size_ + 1U) / 2;
 }
@@ -180,6 +188,35 @@ Hash256 hashPair(const Hash256& left, const Hash256& right) {
 
 Hash256 hashInternal(const InternalNode& node) {
     return hashRange(node.children, 0, kRadix);
+}
+
+void rehashInner(const InternalNode& node, std::uint16_t changed, InnerHashes& inner) {
+    const auto& children = node.children;
+    auto below = [&](std::size_t index) {
+        if (index < kRadix) {
+            return inner[index];
+        }
+        const auto& child = children[index - kRadix];
+        return child ? child->hash : Hash256{};
+    };
+    // Heap index h covers `width` slots from `lo`: level l = floor(log2 h), width = 16 >> l.
+    for (std::size_t h = kRadix - 1; h >= 1; --h) {
+        const auto level = static_cast<std::size_t>(std::bit_width(h) - 1);
+        const std::size_t width = kRadix >> level;
+        const std::size_t lo = (h - (std::size_t{1} << level)) * width;
+        const auto slots = static_cast<std::uint16_t>(((1U << width) - 1U) << lo);
+        if ((changed & slots) == 0) {
+            continue;
+        }
+        const RangeScan scan = scanRange(children, lo, width);
+        if (scan.count == 0) {
+            inner[h] = Hash256{};
+        } else if (aloneLeaf(children, scan)) {
+            inner[h] = children[scan.last]->hash;
+        } else {
+            inner[h] = hashPair(below(2 * h), below(2 * h + 1));
+        }
+    }
 }
 
 NodeWalk walkInternal(const InternalNode& node, std::uint8_t nibble,

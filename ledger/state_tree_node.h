@@ -52,6 +52,10 @@ class NibblePath {
      * zero nibble) to out[0..encodedSize()); returns the end.
      */
     std::uint8_t* writeTo(std::uint8_t* out) const;
+    /** A hash of the path for hash maps (not cryptographic). */
+    [[nodiscard]] std::size_t mapHash() const;
+
+    bool operator==(const NibblePath&) const = default;
 
   private:
     Hash256 packed_;
@@ -91,6 +95,20 @@ using Node = std::variant<InternalNode, LeafNode>;
 /** The root of the 4-level binary tree over the 16 children (empty and single-leaf ranges
  * collapse). */
 [[nodiscard]] Hash256 hashInternal(const InternalNode& node);
+
+/**
+ * The hashes of the binary subtrees inside an internal node, in heap order: [1] is the node's
+ * hash, [2] and [3] its halves, [4..7] its quarters, [8..15] its pairs of children ([0] unused).
+ */
+using InnerHashes = std::array<Hash256, kRadix>;
+
+/**
+ * Recomputes the entries of `inner` whose range holds a slot set in `changed` (bit i = child i),
+ * from `node` and the other entries: with `changed` = 0xffff it computes them all, so that
+ * inner[1] == hashInternal(node). A node whose children changed in k slots costs at most 4k
+ * hashes this way instead of 15.
+ */
+void rehashInner(const InternalNode& node, std::uint16_t changed, InnerHashes& inner);
 
 /** Where the binary path of a key ends inside one internal node. */
 struct NodeWalk {

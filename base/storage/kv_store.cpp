@@ -140,6 +140,11 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
             column.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(prefix->second));
             column.memtable_prefix_bloom_size_ratio = kMemtablePrefixBloomRatio;
         }
+        if (const auto run = options.sequentialColumns.find(name);
+            run != options.sequentialColumns.end()) {
+            column.memtable_insert_with_hint_prefix_extractor.reset(
+                rocksdb::NewFixedPrefixTransform(run->second));
+        }
         descriptors.emplace_back(name, column);
     }
     auto impl = std::make_unique<Impl>();

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -21,6 +22,10 @@
  * storage layout and the proof format.
  */
 namespace gridledger::ledger {
+
+namespace tree {
+class NodeCache;
+}  // namespace tree
 
 /** One change to the tree: set `key` to `value`, or delete it when `value` is std::nullopt. */
 struct TreeUpdate {
@@ -57,12 +62,25 @@ struct StateProof {
  * `nodes` holds the tree nodes under (version ‖ nibble path), never overwritten, and one root
  * record per applied version; `values` holds every written value under (key ‖ version). Reads
  * (get, rootAt, prove, latestVersion) may run concurrently with each other and with apply; one
- * apply at a time. The tree keeps no state of its own: everything it reads comes from the store.
+ * apply at a time. Reads take everything from the store. Apply also keeps the internal nodes it
+ * read and wrote in memory (up to kApplyCacheBytes of them, with the hashes inside each node and
+ * the keys of their leaves), so that a version costs no read of what earlier applies of this tree
+ * wrote, and a node whose children changed in one slot costs 4 hashes instead of 15.
  */
 class StateTree {
   public:
-    /** Requires `store` to outlive the tree and both columns to be used by this tree only. */
-    StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values);
+    /** The memory apply's node cache may take: every internal node of a 1M-key tree fits. */
+    static constexpr std::size_t kApplyCacheBytes = std::size_t{320} << 20U;
+
+    /**
+     * Requires `store` to outlive the tree and both columns to be used by this tree only.
+     * `applyCacheBytes` bounds apply's node cache (0: none, every node is read from the store).
+     */
+    StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values,
+              std::size_t applyCacheBytes = kApplyCacheBytes);
+    ~StateTree();
+    StateTree(const StateTree&) = delete;
+    StateTree& operator=(const StateTree&) = delete;
 
     /**
      * Applies `updates` as version `version` on top of the latest version committed to the store
@@ -119,6 +137,7 @@ class StateTree {
     storage::KvStore& store_;
     storage::Column nodes_;
     storage::Column values_;
+    std::unique_ptr<tree::NodeCache> cache_;
 };
 
 /**

@@ -77,6 +77,12 @@ struct KvOptions {
      * Bloom filter of whole keys, for get.
      */
     std::map<std::string, std::size_t, std::less<>> prefixColumns;
+    /**
+     * Columns whose batches write runs of ascending keys under a common first N bytes (column
+     * name → N): each memtable insert starts its search where the previous insert under the same
+     * prefix ended, instead of at the top of the memtable.
+     */
+    std::map<std::string, std::size_t, std::less<>> sequentialColumns;
 };
 
 /**

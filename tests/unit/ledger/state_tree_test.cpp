@@ -30,7 +30,9 @@ constexpr storage::Column kValues = 1;
  */
 class TestDb {
   public:
-    explicit TestDb(bool nodeOptions = true) : dir_(uniqueDir()), nodeOptions_(nodeOptions) {
+    explicit TestDb(bool nodeOptions = true,
+                    std::size_t applyCacheBytes = StateTree::kApplyCacheBytes)
+        : dir_(uniqueDir()), nodeOptions_(nodeOptions), applyCacheBytes_(applyCacheBytes) {
         open();
     }
     ~TestDb() {
@@ -84,11 +86,12 @@ class TestDb {
             throw std::runtime_error("cannot open store: " + store.error().message);
         }
         store_ = std::move(*store);
-        tree_ = std::make_unique<StateTree>(*store_, kNodes, kValues);
+        tree_ = std::make_unique<StateTree>(*store_, kNodes, kValues, applyCacheBytes_);
     }
 
     std::filesystem::path dir_;
     bool nodeOptions_ = true;
+    std::size_t applyCacheBytes_;
     std::unique_ptr<storage::KvStore> store_;
     std::unique_ptr<StateTree> tree_;
 };
@@ -498,6 +501,49 @@ TEST(StateTree, RandomOperationsAgreeWithAReferenceMap) {
     EXPECT_GE(snapshots.size(), 5U);
 }
 
+TEST(StateTree, RootsDoNotDependOnApplysNodeCache) {
+    // The same versions on a tree with the whole cache, one with none (every node read from the
+    // store), one whose cache fills after a few hundred nodes, and one restarted every 7 versions
+    // (a cold cache over nodes written by an earlier process).
+    std::mt19937_64 rng(41);
+    TestDb whole;
+    TestDb none(true, 0);
+    TestDb small(true, 64U << 10U);
+    TestDb restarted;
+    std::map<Hash256, Bytes> model;
+    std::vector<Hash256> live;
+    for (std::uint64_t version = 1; version <= 60; ++version) {
+        std::vector<TreeUpdate> updates;
+        const std::size_t count = 1 + rng() % 200;
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!live.empty() && rng() % 3 == 0) {
+                const Hash256 key = live[rng() % live.size()];
+                const bool erase = rng() % 2 == 0;
+                updates.push_back(
+                    TreeUpdate{key, erase ? std::nullopt : std::optional<Bytes>(randomValue(rng))});
+                continue;
+            }
+            live.push_back(randomKey(rng));
+            updates.push_back(TreeUpdate{live.back(), randomValue(rng)});
+        }
+        for (const auto& update : updates) {
+            if (update.value) {
+                model.insert_or_assign(update.key, *update.value);
+            } else {
+                model.erase(update.key);
+            }
+        }
+        if (version % 7 == 0) {
+            restarted.reopen();
+        }
+        const Hash256 expected = referenceRoot(model);
+        ASSERT_EQ(whole.commit(version, updates), expected) << "version " << version;
+        ASSERT_EQ(none.commit(version, updates), expected) << "version " << version;
+        ASSERT_EQ(small.commit(version, updates), expected) << "version " << version;
+        ASSERT_EQ(restarted.commit(version, updates), expected) << "version " << version;
+    }
+}
+
 TEST(StateTree, DeletingEveryKeyReturnsTheEmptyRoot) {
     std::mt19937_64 rng(29);
     const auto model = randomContents(rng, 500);
@@ -547,6 +593,7 @@ TEST(StateTree, AnUncommittedBatchCanBeDroppedAndTheVersionRedone) {
     std::mt19937_64 rng(37);
     const auto first = randomContents(rng, 50);
     const auto second = randomContents(rng, 50);
+    const auto third = randomContents(rng, 50);
     TestDb db;
     db.commit(1, asUpdates(first));
     {
@@ -556,6 +603,27 @@ TEST(StateTree, AnUncommittedBatchCanBeDroppedAndTheVersionRedone) {
     auto merged = first;
     merged.insert(second.begin(), second.end());
     EXPECT_EQ(db.commit(2, asUpdates(second)), referenceRoot(merged));
+
+    // A dropped version that wrote other nodes at the paths of the redone one: the
+    // nodes kept in memory for the dropped one must not leak into later versions.
+    {
+        auto dropped = db.store().batch();
+        ASSERT_TRUE(db.tree().apply(3, asUpdates(third), dropped));
+    }
+    std::map<Hash256, Bytes> changed;
+    for (const auto& [key, value] : first) {
+        changed.emplace(key, Bytes{0x5a});
+    }
+    for (const auto& [key, value] : changed) {
+        merged.insert_or_assign(key, value);
+    }
+    EXPECT_EQ(db.commit(3, asUpdates(changed)), referenceRoot(merged));
+    std::vector<TreeUpdate> removeSecond;
+    for (const auto& [key, value] : second) {
+        removeSecond.push_back(TreeUpdate{key, std::nullopt});
+        merged.erase(key);
+    }
+    EXPECT_EQ(db.commit(4, removeSecond), referenceRoot(merged));
 }
 
 TEST(StateTree, StateSurvivesReopeningTheStore) {
@@ -644,6 +712,8 @@ TEST(StateTree, DamagedStoredDataIsReportedAsCorrupt) {
     rootNodeKey.push_back(0);
     for (const Bytes& garbage : {Bytes{}, Bytes{0x02, 0xff}, Bytes{0x07}, Bytes(65, 0x01)}) {
         ASSERT_TRUE(db.store().put(kNodes, rootNodeKey, garbage, false));
+        // A reopened tree: apply trusts the nodes it wrote itself, kept in memory.
+        db.reopen();
         EXPECT_EQ(db.tree().prove(key, 1).error().code, ErrorCode::kCorrupt);
         auto batch = db.store().batch();
         const std::vector<TreeUpdate> update{{key, Bytes{1}}};
