@@ -1,11 +1,16 @@
 #include "replay.h"
 
 #include <chrono>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
 
 #include <gridledger/consensus/committee.h>
 #include <gridledger/contracts/executor.h>
 #include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/state_tree.h>
+#include <gridledger/ledger/verify_pool.h>
 #include <gridledger/storage/kv_store.h>
 
 #include "epochs.h"
@@ -16,6 +21,46 @@ namespace {
 
 std::unexpected<Error> atHeight(std::uint64_t height, ErrorCode code, const std::string& what) {
     return fail(code, "height " + std::to_string(height) + ": " + what);
+}
+
+/** Blocks read and given to the verify pool ahead of the one executing. */
+constexpr std::size_t kLookaheadBlocks = 8;
+
+/**
+ * One block read ahead of execution, and the verdicts on its transactions' signatures, which the
+ * pool works out on every core while the blocks before it execute. A transaction the pool could
+ * not take, or that does not decode, has no verdict: the executor checks it itself.
+ */
+struct Prefetched {
+    std::uint64_t height = 0;
+    Result<ReplayEntry> entry;
+    std::map<Hash256, std::future<Status>> verdicts;
+
+    /** For the executor: whether the pool found the signature of `hash` valid (waits for it). */
+    [[nodiscard]] contracts::VerifiedCache verified() {
+        return [this](const Hash256& hash) {
+            const auto it = verdicts.find(hash);
+            return it != verdicts.end() && it->second.get().has_value();
+        };
+    }
+};
+
+Prefetched prefetch(ReplaySource& source, ledger::VerifyPool& pool, std::uint64_t height) {
+    Prefetched out{height, source.entryAt(height), {}};
+    if (!out.entry || !out.entry->block) {
+        return out;
+    }
+    for (const Bytes& raw : out.entry->block->txs) {
+        auto tx = codec::decodeTx(raw);
+        if (!tx || out.verdicts.contains(tx->hash)) {
+            continue;
+        }
+        const Hash256 hash = tx->hash;
+        if (auto verdict = pool.submit(std::make_shared<const codec::SignedTx>(std::move(*tx)))) {
+            out.verdicts.emplace(hash, std::move(*verdict));
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -76,8 +121,20 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     summary.stateRoot = written.roots.stateRoot;
     Hash256 parentId = ownGenesis->id;
     std::uint64_t parentTimeMs = ownGenesis->header.timestampMs;
+    // Signatures are checked on every core ahead of execution; certificates and state roots in
+    // order, on this thread, since each depends on what the blocks before it did.
+    ledger::VerifyPool pool(ledger::VerifyPoolOptions{
+        .threads = 0, .maxQueue = kLookaheadBlocks * genesis.consensus.maxBlockTxs, .verifier = {},
+        .domain = domain});
+    std::deque<Prefetched> ahead;
+    std::uint64_t nextToRead = 1;
     for (std::uint64_t h = 1; h <= top; ++h) {
-        auto entry = source.entryAt(h);
+        for (; nextToRead <= top && ahead.size() < kLookaheadBlocks; ++nextToRead) {
+            ahead.push_back(prefetch(source, pool, nextToRead));
+        }
+        Prefetched current = std::move(ahead.front());
+        ahead.pop_front();
+        auto& entry = current.entry;
         if (!entry) {
             return atHeight(h, entry.error().code, entry.error().message);
         }
@@ -121,7 +178,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
         if (auto same = checkCertifiedRoots(b.header, execRoots); !same) {
             return atHeight(h, same.error().code, same.error().message);
         }
-        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, {}));
+        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, current.verified()));
         // A block whose execution changed the validator set ends its epoch: the blocks above it
         // are checked against the next committee, seeded by it (docs/protocol.md §12).
         GL_ASSIGN_OR_RETURN(
