@@ -60,6 +60,11 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kSenders = 64;
 constexpr std::size_t kTxsPerSender = 400;
 constexpr std::size_t kClientThreads = 4;
+/** Nonces per sender in one `POST /txs` body (below the mempool's nonce window of 64). */
+constexpr std::size_t kRawNoncesPerBody = 32;
+
+/** How the load reaches the node: raw bytes to `POST /txs`, or JSON-RPC batches of tx_submit. */
+enum class Submit : std::uint8_t { kRaw, kJson };
 /** The latency run: a batch every kLatencyTickMs for kLatencySeconds. */
 constexpr std::size_t kLatencyTickMs = 10;
 constexpr std::size_t kLatencySeconds = 10;
@@ -91,6 +96,43 @@ class Connection {
     json::value call(const std::string& method, json::array params) {
         return post(json::serialize(
             json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}));
+    }
+
+    /**
+     * Posts raw transactions to `POST /txs` (each after its 4-byte big-endian length) and
+     * returns the reason each was refused for, empty for those admitted.
+     */
+    std::vector<std::string> postRaw(const std::vector<const Bytes*>& txs) {
+        std::string body;
+        for (const Bytes* tx : txs) {
+            for (const unsigned shift : {24U, 16U, 8U, 0U}) {
+                body.push_back(static_cast<char>((tx->size() >> shift) & 0xffU));
+            }
+            body.append(reinterpret_cast<const char*>(tx->data()), tx->size());
+        }
+        http::request<http::string_body> req(http::verb::post, "/txs", 11);
+        req.set(http::field::host, "127.0.0.1");
+        req.set(http::field::content_type, "application/octet-stream");
+        req.keep_alive(true);
+        req.body() = std::move(body);
+        req.prepare_payload();
+        http::write(stream_, req);
+        http::response<http::string_body> res;
+        http::read(stream_, buffer_, res);
+        std::vector<std::string> reasons;
+        const std::string& out = res.body();
+        for (std::size_t at = 0; at + Hash256::size() < out.size();) {
+            at += Hash256::size();
+            const auto length = static_cast<std::uint8_t>(out[at]);
+            reasons.push_back(out.substr(at + 1, length));
+            at += 1 + length;
+        }
+        if (reasons.size() != txs.size()) {
+            throw std::runtime_error("POST /txs answered " + std::to_string(reasons.size()) +
+                                     " outcomes for " + std::to_string(txs.size()) +
+                                     " transactions: " + out.substr(0, 200));
+        }
+        return reasons;
     }
 
     /** Posts a raw JSON-RPC body (one request or a batch) and parses the reply. */
@@ -295,9 +337,10 @@ bool reportSync(Nodes& nodes, double perCore, unsigned cores, Clock::time_point 
 }
 
 /**
- * Offers `txPerSecond` transfers for kLatencySeconds (a batch every kLatencyTickMs, through node
- * 0, senders continuing at nonce kTxsPerSender) and measures, per transaction, the time from its
- * submission to the moment a poll of node 0's head first shows the block that carries it.
+ * Offers `txPerSecond` transfers for kLatencySeconds (a `POST /txs` body every kLatencyTickMs,
+ * through node 0, senders continuing at nonce kTxsPerSender) and measures, per transaction, the
+ * time from its submission to the moment a poll of node 0's head first shows the block that carries
+ * it.
  */
 std::optional<Latency> measureLatency(const Nodes& nodes,
                                       const std::vector<crypto::SecretKey>& senders,
@@ -353,13 +396,9 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
     const auto begin = Clock::now();
     for (std::size_t t = 0; t < ticks; ++t) {
         std::this_thread::sleep_until(begin + std::chrono::milliseconds(t * kLatencyTickMs));
-        json::array batch;
-        for (std::size_t i = 0; i < batches[t].size(); ++i) {
-            batch.push_back(
-                json::object{{"jsonrpc", "2.0"},
-                             {"id", i},
-                             {"method", "tx_submit"},
-                             {"params", json::array{json::string(toHex(batches[t][i]))}}});
+        std::vector<const Bytes*> batch;
+        for (const Bytes& raw : batches[t]) {
+            batch.push_back(&raw);
         }
         const auto now = Clock::now();
         {
@@ -368,7 +407,7 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
                 sentAt.emplace(hash, now);
             }
         }
-        (void)rpc.post(json::serialize(batch));
+        (void)rpc.postRaw(batch);
     }
     submitting = false;
     watcher.join();
@@ -391,50 +430,87 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
 }
 
 /**
+ * Sends `todo` (sender, nonce) transfers through `send`, which returns the indexes refused, and
+ * sends those again after 5 ms until none is refused (the nonce window frees as blocks commit).
+ */
+template <typename Send>
+void sendUntilAdmitted(std::vector<std::pair<std::size_t, std::size_t>> todo,
+                       Clock::time_point deadline, std::atomic<std::size_t>& refused, Send send) {
+    while (!todo.empty() && Clock::now() < deadline) {
+        std::vector<std::pair<std::size_t, std::size_t>> again;
+        for (const std::size_t i : send(todo)) {
+            again.push_back(todo[i]);
+        }
+        refused += again.size();
+        if (!again.empty()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        todo = std::move(again);
+    }
+}
+
+/**
  * Submits every sender's transfers with nonces [from, to) from kClientThreads clients (client t
- * talks to the t mod N-th live node) and waits until all of them are committed. For each nonce a
- * client sends one JSON-RPC batch with its senders' transactions of that nonce, and sends again
- * those the nonce window refused, until earlier ones commit. Returns when the submissions
- * ended (before the commits); nullopt when the deadline passed first.
+ * talks to the t mod N-th live node) and waits until all of them are committed. A client sends
+ * its senders' transactions of kRawNoncesPerBody nonces in one `POST /txs` body, or, with
+ * Submit::kJson, of one nonce in one JSON-RPC batch; and sends again those the nonce window
+ * refused, until earlier ones commit. Returns when the submissions ended (before the commits);
+ * nullopt when the deadline passed first.
  */
 std::optional<Clock::time_point> submitAndCommit(const Nodes& nodes,
                                                  const std::vector<crypto::SecretKey>& senders,
                                                  const std::vector<std::vector<Bytes>>& work,
                                                  std::size_t from, std::size_t to,
                                                  Clock::time_point deadline,
-                                                 std::atomic<std::size_t>& refused) {
+                                                 std::atomic<std::size_t>& refused, Submit path) {
+    using Todo = std::vector<std::pair<std::size_t, std::size_t>>;  // (sender, nonce)
+    const auto sendRaw = [&work](Connection& rpc, const Todo& todo) {
+        std::vector<const Bytes*> txs;
+        for (const auto& [sender, nonce] : todo) {
+            txs.push_back(&work[sender][nonce]);
+        }
+        const std::vector<std::string> reasons = rpc.postRaw(txs);
+        std::vector<std::size_t> refusedAt;
+        for (std::size_t i = 0; i < reasons.size(); ++i) {
+            if (!reasons[i].empty()) {
+                refusedAt.push_back(i);
+            }
+        }
+        return refusedAt;
+    };
+    const auto sendJson = [&work](Connection& rpc, const Todo& todo) {
+        json::array batch;
+        for (std::size_t i = 0; i < todo.size(); ++i) {
+            batch.push_back(json::object{
+                {"jsonrpc", "2.0"},
+                {"id", i},
+                {"method", "tx_submit"},
+                {"params", json::array{json::string(toHex(work[todo[i].first][todo[i].second]))}}});
+        }
+        std::vector<std::size_t> refusedAt;
+        const json::value replies = rpc.post(json::serialize(batch));
+        for (const auto& reply : replies.as_array()) {
+            if (!reply.as_object().contains("result")) {
+                refusedAt.push_back(static_cast<std::size_t>(reply.at("id").as_int64()));
+            }
+        }
+        return refusedAt;
+    };
+    const std::size_t noncesPerSend = path == Submit::kRaw ? kRawNoncesPerBody : 1;
     std::vector<std::thread> clients;
     for (std::size_t t = 0; t < kClientThreads; ++t) {
         clients.emplace_back([&, t] {
             Connection rpc(nodes.ports()[t % nodes.ports().size()]);
-            for (std::size_t n = from; n < to; ++n) {
-                std::vector<std::size_t> todo;
-                for (std::size_t s = t; s < senders.size(); s += kClientThreads) {
-                    todo.push_back(s);
+            for (std::size_t n = from; n < to; n += noncesPerSend) {
+                Todo todo;
+                for (std::size_t nonce = n; nonce < std::min(to, n + noncesPerSend); ++nonce) {
+                    for (std::size_t s = t; s < senders.size(); s += kClientThreads) {
+                        todo.emplace_back(s, nonce);
+                    }
                 }
-                while (!todo.empty() && Clock::now() < deadline) {
-                    json::array batch;
-                    for (std::size_t i = 0; i < todo.size(); ++i) {
-                        batch.push_back(json::object{
-                            {"jsonrpc", "2.0"},
-                            {"id", i},
-                            {"method", "tx_submit"},
-                            {"params", json::array{json::string(toHex(work[todo[i]][n]))}}});
-                    }
-                    std::vector<std::size_t> again;
-                    const json::value replies = rpc.post(json::serialize(batch));
-                    for (const auto& reply : replies.as_array()) {
-                        if (!reply.as_object().contains("result")) {
-                            again.push_back(
-                                todo[static_cast<std::size_t>(reply.at("id").as_int64())]);
-                        }
-                    }
-                    refused += again.size();
-                    if (!again.empty()) {
-                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                    }
-                    todo = std::move(again);
-                }
+                sendUntilAdmitted(std::move(todo), deadline, refused, [&](const Todo& batch) {
+                    return path == Submit::kRaw ? sendRaw(rpc, batch) : sendJson(rpc, batch);
+                });
             }
         });
     }
@@ -470,7 +546,7 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
     const std::size_t half = kTxsPerSender / 2;
     const double phaseTxs = static_cast<double>(senders.size() * half);
     auto start = Clock::now();
-    if (!submitAndCommit(nodes, senders, work, 0, half, deadline, refused)) {
+    if (!submitAndCommit(nodes, senders, work, 0, half, deadline, refused, Submit::kRaw)) {
         return 1;
     }
     const double noFault = phaseTxs / std::chrono::duration<double>(Clock::now() - start).count();
@@ -486,7 +562,8 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
     }
     const double settleSeconds = std::chrono::duration<double>(Clock::now() - crashed).count();
     start = Clock::now();
-    if (!submitAndCommit(nodes, senders, work, half, kTxsPerSender, deadline, refused)) {
+    if (!submitAndCommit(nodes, senders, work, half, kTxsPerSender, deadline, refused,
+                         Submit::kRaw)) {
         return 1;
     }
     const double oneCrashed =
@@ -507,7 +584,7 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
 }
 
 int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> reputationWindow,
-        bool journal) {
+        bool journal, Submit path) {
     Nodes nodes(validators, reputationWindow, journal);
     const auto& dev = nodes.dev();
     const std::string& chainId = nodes.chainId();
@@ -547,7 +624,7 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
     }
     const auto start = Clock::now();
     const auto submitted =
-        submitAndCommit(nodes, senders, work, 0, kTxsPerSender, deadline, refused);
+        submitAndCommit(nodes, senders, work, 0, kTxsPerSender, deadline, refused, path);
     if (!submitted) {
         return 1;
     }
@@ -556,7 +633,8 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
     const double seconds = std::chrono::duration<double>(committed - start).count();
     const double rate = total / seconds;
     const double ceiling = perCore * cores / static_cast<double>(validators);
-    std::cout << "admission_journal=" << (journal ? "on" : "off") << " txs=" << total
+    std::cout << "submit=" << (path == Submit::kRaw ? "raw" : "json")
+              << " admission_journal=" << (journal ? "on" : "off") << " txs=" << total
               << " seconds=" << seconds
               << " submit_seconds=" << std::chrono::duration<double>(*submitted - start).count()
               << " refused_retries=" << refused.load() << "\n"
@@ -587,8 +665,14 @@ int main(int argc, char** argv) {
     std::size_t validators = 1;
     bool crashOne = false;
     std::vector<std::string> args(argv + 1, argv + argc);
+    using gridledger::Submit;
+    Submit path = Submit::kRaw;
+    if (!args.empty() && args.back() == "--json") {
+        path = Submit::kJson;
+        args.pop_back();
+    }
     if (args.size() == 1 && args[0] == "--no-journal") {
-        return gridledger::run(1, false, std::nullopt, false);
+        return gridledger::run(1, false, std::nullopt, false, path);
     }
     if (!args.empty() && args.back() == "--crash-one") {
         crashOne = true;
@@ -597,7 +681,8 @@ int main(int argc, char** argv) {
     if (args.size() == 2 && args[0] == "--validators") {
         validators = std::stoul(args[1]);
     } else if (!args.empty()) {
-        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one] | --no-journal]\n";
+        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one] | --no-journal] "
+                     "[--json]\n";
         return 2;
     }
     if (validators == 0 || validators > 16 || (crashOne && validators < 4)) {
@@ -606,12 +691,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!crashOne) {
-        return gridledger::run(validators, false, std::nullopt, true);
+        return gridledger::run(validators, false, std::nullopt, true, path);
     }
     // The same crash with leader reputation on (the genesis default) and off, for comparison.
     for (const std::uint32_t window : {gridledger::kLeaderReputationWindow, 0U}) {
         std::cout << "leader_reputation_window=" << window << std::endl;
-        if (const int code = gridledger::run(validators, true, window, true); code != 0) {
+        if (const int code = gridledger::run(validators, true, window, true, Submit::kRaw);
+            code != 0) {
             return code;
         }
     }

@@ -62,6 +62,57 @@ Result<Hash256> Mempool::submit(ByteView raw) {
     return result;
 }
 
+std::vector<Result<Hash256>> Mempool::submitBatch(std::span<const ByteView> raws) {
+    // One verification per (sender, nonce): a second transaction for a nonce of the batch is
+    // refused as taken when its turn comes, before any verification, as submit() would.
+    std::vector<codec::SignedTx> unjudged;
+    std::set<std::pair<Address, std::uint64_t>> listed;
+    for (const ByteView raw : raws) {
+        if (auto tx = passesCheapChecks(raw);
+            tx && listed.emplace(tx->sender, tx->body.nonce).second) {
+            unjudged.push_back(std::move(*tx));
+        }
+    }
+    if (!unjudged.empty()) {
+        const std::vector<bool> valid = pool_.verifyBatch(unjudged);
+        const std::lock_guard lock(mutex_);
+        for (std::size_t i = 0; i < unjudged.size(); ++i) {
+            rememberVerdictLocked(unjudged[i].hash, valid[i]);
+        }
+    }
+    // Each is now admitted with its verdict known, in order (a sender's nonces in a row).
+    std::vector<Result<Hash256>> out;
+    out.reserve(raws.size());
+    for (const ByteView raw : raws) {
+        out.push_back(submit(raw));
+    }
+    return out;
+}
+
+std::optional<codec::SignedTx> Mempool::passesCheapChecks(ByteView raw) const {
+    if (raw.size() > std::min(options_.maxTxBytes, codec::kMaxTxBytes)) {
+        return std::nullopt;
+    }
+    auto tx = codec::decodeTx(raw);
+    if (!tx) {
+        return std::nullopt;
+    }
+    const auto feeFloor = readFee(tx->body.payload);
+    if (!feeFloor || tx->body.fee < *feeFloor) {
+        return std::nullopt;
+    }
+    const auto account = readAccount(tx->sender);
+    if (!account) {
+        return std::nullopt;
+    }
+    const std::lock_guard lock(mutex_);
+    if (verdicts_.contains(tx->hash) || verifying_.contains(tx->hash) ||
+        !checkAdmissibleLocked(*tx, *account)) {
+        return std::nullopt;
+    }
+    return std::move(*tx);
+}
+
 Result<Hash256> Mempool::admit(ByteView raw) {
     const std::size_t maxTxBytes = std::min(options_.maxTxBytes, codec::kMaxTxBytes);
     if (raw.size() > maxTxBytes) {

@@ -17,6 +17,8 @@
 #include <boost/beast/http/verb.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include <gridledger/crypto/sha256.h>
+
 #include "ws_session.h"
 
 namespace gridledger::rpc::detail {
@@ -29,6 +31,9 @@ using tcp = net::ip::tcp;
 
 constexpr std::string_view kServerName = "gridledger";
 constexpr std::string_view kJsonContentType = "application/json";
+constexpr std::string_view kOctetStreamContentType = "application/octet-stream";
+/** The most transactions one `POST /txs` body may carry. */
+constexpr std::size_t kMaxRawTxs = 10'000;
 /** After an error response on a request that was not read to its end (e.g. a body over the
  * limit), the server reads and discards what the client still sends for at most this long, so
  * that closing the socket does not reset the connection before the client reads the response. */
@@ -58,14 +63,49 @@ std::string_view pathOf(beast::string_view target) {
 }
 
 /** `application/json`, in any letter case, optionally with parameters such as a charset. */
-bool isJsonContentType(beast::string_view value) {
+/** Whether a Content-Type header names `expected`, parameters (`; charset=…`) aside. */
+bool hasContentType(beast::string_view value, std::string_view expected) {
     std::string_view text(value.data(), value.size());
     text = text.substr(0, text.find(';'));
     while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
         text.remove_suffix(1);
     }
     return beast::iequals(beast::string_view(text.data(), text.size()),
-                          beast::string_view(kJsonContentType.data(), kJsonContentType.size()));
+                          beast::string_view(expected.data(), expected.size()));
+}
+
+bool isJsonContentType(beast::string_view value) {
+    return hasContentType(value, kJsonContentType);
+}
+
+/**
+ * The transactions of a `POST /txs` body, each after its 4-byte big-endian length; kMalformed
+ * on a truncated frame, an empty one, or more than kMaxRawTxs frames.
+ */
+Result<std::vector<ByteView>> splitTxFrames(ByteView body) {
+    std::vector<ByteView> frames;
+    std::size_t at = 0;
+    while (at < body.size()) {
+        if (frames.size() == kMaxRawTxs) {
+            return fail(ErrorCode::kMalformed,
+                        "more than " + std::to_string(kMaxRawTxs) + " transactions in one body");
+        }
+        if (body.size() - at < 4) {
+            return fail(ErrorCode::kMalformed, "truncated length at byte " + std::to_string(at));
+        }
+        const std::size_t length = (std::size_t{body[at]} << 24U) |
+                                   (std::size_t{body[at + 1]} << 16U) |
+                                   (std::size_t{body[at + 2]} << 8U) | std::size_t{body[at + 3]};
+        at += 4;
+        if (length == 0 || length > body.size() - at) {
+            return fail(ErrorCode::kMalformed, "transaction " + std::to_string(frames.size()) +
+                                                   ": length " + std::to_string(length) +
+                                                   " does not fit the body");
+        }
+        frames.push_back(body.subspan(at, length));
+        at += length;
+    }
+    return frames;
 }
 
 bool isWebSocketUpgrade(const HttpSession::Request& request) {
@@ -90,6 +130,8 @@ ServerState::ServerState(MethodTable methods, const ServerOptions& options)
     : dispatcher_(std::move(methods), options.limits, options.adminOnlyMethods, options.settle),
       limits_(options.limits),
       readiness_(options.readiness),
+      submitRaw_(options.submitRaw),
+      settle_(options.settle),
       access_(options.access),
       listenAddress_(options.address) {}
 
@@ -388,6 +430,10 @@ void HttpSession::handleRequest(Request&& request) {
         respond(std::move(response), after);
         return;
     }
+    if (path == "/txs" && state_->servesRaw()) {
+        submitRawTxs(request, after);
+        return;
+    }
     if (path != "/") {
         respondError(http::status::not_found,
                      RpcError{kInvalidRequest, "no such path; JSON-RPC is served on POST /",
@@ -417,6 +463,57 @@ void HttpSession::handleRequest(Request&& request) {
     Response response{http::status::ok, httpVersion_};
     response.set(http::field::content_type, kJsonContentType);
     response.body() = std::move(*body);
+    respond(std::move(response), after);
+}
+
+// A `POST /txs` body: raw transactions, each after its 4-byte big-endian length. The answer holds
+// one record per transaction, in order: its hash (32 bytes), the length of a reason (1 byte) and
+// the reason token (ASCII), empty when the transaction was admitted (docs/rpc.md).
+void HttpSession::submitRawTxs(const Request& request, After after) {
+    if (request.method() != http::verb::post) {
+        respondError(http::status::method_not_allowed,
+                     RpcError{kInvalidRequest, "use POST on /txs",
+                              std::string(reason::kHttpMethodNotAllowed)},
+                     after, "POST");
+        return;
+    }
+    if (!hasContentType(request[http::field::content_type], kOctetStreamContentType)) {
+        respondError(http::status::unsupported_media_type,
+                     RpcError{kInvalidRequest, "Content-Type must be application/octet-stream",
+                              std::string(reason::kBadContentType)},
+                     after);
+        return;
+    }
+    const auto frames = splitTxFrames(asBytes(request.body()));
+    if (!frames) {
+        respondError(
+            http::status::bad_request,
+            RpcError{kInvalidParams, frames.error().message, std::string(reason::kBadTxFrame)},
+            after);
+        return;
+    }
+    const std::vector<Result<Hash256>> outcomes = state_->submitRaw(*frames);
+    if (Status settled = state_->settle(); !settled) {
+        respondError(http::status::internal_server_error,
+                     RpcError{kInternalError,
+                              "the answer could not be made durable: " + settled.error().message,
+                              std::string(reason::kNotDurable)},
+                     after);
+        return;
+    }
+    std::string body;
+    body.reserve(outcomes.size() * (Hash256::size() + 1));
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const Hash256 hash = outcomes[i] ? *outcomes[i] : crypto::sha256((*frames)[i]);
+        body.append(reinterpret_cast<const char*>(hash.data()), Hash256::size());
+        std::string_view token = outcomes[i] ? std::string_view() : outcomes[i].error().reason();
+        token = token.substr(0, std::numeric_limits<std::uint8_t>::max());
+        body.push_back(static_cast<char>(token.size()));
+        body.append(token);
+    }
+    Response response{http::status::ok, httpVersion_};
+    response.set(http::field::content_type, kOctetStreamContentType);
+    response.body() = std::move(body);
     respond(std::move(response), after);
 }
 

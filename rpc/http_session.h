@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,6 +50,12 @@ class ServerState {
     [[nodiscard]] const AccessPolicy& access() const { return access_; }
     /** The address the listener is bound to (a Host naming it is the local machine). */
     [[nodiscard]] const std::string& listenAddress() const { return listenAddress_; }
+    /** Admits the transactions of a `POST /txs` body and settles them (ServerOptions). */
+    [[nodiscard]] bool servesRaw() const { return static_cast<bool>(submitRaw_); }
+    [[nodiscard]] std::vector<Result<Hash256>> submitRaw(std::span<const ByteView> raws) const {
+        return submitRaw_(raws);
+    }
+    [[nodiscard]] Status settle() const { return settle_ ? settle_() : Status{}; }
     /** Why the node is not ready (ServerOptions::readiness), nullopt when it is. */
     [[nodiscard]] std::optional<std::string> notReady() const {
         return readiness_ ? readiness_() : std::nullopt;
@@ -94,6 +101,8 @@ class ServerState {
     Dispatcher dispatcher_;
     ServerLimits limits_;
     std::function<std::optional<std::string>()> readiness_;
+    std::function<std::vector<Result<Hash256>>(std::span<const ByteView>)> submitRaw_;
+    std::function<Status()> settle_;
     AccessPolicy access_;
     std::string listenAddress_;
     mutable std::mutex mutex_;
@@ -145,6 +154,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     void onReadError(boost::beast::error_code ec);
     void handleRequest(Request&& request);
     void handOffUpgrade(Request&& request);
+    void submitRawTxs(const Request& request, After after);
     void respondError(boost::beast::http::status status, const RpcError& error, After after,
                       std::string_view allow = {});
     void respond(Response&& response, After after);

@@ -1,6 +1,7 @@
 #include "consensus_store.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <gridledger/ledger/columns.h>
 
@@ -28,17 +29,22 @@ bool hasPrefix(ByteView key, std::string_view prefix) {
 
 /**
  * Visits every record under `prefix` whose key number (the u64 after the prefix) is at least
- * `from`, in key order, until `visit` fails. Seeking past the pruned numbers skips their
- * deletion markers, which a scan from the prefix alone would step over one by one.
+ * `from` and below `to`, in key order, until `visit` fails. Seeking past the pruned numbers skips
+ * their deletion markers, which a scan from the prefix alone would step over one by one; stopping
+ * at `to` spares reading the records that stay.
  */
 template <typename Visit>
 Status forEach(const storage::KvStore& store, std::string_view prefix, std::uint64_t from,
-               Visit visit) {
+               Visit visit, std::uint64_t to = std::numeric_limits<std::uint64_t>::max()) {
     Bytes start(prefix.begin(), prefix.end());
     appendU64(start, from);
     auto cursor = store.cursor(kColumn);
     for (cursor.seek(start); cursor.valid() && hasPrefix(cursor.key(), prefix); cursor.next()) {
-        GL_TRY(visit(cursor.key(), cursor.value()));
+        const ByteView key = cursor.key();
+        if (key.size() >= prefix.size() + 8 && readU64(key.subspan(prefix.size())) >= to) {
+            break;
+        }
+        GL_TRY(visit(key, cursor.value()));
     }
     return cursor.status();
 }
@@ -139,18 +145,14 @@ Result<std::optional<codec::Block>> ConsensusStore::blockById(const Hash256& id)
 
 Status ConsensusStore::prune(std::uint64_t height, std::uint64_t round) {
     auto batch = store_.batch();
-    const auto collect = [&batch](std::string_view prefix, std::uint64_t below) {
-        return [&batch, prefix, below](ByteView key, ByteView) -> Status {
-            if (readU64(key.subspan(prefix.size())) < below) {
-                batch.erase(kColumn, key);
-            }
-            return {};
-        };
+    const auto erase = [&batch](ByteView key, ByteView) -> Status {
+        batch.erase(kColumn, key);
+        return {};
     };
     const std::uint64_t fromHeight = prunedHeight_.load(std::memory_order_relaxed);
     const std::uint64_t fromRound = prunedRound_.load(std::memory_order_relaxed);
-    GL_TRY(forEach(store_, kBlockPrefix, fromHeight, collect(kBlockPrefix, height + 1)));
-    GL_TRY(forEach(store_, kQcPrefix, fromRound, collect(kQcPrefix, round)));
+    GL_TRY(forEach(store_, kBlockPrefix, fromHeight, erase, height + 1));
+    GL_TRY(forEach(store_, kQcPrefix, fromRound, erase, round));
     GL_TRY(store_.write(batch, false));
     prunedHeight_.store(std::max(fromHeight, height + 1), std::memory_order_relaxed);
     prunedRound_.store(std::max(fromRound, round), std::memory_order_relaxed);

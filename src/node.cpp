@@ -373,6 +373,15 @@ Status NodeImpl::openRpc() {
         return rpc::notificationsAt(context, height);
     };
     options.readiness = [this] { return notReady(); };
+    options.submitRaw = [this, admitted = context.txAdmitted](std::span<const ByteView> raws) {
+        auto outcomes = mempool_->submitBatch(raws);
+        for (std::size_t i = 0; i < raws.size(); ++i) {
+            if (outcomes[i]) {
+                admitted(*outcomes[i], raws[i]);
+            }
+        }
+        return outcomes;
+    };
     options.settle = [this] { return journal_ ? journal_->awaitDurable() : Status{}; };
     if (config_.rpcAdminPort != 0) {
         // Loopback only (checked when the config was read), with the defaults' Host and Origin

@@ -2,6 +2,7 @@
 // error (code and stable reason) while the node keeps serving and loses nothing.
 
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -130,6 +131,56 @@ TEST_F(RpcBadInput, SignatureChainIdAndNonceViolationsAreRejected) {
              json::array{json::string(toHex(codec::signTx(transfer(0), dev_, domain()).raw))}),
         -32003, "nonce_too_low");
     rpc::test::expectRpcError(submit(transfer(0, u128{6}), dev_), -32003, "nonce_too_low");
+    expectServing();
+}
+
+TEST_F(RpcBadInput, RawBatchesAdmitAndRefuseEachTransactionAsTxSubmitWould) {
+    // Five consecutive nonces, a forged one, one beyond the nonce window and bytes that are no
+    // transaction, in one body.
+    std::vector<Bytes> txs;
+    std::vector<std::string> hashes;
+    for (std::uint64_t nonce = 0; nonce < 5; ++nonce) {
+        const auto tx = codec::signTx(transfer(nonce), dev_, domain());
+        txs.push_back(tx.raw);
+        hashes.push_back(tx.hash.hex());
+    }
+    txs.push_back(codec::signTx(transfer(5), crypto::SecretKey::generate(), domain()).raw);
+    txs.push_back(codec::signTx(transfer(64), dev_, domain()).raw);
+    txs.push_back(Bytes{0x0a, 0x01});
+    std::string body;
+    for (const Bytes& tx : txs) {
+        for (const unsigned shift : {24U, 16U, 8U, 0U}) {
+            body.push_back(static_cast<char>((tx.size() >> shift) & 0xffU));
+        }
+        body.append(reinterpret_cast<const char*>(tx.data()), tx.size());
+    }
+    HttpTestClient client(node_.port());
+    auto request = rpc::test::requestOf(boost::beast::http::verb::post, "/txs");
+    request.set(boost::beast::http::field::content_type, "application/octet-stream");
+    request.body() = body;
+    request.prepare_payload();
+    const auto reply = client.send(std::move(request));
+    ASSERT_EQ(reply.status, 200U) << reply.body;
+
+    std::vector<std::pair<std::string, std::string>> outcomes;  // (hash, reason)
+    for (std::size_t at = 0; at + Hash256::size() < reply.body.size();) {
+        const auto* hash = reinterpret_cast<const std::uint8_t*>(reply.body.data() + at);
+        const auto length = static_cast<std::uint8_t>(reply.body[at + Hash256::size()]);
+        outcomes.emplace_back(toHex(ByteView(hash, Hash256::size())),
+                              reply.body.substr(at + Hash256::size() + 1, length));
+        at += Hash256::size() + 1 + length;
+    }
+    ASSERT_EQ(outcomes.size(), txs.size());
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(outcomes[i], (std::pair{hashes[i], std::string()})) << "nonce " << i;
+    }
+    EXPECT_EQ(outcomes[5].second, "bad_signature");
+    EXPECT_EQ(outcomes[6].second, "nonce_gap");
+    EXPECT_EQ(outcomes[7].first, crypto::sha256(txs[7]).hex());
+    EXPECT_FALSE(outcomes[7].second.empty());
+    for (const auto& hash : hashes) {
+        EXPECT_TRUE(waitReceipt(hash).at("success").as_bool());
+    }
     expectServing();
 }
 

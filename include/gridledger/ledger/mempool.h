@@ -153,6 +153,15 @@ class Mempool {
     [[nodiscard]] Result<Hash256> submit(ByteView raw);
 
     /**
+     * Admits several raw transactions, as submit() would one after the other, and returns each
+     * outcome at its index. The signatures of those that pass the cheap checks (decoding, fee,
+     * nonce window, balance) are first verified together, on the verify pool and the calling
+     * thread, instead of one at a time: a client that sends many transactions at once is not held
+     * to one verification in flight. A doomed transaction still costs no verification.
+     */
+    [[nodiscard]] std::vector<Result<Hash256>> submitBatch(std::span<const ByteView> raws);
+
+    /**
      * Transactions for a new block: at most `maxTxs` of them and `maxBytes` raw bytes. For each
      * sender only the contiguous nonce run from its committed next nonce, in nonce order, minus
      * the transactions marked proposed; across senders the higher fee first, then by arrival. A
@@ -228,6 +237,8 @@ class Mempool {
     };
 
     Result<Hash256> admit(ByteView raw);
+    /** The decoded transaction when it passes the checks admit() makes before verifying it. */
+    std::optional<codec::SignedTx> passesCheapChecks(ByteView raw) const;
     Result<AccountView> readAccount(const Address& sender) const;
     Result<std::uint64_t> readFee(const codec::Payload& payload) const;
     /**

@@ -74,6 +74,7 @@ inline constexpr std::string_view kForbiddenOrigin = "forbidden_origin";
 inline constexpr std::string_view kUnauthorized = "unauthorized";
 inline constexpr std::string_view kAdminOnly = "admin_only";
 inline constexpr std::string_view kNotDurable = "not_durable";
+inline constexpr std::string_view kBadTxFrame = "bad_tx_frame";
 }  // namespace reason
 
 /** A JSON-RPC error as it goes on the wire: code, message and the `data.reason` token. */

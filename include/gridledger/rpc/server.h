@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,12 @@ struct ServerOptions {
      * (Dispatcher): the node waits there until what tx_submit admitted is durable. Empty: none.
      */
     std::function<Status()> settle{};
+    /**
+     * Admits the raw transactions of one `POST /txs` body, returning each outcome at its index
+     * (the node's Mempool::submitBatch, then journal and gossip). `settle` runs after it, before
+     * the answer. Empty: `/txs` is not served (404).
+     */
+    std::function<std::vector<Result<Hash256>>(std::span<const ByteView>)> submitRaw{};
 };
 
 /**
@@ -59,6 +66,9 @@ struct ServerOptions {
  *
  * - `POST /` with `Content-Type: application/json`: one request or a batch, answered with
  *   200 and the response (204 when the body held notifications only);
+ * - `POST /txs` with `Content-Type: application/octet-stream`: raw transactions, each after its
+ *   4-byte big-endian length, answered with 200 and one binary outcome per transaction
+ *   (ServerOptions::submitRaw; docs/rpc.md "Raw transaction batches");
  * - `GET /livez`: 200 while the server runs;
  * - `GET /readyz`: 200 while ServerOptions::readiness finds the node ready, else 503 and why;
  * - keep-alive connections, each bounded by ServerLimits;

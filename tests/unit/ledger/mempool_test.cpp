@@ -589,6 +589,66 @@ TEST_F(MempoolTest, AProposalsUncachedSignaturesAreVerifiedOnceInABatchAndRememb
     EXPECT_EQ(verifier_.calls(), afterAdmission + 2);
 }
 
+TEST_F(MempoolTest, ABatchIsVerifiedTogetherAndAdmittedInOrderEachWithItsOwnOutcome) {
+    auto pool = make();
+    Bytes forged = withNonce(bob_, 1).raw;
+    forged.back() ^= 0x01;
+    const Bytes first = withNonce(alice_, 0).raw;
+    const std::vector<Bytes> raws = {first,
+                                     withNonce(alice_, 1).raw,
+                                     withNonce(bob_, 0).raw,
+                                     forged,
+                                     withNonce(alice_, kDefaultNonceWindow + 5).raw,
+                                     Bytes{0x01, 0x02},
+                                     first,
+                                     withNonce(alice_, 1).raw};  // signed again: another tx
+    const std::vector<ByteView> views(raws.begin(), raws.end());
+
+    const auto outcomes = pool->submitBatch(views);
+    ASSERT_EQ(outcomes.size(), raws.size());
+    EXPECT_EQ(codeOf(outcomes[0]), ErrorCode::kOk);
+    EXPECT_EQ(codeOf(outcomes[1]), ErrorCode::kOk);
+    EXPECT_EQ(codeOf(outcomes[2]), ErrorCode::kOk);
+    EXPECT_EQ(codeOf(outcomes[3]), ErrorCode::kBadSignature);
+    EXPECT_EQ(codeOf(outcomes[4]), ErrorCode::kNonceGap);
+    EXPECT_NE(codeOf(outcomes[5]), ErrorCode::kOk);
+    EXPECT_EQ(codeOf(outcomes[6]), ErrorCode::kDuplicateTx) << "the same tx twice in one batch";
+    EXPECT_EQ(codeOf(outcomes[7]), ErrorCode::kNonceTaken);
+    EXPECT_EQ(*outcomes[0], crypto::sha256(raws[0]));
+    EXPECT_EQ(pool->size(), 3U);
+    // The three admitted and the forged one; the doomed, the undecodable and the repeated ones
+    // cost nothing.
+    EXPECT_EQ(verifier_.calls(), 4);
+    EXPECT_EQ(pool->counters().admitted.load(), 3U);
+}
+
+TEST_F(MempoolTest, ABatchDoesNotWaitForOneSignatureBeforeVerifyingTheNext) {
+    auto pool = make();
+    OpenOnExit opener{verifier_};
+    std::vector<Bytes> raws;
+    for (std::uint64_t nonce = 0; nonce < 8; ++nonce) {
+        raws.push_back(withNonce(alice_, nonce).raw);
+    }
+    const std::vector<ByteView> views(raws.begin(), raws.end());
+    auto held = verifier_.hold(crypto::sha256(raws.front()));
+    auto batch = std::async(std::launch::async, [&] { return pool->submitBatch(views); });
+    held.wait();
+    // While the first signature is held, the other seven are verified by the other threads.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (verifier_.calls() < 8 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+    }
+    EXPECT_EQ(verifier_.calls(), 8);
+    EXPECT_EQ(pool->size(), 0U) << "nothing is admitted before every verdict is known";
+    verifier_.open();
+    const auto outcomes = batch.get();
+    for (const auto& outcome : outcomes) {
+        EXPECT_TRUE(outcome.has_value());
+    }
+    EXPECT_EQ(pool->size(), 8U);
+    EXPECT_EQ(verifier_.calls(), 8) << "each verified once";
+}
+
 TEST_F(MempoolTest, AVerifiedTxThatLostTheRaceIsNeverVerifiedAgain) {
     auto pool = make();
     TransferSpec shortLived;

@@ -1,12 +1,15 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include <gridledger/crypto/sha256.h>
 #include <gridledger/rpc/errors.h>
 #include <gridledger/rpc/server.h>
 
@@ -182,6 +185,86 @@ TEST_F(ServerTest, WrongPathMethodOrContentTypeIsRefusedWithAReason) {
     const HttpReply charset =
         client.post(requestText("echo", "[]", 1), "Application/JSON; charset=utf-8");
     EXPECT_EQ(charset.status, 200U);
+}
+
+/** A `POST /txs` body: each transaction after its 4-byte big-endian length. */
+std::string txFrames(const std::vector<std::string>& txs) {
+    std::string body;
+    for (const auto& tx : txs) {
+        for (const unsigned shift : {24U, 16U, 8U, 0U}) {
+            body.push_back(static_cast<char>((tx.size() >> shift) & 0xffU));
+        }
+        body += tx;
+    }
+    return body;
+}
+
+TEST(ServerRawTxs, EachFrameGetsItsHashAndReasonInOrderAndBadFramingIsRefused) {
+    std::vector<std::string> seen;
+    std::size_t settled = 0;
+    ServerOptions options;
+    options.submitRaw = [&seen](std::span<const ByteView> raws) {
+        std::vector<Result<Hash256>> out;
+        for (const ByteView raw : raws) {
+            seen.emplace_back(raw.begin(), raw.end());
+            if (raw[0] == 'x') {
+                out.emplace_back(std::unexpected(Error{ErrorCode::kNonceGap, "too far ahead"}));
+            } else {
+                out.emplace_back(crypto::sha256(raw));
+            }
+        }
+        return out;
+    };
+    options.settle = [&settled] {
+        ++settled;
+        return Status{};
+    };
+    Server server(test::testMethods(), options);
+    ASSERT_TRUE(server.start());
+    HttpTestClient client(server.port());
+    const auto post = [&client](std::string body, std::string type) {
+        auto request = test::requestOf(boost::beast::http::verb::post, "/txs");
+        request.set(boost::beast::http::field::content_type, type);
+        request.body() = std::move(body);
+        request.prepare_payload();
+        return client.send(std::move(request));
+    };
+
+    const HttpReply reply =
+        post(txFrames({"abc", "xyz", std::string(300, 'q')}), "application/octet-stream");
+    ASSERT_EQ(reply.status, 200U) << reply.body;
+    EXPECT_EQ(reply.contentType, "application/octet-stream");
+    EXPECT_EQ(seen, (std::vector<std::string>{"abc", "xyz", std::string(300, 'q')}));
+    EXPECT_EQ(settled, 1U) << "the answer waits for what was admitted to be durable";
+    const auto hashOf = [](const std::string& text) {
+        const Hash256 hash = crypto::sha256(asBytes(text));
+        return std::string(reinterpret_cast<const char*>(hash.data()), Hash256::size());
+    };
+    const std::string gap = "nonce_gap";
+    EXPECT_EQ(reply.body, hashOf("abc") + std::string(1, '\0') + hashOf("xyz") +
+                              std::string(1, static_cast<char>(gap.size())) + gap +
+                              hashOf(std::string(300, 'q')) + std::string(1, '\0'));
+
+    seen.clear();
+    const std::string truncated = txFrames({"abc"}).substr(0, 5);
+    for (const std::string& body : {truncated, std::string("\0\0\0\0", 4), std::string(3, '\0')}) {
+        const HttpReply refused = post(body, "application/octet-stream");
+        EXPECT_EQ(refused.status, 400U);
+        expectRpcError(refused.json(), kInvalidParams, "bad_tx_frame");
+    }
+    EXPECT_TRUE(seen.empty()) << "nothing of a badly framed body is submitted";
+
+    const HttpReply type = post(txFrames({"abc"}), "application/json");
+    EXPECT_EQ(type.status, 415U);
+    expectRpcError(type.json(), kInvalidRequest, "bad_content_type");
+    EXPECT_EQ(client.get("/txs").status, 405U);
+}
+
+TEST_F(ServerTest, TxsIsNotServedWithoutASubmitter) {
+    HttpTestClient client(server_->port());
+    const HttpReply reply = client.get("/txs", boost::beast::http::verb::post);
+    EXPECT_EQ(reply.status, 404U);
+    expectRpcError(reply.json(), kInvalidRequest, "path_not_found");
 }
 
 TEST_F(ServerTest, ExpectContinueGetsAGoAheadBeforeTheBody) {
