@@ -106,17 +106,14 @@ fuzz: deps
 format-check: deps
 	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
-## make bench: release build of the benchmarks and the node load generator, then run them all.
+## make bench: release build of the benchmarks and the node load generator, then run them all
+## and print one table of every figure, its ratio and its target (scripts/bench.py).
 bench: deps
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/bench -j $(JOBS) --target gridledger gridledger_node_load \
 		gridledger_crypto_bench gridledger_mempool_bench gridledger_executor_bench gridledger_state_tree_bench \
-		gridledger_task_admission_bench
-	for b in crypto mempool executor state_tree task_admission; do build/bench/bench/gridledger_$${b}_bench; done
-	build/bench/bench/gridledger_node_load
-	build/bench/bench/gridledger_node_load --no-journal
-	build/bench/bench/gridledger_node_load --validators 4
-	build/bench/bench/gridledger_node_load --validators 4 --crash-one
+		gridledger_task_admission_bench gridledger_accounts_bench
+	python3 scripts/bench.py build/bench
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

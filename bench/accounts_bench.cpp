@@ -1,0 +1,202 @@
+// Per-block commit cost and resident memory against the number of accounts (docs/benchmarks.md):
+// the same kind of block (1,000 transfers from 1,000 senders, each to an account drawn from the
+// whole state) executed, hashed into the state tree and written (synced, as a node commits) on a
+// state of 10,000 accounts, then of 1,000,000. Reports the median time per block at both sizes,
+// their ratio, and the process's resident memory after each.
+//
+// The accounts beyond the senders are put in state by the accounts contract's own storeAccount
+// (what a transfer to a new address does), a version of 20,000 at a time, rather than by signed
+// transactions: the state is the same, and the setup stays in seconds.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gridledger/codec/tx.h>
+#include <gridledger/contracts/accounts.h>
+#include <gridledger/contracts/executor.h>
+#include <gridledger/contracts/params.h>
+#include <gridledger/crypto/sha256.h>
+#include <gridledger/ledger/block_store.h>
+#include <gridledger/ledger/columns.h>
+#include <gridledger/ledger/state_tree.h>
+
+#include "support/temp_dir.h"
+
+namespace gridledger {
+namespace {
+
+constexpr std::string_view kChain = "gridledger-accounts-bench";
+const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
+constexpr std::size_t kSenders = 1'000;
+constexpr std::size_t kSmall = 10'000;
+constexpr std::size_t kLarge = 1'000'000;
+constexpr std::size_t kPerVersion = 20'000;
+constexpr int kRuns = 9;
+const u128 kBalance = u128{1} << 80U;
+
+/** The i-th account that is not a sender: an address only the bench derives. */
+Address holder(std::size_t i) {
+    crypto::Sha256 h;
+    h.update("gridledger/accounts-bench").updateU64(i);
+    const Hash256 digest = h.finish();
+    Address out;
+    std::copy_n(digest.data(), Address::size(), out.data());
+    return out;
+}
+
+/** Resident memory of this process now, in MiB (VmRSS). */
+double residentMiB() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            return std::stod(line.substr(6)) / 1024.0;
+        }
+    }
+    return 0;
+}
+
+struct Figure {
+    double medianMs = 0;
+    double residentMiB = 0;
+};
+
+class Bench {
+  public:
+    Bench() {
+        store_ = std::move(
+            *storage::KvStore::open(dir_.path(), ledger::columnNames(), ledger::storeOptions()));
+        tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
+                                                    ledger::kStateValuesColumn);
+        blocks_ = std::make_unique<ledger::BlockStore>(*store_);
+        executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_,
+                                                          std::string(kChain), kDomain);
+        contracts::Genesis genesis;
+        genesis.chainId = kChain;
+        for (std::size_t i = 0; i < kSenders; ++i) {
+            senders_.push_back(crypto::SecretKey::generate());
+            genesis.accounts.push_back({crypto::addressOf(senders_.back().publicKey()), kBalance});
+        }
+        nonces_.assign(kSenders, 0);
+        fee_ = genesis.chainParams().fees.of(codec::Payload{codec::Transfer{}});
+        if (!executor_->commitGenesis(genesis)) {
+            std::fprintf(stderr, "genesis failed\n");
+            std::exit(1);
+        }
+        accounts_ = kSenders;
+    }
+
+    /** Adds accounts (a balance each, nonce 0) until the state holds `total`. */
+    void growTo(std::size_t total) {
+        while (accounts_ < total) {
+            contracts::StateLayer state(*tree_, version_);
+            const std::size_t end = std::min(total, accounts_ + kPerVersion);
+            for (; accounts_ < end; ++accounts_) {
+                contracts::storeAccount(state, holder(accounts_ - kSenders),
+                                        contracts::Account{0, u128{1'000}});
+            }
+            commit(state);
+        }
+    }
+
+    /** Median time of kRuns blocks executed, hashed and written, and the memory after them. */
+    Figure measure() {
+        std::vector<double> times;
+        for (int run = 0; run < kRuns; ++run) {
+            const codec::Block block = nextBlock();
+            const auto start = std::chrono::steady_clock::now();
+            contracts::StateLayer state(*tree_, version_);
+            auto done = executor_->execute(state, block, [](const Hash256&) { return true; });
+            if (!done) {
+                std::fprintf(stderr, "execution failed: %s\n", done.error().message.c_str());
+                std::exit(1);
+            }
+            for (const auto& receipt : done->receipts) {
+                if (!receipt.success()) {
+                    std::fprintf(stderr, "a transfer failed: %s\n",
+                                 std::string(reasonOf(receipt.code)).c_str());
+                    std::exit(1);
+                }
+            }
+            commit(state);
+            times.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
+        }
+        std::sort(times.begin(), times.end());
+        return Figure{times[times.size() / 2], residentMiB()};
+    }
+
+  private:
+    /** 1,000 transfers, one per sender, each to an account drawn from the whole state. */
+    codec::Block nextBlock() {
+        std::vector<Bytes> txs;
+        const std::size_t holders = accounts_ - kSenders;
+        for (std::size_t s = 0; s < kSenders; ++s) {
+            const codec::Transfer transfer{holder(rng_() % holders), u128{1}};
+            codec::TxBody body{std::string(kChain),
+                               senders_[s].publicKey(),
+                               nonces_[s]++,
+                               version_ + 100,
+                               transfer,
+                               fee_};
+            txs.push_back(codec::signTx(body, senders_[s], kDomain).raw);
+        }
+        codec::BlockHeader header;
+        header.height = version_ + 1;
+        header.round = header.height;
+        header.timestampMs = version_ + 1;
+        return codec::makeBlock(header, std::move(txs));
+    }
+
+    void commit(const contracts::StateLayer& state) {
+        auto batch = store_->batch();
+        const auto updates = state.updates();
+        if (!tree_->apply(version_ + 1, updates, batch) || !store_->write(batch, true)) {
+            std::fprintf(stderr, "commit failed\n");
+            std::exit(1);
+        }
+        ++version_;
+    }
+
+    testing::TempDir dir_;
+    std::unique_ptr<storage::KvStore> store_;
+    std::unique_ptr<ledger::StateTree> tree_;
+    std::unique_ptr<ledger::BlockStore> blocks_;
+    std::unique_ptr<contracts::Executor> executor_;
+    std::vector<crypto::SecretKey> senders_;
+    std::vector<std::uint64_t> nonces_;
+    std::uint64_t fee_ = 0;
+    std::size_t accounts_ = 0;
+    std::uint64_t version_ = 0;
+    std::mt19937_64 rng_{7};
+};
+
+}  // namespace
+}  // namespace gridledger
+
+int main() {
+    using namespace gridledger;
+    std::printf("accounts: one block of 1,000 transfers to accounts drawn from the whole state\n");
+    Bench bench;
+    bench.growTo(kSmall);
+    const Figure small = bench.measure();
+    std::printf("accounts=%zu block_commit_ms_p50=%.2f resident_mib=%.0f\n", kSmall, small.medianMs,
+                small.residentMiB);
+    const auto start = std::chrono::steady_clock::now();
+    bench.growTo(kLarge);
+    const double grown =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const Figure large = bench.measure();
+    std::printf("accounts=%zu block_commit_ms_p50=%.2f resident_mib=%.0f (state grown in %.1f s)\n",
+                kLarge, large.medianMs, large.residentMiB, grown);
+    std::printf("ratio_1m_to_10k=%.2f resident_below_1gib=%s\n", large.medianMs / small.medianMs,
+                large.residentMiB < 1024 ? "yes" : "no");
+    return 0;
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Runs every GridLedger benchmark of a release build and prints one table (make bench).
+
+Usage: scripts/bench.py BUILD_DIR
+
+Each program's output is kept in BUILD_DIR/results/ (the Google Benchmark ones as JSON). The table
+gives each figure, its ratio to the signature-verification rate measured in the same run, and the
+target of docs/benchmarks.md, so that runs on shared, noisy machines compare by ratios.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+MICRO = ["crypto", "mempool", "executor", "state_tree"]
+PLAIN = ["task_admission", "accounts"]
+NODE_RUNS = [
+    ("node1", []),
+    ("node1_json", ["--json"]),
+    ("node1_nojournal", ["--no-journal"]),
+    ("node4", ["--validators", "4"]),
+    ("node4_crash", ["--validators", "4", "--crash-one"]),
+]
+
+
+def run(command, out_path):
+    """Runs `command`, echoing and keeping its output; exits on failure."""
+    print("$ " + " ".join(command), flush=True)
+    with open(out_path, "w", encoding="utf-8") as out:
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, check=False)
+        out.write(proc.stdout)
+    sys.stdout.write(proc.stdout)
+    if proc.returncode != 0:
+        sys.exit(f"bench: {command[0]} failed with status {proc.returncode}")
+
+
+def benchmarks(path):
+    """Google Benchmark JSON: name -> the benchmark's record."""
+    with open(path, encoding="utf-8") as f:
+        return {b["name"]: b for b in json.load(f)["benchmarks"]}
+
+
+def values(path):
+    """Every key=value token of a text output, first occurrence of each key."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for key, value in re.findall(r"([a-z0-9_]+)=([0-9.eE+-]+)", f.read()):
+            out.setdefault(key, float(value))
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    build = sys.argv[1]
+    results = os.path.join(build, "results")
+    os.makedirs(results, exist_ok=True)
+    programs = os.path.join(build, "bench")
+    for name in MICRO:
+        out = os.path.join(results, name + ".json")
+        run([os.path.join(programs, f"gridledger_{name}_bench"), f"--benchmark_out={out}",
+             "--benchmark_out_format=json"], os.path.join(results, name + ".txt"))
+    for name in PLAIN:
+        run([os.path.join(programs, f"gridledger_{name}_bench")],
+            os.path.join(results, name + ".txt"))
+    for name, args in NODE_RUNS:
+        run([os.path.join(programs, "gridledger_node_load")] + args,
+            os.path.join(results, name + ".txt"))
+
+    crypto = benchmarks(os.path.join(results, "crypto.json"))
+    mempool = benchmarks(os.path.join(results, "mempool.json"))
+    executor = benchmarks(os.path.join(results, "executor.json"))
+    tree = benchmarks(os.path.join(results, "state_tree.json"))
+    accounts = values(os.path.join(results, "accounts.txt"))
+    node = {name: values(os.path.join(results, name + ".txt")) for name, _ in NODE_RUNS}
+
+    verify = crypto["txSignatureVerifyOneCore"]["items_per_second"]
+    cores = node["node1"]["cores"]
+    admission = next(b for n, b in mempool.items() if n.startswith("mempoolAdmission/"))
+    rows = []
+
+    def row(measure, figure, ratio, target, met):
+        rows.append((measure, figure, ratio, target, "yes" if met else "no" if met is False else ""))
+
+    row("Schnorr tx signature verify, one core (V)", f"{verify / 1e3:.1f}k/s", "1", "", None)
+    row("mempool admission, verify pool", f"{admission['admitted_per_s'] / 1e3:.1f}k tx/s",
+        f"{admission['ratio_to_all_cores']:.2f} × all cores", "", None)
+    cached = executor["BM_ExecuteBlock/1000/1/real_time"]["items_per_second"]
+    row("block execution + commit, signatures cached", f"{cached / 1e3:.1f}k tx/s",
+        f"{cached / verify:.2f} × V", "≥ 4 × V", cached / verify >= 4)
+    verified = executor["BM_ExecuteBlock/1000/0/real_time"]["items_per_second"]
+    row("block execution + commit, signatures verified", f"{verified / 1e3:.1f}k tx/s",
+        f"{verified / verify:.2f} × V", "", None)
+    for keys, target in (("100000", None), ("1000000", 10)):
+        rate = tree[f"BM_StateTreeUpdate/{keys}/1000/real_time"]["keys_per_s"]
+        row(f"state tree, 1,000-key versions on {int(keys):,} keys", f"{rate / 1e3:.1f}k keys/s",
+            f"{rate / verify:.2f} × V", f"≥ {target} × V" if target else "",
+            rate / verify >= target if target else None)
+    row("block commit at 1M accounts / at 10k (same block)",
+        f"{accounts['block_commit_ms_p50']:.1f} ms at 10k", f"{accounts['ratio_1m_to_10k']:.2f}",
+        "≤ 1.5", accounts["ratio_1m_to_10k"] <= 1.5)
+    rss = re.findall(r"resident_mib=([0-9.]+)",
+                     open(os.path.join(results, "accounts.txt"), encoding="utf-8").read())[-1]
+    row("resident memory at 1M accounts", f"{float(rss):.0f} MiB", "", "< 1024 MiB",
+        float(rss) < 1024)
+    for name, label, target in (("node1", "1 validator, POST /txs", 0.6),
+                                ("node1_json", "1 validator, JSON-RPC batches", None),
+                                ("node1_nojournal", "1 validator, journal off", None),
+                                ("node4", "4 validators, POST /txs", 1.0)):
+        v = node[name]
+        row(f"{label}: committed transfers", f"{v['committed_tx_per_s'] / 1e3:.1f}k tx/s",
+            f"{v['ratio_to_ceiling']:.2f} × ceiling", f"≥ {target}" if target else "",
+            v["ratio_to_ceiling"] >= target if target else None)
+    for name, label, p50, p99 in (("node1", "1 validator", 25, 100), ("node4", "4 validators", 100, 400)):
+        v = node[name]
+        row(f"{label}: latency at half of peak ({v['latency_load_tx_per_s'] / 1e3:.1f}k tx/s)",
+            f"p50 {v['commit_latency_ms_p50']:.0f} ms, p99 {v['p99']:.0f} ms", "",
+            f"p50 ≤ {p50}, p99 ≤ {p99}",
+            v["commit_latency_ms_p50"] <= p50 and v["p99"] <= p99)
+    crash = node["node4_crash"]["one_crashed_to_no_fault"]
+    row("4 validators, one crashed / none", "", f"{crash:.2f}", "≥ 0.8", crash >= 0.8)
+    sync = node["node4"]
+    row("block sync of the whole chain", f"{sync['sync_tx_per_s'] / 1e3:.1f}k tx/s",
+        f"{sync['sync_ratio_to_verify_rate_all_cores']:.2f} × all cores", "", None)
+    replay = node["node1"]["replay_tx_per_s"]
+    row("replay from genesis (every signature, QC, root)", f"{replay / 1e3:.1f}k tx/s",
+        f"{replay / (verify * cores):.2f} × all cores", "≥ 0.8", replay / (verify * cores) >= 0.8)
+    for label in ("JSON-RPC reads under load (wrk)", "1,000 WebSocket newHeads subscribers",
+                  "100-validator WAN simulation"):
+        row(label, "not measured yet", "", "", None)
+
+    print()
+    print(f"| measure (V = one-core verify rate, {cores:.0f} cores) | figure | ratio | target | met |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+if __name__ == "__main__":
+    main()
