@@ -52,25 +52,27 @@ void Mempool::shutdown() {
 }
 
 Result<Hash256> Mempool::submit(ByteView raw) {
-    Result<Hash256> result = admit(raw);
-    if (result) {
-        counters_.admitted.fetch_add(1, std::memory_order_relaxed);
-    } else {
-        counters_.rejectedByCode[MempoolCounters::slotOf(result.error().code)].fetch_add(
-            1, std::memory_order_relaxed);
-    }
-    return result;
+    return counted(admit(raw));
 }
 
 std::vector<Result<Hash256>> Mempool::submitBatch(std::span<const ByteView> raws) {
+    std::vector<Result<Decoded>> decoded;
+    decoded.reserve(raws.size());
     // One verification per (sender, nonce): a second transaction for a nonce of the batch is
     // refused as taken when its turn comes, before any verification, as submit() would.
     std::vector<codec::SignedTx> unjudged;
     std::set<std::pair<Address, std::uint64_t>> listed;
     for (const ByteView raw : raws) {
-        if (auto tx = passesCheapChecks(raw);
-            tx && listed.emplace(tx->sender, tx->body.nonce).second) {
-            unjudged.push_back(std::move(*tx));
+        decoded.push_back(decode(raw));
+        if (!decoded.back()) {
+            continue;
+        }
+        const Decoded& d = *decoded.back();
+        const std::lock_guard lock(mutex_);
+        if (!verdicts_.contains(d.tx->hash) && !verifying_.contains(d.tx->hash) &&
+            checkAdmissibleLocked(*d.tx, d.account) &&
+            listed.emplace(d.tx->sender, d.tx->body.nonce).second) {
+            unjudged.push_back(*d.tx);
         }
     }
     if (!unjudged.empty()) {
@@ -83,54 +85,53 @@ std::vector<Result<Hash256>> Mempool::submitBatch(std::span<const ByteView> raws
     // Each is now admitted with its verdict known, in order (a sender's nonces in a row).
     std::vector<Result<Hash256>> out;
     out.reserve(raws.size());
-    for (const ByteView raw : raws) {
-        out.push_back(submit(raw));
+    for (auto& d : decoded) {
+        out.push_back(counted(d ? admitDecoded(std::move(*d)) : std::unexpected(d.error())));
     }
     return out;
 }
 
-std::optional<codec::SignedTx> Mempool::passesCheapChecks(ByteView raw) const {
-    if (raw.size() > std::min(options_.maxTxBytes, codec::kMaxTxBytes)) {
-        return std::nullopt;
+Result<Hash256> Mempool::counted(Result<Hash256> result) {
+    if (result) {
+        counters_.admitted.fetch_add(1, std::memory_order_relaxed);
+    } else {
+        counters_.rejectedByCode[MempoolCounters::slotOf(result.error().code)].fetch_add(
+            1, std::memory_order_relaxed);
     }
-    auto tx = codec::decodeTx(raw);
-    if (!tx) {
-        return std::nullopt;
-    }
-    const auto feeFloor = readFee(tx->body.payload);
-    if (!feeFloor || tx->body.fee < *feeFloor) {
-        return std::nullopt;
-    }
-    const auto account = readAccount(tx->sender);
-    if (!account) {
-        return std::nullopt;
-    }
-    const std::lock_guard lock(mutex_);
-    if (verdicts_.contains(tx->hash) || verifying_.contains(tx->hash) ||
-        !checkAdmissibleLocked(*tx, *account)) {
-        return std::nullopt;
-    }
-    return std::move(*tx);
+    return result;
 }
 
-Result<Hash256> Mempool::admit(ByteView raw) {
+Result<Mempool::Decoded> Mempool::decode(ByteView raw) const {
     const std::size_t maxTxBytes = std::min(options_.maxTxBytes, codec::kMaxTxBytes);
     if (raw.size() > maxTxBytes) {
         return fail(ErrorCode::kTxTooLarge, "transaction of " + std::to_string(raw.size()) +
                                                 " bytes exceeds " + std::to_string(maxTxBytes));
     }
-    GL_ASSIGN_OR_RETURN(decoded, codec::decodeTx(raw));
-    const TxPtr tx = std::make_shared<const codec::SignedTx>(std::move(decoded));
-    GL_ASSIGN_OR_RETURN(feeFloor, readFee(tx->body.payload));
-    if (tx->body.fee < feeFloor) {
-        return fail(ErrorCode::kFeeTooLow, "fee " + std::to_string(tx->body.fee) + " is below " +
-                                               std::to_string(feeFloor) + " for " +
-                                               std::string(codec::payloadKind(tx->body.payload)));
+    GL_ASSIGN_OR_RETURN(tx, codec::decodeTx(raw));
+    Decoded out{std::make_shared<const codec::SignedTx>(std::move(tx)), {}, 0};
+    GL_ASSIGN_OR_RETURN(feeFloor, readFee(out.tx->body.payload));
+    if (out.tx->body.fee < feeFloor) {
+        return fail(ErrorCode::kFeeTooLow,
+                    "fee " + std::to_string(out.tx->body.fee) + " is below " +
+                        std::to_string(feeFloor) + " for " +
+                        std::string(codec::payloadKind(out.tx->body.payload)));
     }
     // The account is read without the lock; a block committed meanwhile makes it stale.
-    std::uint64_t generation = commits_.load(std::memory_order_acquire);
-    GL_ASSIGN_OR_RETURN(account, readAccount(tx->sender));
+    out.generation = commits_.load(std::memory_order_acquire);
+    GL_ASSIGN_OR_RETURN(account, readAccount(out.tx->sender));
+    out.account = account;
+    return out;
+}
 
+Result<Hash256> Mempool::admit(ByteView raw) {
+    GL_ASSIGN_OR_RETURN(decoded, decode(raw));
+    return admitDecoded(std::move(decoded));
+}
+
+Result<Hash256> Mempool::admitDecoded(Decoded decoded) {
+    const TxPtr tx = std::move(decoded.tx);
+    std::uint64_t generation = decoded.generation;
+    AccountView account = decoded.account;
     // Cheap checks first, so that a doomed transaction costs no signature verification.
     std::shared_ptr<std::promise<Status>> promise;  // set iff this call runs the verification
     std::shared_future<Status> verdict;

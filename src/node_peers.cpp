@@ -160,11 +160,14 @@ void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
         invalidMessage(from, codec::MessageKind::kTx, batch.error(), kInvalidMessagePoints);
         return;
     }
+    // Verified together on every core, then admitted in order (Mempool::submitBatch).
+    const std::vector<ByteView> raws(batch->txs.begin(), batch->txs.end());
+    const auto outcomes = mempool_->submitBatch(raws);
     bool admitted = false;
-    for (auto& raw : batch->txs) {
-        auto hash = mempool_->submit(raw);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const auto& hash = outcomes[i];
         if (hash) {
-            outbox_.add(OutgoingTx{std::move(raw), from});
+            outbox_.add(OutgoingTx{std::move(batch->txs[i]), from});
             admitted = true;
         } else if (hash.error().code == ErrorCode::kBadSignature ||
                    hash.error().code == ErrorCode::kMalformed) {

@@ -236,9 +236,20 @@ class Mempool {
         std::size_t operator()(const Hash256& hash) const noexcept;
     };
 
+    /** A transaction decoded for admission, with its sender's account as read then. */
+    struct Decoded {
+        TxPtr tx;
+        AccountView account;
+        std::uint64_t generation = 0;  // commits_ when the account was read
+    };
+
     Result<Hash256> admit(ByteView raw);
-    /** The decoded transaction when it passes the checks admit() makes before verifying it. */
-    std::optional<codec::SignedTx> passesCheapChecks(ByteView raw) const;
+    /** Size, decoding and fee checks, and the sender's account (no lock held). */
+    Result<Decoded> decode(ByteView raw) const;
+    /** The rest of admit(): the mempool checks, the verdict (verifying if needed), insertion. */
+    Result<Hash256> admitDecoded(Decoded decoded);
+    /** Counts an admission's outcome (MempoolCounters) and returns it. */
+    Result<Hash256> counted(Result<Hash256> result);
     Result<AccountView> readAccount(const Address& sender) const;
     Result<std::uint64_t> readFee(const codec::Payload& payload) const;
     /**
