@@ -26,7 +26,7 @@
 #include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/state_tree.h>
 
-#include "support/temp_dir.h"
+#include "ledger_fixture.h"
 
 namespace gridledger {
 namespace {
@@ -70,13 +70,6 @@ struct Figure {
 class Bench {
   public:
     Bench() {
-        store_ = std::move(
-            *storage::KvStore::open(dir_.path(), ledger::columnNames(), ledger::storeOptions()));
-        tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
-                                                    ledger::kStateValuesColumn);
-        blocks_ = std::make_unique<ledger::BlockStore>(*store_);
-        executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_,
-                                                          std::string(kChain), kDomain);
         contracts::Genesis genesis;
         genesis.chainId = kChain;
         for (std::size_t i = 0; i < kSenders; ++i) {
@@ -85,7 +78,7 @@ class Bench {
         }
         nonces_.assign(kSenders, 0);
         fee_ = genesis.chainParams().fees.of(codec::Payload{codec::Transfer{}});
-        if (!executor_->commitGenesis(genesis)) {
+        if (!ledger_.executor->commitGenesis(genesis)) {
             std::fprintf(stderr, "genesis failed\n");
             std::exit(1);
         }
@@ -95,7 +88,7 @@ class Bench {
     /** Adds accounts (a balance each, nonce 0) until the state holds `total`. */
     void growTo(std::size_t total) {
         while (accounts_ < total) {
-            contracts::StateLayer state(*tree_, version_);
+            contracts::StateLayer state(*ledger_.tree, version_);
             const std::size_t end = std::min(total, accounts_ + kPerVersion);
             for (; accounts_ < end; ++accounts_) {
                 contracts::storeAccount(state, holder(accounts_ - kSenders),
@@ -111,8 +104,9 @@ class Bench {
         for (int run = 0; run < kRuns; ++run) {
             const codec::Block block = nextBlock();
             const auto start = std::chrono::steady_clock::now();
-            contracts::StateLayer state(*tree_, version_);
-            auto done = executor_->execute(state, block, [](const Hash256&) { return true; });
+            contracts::StateLayer state(*ledger_.tree, version_);
+            auto done =
+                ledger_.executor->execute(state, block, [](const Hash256&) { return true; });
             if (!done) {
                 std::fprintf(stderr, "execution failed: %s\n", done.error().message.c_str());
                 std::exit(1);
@@ -156,20 +150,17 @@ class Bench {
     }
 
     void commit(const contracts::StateLayer& state) {
-        auto batch = store_->batch();
+        auto batch = ledger_.store->batch();
         const auto updates = state.updates();
-        if (!tree_->apply(version_ + 1, updates, batch) || !store_->write(batch, true)) {
+        if (!ledger_.tree->apply(version_ + 1, updates, batch) ||
+            !ledger_.store->write(batch, true)) {
             std::fprintf(stderr, "commit failed\n");
             std::exit(1);
         }
         ++version_;
     }
 
-    testing::TempDir dir_;
-    std::unique_ptr<storage::KvStore> store_;
-    std::unique_ptr<ledger::StateTree> tree_;
-    std::unique_ptr<ledger::BlockStore> blocks_;
-    std::unique_ptr<contracts::Executor> executor_;
+    bench::LedgerFixture ledger_{kChain, kDomain};
     std::vector<crypto::SecretKey> senders_;
     std::vector<std::uint64_t> nonces_;
     std::uint64_t fee_ = 0;

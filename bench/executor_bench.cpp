@@ -6,12 +6,8 @@
 #include <benchmark/benchmark.h>
 
 #include <gridledger/codec/tx.h>
-#include <gridledger/contracts/executor.h>
-#include <gridledger/ledger/block_store.h>
-#include <gridledger/ledger/columns.h>
-#include <gridledger/ledger/state_tree.h>
 
-#include "support/temp_dir.h"
+#include "ledger_fixture.h"
 
 namespace gridledger {
 namespace {
@@ -20,23 +16,12 @@ constexpr std::string_view kChain = "gridledger-bench";
 const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
 
 struct Chain {
-    testing::TempDir dir;
-    std::unique_ptr<storage::KvStore> store;
-    std::unique_ptr<ledger::StateTree> tree;
-    std::unique_ptr<ledger::BlockStore> blocks;
-    std::unique_ptr<contracts::Executor> executor;
+    bench::LedgerFixture ledger{kChain, kDomain};
     std::vector<crypto::SecretKey> senders;
     std::vector<std::uint64_t> nonces;
     std::uint64_t height = 0;
 
     explicit Chain(std::size_t senderCount) {
-        store = std::move(
-            *storage::KvStore::open(dir.path(), ledger::columnNames(), ledger::storeOptions()));
-        tree = std::make_unique<ledger::StateTree>(*store, ledger::kStateNodesColumn,
-                                                   ledger::kStateValuesColumn);
-        blocks = std::make_unique<ledger::BlockStore>(*store);
-        executor = std::make_unique<contracts::Executor>(*store, *tree, *blocks,
-                                                         std::string(kChain), kDomain);
         contracts::Genesis genesis;
         genesis.chainId = kChain;
         for (std::size_t i = 0; i < senderCount; ++i) {
@@ -45,7 +30,7 @@ struct Chain {
                 crypto::addressOf(senders.back().publicKey()), u128{1} << 100U});
         }
         nonces.assign(senderCount, 0);
-        (void)executor->commitGenesis(genesis);
+        (void)ledger.executor->commitGenesis(genesis);
     }
 
     /** `count` transfers to fresh recipients, round-robin over the senders. */
@@ -80,7 +65,7 @@ void BM_ExecuteBlock(benchmark::State& state) {
         header.round = header.height;
         const codec::Block block = codec::makeBlock(header, std::move(txs));
         state.ResumeTiming();
-        auto done = chain.executor->executeAndCommit(
+        auto done = chain.ledger.executor->executeAndCommit(
             block, codec::QuorumCert{},
             cached ? contracts::VerifiedCache([](const Hash256&) { return true; }) : nullptr);
         if (!done) {

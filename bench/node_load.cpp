@@ -110,17 +110,8 @@ class Connection {
             }
             body.append(reinterpret_cast<const char*>(tx->data()), tx->size());
         }
-        http::request<http::string_body> req(http::verb::post, "/txs", 11);
-        req.set(http::field::host, "127.0.0.1");
-        req.set(http::field::content_type, "application/octet-stream");
-        req.keep_alive(true);
-        req.body() = std::move(body);
-        req.prepare_payload();
-        http::write(stream_, req);
-        http::response<http::string_body> res;
-        http::read(stream_, buffer_, res);
+        const std::string out = exchange("/txs", "application/octet-stream", std::move(body));
         std::vector<std::string> reasons;
-        const std::string& out = res.body();
         for (std::size_t at = 0; at + Hash256::size() < out.size();) {
             at += Hash256::size();
             const auto length = static_cast<std::uint8_t>(out[at]);
@@ -137,19 +128,24 @@ class Connection {
 
     /** Posts a raw JSON-RPC body (one request or a batch) and parses the reply. */
     json::value post(std::string body) {
-        http::request<http::string_body> req(http::verb::post, "/", 11);
+        return json::parse(exchange("/", "application/json", std::move(body)));
+    }
+
+  private:
+    /** POSTs `body` to `target` on the kept-alive connection and returns the answer's body. */
+    std::string exchange(const char* target, const char* contentType, std::string body) {
+        http::request<http::string_body> req(http::verb::post, target, 11);
         req.set(http::field::host, "127.0.0.1");
-        req.set(http::field::content_type, "application/json");
+        req.set(http::field::content_type, contentType);
         req.keep_alive(true);
         req.body() = std::move(body);
         req.prepare_payload();
         http::write(stream_, req);
         http::response<http::string_body> res;
         http::read(stream_, buffer_, res);
-        return json::parse(res.body());
+        return std::move(res.body());
     }
 
-  private:
     asio::io_context io_;
     boost::beast::tcp_stream stream_;
     boost::beast::flat_buffer buffer_;

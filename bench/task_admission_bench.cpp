@@ -25,7 +25,7 @@
 #include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/state_tree.h>
 
-#include "support/temp_dir.h"
+#include "ledger_fixture.h"
 
 namespace gridledger {
 namespace {
@@ -68,13 +68,6 @@ struct Figure {
 class Bench {
   public:
     explicit Bench(std::uint64_t pending) : pending_(pending) {
-        store_ = std::move(
-            *storage::KvStore::open(dir_.path(), ledger::columnNames(), ledger::storeOptions()));
-        tree_ = std::make_unique<ledger::StateTree>(*store_, ledger::kStateNodesColumn,
-                                                    ledger::kStateValuesColumn);
-        blocks_ = std::make_unique<ledger::BlockStore>(*store_);
-        executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_,
-                                                          std::string(kChain), kDomain);
         contracts::Genesis genesis;
         genesis.chainId = kChain;
         genesis.genesisTimeMs = kGenesisMs;
@@ -92,7 +85,7 @@ class Bench {
             genesis.accounts.push_back({addressOf(keyOf(2, c)), contracts::kDpsUnit});
         }
         genesis.providers.push_back({provider(), inventory()});
-        if (!executor_->commitGenesis(genesis)) {
+        if (!ledger_.executor->commitGenesis(genesis)) {
             std::fprintf(stderr, "genesis failed\n");
             std::exit(1);
         }
@@ -109,12 +102,12 @@ class Bench {
         Figure figure;
         for (int run = 0; run < kRuns; ++run) {
             const auto start = std::chrono::steady_clock::now();
-            contracts::StateLayer state(*tree_, version_);
-            auto done = executor_->execute(state, block, cached);
+            contracts::StateLayer state(*ledger_.tree, version_);
+            auto done = ledger_.executor->execute(state, block, cached);
             const auto executed = std::chrono::steady_clock::now();
-            auto batch = store_->batch();
+            auto batch = ledger_.store->batch();
             const auto updates = state.updates();
-            const auto root = tree_->apply(version_ + 1, updates, batch);
+            const auto root = ledger_.tree->apply(version_ + 1, updates, batch);
             const auto stop = std::chrono::steady_clock::now();
             if (!done || !root) {
                 std::fprintf(stderr, "execution failed\n");
@@ -168,15 +161,15 @@ class Bench {
         attestation.slot = slot % perEpoch;
         attestation.category = "ml_training";
         attestation.devices = {{"bench-gpu", 8}};
-        contracts::StateLayer state(*tree_, version_);
+        contracts::StateLayer state(*ledger_.tree, version_);
         if (!contracts::executeAttest(state, {version_ + 1, at}, provider(), attestation)) {
             std::fprintf(stderr, "attestation failed\n");
             std::exit(1);
         }
-        auto batch = store_->batch();
+        auto batch = ledger_.store->batch();
         const auto updates = state.updates();
-        (void)tree_->apply(++version_, updates, batch);
-        (void)store_->write(batch, false);
+        (void)ledger_.tree->apply(++version_, updates, batch);
+        (void)ledger_.store->write(batch, false);
     }
 
     [[nodiscard]] std::uint64_t measuredTimeMs() const {
@@ -202,7 +195,7 @@ class Bench {
     void fill() {
         std::uint64_t done = 0;
         while (done < pending_) {
-            contracts::StateLayer state(*tree_, version_);
+            contracts::StateLayer state(*ledger_.tree, version_);
             const std::uint64_t end = std::min(pending_, done + kPerVersion);
             for (; done < end; ++done) {
                 const Address consumer = addressOf(keyOf(1, done / perConsumer_));
@@ -214,10 +207,10 @@ class Bench {
                     std::exit(1);
                 }
             }
-            auto batch = store_->batch();
+            auto batch = ledger_.store->batch();
             const auto updates = state.updates();
-            (void)tree_->apply(++version_, updates, batch);
-            (void)store_->write(batch, false);
+            (void)ledger_.tree->apply(++version_, updates, batch);
+            (void)ledger_.store->write(batch, false);
         }
     }
 
@@ -247,11 +240,7 @@ class Bench {
         return codec::makeBlock(header, std::move(txs));
     }
 
-    testing::TempDir dir_;
-    std::unique_ptr<storage::KvStore> store_;
-    std::unique_ptr<ledger::StateTree> tree_;
-    std::unique_ptr<ledger::BlockStore> blocks_;
-    std::unique_ptr<contracts::Executor> executor_;
+    bench::LedgerFixture ledger_{kChain, kDomain};
     contracts::ChainParams params_;
     std::uint64_t pending_ = 0;
     std::uint64_t perConsumer_ = 1;

@@ -156,11 +156,16 @@ bool NibblePath::isPrefixOf(const Hash256& key) const {
 }
 
 std::size_t NibblePath::mapHash() const {
-    // Keys are hashes, so their first bytes are already uniform; the size tells apart the
-    // paths of one prefix.
-    std::uint64_t head = 0;
-    std::memcpy(&head, packed_.data(), sizeof head);
-    return static_cast<std::size_t>(head ^ (std::uint64_t{size_} * 0x9e3779b97f4a7c15ULL));
+    // Every byte counts: the contracts' list keys share long prefixes, so the paths under them
+    // differ only deep down.
+    std::uint64_t mixed = size_;
+    for (std::size_t word = 0; word < Hash256::size() / 8; ++word) {
+        std::uint64_t part = 0;
+        std::memcpy(&part, packed_.data() + 8 * word, sizeof part);
+        mixed = (mixed ^ part) * 0x9e3779b97f4a7c15ULL;
+        mixed ^= mixed >> 32U;
+    }
+    return static_cast<std::size_t>(mixed);
 }
 
 std::size_t NibblePath::encodedSize() const {

@@ -123,9 +123,11 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     std::uint64_t parentTimeMs = ownGenesis->header.timestampMs;
     // Signatures are checked on every core ahead of execution; certificates and state roots in
     // order, on this thread, since each depends on what the blocks before it did.
-    ledger::VerifyPool pool(ledger::VerifyPoolOptions{
-        .threads = 0, .maxQueue = kLookaheadBlocks * genesis.consensus.maxBlockTxs, .verifier = {},
-        .domain = domain});
+    ledger::VerifyPool pool(
+        ledger::VerifyPoolOptions{.threads = 0,
+                                  .maxQueue = kLookaheadBlocks * genesis.consensus.maxBlockTxs,
+                                  .verifier = {},
+                                  .domain = domain});
     std::deque<Prefetched> ahead;
     std::uint64_t nextToRead = 1;
     for (std::uint64_t h = 1; h <= top; ++h) {
