@@ -48,6 +48,7 @@
 #include "support/node_process.h"
 #include "support/process.h"
 #include "support/testnet.h"
+#include "support/tx_frames.h"
 
 namespace gridledger {
 namespace {
@@ -102,15 +103,9 @@ class Connection {
      * Posts raw transactions to `POST /txs` (each after its 4-byte big-endian length) and
      * returns the reason each was refused for, empty for those admitted.
      */
-    std::vector<std::string> postRaw(const std::vector<const Bytes*>& txs) {
-        std::string body;
-        for (const Bytes* tx : txs) {
-            for (const unsigned shift : {24U, 16U, 8U, 0U}) {
-                body.push_back(static_cast<char>((tx->size() >> shift) & 0xffU));
-            }
-            body.append(reinterpret_cast<const char*>(tx->data()), tx->size());
-        }
-        const std::string out = exchange("/txs", "application/octet-stream", std::move(body));
+    std::vector<std::string> postRaw(const std::vector<ByteView>& txs) {
+        const std::string out =
+            exchange("/txs", "application/octet-stream", testing::txFrames(txs));
         std::vector<std::string> reasons;
         for (std::size_t at = 0; at + Hash256::size() < out.size();) {
             at += Hash256::size();
@@ -392,10 +387,7 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
     const auto begin = Clock::now();
     for (std::size_t t = 0; t < ticks; ++t) {
         std::this_thread::sleep_until(begin + std::chrono::milliseconds(t * kLatencyTickMs));
-        std::vector<const Bytes*> batch;
-        for (const Bytes& raw : batches[t]) {
-            batch.push_back(&raw);
-        }
+        const std::vector<ByteView> batch(batches[t].begin(), batches[t].end());
         const auto now = Clock::now();
         {
             const std::lock_guard lock(mutex);
@@ -461,9 +453,9 @@ std::optional<Clock::time_point> submitAndCommit(const Nodes& nodes,
                                                  std::atomic<std::size_t>& refused, Submit path) {
     using Todo = std::vector<std::pair<std::size_t, std::size_t>>;  // (sender, nonce)
     const auto sendRaw = [&work](Connection& rpc, const Todo& todo) {
-        std::vector<const Bytes*> txs;
+        std::vector<ByteView> txs;
         for (const auto& [sender, nonce] : todo) {
-            txs.push_back(&work[sender][nonce]);
+            txs.emplace_back(work[sender][nonce]);
         }
         const std::vector<std::string> reasons = rpc.postRaw(txs);
         std::vector<std::size_t> refusedAt;

@@ -154,7 +154,14 @@ class Updater {
 
     /** A subtree that was a single leaf: keep, replace or delete it, or split below it. */
     Result<Subtree> mergeLeaf(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
-        GL_ASSIGN_OR_RETURN(key, leafKeyOf(old, path));
+        // The key decides whether an update is for this leaf; the content is read from the store
+        // only when neither the leaf nor its cached parent knows the key.
+        std::optional<LeafNode> content = old.leaf;
+        if (!old.leafKey && !content) {
+            GL_ASSIGN_OR_RETURN(loaded, leafOf(old, path));
+            content = loaded;
+        }
+        const Hash256 key = old.leafKey ? *old.leafKey : content->key;
         const auto it = std::lower_bound(ops.begin(), ops.end(), key,
                                          [](const Op& op, const Hash256& k) { return op.key < k; });
         const bool touched = it != ops.end() && it->key == key;
@@ -174,7 +181,11 @@ class Updater {
         if (touched) {
             return build(path, ops);
         }
-        GL_ASSIGN_OR_RETURN(leaf, leafOf(old, path));
+        if (!content) {
+            GL_ASSIGN_OR_RETURN(loaded, leafOf(old, path));
+            content = loaded;
+        }
+        const LeafNode& leaf = *content;
         std::vector<Op> merged;
         merged.reserve(ops.size() + 1);
         merged.insert(merged.end(), ops.begin(), it);
@@ -271,15 +282,6 @@ class Updater {
         }
         cache_.put(path, entry);
         return entry;
-    }
-
-    /** The key of a leaf subtree, read from the store only when neither it nor its parent knows. */
-    Result<Hash256> leafKeyOf(const Subtree& leaf, const NibblePath& path) const {
-        if (leaf.leafKey) {
-            return *leaf.leafKey;
-        }
-        GL_ASSIGN_OR_RETURN(content, leafOf(leaf, path));
-        return content.key;
     }
 
     /** The content of a leaf subtree, read from the store if this apply did not make it. */

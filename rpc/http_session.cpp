@@ -62,8 +62,7 @@ std::string_view pathOf(beast::string_view target) {
     return text.substr(0, text.find('?'));
 }
 
-/** `application/json`, in any letter case, optionally with parameters such as a charset. */
-/** Whether a Content-Type header names `expected`, parameters (`; charset=…`) aside. */
+/** Whether a Content-Type header names `expected`, in any letter case, parameters aside. */
 bool hasContentType(beast::string_view value, std::string_view expected) {
     std::string_view text(value.data(), value.size());
     text = text.substr(0, text.find(';'));
@@ -74,6 +73,7 @@ bool hasContentType(beast::string_view value, std::string_view expected) {
                           beast::string_view(expected.data(), expected.size()));
 }
 
+/** `application/json`, optionally with parameters such as a charset. */
 bool isJsonContentType(beast::string_view value) {
     return hasContentType(value, kJsonContentType);
 }
@@ -93,9 +93,7 @@ Result<std::vector<ByteView>> splitTxFrames(ByteView body) {
         if (body.size() - at < 4) {
             return fail(ErrorCode::kMalformed, "truncated length at byte " + std::to_string(at));
         }
-        const std::size_t length = (std::size_t{body[at]} << 24U) |
-                                   (std::size_t{body[at + 1]} << 16U) |
-                                   (std::size_t{body[at + 2]} << 8U) | std::size_t{body[at + 3]};
+        const std::size_t length = readU32(body.subspan(at));
         at += 4;
         if (length == 0 || length > body.size() - at) {
             return fail(ErrorCode::kMalformed, "transaction " + std::to_string(frames.size()) +

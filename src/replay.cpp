@@ -32,7 +32,6 @@ constexpr std::size_t kLookaheadBlocks = 8;
  * not take, or that does not decode, has no verdict: the executor checks it itself.
  */
 struct Prefetched {
-    std::uint64_t height = 0;
     Result<ReplayEntry> entry;
     std::map<Hash256, std::future<Status>> verdicts;
 
@@ -46,7 +45,7 @@ struct Prefetched {
 };
 
 Prefetched prefetch(ReplaySource& source, ledger::VerifyPool& pool, std::uint64_t height) {
-    Prefetched out{height, source.entryAt(height), {}};
+    Prefetched out{source.entryAt(height), {}};
     if (!out.entry || !out.entry->block) {
         return out;
     }

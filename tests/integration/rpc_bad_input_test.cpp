@@ -12,6 +12,7 @@
 #include "home.h"
 #include "support/dev_chain.h"
 #include "support/node_process.h"
+#include "support/tx_frames.h"
 #include "unit/rpc/http_test_client.h"
 
 namespace gridledger {
@@ -147,17 +148,10 @@ TEST_F(RpcBadInput, RawBatchesAdmitAndRefuseEachTransactionAsTxSubmitWould) {
     txs.push_back(codec::signTx(transfer(5), crypto::SecretKey::generate(), domain()).raw);
     txs.push_back(codec::signTx(transfer(64), dev_, domain()).raw);
     txs.push_back(Bytes{0x0a, 0x01});
-    std::string body;
-    for (const Bytes& tx : txs) {
-        for (const unsigned shift : {24U, 16U, 8U, 0U}) {
-            body.push_back(static_cast<char>((tx.size() >> shift) & 0xffU));
-        }
-        body.append(reinterpret_cast<const char*>(tx.data()), tx.size());
-    }
     HttpTestClient client(node_.port());
     auto request = rpc::test::requestOf(boost::beast::http::verb::post, "/txs");
     request.set(boost::beast::http::field::content_type, "application/octet-stream");
-    request.body() = body;
+    request.body() = testing::txFrames(txs);
     request.prepare_payload();
     const auto reply = client.send(std::move(request));
     ASSERT_EQ(reply.status, 200U) << reply.body;

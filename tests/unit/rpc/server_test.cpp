@@ -13,6 +13,7 @@
 #include <gridledger/rpc/errors.h>
 #include <gridledger/rpc/server.h>
 
+#include "support/tx_frames.h"
 #include "unit/rpc/http_test_client.h"
 
 namespace gridledger::rpc {
@@ -187,16 +188,13 @@ TEST_F(ServerTest, WrongPathMethodOrContentTypeIsRefusedWithAReason) {
     EXPECT_EQ(charset.status, 200U);
 }
 
-/** A `POST /txs` body: each transaction after its 4-byte big-endian length. */
+/** A `POST /txs` body of these texts. */
 std::string txFrames(const std::vector<std::string>& txs) {
-    std::string body;
+    std::vector<ByteView> views;
     for (const auto& tx : txs) {
-        for (const unsigned shift : {24U, 16U, 8U, 0U}) {
-            body.push_back(static_cast<char>((tx.size() >> shift) & 0xffU));
-        }
-        body += tx;
+        views.push_back(asBytes(tx));
     }
-    return body;
+    return gridledger::testing::txFrames(views);
 }
 
 TEST(ServerRawTxs, EachFrameGetsItsHashAndReasonInOrderAndBadFramingIsRefused) {
