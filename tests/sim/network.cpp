@@ -6,6 +6,8 @@ namespace {
 /** How late a stale or replayed copy arrives: long enough to land rounds later. */
 constexpr std::uint64_t kLateMinMs = 1'000;
 constexpr std::uint64_t kLateMaxMs = 12'000;
+/** Linux's minimum TCP retransmission timeout, added to the round trip. */
+constexpr std::uint64_t kMinRetransmitMs = 200;
 
 }  // namespace
 
@@ -40,6 +42,10 @@ std::vector<std::uint64_t> Network::delays(std::size_t from, std::size_t to, std
         return {onTime};
     }
     if (chance(rng, scenario_.dropPermille)) {
+        if (scenario_.retransmitLost) {
+            ++stats_.retransmitted;
+            return {onTime + 2 * onTime + kMinRetransmitMs};
+        }
         ++stats_.dropped;
         return {};
     }

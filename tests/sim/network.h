@@ -17,6 +17,7 @@ namespace gridledger::sim {
 struct NetworkStats {
     std::uint64_t sent = 0;
     std::uint64_t dropped = 0;
+    std::uint64_t retransmitted = 0;
     std::uint64_t partitioned = 0;
     std::uint64_t duplicated = 0;
     std::uint64_t stale = 0;

@@ -128,6 +128,9 @@ struct Scenario {
     unsigned duplicatePermille = 0;
     unsigned stalePermille = 0;
     unsigned replayPermille = 0;
+    /** Before GST a lost message is retransmitted, as TCP does, instead of lost: it arrives one
+     * retransmission timeout late, the link's round trip plus 200 ms (Linux's minimum RTO). */
+    bool retransmitLost = false;
     std::vector<Partition> partitions;
     /** Before GST, roundSides[r - 1] (when not empty) gives each instance its side for the
      * messages of round r (proposals, votes, timeouts, TCs): those cross no side. */

@@ -8,6 +8,7 @@
 #include <utility>
 #include <variant>
 
+#include <gridledger/codec/p2p.h>
 #include <gridledger/consensus/safety_rules.h>
 #include <gridledger/crypto/sha256.h>
 
@@ -37,14 +38,22 @@ codec::Block makeGenesis(const consensus::ExecRecord& state) {
 
 consensus::Committee makeCommittee(const Keyring& keys, const codec::Block& genesis,
                                    const Scenario& s) {
-    std::vector<PubKey> members = keys.publicKeys();
+    std::vector<PubKey> validators = keys.publicKeys();
     if (!s.validatorSets.empty()) {
-        members.clear();
+        validators.clear();
         for (const auto key : s.validatorSets.front()) {
-            members.push_back(keys.publicKey(key));
+            validators.push_back(keys.publicKey(key));
         }
     }
-    return consensus::Committee::create(kSimChainId, 0, genesis.id, members).value();
+    const Hash256 seed = consensus::epochSeedOf(s.options.chainId, genesis.id, 0);
+    const auto members =
+        consensus::selectCommittee(validators, s.options.chainId, 0, seed, s.options.committeeMax);
+    return consensus::Committee::create(s.options.chainId, 0, genesis.id, members.value()).value();
+}
+
+/** A message's size on the wire: the frame's u32 length and the envelope holding it. */
+std::uint64_t frameBytes(codec::MessageKind kind, Bytes payload) {
+    return 4 + codec::encodeEnvelope(codec::NetMessage{kind, std::move(payload)}).size();
 }
 
 /** Block sync's log in the simulator: off (thousands of runs). */
@@ -559,7 +568,37 @@ std::optional<std::uint64_t> Simulator::roundOf(const Payload& payload) {
         payload);
 }
 
+std::uint64_t Simulator::wireBytes(const Payload& payload) {
+    using codec::MessageKind;
+    return std::visit(
+        [](const auto& value) -> std::uint64_t {
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, consensus::BlockPtr>) {
+                return frameBytes(MessageKind::kProposal, codec::encodeBlock(*value));
+            } else if constexpr (std::is_same_v<T, codec::Vote>) {
+                return frameBytes(MessageKind::kVote, codec::encodeVote(value));
+            } else if constexpr (std::is_same_v<T, codec::Timeout>) {
+                return frameBytes(MessageKind::kTimeout, codec::encodeTimeout(value));
+            } else if constexpr (std::is_same_v<T, codec::TimeoutCert>) {
+                return frameBytes(MessageKind::kTimeoutCert, codec::encodeTc(value));
+            } else if constexpr (std::is_same_v<T, FetchRequest>) {
+                return frameBytes(MessageKind::kBlockRequest,
+                                  codec::encodeBlockRequest(codec::BlockRequest{value.id}));
+            } else if constexpr (std::is_same_v<T, FetchReply>) {
+                return frameBytes(MessageKind::kBlockResponse, codec::encodeBlock(*value.block));
+            } else {
+                return frameBytes(value.kind, value.payload);
+            }
+        },
+        payload);
+}
+
 void Simulator::send(std::size_t from, std::size_t to, const Payload& payload) {
+    if (options_.countTraffic) {
+        Traffic& sent = instances_[from].sent;
+        ++sent.messages;
+        sent.bytes += wireBytes(payload);
+    }
     for (const std::uint64_t delay : network_.delays(from, to, now_, roundOf(payload), rng_)) {
         schedule(now_ + delay, Item{to, 0, NetMessage{from, payload}});
     }
@@ -577,6 +616,11 @@ std::optional<std::uint64_t> Simulator::proposedAt(const Hash256& id) const {
         return std::nullopt;
     }
     return it->second;
+}
+
+consensus::Committee genesisCommitteeOf(const Scenario& scenario) {
+    return makeCommittee(Keyring(scenario.keyCount()), makeGenesis(genesisStateOf(scenario.seed)),
+                         scenario);
 }
 
 RunResult Simulator::result() const {

@@ -131,6 +131,13 @@ class InstanceSyncHost final : public node::SyncHost {
     std::size_t i_;
 };
 
+/** What an instance sent: messages (each copy to each peer counts) and their bytes on the
+ * wire (the P2P frame: length prefix and envelope). */
+struct Traffic {
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+};
+
 /** One running core and its driver's state. */
 struct Instance {
     std::size_t key = 0;
@@ -154,6 +161,7 @@ struct Instance {
     std::vector<std::uint64_t> commitTimes;         // commitTimes[h]: first Commit of height h
     std::size_t restarts = 0;
     std::size_t rejections = 0;
+    Traffic sent;  // counted with RunOptions::countTraffic
     /** A sync liar's memory: every block and vote it saw, and when it last claimed a far
      * height to each instance. */
     std::map<Hash256, consensus::BlockPtr> seen;
@@ -181,6 +189,9 @@ struct RunOptions {
     bool report = false;
     /** Check this invariant alone (empty: every invariant). */
     std::string only;
+    /** Count each instance's messages and bytes sent (Instance::sent): every message is encoded
+     * as the node would frame it, which benchmarks pay for and the test sweeps need not. */
+    bool countTraffic = false;
 };
 
 /** The outcome of a run. */
@@ -256,6 +267,7 @@ class Simulator {
     /** When the block's author first broadcast it, if it did. */
     [[nodiscard]] std::optional<std::uint64_t> proposedAt(const Hash256& id) const;
     [[nodiscard]] const Checker& checker() const { return checker_; }
+    [[nodiscard]] const Keyring& keys() const { return keys_; }
     /** The outcome so far. */
     [[nodiscard]] RunResult result() const;
 
@@ -325,6 +337,8 @@ class Simulator {
     /** The consensus round `payload` belongs to, which a round's partition applies to: a
      * proposal's or fetched block's, a vote's, a timeout's or a TC's. */
     [[nodiscard]] static std::optional<std::uint64_t> roundOf(const Payload& payload);
+    /** The payload's size on the wire, framed as the node sends it. */
+    [[nodiscard]] static std::uint64_t wireBytes(const Payload& payload);
     void note(std::size_t i, std::size_t peer, TraceKind kind, std::uint64_t round,
               std::uint64_t height, const Hash256* id = nullptr);
 
@@ -401,6 +415,11 @@ class Simulator {
     std::uint64_t crossingAnswers_ = 0;
     std::map<Hash256, std::uint64_t> proposedAt_;
 };
+
+/** The committee of a scenario's epoch 0, as the simulator builds it: the validators (every key,
+ * or validatorSets[0]) and, of more than options.committeeMax, the ones the committee rule picks
+ * (consensus::selectCommittee over the genesis block's seed). */
+[[nodiscard]] consensus::Committee genesisCommitteeOf(const Scenario& scenario);
 
 /** The node id instance `i` has on the simulated P2P network (ids sort as the indices do). */
 [[nodiscard]] NodeId nodeIdOf(std::size_t i);

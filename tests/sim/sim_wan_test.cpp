@@ -1,0 +1,67 @@
+// Wide-area runs (the WAN benchmark's scenarios, docs/benchmarks.md), short: the committee is
+// the 31 the committee rule picks among 100 validators, the others follow the chain without
+// signing, and a committee with f members down still commits.
+#include <gtest/gtest.h>
+
+#include <gridledger/consensus/committee.h>
+
+#include "sim/simulator.h"
+#include "sim/wan.h"
+
+namespace gridledger::sim {
+namespace {
+
+constexpr std::uint64_t kWarmupMs = 5'000;
+
+WanOptions shortRun(std::size_t crashed) {
+    WanOptions options;
+    options.crashedMembers = crashed;
+    options.seed = 7;
+    options.endMs = 20'000;
+    return options;
+}
+
+TEST(Wan, AHundredValidatorsRunACommitteeOfThirtyOneAndAllCommitTheSameChain) {
+    RunOptions run;
+    run.countTraffic = true;
+    Simulator sim(makeWanScenario(shortRun(0)), run);
+    const RunResult r = sim.run();
+    ASSERT_FALSE(r.violation.has_value()) << r.report;
+    ASSERT_EQ(sim.committee().size(), 31U);
+    const WanFigures figures = measureWan(sim, kWarmupMs);
+    EXPECT_EQ(figures.liveValidators, 100U);
+    // The 69 others hold every block the members hold (the checker compares every ledger).
+    EXPECT_GE(r.minHeight, 20U);
+    EXPECT_GE(figures.blocks, 10U);
+    // A block commits two round trips after its proposal at best: four one-way delays of at
+    // least 50 ms.
+    EXPECT_GE(figures.p50Ms, 4 * 50U);
+    // A member's vote on a block goes to the 99 other validators, and at least 21 of the 31
+    // members vote on each block; the others only ask for blocks they miss.
+    EXPECT_GE(figures.memberMessages, 99.0 * 21 / 31);
+    EXPECT_LT(figures.followerMessages, figures.memberMessages / 10);
+}
+
+TEST(Wan, TenOfThirtyOneMembersDownTheOthersStillCommit) {
+    RunOptions run;
+    run.countTraffic = true;
+    Simulator sim(makeWanScenario(shortRun(10)), run);
+    const RunResult r = sim.run();
+    ASSERT_FALSE(r.violation.has_value()) << r.report;
+    const WanFigures figures = measureWan(sim, kWarmupMs);
+    EXPECT_EQ(figures.liveValidators, 90U);
+    std::size_t downMembers = 0;
+    for (std::size_t i = 0; i < sim.scenario().instances(); ++i) {
+        if (!sim.instance(i).up) {
+            ASSERT_TRUE(sim.committee().contains(sim.keys().publicKey(i)));
+            ++downMembers;
+        } else {
+            EXPECT_GE(sim.height(i), 10U) << "validator " << i;
+        }
+    }
+    EXPECT_EQ(downMembers, consensus::maxFaultyOf(31));
+    EXPECT_GE(figures.blocks, 5U);
+}
+
+}  // namespace
+}  // namespace gridledger::sim
