@@ -1,5 +1,7 @@
 #include "metrics.h"
 
+#include <utility>
+
 #include <prometheus/counter.h>
 #include <prometheus/exposer.h>
 #include <prometheus/gauge.h>
@@ -17,6 +19,8 @@ class MetricsImpl {
           round(gauge("gridledger_consensus_round", "Consensus round this validator is in")),
           highestQcRound(gauge("gridledger_consensus_highest_qc_round",
                                "Round of the highest quorum certificate held")),
+          timeouts(counter("gridledger_consensus_timeouts_total",
+                           "Rounds this validator timed out (signed a timeout for)")),
           mempoolTxs(gauge("gridledger_mempool_txs", "Transactions in the mempool")),
           mempoolBytes(gauge("gridledger_mempool_bytes", "Bytes of transactions in the mempool")),
           committedTxs(counter("gridledger_committed_txs_total",
@@ -76,6 +80,9 @@ class MetricsImpl {
     prometheus::Gauge& executedHeight;
     prometheus::Gauge& round;
     prometheus::Gauge& highestQcRound;
+    prometheus::Counter& timeouts;
+    // The (epoch, round) of the last timeout counted; rounds start again at 1 in each epoch.
+    std::pair<std::uint64_t, std::uint64_t> lastTimedOut{0, 0};
     prometheus::Gauge& mempoolTxs;
     prometheus::Gauge& mempoolBytes;
     prometheus::Counter& committedTxs;
@@ -130,6 +137,14 @@ void Metrics::blockCommitted(std::uint64_t height, std::size_t txs, std::size_t 
 void Metrics::consensusState(std::uint64_t round, std::uint64_t highestQcRound) {
     impl_->round.Set(static_cast<double>(round));
     impl_->highestQcRound.Set(static_cast<double>(highestQcRound));
+}
+
+void Metrics::roundTimedOut(std::uint64_t epoch, std::uint64_t round) {
+    const std::pair<std::uint64_t, std::uint64_t> timedOut{epoch, round};
+    if (timedOut > impl_->lastTimedOut) {
+        impl_->lastTimedOut = timedOut;
+        impl_->timeouts.Increment();
+    }
 }
 
 void Metrics::mempool(std::size_t txs, std::size_t bytes) {

@@ -30,6 +30,11 @@ class Metrics {
                         double executionSeconds);
     /** After each consensus step. */
     void consensusState(std::uint64_t round, std::uint64_t highestQcRound);
+    /**
+     * This validator signed a timeout for `round` of `epoch`. Counts each round once: the timeout
+     * re-sent at each later fire of the round's timer is not counted again. Consensus thread only.
+     */
+    void roundTimedOut(std::uint64_t epoch, std::uint64_t round);
     /** The mempool's content. */
     void mempool(std::size_t txs, std::size_t bytes);
     /** The transport's counters since start and the number of connected peers. */

@@ -46,6 +46,7 @@ void NodeAdaptor::broadcast(const consensus::Broadcast& message) {
     } else if (const auto* timeout = std::get_if<codec::Timeout>(&message.message)) {
         node_.log_->debug("signed timeout epoch={} round={} high_qc_round={}", timeout->epoch,
                           timeout->round, timeout->highQc.round);
+        node_.metrics_->roundTimedOut(timeout->epoch, timeout->round);
     }
     node_.network_->broadcast(broadcastMessage(message));
 }

@@ -1,10 +1,15 @@
 // The node's Prometheus endpoint reports what the chain did, under the gridledger_ prefix.
 
+#include <filesystem>
 #include <regex>
+#include <set>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include "network_support.h"
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
@@ -39,8 +44,57 @@ TEST(Metrics, ScrapeShowsTheExecutedHeightAndCommittedBlocks) {
     EXPECT_GE(sample(text, "gridledger_committed_blocks_total"), 3) << text;
     EXPECT_GE(sample(text, "gridledger_consensus_round"), 3) << text;
     EXPECT_EQ(sample(text, "gridledger_failed_txs_total"), 0) << text;
+    EXPECT_GE(sample(text, "gridledger_consensus_timeouts_total"), 0) << text;
     EXPECT_NE(text.find("gridledger_block_execution_seconds_bucket"), std::string::npos);
     node.stop(SIGTERM);
+}
+
+/** The (epoch, round) pairs of the timeouts a node logged ("signed timeout epoch=E round=R"),
+ * and how many lines logged one. */
+std::pair<std::set<std::pair<std::uint64_t, std::uint64_t>>, std::size_t> loggedTimeouts(
+    const std::filesystem::path& log) {
+    static const std::regex kTimeout(R"(signed timeout epoch=(\d+) round=(\d+))");
+    std::set<std::pair<std::uint64_t, std::uint64_t>> rounds;
+    std::size_t lines = 0;
+    const std::string text = testing::readText(log);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kTimeout);
+         it != std::sregex_iterator(); ++it) {
+        rounds.insert({std::stoull((*it)[1].str()), std::stoull((*it)[2].str())});
+        ++lines;
+    }
+    return {rounds, lines};
+}
+
+// With one of 4 validators down, the rounds it leads time out. With two down no timeout
+// certificate forms: each live validator stays in its round and re-sends its timeout at every
+// fire of the round's timer. gridledger_consensus_timeouts_total counts each round once: it
+// equals the number of distinct rounds the node logged a signed timeout for, fewer than the
+// timeouts it logged.
+TEST(Metrics, RoundTimeoutsCountEachRoundAValidatorTimedOutOnce) {
+    using namespace std::chrono_literals;
+    auto options = testing::quickTestnet(4);
+    options.logLevel = "debug";
+    testing::Testnet net(options);
+    net.startAll();
+    ASSERT_TRUE(testing::waitFor([&] { return testing::heightOf(net, 0) >= 5; }, 30s));
+    const auto timeouts = [&net] {
+        return net.metric(0, "gridledger_consensus_timeouts_total").value_or(-1);
+    };
+    const double before = timeouts();
+    ASSERT_GE(before, 0);
+
+    net.stop(3, SIGKILL);
+    EXPECT_TRUE(testing::waitFor([&] { return timeouts() > before; }, 30s))
+        << "no round timed out on node 0 with node 3 down";
+
+    net.stop(2, SIGKILL);
+    // Several fires of the stuck round's timer (500 ms, then longer).
+    std::this_thread::sleep_for(testing::scaledWait(5s));
+    const double counted = timeouts();
+    net.stop(0, SIGTERM);
+    const auto [rounds, lines] = loggedTimeouts(net.log(0));
+    EXPECT_EQ(counted, static_cast<double>(rounds.size()));
+    EXPECT_GT(lines, rounds.size()) << "no timeout was re-sent: the test proves nothing";
 }
 
 }  // namespace
