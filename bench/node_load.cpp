@@ -21,6 +21,10 @@
 // `--no-journal` runs the 1-validator measurement with the admission journal off
 // (mempool.journal = false): beside the default run, the difference between the two
 // ratio_to_ceiling figures is what making every acknowledged transaction durable costs.
+//
+// `--reads` measures reads while a 1-validator node commits at half of the peak rate it just
+// reached (read_load.h): wrk's JSON-RPC account_get and chain_getBlock, then 1,000 WebSocket
+// newHeads subscribers, each checked to see every head, with the delay of each notification.
 
 #include <algorithm>
 #include <atomic>
@@ -35,27 +39,23 @@
 #include <thread>
 #include <vector>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 
 #include <gridledger/codec/tx.h>
 #include <gridledger/crypto/sha256.h>
 
 #include "home.h"
+#include "read_load.h"
+#include "rpc_connection.h"
 #include "support/node_process.h"
 #include "support/process.h"
 #include "support/testnet.h"
-#include "support/tx_frames.h"
 
 namespace gridledger {
 namespace {
 
-namespace asio = boost::asio;
-namespace http = boost::beast::http;
 namespace json = boost::json;
+using bench::Connection;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kSenders = 64;
@@ -71,6 +71,13 @@ constexpr std::size_t kLatencyTickMs = 10;
 constexpr std::size_t kLatencySeconds = 10;
 /** Every wait of the run is bounded: a run that does not finish in time reports a failure. */
 constexpr auto kDeadline = std::chrono::seconds(300);
+/** The read run: its subscribers, and how long each of its two phases measures. */
+constexpr std::size_t kSubscribers = 1000;
+constexpr std::size_t kReadSeconds = 10;
+/** Load signed beyond a phase, for the subscribers to connect and the last heads to arrive. */
+constexpr std::size_t kReadMarginSeconds = 5;
+/** What a run measures: throughput and latency, a crash, or reads under load. */
+enum class Mode : std::uint8_t { kThroughput, kCrashOne, kReads };
 /** The genesis default leader reputation window, in blocks (docs/protocol.md §1). */
 constexpr std::uint32_t kLeaderReputationWindow = 20;
 
@@ -85,66 +92,6 @@ bool waitFor(Clock::time_point deadline, Done done) {
     }
     return true;
 }
-
-/** One keep-alive HTTP connection to the node's JSON-RPC. */
-class Connection {
-  public:
-    explicit Connection(std::uint16_t port) : stream_(io_) {
-        asio::ip::tcp::resolver resolver(io_);
-        stream_.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
-    }
-
-    json::value call(const std::string& method, json::array params) {
-        return post(json::serialize(
-            json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}));
-    }
-
-    /**
-     * Posts raw transactions to `POST /txs` (each after its 4-byte big-endian length) and
-     * returns the reason each was refused for, empty for those admitted.
-     */
-    std::vector<std::string> postRaw(const std::vector<ByteView>& txs) {
-        const std::string out =
-            exchange("/txs", "application/octet-stream", testing::txFrames(txs));
-        std::vector<std::string> reasons;
-        for (std::size_t at = 0; at + Hash256::size() < out.size();) {
-            at += Hash256::size();
-            const auto length = static_cast<std::uint8_t>(out[at]);
-            reasons.push_back(out.substr(at + 1, length));
-            at += 1 + length;
-        }
-        if (reasons.size() != txs.size()) {
-            throw std::runtime_error("POST /txs answered " + std::to_string(reasons.size()) +
-                                     " outcomes for " + std::to_string(txs.size()) +
-                                     " transactions: " + out.substr(0, 200));
-        }
-        return reasons;
-    }
-
-    /** Posts a raw JSON-RPC body (one request or a batch) and parses the reply. */
-    json::value post(std::string body) {
-        return json::parse(exchange("/", "application/json", std::move(body)));
-    }
-
-  private:
-    /** POSTs `body` to `target` on the kept-alive connection and returns the answer's body. */
-    std::string exchange(const char* target, const char* contentType, std::string body) {
-        http::request<http::string_body> req(http::verb::post, target, 11);
-        req.set(http::field::host, "127.0.0.1");
-        req.set(http::field::content_type, contentType);
-        req.keep_alive(true);
-        req.body() = std::move(body);
-        req.prepare_payload();
-        http::write(stream_, req);
-        http::response<http::string_body> res;
-        http::read(stream_, buffer_, res);
-        return std::move(res.body());
-    }
-
-    asio::io_context io_;
-    boost::beast::tcp_stream stream_;
-    boost::beast::flat_buffer buffer_;
-};
 
 /** Schnorr verifications per second on this thread (one core), over about `seconds`. */
 double verifyRatePerCore(double seconds) {
@@ -209,18 +156,23 @@ bool reportReplay(const std::filesystem::path& home, double perCore) {
     return true;
 }
 
+/** Keys of a 1-validator node's config/node.conf and the values that replace `init`'s. */
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
 /** The node processes under load: one dev node, or a testnet of N validators. */
 class Nodes {
   public:
-    Nodes(std::size_t validators, std::optional<std::uint32_t> reputationWindow, bool journal) {
+    Nodes(std::size_t validators, std::optional<std::uint32_t> reputationWindow,
+          const Settings& settings) {
         if (validators == 1) {
             single_.emplace();
-            if (!journal) {
-                const auto conf = single_->home() / "config" / "node.conf";
-                const std::string text = std::regex_replace(
-                    testing::readText(conf), std::regex("journal = true"), "journal = false");
-                std::ofstream(conf, std::ios::trunc) << text;
+            const auto conf = single_->home() / "config" / "node.conf";
+            std::string text = testing::readText(conf);
+            for (const auto& [key, value] : settings) {
+                text = std::regex_replace(text, std::regex("\n" + key + " = [^\n]*"),
+                                          "\n" + key + " = " + value);
             }
+            std::ofstream(conf, std::ios::trunc) << text;
             single_->start();
             ports_.push_back(single_->port());
             dev_ = *node::Home(single_->home()).loadKey("dev");
@@ -327,6 +279,73 @@ bool reportSync(Nodes& nodes, double perCore, unsigned cores, Clock::time_point 
     return true;
 }
 
+/** Transfers signed ahead for a steady load: the `POST /txs` body of each kLatencyTickMs. */
+struct SteadyLoad {
+    std::vector<std::vector<Bytes>> batches;
+    std::vector<std::vector<Hash256>> hashes;
+    std::size_t perTick = 0;
+};
+
+/**
+ * Signs `seconds` of `txPerSecond` transfers on every core, the senders taking turns from their
+ * `nonces` on (the k-th transfer is sender k mod senders' (k / senders)-th).
+ */
+SteadyLoad signSteadyLoad(const Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
+                          const std::vector<std::uint64_t>& nonces, double txPerSecond,
+                          std::size_t seconds) {
+    SteadyLoad load;
+    load.perTick =
+        std::max<std::size_t>(1, static_cast<std::size_t>(txPerSecond * kLatencyTickMs / 1000.0));
+    const std::size_t ticks = seconds * 1000 / kLatencyTickMs;
+    load.batches.resize(ticks);
+    load.hashes.resize(ticks);
+    Address sink;
+    sink[0] = 0x5f;
+    const auto sign = [&](std::size_t t) {
+        for (std::size_t i = 0; i < load.perTick; ++i) {
+            const std::size_t k = t * load.perTick + i;
+            const std::size_t s = k % senders.size();
+            codec::TxBody body{
+                nodes.chainId(), senders[s].publicKey(),         nonces[s] + k / senders.size(),
+                90'000,          codec::Transfer{sink, u128{1}}, kTransferFee};
+            const auto tx = codec::signTx(body, senders[s], nodes.domain());
+            load.batches[t].push_back(tx.raw);
+            load.hashes[t].push_back(tx.hash);
+        }
+    };
+    const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
+    std::vector<std::thread> signers;
+    for (std::size_t first = 0; first < threads; ++first) {
+        signers.emplace_back([&, first] {
+            for (std::size_t t = first; t < ticks; t += threads) {
+                sign(t);
+            }
+        });
+    }
+    for (auto& signer : signers) {
+        signer.join();
+    }
+    return load;
+}
+
+/**
+ * Posts the load's bodies to node 0, body t at kLatencyTickMs × t from now, calling
+ * `beforePost(t)` before each, until they run out or `stop` is set. Returns the bodies posted.
+ */
+template <typename BeforePost>
+std::size_t offerSteadyLoad(const Nodes& nodes, const SteadyLoad& load,
+                            const std::atomic<bool>& stop, BeforePost beforePost) {
+    Connection rpc(nodes.ports().front());
+    const auto begin = Clock::now();
+    std::size_t t = 0;
+    for (; t < load.batches.size() && !stop; ++t) {
+        std::this_thread::sleep_until(begin + std::chrono::milliseconds(t * kLatencyTickMs));
+        beforePost(t);
+        (void)rpc.postRaw(std::vector<ByteView>(load.batches[t].begin(), load.batches[t].end()));
+    }
+    return t;
+}
+
 /**
  * Offers `txPerSecond` transfers for kLatencySeconds (a `POST /txs` body every kLatencyTickMs,
  * through node 0, senders continuing at nonce kTxsPerSender) and measures, per transaction, the
@@ -336,24 +355,9 @@ bool reportSync(Nodes& nodes, double perCore, unsigned cores, Clock::time_point 
 std::optional<Latency> measureLatency(const Nodes& nodes,
                                       const std::vector<crypto::SecretKey>& senders,
                                       double txPerSecond, Clock::time_point deadline) {
-    const std::size_t perTick =
-        std::max<std::size_t>(1, static_cast<std::size_t>(txPerSecond * kLatencyTickMs / 1000.0));
-    const std::size_t ticks = kLatencySeconds * 1000 / kLatencyTickMs;
-    Address sink;
-    sink[0] = 0x5f;
-    std::vector<std::vector<Bytes>> batches(ticks);
-    std::vector<std::vector<Hash256>> hashes(ticks);
     std::vector<std::uint64_t> nonces(senders.size(), kTxsPerSender);
-    for (std::size_t t = 0, k = 0; t < ticks; ++t) {
-        for (std::size_t i = 0; i < perTick; ++i, ++k) {
-            const std::size_t s = k % senders.size();
-            codec::TxBody body{nodes.chainId(), senders[s].publicKey(),         nonces[s]++,
-                               90'000,          codec::Transfer{sink, u128{1}}, kTransferFee};
-            const auto tx = codec::signTx(body, senders[s], nodes.domain());
-            batches[t].push_back(tx.raw);
-            hashes[t].push_back(tx.hash);
-        }
-    }
+    const SteadyLoad load = signSteadyLoad(nodes, senders, nonces, txPerSecond, kLatencySeconds);
+    const std::size_t expected = load.batches.size() * load.perTick;
     std::map<Hash256, Clock::time_point> sentAt;
     std::map<Hash256, Clock::time_point> seenAt;
     std::mutex mutex;
@@ -376,27 +380,21 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
             }
             {
                 const std::lock_guard lock(mutex);
-                if (!submitting && seenAt.size() >= ticks * perTick) {
+                if (!submitting && seenAt.size() >= expected) {
                     return;
                 }
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
     });
-    Connection rpc(nodes.ports().front());
-    const auto begin = Clock::now();
-    for (std::size_t t = 0; t < ticks; ++t) {
-        std::this_thread::sleep_until(begin + std::chrono::milliseconds(t * kLatencyTickMs));
-        const std::vector<ByteView> batch(batches[t].begin(), batches[t].end());
+    const std::atomic<bool> stop{false};
+    (void)offerSteadyLoad(nodes, load, stop, [&](std::size_t t) {
         const auto now = Clock::now();
-        {
-            const std::lock_guard lock(mutex);
-            for (const auto& hash : hashes[t]) {
-                sentAt.emplace(hash, now);
-            }
+        const std::lock_guard lock(mutex);
+        for (const auto& hash : load.hashes[t]) {
+            sentAt.emplace(hash, now);
         }
-        (void)rpc.postRaw(batch);
-    }
+    });
     submitting = false;
     watcher.join();
     std::vector<double> latencies;
@@ -413,7 +411,7 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
             latencies.size() - 1,
             static_cast<std::size_t>(q * static_cast<double>(latencies.size())))];
     };
-    return Latency{static_cast<double>(perTick) * 1000.0 / kLatencyTickMs, latencies.size(),
+    return Latency{static_cast<double>(load.perTick) * 1000.0 / kLatencyTickMs, latencies.size(),
                    at(0.5), at(0.99), latencies.back()};
 }
 
@@ -571,9 +569,111 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
     return reportReplay(nodes.home(), perCore) ? 0 : 1;
 }
 
-int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> reputationWindow,
+/** The sum of the senders' nonces on the chain: the transfers of theirs committed so far. */
+std::uint64_t committedTransfers(Connection& rpc, const std::vector<crypto::SecretKey>& senders) {
+    std::uint64_t total = 0;
+    for (const auto& sender : senders) {
+        total += nonceOf(rpc, crypto::addressOf(sender.publicKey()));
+    }
+    return total;
+}
+
+/**
+ * Runs `phase` while node 0 is offered `txPerSecond` transfers from the senders' `nonces` on
+ * (signed ahead for kReadSeconds and kReadMarginSeconds more), prints `<name>_commit_tx_per_s=`,
+ * the rate the node committed while `phase` ran, and waits until what was offered committed
+ * (`nonces` then follow it). Returns what `phase` returned; nullopt when the load did not commit.
+ */
+template <typename Phase>
+auto underSteadyLoad(const Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
+                     std::vector<std::uint64_t>& nonces, double txPerSecond,
+                     const std::string& name, Phase phase) -> decltype(phase()) {
+    const SteadyLoad load =
+        signSteadyLoad(nodes, senders, nonces, txPerSecond, kReadSeconds + kReadMarginSeconds);
+    std::atomic<bool> stop{false};
+    std::size_t posted = 0;
+    std::thread writer([&] { posted = offerSteadyLoad(nodes, load, stop, [](std::size_t) {}); });
+    Connection rpc(nodes.ports().front());
+    const std::uint64_t before = committedTransfers(rpc, senders);
+    const auto start = Clock::now();
+    auto result = phase();
+    const double committed = static_cast<double>(committedTransfers(rpc, senders) - before);
+    std::cout << name << "_commit_tx_per_s="
+              << committed / std::chrono::duration<double>(Clock::now() - start).count()
+              << std::endl;
+    stop = true;
+    writer.join();
+    const std::size_t transfers = posted * load.perTick;
+    for (std::size_t s = 0; s < senders.size(); ++s) {
+        nonces[s] += transfers / senders.size() + (s < transfers % senders.size() ? 1 : 0);
+        const Address address = crypto::addressOf(senders[s].publicKey());
+        if (!waitFor(Clock::now() + std::chrono::seconds(30),
+                     [&] { return nonceOf(rpc, address) >= nonces[s]; })) {
+            std::cerr << "the load offered during " << name << " did not commit\n";
+            return std::nullopt;
+        }
+    }
+    return result;
+}
+
+/**
+ * The read run (`--reads`), at half of the `peak` committed rate just measured: wrk's JSON-RPC
+ * reads of the senders' accounts and of the blocks so far, then kSubscribers newHeads
+ * subscribers, each for kReadSeconds. Stops the node. Fails when an answer was not a result or
+ * a subscriber missed a head.
+ */
+int runReads(Nodes& nodes, const std::vector<crypto::SecretKey>& senders, double peak) {
+    const std::uint16_t port = nodes.ports().front();
+    std::vector<std::uint64_t> nonces(senders.size(), kTxsPerSender);
+    std::vector<std::string> accounts;
+    for (const auto& sender : senders) {
+        accounts.push_back(crypto::addressOf(sender.publicKey()).hex());
+    }
+    Connection rpc(port);
+    std::cout << "read_load_tx_per_s=" << peak / 2 << std::endl;
+    const auto reads = underSteadyLoad(nodes, senders, nonces, peak / 2, "reads", [&] {
+        return bench::runWrk(port, headOf(rpc), accounts, kReadSeconds,
+                             nodes.home().parent_path() / "wrk.log");
+    });
+    if (reads) {
+        std::cout << "reads_per_s=" << reads->requestsPerS << " reads_ms_p50=" << reads->p50Ms
+                  << " reads_ms_p99=" << reads->p99Ms << " reads_non2xx=" << reads->non2xx
+                  << " reads_socket_errors=" << reads->socketErrors
+                  << " reads_rpc_errors=" << reads->rpcErrors << std::endl;
+    }
+    const auto heads = underSteadyLoad(
+        nodes, senders, nonces, peak / 2, "subscribers", [&]() -> std::optional<bench::HeadDelays> {
+            try {
+                bench::HeadSubscribers subscribers(port, kSubscribers, Clock::now() + kDeadline);
+                const std::uint64_t first = headOf(rpc) + 1;
+                std::this_thread::sleep_for(std::chrono::seconds(kReadSeconds));
+                return subscribers.finish(first, headOf(rpc), Clock::now() + kDeadline);
+            } catch (const std::exception& e) {
+                std::cerr << e.what() << "\n";
+                return std::nullopt;
+            }
+        });
+    nodes.stop();
+    if (heads) {
+        std::cout << "subscribers=" << kSubscribers << " notifications=" << heads->notifications
+                  << " head_delay_ms_p50=" << heads->p50Ms << " head_delay_ms_p99=" << heads->p99Ms
+                  << " head_delay_ms_max=" << heads->maxMs
+                  << " fan_out_ms_p99=" << heads->fanOutP99Ms
+                  << " fan_out_ms_max=" << heads->fanOutMaxMs << std::endl;
+    }
+    return reads && reads->non2xx + reads->socketErrors + reads->rpcErrors == 0 && heads ? 0 : 1;
+}
+
+int run(std::size_t validators, Mode mode, std::optional<std::uint32_t> reputationWindow,
         bool journal, Submit path) {
-    Nodes nodes(validators, reputationWindow, journal);
+    Settings settings;
+    if (!journal) {
+        settings.emplace_back("journal", "false");
+    }
+    if (mode == Mode::kReads) {
+        settings.emplace_back("max_ws_connections", std::to_string(kSubscribers));
+    }
+    Nodes nodes(validators, reputationWindow, settings);
     const auto& dev = nodes.dev();
     const std::string& chainId = nodes.chainId();
     const std::uint16_t port = nodes.ports().front();
@@ -607,7 +707,7 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
     const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
 
     std::atomic<std::size_t> refused{0};
-    if (crashOne) {
+    if (mode == Mode::kCrashOne) {
         return runWithACrash(nodes, senders, work, perCore, cores, deadline);
     }
     const auto start = Clock::now();
@@ -630,6 +730,9 @@ int run(std::size_t validators, bool crashOne, std::optional<std::uint32_t> repu
               << " validators_on_machine=" << validators << " ceiling=" << ceiling << "\n"
               << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling
               << std::endl;
+    if (mode == Mode::kReads) {
+        return runReads(nodes, senders, rate);
+    }
 
     const auto latency = measureLatency(nodes, senders, rate / 2, deadline);
     if (!latency) {
@@ -653,6 +756,7 @@ int main(int argc, char** argv) {
     std::size_t validators = 1;
     bool crashOne = false;
     std::vector<std::string> args(argv + 1, argv + argc);
+    using gridledger::Mode;
     using gridledger::Submit;
     Submit path = Submit::kRaw;
     if (!args.empty() && args.back() == "--json") {
@@ -660,7 +764,10 @@ int main(int argc, char** argv) {
         args.pop_back();
     }
     if (args.size() == 1 && args[0] == "--no-journal") {
-        return gridledger::run(1, false, std::nullopt, false, path);
+        return gridledger::run(1, Mode::kThroughput, std::nullopt, false, path);
+    }
+    if (args.size() == 1 && args[0] == "--reads") {
+        return gridledger::run(1, Mode::kReads, std::nullopt, true, path);
     }
     if (!args.empty() && args.back() == "--crash-one") {
         crashOne = true;
@@ -669,8 +776,8 @@ int main(int argc, char** argv) {
     if (args.size() == 2 && args[0] == "--validators") {
         validators = std::stoul(args[1]);
     } else if (!args.empty()) {
-        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one] | --no-journal] "
-                     "[--json]\n";
+        std::cerr << "usage: gridledger_node_load [--validators N [--crash-one] | --no-journal | "
+                     "--reads] [--json]\n";
         return 2;
     }
     if (validators == 0 || validators > 16 || (crashOne && validators < 4)) {
@@ -679,12 +786,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!crashOne) {
-        return gridledger::run(validators, false, std::nullopt, true, path);
+        return gridledger::run(validators, Mode::kThroughput, std::nullopt, true, path);
     }
     // The same crash with leader reputation on (the genesis default) and off, for comparison.
     for (const std::uint32_t window : {gridledger::kLeaderReputationWindow, 0U}) {
         std::cout << "leader_reputation_window=" << window << std::endl;
-        if (const int code = gridledger::run(validators, true, window, true, Submit::kRaw);
+        if (const int code =
+                gridledger::run(validators, Mode::kCrashOne, window, true, Submit::kRaw);
             code != 0) {
             return code;
         }

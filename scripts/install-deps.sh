@@ -10,6 +10,9 @@ packages=(
     libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format clang-tidy python3
+    # make test's checks of deploy/: promtool, a node exporter to scrape, yamllint, systemd-analyze
+    prometheus prometheus-node-exporter yamllint systemd
+    wrk  # the HTTP load of make bench's JSON-RPC read run (bench/wrk/)
 )
 
 missing=()
@@ -27,3 +30,13 @@ sudo_cmd=()
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Where systemd runs, Debian starts the daemons of prometheus and prometheus-node-exporter on
+# install. The tests need neither (they start their own node exporter on a free port): stop and
+# disable the ones installed here.
+if [ -d /run/systemd/system ]; then
+    for unit in prometheus prometheus-node-exporter; do
+        if [[ " ${missing[*]} " == *" $unit "* ]]; then
+            "${sudo_cmd[@]}" systemctl disable --now "$unit.service" || true
+        fi
+    done
+fi
