@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include <gridledger/consensus/batches.h>
 #include <gridledger/consensus/committee.h>
 #include <gridledger/crypto/schnorr.h>
 #include <gridledger/crypto/sha256.h>
@@ -335,6 +336,101 @@ Result<codec::TimeoutCert> buildTimeoutCert(const Committee& committee,
     }
     tc.highQc = *highQc;
     return tc;
+}
+
+Hash256 batchDigest(const Batch& batch) {
+    crypto::Sha256 hasher;
+    hasher.update(std::string_view("gridledger/batch-digest")).update(batch.author.view());
+    hasher.updateU64(batch.epoch).updateU64(batch.serial);
+    Bytes count;
+    appendU32(count, static_cast<std::uint32_t>(batch.txs.size()));
+    hasher.update(count);
+    for (const auto& tx : batch.txs) {
+        Bytes length;
+        appendU32(length, static_cast<std::uint32_t>(tx.size()));
+        hasher.update(length).update(tx);
+    }
+    return hasher.finish();
+}
+
+Hash256 batchAckDigest(std::string_view domain, std::uint64_t epoch, const Hash256& digest) {
+    Bytes body;
+    appendU64(body, epoch);
+    body.insert(body.end(), digest.view().begin(), digest.view().end());
+    return crypto::signingDigest(crypto::kBatchTag, domain, body);
+}
+
+std::size_t batchCertThreshold(const Committee& committee) {
+    return committee.maxFaulty() + 1;
+}
+
+std::vector<std::size_t> batchSigners(const Committee& committee, const Hash256& digest,
+                                      std::size_t author) {
+    const std::size_t n = committee.size();
+    std::vector<std::size_t> out{author};
+    std::size_t at = static_cast<std::size_t>(readU64(digest.view()) % n);
+    while (out.size() < std::min(batchCertThreshold(committee), n)) {
+        if (at != author) {
+            out.push_back(at);
+        }
+        at = (at + 1) % n;
+    }
+    return out;
+}
+
+Result<BatchCert> buildBatchCert(const Committee& committee, const Hash256& digest,
+                                 const std::map<std::size_t, Signature>& acks) {
+    if (acks.size() < batchCertThreshold(committee)) {
+        return fail(ErrorCode::kInvalidArgument, std::to_string(acks.size()) +
+                                                     " acknowledgements, a batch needs " +
+                                                     std::to_string(batchCertThreshold(committee)));
+    }
+    BatchCert cert;
+    cert.epoch = committee.epoch();
+    cert.digest = digest;
+    cert.signers.assign(bitmapBytes(committee.size()), 0);
+    for (const auto& [member, signature] : acks) {  // a std::map: member order
+        if (member >= committee.size()) {
+            return fail(ErrorCode::kInvalidArgument, "acknowledgement of member " +
+                                                         std::to_string(member) + " of " +
+                                                         std::to_string(committee.size()));
+        }
+        setBit(cert.signers, member);
+        cert.signatures.push_back(signature);
+    }
+    return cert;
+}
+
+Result<std::vector<std::size_t>> batchCertSigners(const BatchCert& cert, const Committee& committee,
+                                                  std::string_view domain,
+                                                  const SignatureCheck& check) {
+    if (cert.epoch != committee.epoch()) {
+        return invalid("batch certificate of epoch " + std::to_string(cert.epoch) +
+                       " is not the committee's " + std::to_string(committee.epoch()));
+    }
+    GL_ASSIGN_OR_RETURN(signers, signersOf(cert.signers, committee.size()));
+    if (cert.signatures.size() != signers.size()) {
+        return invalid("batch certificate has " + std::to_string(cert.signatures.size()) +
+                       " signatures for " + std::to_string(signers.size()) + " signers");
+    }
+    const Hash256 digest = batchAckDigest(domain, cert.epoch, cert.digest);
+    for (std::size_t k = 0; k < signers.size(); ++k) {
+        if (!check(committee.member(signers[k]), digest, cert.signatures[k])) {
+            return invalid("batch certificate signature of member " + std::to_string(signers[k]) +
+                           " is invalid");
+        }
+    }
+    return signers;
+}
+
+Status verifyBatchCert(const BatchCert& cert, const Committee& committee, std::string_view domain,
+                       const SignatureCheck& check) {
+    GL_ASSIGN_OR_RETURN(signers, batchCertSigners(cert, committee, domain, check));
+    if (signers.size() < batchCertThreshold(committee)) {
+        return invalid("batch certificate has " + std::to_string(signers.size()) +
+                       " signers, it needs " + std::to_string(batchCertThreshold(committee)));
+    }
+    return {};
 }
 
 }  // namespace gridledger::consensus

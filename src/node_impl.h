@@ -252,7 +252,7 @@ class NodeImpl {
     void routeBlock(const NodeId& from, BlockEvent event);
     void onSyncResponse(const NodeId& from, codec::SyncResponse response);
 
-    // Holding signatures (docs/protocol.md §13, "A validator with no safety data").
+    // Holding signatures (docs/protocol.md §9, "A validator with no safety data").
     /** Why this validator signs nothing for now. */
     enum class Hold : std::uint8_t { kNone, kNoSafetyData, kUnrecordedVote };
     /** Stops signing (PersistSafety, votes, timeouts, proposals) for `why`. */

@@ -240,6 +240,9 @@ void Simulator::fetch(std::size_t i, const consensus::Fetch& request) {
 }
 
 consensus::ProposalPayload Simulator::collectTxs(std::size_t i) {
+    if (scenario_.certifiedBatches) {
+        return collectCerts(i);
+    }
     Instance& inst = instances_[i];
     consensus::ProposalPayload payload;
     const std::size_t take = std::min(inst.mempool, scenario_.txBatchMax);
@@ -268,6 +271,9 @@ Result<consensus::Execution> Simulator::execute(std::size_t i, const codec::Bloc
     st.ledger.push_back(ptr);
     st.ledgerIndex.emplace(block.id, h);
     st.executed.push_back(executeBlock(st.executed.back(), block));
+    if (scenario_.certifiedBatches) {
+        executeBatches(i, block);
+    }
     checker_.onAppended(i, block, now_);
     note(i, i, TraceKind::kCommitted, block.header.round, h, &block.id);
     consensus::Execution done{st.executed.back(), std::nullopt};

@@ -32,6 +32,10 @@ BatchSummary runBatch(const BatchOptions& options) {
         summary.syncs += r.syncs;
         summary.syncedBlocks += r.syncedBlocks;
         summary.crossingAnswers += r.crossingAnswers;
+        summary.batchTxsVerified += r.batchTxsVerified;
+        summary.batchTxsExecuted += r.batchTxsExecuted;
+        summary.refusedBatches += r.refusedBatches;
+        summary.batchFetches += r.batchFetches;
         summary.maxRecoveryMs = std::max(summary.maxRecoveryMs, r.recoveryMs);
         if (r.livenessBoundMs > 0 && !r.violation) {
             if (r.livenessMs > summary.maxLivenessMs) {
@@ -73,6 +77,8 @@ std::string BatchSummary::text() const {
         << " withheld_votes=" << withheldVotes << " forged_tcs=" << forgedTcs
         << " refused_forgeries=" << refusedForgeries << " syncs=" << syncs
         << " synced_blocks=" << syncedBlocks << " crossing_answers=" << crossingAnswers
+        << " batch_txs_verified=" << batchTxsVerified << " batch_txs_executed=" << batchTxsExecuted
+        << " refused_batches=" << refusedBatches << " batch_fetches=" << batchFetches
         << " lost_msgs=" << dropped << " dup_msgs=" << duplicated << " late_msgs=" << replayed
         << " worst_first_commit_after_gst_ms=" << maxRecoveryMs
         << " worst_live_after_gst_ms=" << maxLivenessMs << " (bound " << maxLivenessBoundMs << ")";

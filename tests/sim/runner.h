@@ -57,6 +57,12 @@ struct BatchSummary {
     std::uint64_t syncs = 0;
     std::uint64_t syncedBlocks = 0;
     std::uint64_t crossingAnswers = 0;
+    /** Certified batches: transaction signatures checked by signers, transactions executed,
+     * batches refused for a bad signature, requests for batch data. */
+    std::uint64_t batchTxsVerified = 0;
+    std::uint64_t batchTxsExecuted = 0;
+    std::uint64_t refusedBatches = 0;
+    std::uint64_t batchFetches = 0;
     std::uint64_t maxRecoveryMs = 0;
     /** Longest time from GST until every honest instance had its new commits, and the bound
      * of that run; and the smallest margin (bound - time) over all runs. */

@@ -13,7 +13,7 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<FaultClass, std::string_view>, 13> kFaultNames{{
+constexpr std::array<std::pair<FaultClass, std::string_view>, 15> kFaultNames{{
     {FaultClass::kNone, "none"},
     {FaultClass::kLossy, "lossy"},
     {FaultClass::kCrash, "crash"},
@@ -27,6 +27,8 @@ constexpr std::array<std::pair<FaultClass, std::string_view>, 13> kFaultNames{{
     {FaultClass::kTwinsRounds, "twins-rounds"},
     {FaultClass::kTcForgery, "tc-forgery"},
     {FaultClass::kSyncLiar, "sync-liar"},
+    {FaultClass::kBatchForgery, "batch-forgery"},
+    {FaultClass::kBatchHoarding, "batch-hoarding"},
 }};
 
 /** Hard end of a liveness run, far beyond any bound the leader schedule sets. */
@@ -289,6 +291,18 @@ void applyFaults(Scenario& s, std::mt19937_64& rng) {
         case FaultClass::kSyncLiar:
             syncLiarScenario(s, rng);
             break;
+        case FaultClass::kBatchForgery:
+        case FaultClass::kBatchHoarding: {
+            s.certifiedBatches = true;
+            const Role role =
+                s.faults == FaultClass::kBatchForgery ? Role::kBatchForger : Role::kBatchHoarder;
+            for (const auto key :
+                 pickDistinct(rng, s.n, between(rng, 1, std::max<std::size_t>(f, 1)))) {
+                s.roles[key] = role;
+            }
+            setLoss(s, rng, 20, 20, 0, 0);
+            break;
+        }
     }
 }
 
@@ -335,10 +349,11 @@ std::vector<FaultClass> faultClassesFor(std::size_t n) {
     if (n == 1) {
         return {FaultClass::kNone, FaultClass::kCrash};  // no peers: crashes are the only fault
     }
-    return {FaultClass::kNone,        FaultClass::kLossy,     FaultClass::kCrash,
-            FaultClass::kPartition,   FaultClass::kTwins,     FaultClass::kEquivocation,
-            FaultClass::kWithhold,    FaultClass::kForking,   FaultClass::kMixed,
-            FaultClass::kTwinsRounds, FaultClass::kTcForgery, FaultClass::kSyncLiar};
+    return {FaultClass::kNone,         FaultClass::kLossy,        FaultClass::kCrash,
+            FaultClass::kPartition,    FaultClass::kTwins,        FaultClass::kEquivocation,
+            FaultClass::kWithhold,     FaultClass::kForking,      FaultClass::kMixed,
+            FaultClass::kTwinsRounds,  FaultClass::kTcForgery,    FaultClass::kSyncLiar,
+            FaultClass::kBatchForgery, FaultClass::kBatchHoarding};
 }
 
 std::string_view roleName(Role role) {
@@ -359,12 +374,17 @@ std::string_view roleName(Role role) {
             return "tc-forger";
         case Role::kSyncLiar:
             return "sync-liar";
+        case Role::kBatchForger:
+            return "batch-forger";
+        case Role::kBatchHoarder:
+            return "batch-hoarder";
     }
     return "unknown";
 }
 
 bool safetyChecked(Role role) {
-    return role == Role::kHonest || role == Role::kWithholder || role == Role::kCrashed;
+    return role == Role::kHonest || role == Role::kWithholder || role == Role::kCrashed ||
+           role == Role::kBatchForger || role == Role::kBatchHoarder;
 }
 
 std::size_t Scenario::faultyKeys() const {

@@ -42,20 +42,26 @@ enum class FaultClass : std::uint8_t {
     kCrash,      // crashes (also mid-step) and restarts from the persisted state; up to f stay down
     kPartition,  // partitions that heal before GST
     kTwins,      // up to f keys run by two honest cores each, split by partitions
-    kEquivocation,  // up to f leaders send two different blocks to the two halves
-    kWithhold,      // up to f members never send their votes
-    kForking,       // up to f leaders that show a block to one member only and, after a TC,
-                    // propose below their lock (what V2 refuses)
-    kMixed,         // up to f faulty members of mixed kinds, with crashes, loss and partitions
-    kExcessTwins,   // f + 1 twinned keys and a partition that never heals: must fork
-    kTwinsRounds,   // up to f twinned keys, and before GST a partition chosen per round: the
-                    // messages of round r reach only the instances on their sender's side of
-                    // round r's partition (the schedules of the Twins paper)
-    kTcForgery,     // up to f members that forge TCs claiming a QC nobody holds, and send no
-                    // timeout or proposal of their own
-    kSyncLiar,      // one member whose driver lies to block sync (claims of far heights and
-                    // later epochs, silent, empty or epoch-crossing answers), and honest
-                    // members down long enough to need sync
+    kEquivocation,   // up to f leaders send two different blocks to the two halves
+    kWithhold,       // up to f members never send their votes
+    kForking,        // up to f leaders that show a block to one member only and, after a TC,
+                     // propose below their lock (what V2 refuses)
+    kMixed,          // up to f faulty members of mixed kinds, with crashes, loss and partitions
+    kExcessTwins,    // f + 1 twinned keys and a partition that never heals: must fork
+    kTwinsRounds,    // up to f twinned keys, and before GST a partition chosen per round: the
+                     // messages of round r reach only the instances on their sender's side of
+                     // round r's partition (the schedules of the Twins paper)
+    kTcForgery,      // up to f members that forge TCs claiming a QC nobody holds, and send no
+                     // timeout or proposal of their own
+    kSyncLiar,       // one member whose driver lies to block sync (claims of far heights and
+                     // later epochs, silent, empty or epoch-crossing answers), and honest
+                     // members down long enough to need sync
+    kBatchForgery,   // certified batches; up to f members that put a transaction with a bad
+                     // signature in each of their batches, acknowledge each other's unchecked,
+                     // withhold their acknowledgements from honest batches and propose
+                     // certificates they made up
+    kBatchHoarding,  // certified batches; up to f members that send each batch only to the
+                     // members they ask to sign it and answer no request for batch data
 };
 
 /** The class's command-line name ("none", "lossy", ..., "excess-twins"). */
@@ -68,19 +74,21 @@ enum class FaultClass : std::uint8_t {
 
 /** What an instance (one running core) is. */
 enum class Role : std::uint8_t {
-    kHonest,       // follows the protocol; may crash and restart
-    kTwin,         // one of two honest cores sharing a key: the pair is one faulty member
-    kEquivocator,  // honest core, but its driver sends a second block of its rounds to half
-    kWithholder,   // honest core, but its driver never sends its votes
-    kForker,       // honest core, but its driver shows its blocks to one member only, and after
-                   // a TC sends instead a block that extends two blocks below its highest QC
-    kCrashed,      // honest until it crashes for good before GST
-    kTcForger,     // honest core, but its driver sends no timeout or proposal of its own and,
-                   // from q - 1 honest timeouts of a round, forges a TC whose own entry claims
-                   // a QC of the round below that it does not hold
-    kSyncLiar,     // honest core, but its driver claims far heights (its own signed copies of
-                   // proposals) and later epochs (unsigned) to every instance, and answers
-                   // block sync silently, emptily, or across the end of an epoch when it can
+    kHonest,        // follows the protocol; may crash and restart
+    kTwin,          // one of two honest cores sharing a key: the pair is one faulty member
+    kEquivocator,   // honest core, but its driver sends a second block of its rounds to half
+    kWithholder,    // honest core, but its driver never sends its votes
+    kForker,        // honest core, but its driver shows its blocks to one member only, and after
+                    // a TC sends instead a block that extends two blocks below its highest QC
+    kCrashed,       // honest until it crashes for good before GST
+    kTcForger,      // honest core, but its driver sends no timeout or proposal of its own and,
+                    // from q - 1 honest timeouts of a round, forges a TC whose own entry claims
+                    // a QC of the round below that it does not hold
+    kSyncLiar,      // honest core, but its driver claims far heights (its own signed copies of
+                    // proposals) and later epochs (unsigned) to every instance, and answers
+                    // block sync silently, emptily, or across the end of an epoch when it can
+    kBatchForger,   // honest core, but its driver forges batches (see kBatchForgery)
+    kBatchHoarder,  // honest core, but its driver hoards batch data (see kBatchHoarding)
 };
 
 [[nodiscard]] std::string_view roleName(Role role);
@@ -154,6 +162,9 @@ struct Scenario {
     std::size_t txBatchMax = 5;
     /** Every mempool always holds transactions (latency measurements): no idle rounds. */
     bool endlessMempool = false;
+    /** Proposals carry certificates of batches instead of transactions (docs/protocol.md §14):
+     * arriving transactions become a batch of the member they arrive at. */
+    bool certifiedBatches = false;
 
     /**
      * With at most f faulty members and the real rules: after GST every honest instance commits

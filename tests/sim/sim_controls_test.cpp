@@ -129,6 +129,21 @@ TEST(NegativeControl, ATcThatNeedNotProveItsHighestQcLetsOneForgerStallTheChain)
     EXPECT_GT(real.refusedForgeries, 0U);
 }
 
+TEST(NegativeControl, FAcknowledgementsLetTheFaultyMembersCertifyABatchWithABadSignature) {
+    // Batch forgers put a transaction with a bad signature in every batch they pack and sign
+    // each other's without checking. With f + 1 acknowledgements, at least one honest member
+    // must have verified a batch, and every forged certificate is refused. With f, the forgers
+    // certify their own batches (at n = 4, f = 1: the forger alone), honest leaders propose them,
+    // and every validator executes a transaction whose signature nobody checked.
+    const BatchSummary weak =
+        runControl(4, FaultClass::kBatchForgery, RulesVariant::kBatchQuorumF, 20);
+    EXPECT_GE(count(weak, "batch-validity"), 1U) << "no bad batch certified";
+    const BatchSummary real = runControl(4, FaultClass::kBatchForgery, RulesVariant::kTwoChain, 20);
+    EXPECT_EQ(real.failures, 0U) << real.text();
+    EXPECT_GT(real.refusedBatches, 0U);
+    EXPECT_GT(real.refusedForgeries, 0U);
+}
+
 TEST(NegativeControl, ASendBarrierThatDoesNotSyncLetsARestartedLeaderProposeTwice) {
     // A crash loses a random suffix of the writes not yet synced. Without the sync before a
     // message leaves, a leader's proposal can go out and then vanish from its store in a crash;

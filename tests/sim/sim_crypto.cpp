@@ -73,10 +73,11 @@ std::unique_ptr<consensus::Signer> Keyring::signer(std::size_t i) const {
 }
 
 Verifier::Verifier(const Keyring& keys, const Committees& committees, std::string chainId,
-                   bool checkTcHighQc)
+                   RulesVariant rules)
     : committees_(committees),
       chainId_(std::move(chainId)),
-      checkTcHighQc_(checkTcHighQc),
+      checkTcHighQc_(rules != RulesVariant::kSkipTcHighQc),
+      batchQuorumF_(rules == RulesVariant::kBatchQuorumF),
       check_([&keys](const PubKey& key, const Hash256& digest, const Signature& signature) {
           return keys.verify(key, digest, signature);
       }) {}
@@ -137,6 +138,19 @@ Status Verifier::proposal(const codec::Block& block) const {
     withoutTc.header.tc.reset();
     GL_TRY(consensus::verifyProposal(withoutTc, **committee, chainId_, check_));
     return timeoutCert(*block.header.tc);
+}
+
+Status Verifier::batchCert(const consensus::BatchCert& cert) const {
+    GL_ASSIGN_OR_RETURN(committee, committeeOf(cert.epoch));
+    if (!batchQuorumF_) {
+        return consensus::verifyBatchCert(cert, *committee, chainId_, check_);
+    }
+    // The negative control: f signers are enough (one, when f = 0).
+    GL_ASSIGN_OR_RETURN(signers, consensus::batchCertSigners(cert, *committee, chainId_, check_));
+    if (signers.size() < std::max<std::size_t>(committee->maxFaulty(), 1)) {
+        return invalidCert("batch certificate has too few signers even for f");
+    }
+    return {};
 }
 
 }  // namespace gridledger::sim

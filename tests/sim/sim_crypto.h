@@ -13,8 +13,11 @@
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
 #include <gridledger/codec/block.h>
+#include <gridledger/consensus/batches.h>
 #include <gridledger/consensus/committee.h>
 #include <gridledger/consensus/signer.h>
+
+#include "sim/weak_rules.h"
 
 namespace gridledger::sim {
 
@@ -63,11 +66,12 @@ class Verifier {
     using Committees = std::map<std::uint64_t, consensus::Committee>;
 
     /**
-     * Keeps references: `keys` and `committees` must outlive the verifier. Without
-     * `checkTcHighQc` (a negative control) a TC need not prove its highest QC.
+     * Keeps references: `keys` and `committees` must outlive the verifier. The negative controls
+     * weaken one check: kSkipTcHighQc, a TC need not prove its highest QC; kBatchQuorumF, f
+     * acknowledgements certify a batch.
      */
     Verifier(const Keyring& keys, const Committees& committees, std::string chainId,
-             bool checkTcHighQc = true);
+             RulesVariant rules = RulesVariant::kTwoChain);
 
     [[nodiscard]] Status quorumCert(const codec::QuorumCert& qc) const;
     [[nodiscard]] Status timeoutCert(const codec::TimeoutCert& tc) const;
@@ -75,6 +79,8 @@ class Verifier {
     [[nodiscard]] Status timeout(const codec::Timeout& timeout) const;
     /** Id = hash of the header bytes, author a member, its signature, the embedded QC and TC. */
     [[nodiscard]] Status proposal(const codec::Block& block) const;
+    /** A batch certificate (consensus::verifyBatchCert) against the committee of its epoch. */
+    [[nodiscard]] Status batchCert(const consensus::BatchCert& cert) const;
     /** The Keyring's signature check, for the node's other checks (block sync, epoch proofs). */
     [[nodiscard]] const consensus::SignatureCheck& signatureCheck() const { return check_; }
 
@@ -84,6 +90,7 @@ class Verifier {
     const Committees& committees_;
     std::string chainId_;
     bool checkTcHighQc_ = true;
+    bool batchQuorumF_ = false;
     consensus::SignatureCheck check_;
 };
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <gridledger/codec/block.h>
+#include <gridledger/consensus/batches.h>
 #include <gridledger/consensus/committee.h>
 #include <gridledger/consensus/core.h>
 #include <gridledger/consensus/runner.h>
@@ -44,6 +45,9 @@ struct Store {
     std::vector<consensus::ExecRecord> executed;         // executed[h]: the state after height h
     std::uint64_t epoch = 0;                             // the epoch the ledger is in
     std::map<std::uint64_t, codec::CommitProof> proofs;  // commit proofs, by height
+    /** Certified batches: the data of every batch received, and the batches executed. */
+    std::map<Hash256, std::shared_ptr<const consensus::Batch>> batches;
+    std::set<Hash256> executedBatches;
 };
 
 /** How to take back one write of the consensus store that was not synced yet. */
@@ -162,6 +166,25 @@ struct Instance {
     std::size_t restarts = 0;
     std::size_t rejections = 0;
     Traffic sent;  // counted with RunOptions::countTraffic
+    /** Certified batches: this member's batches not certified yet (acknowledgements by member),
+     * the certificates it can propose (arrival order), a forger's made-up certificate, blocks held
+     * until the data of their batches arrives (each with the digests still missing), and the
+     * batches it asks for (the cert's signers, and the next one to ask). */
+    std::uint64_t batchSerial = 0;
+    std::map<Hash256, std::map<std::size_t, Signature>> acks;
+    std::vector<consensus::BatchCert> certs;
+    std::optional<consensus::BatchCert> forgedCert;
+    struct Held {
+        std::size_t from = 0;
+        std::variant<consensus::ProposalReceived, consensus::BlockFetched> event;
+        std::set<Hash256> missing;
+    };
+    std::map<Hash256, Held> held;
+    struct Fetching {
+        std::vector<std::size_t> signers;
+        std::size_t next = 0;
+    };
+    std::map<Hash256, Fetching> fetching;
     /** A sync liar's memory: every block and vote it saw, and when it last claimed a far
      * height to each instance. */
     std::map<Hash256, consensus::BlockPtr> seen;
@@ -230,6 +253,13 @@ struct RunResult {
      * honest instance had committed its new heights). */
     std::uint64_t livenessBoundMs = 0;
     std::uint64_t livenessMs = 0;
+    /** Certified batches: transaction signatures checked by the members asked to sign a batch,
+     * transactions of batches executed (each batch once), batches an honest member refused to
+     * sign (a bad signature), and requests for batch data sent. */
+    std::uint64_t batchTxsVerified = 0;
+    std::uint64_t batchTxsExecuted = 0;
+    std::uint64_t refusedBatches = 0;
+    std::uint64_t batchFetches = 0;
     NetworkStats network;
     /** For a failed run (or any run, with RunOptions::report): scenario, violation, replay
      * command and trace. */
@@ -278,9 +308,31 @@ class Simulator {
     struct FetchReply {
         consensus::BlockPtr block;
     };
+    /** Certified batches (docs/protocol.md §14): a batch's data, sent by its author, which asks
+     * the receiver to verify and sign it or not; a member's acknowledgement; a certificate; a
+     * request for a batch's data and its answer. */
+    struct BatchPut {
+        std::shared_ptr<const consensus::Batch> batch;
+        bool sign = false;
+    };
+    struct BatchAck {
+        Hash256 digest;
+        std::size_t member = 0;
+        Signature signature;
+    };
+    struct BatchCertMsg {
+        consensus::BatchCert cert;
+    };
+    struct BatchRequest {
+        Hash256 digest;
+    };
+    struct BatchReply {
+        std::shared_ptr<const consensus::Batch> batch;
+    };
     /** Block sync and epoch proofs travel as the node's own P2P messages (docs/p2p.md §10). */
     using Payload = std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout,
-                                 codec::TimeoutCert, FetchRequest, FetchReply, p2p::Message>;
+                                 codec::TimeoutCert, FetchRequest, FetchReply, p2p::Message,
+                                 BatchPut, BatchAck, BatchCertMsg, BatchRequest, BatchReply>;
     struct NetMessage {
         std::size_t from = 0;
         Payload payload;
@@ -291,12 +343,18 @@ class Simulator {
         std::uint64_t seq = 0;
         std::string reason;
     };
+    /** A batch's timer: its author asks the members that have not signed yet, or a member that
+     * waits for the batch's data asks the next signer. */
+    struct BatchTimer {
+        Hash256 digest;
+        bool fetch = false;
+    };
     using EventBody = decltype(consensus::Event{}.body);
     /** A queued event: a network message, a local event of one incarnation, or a control. */
     struct Item {
         std::size_t to = 0;
         std::uint64_t incarnation = 0;
-        std::variant<NetMessage, EventBody, Control, SyncTimer> what;
+        std::variant<NetMessage, EventBody, Control, SyncTimer, BatchTimer> what;
     };
 
     // simulator.cpp: queue, steps, crashes.
@@ -368,6 +426,31 @@ class Simulator {
                                                 std::vector<Bytes> txs);
     [[nodiscard]] std::vector<std::size_t> instancesOf(const PubKey& key) const;
 
+    // batches.cpp: certified batches (docs/protocol.md §14).
+    /** Member i packs `count` arriving transactions into a batch and sends it. */
+    void makeBatch(std::size_t i, std::size_t count);
+    void onBatchPut(std::size_t i, std::size_t from, const BatchPut& put);
+    void onBatchAck(std::size_t i, const BatchAck& ack);
+    [[nodiscard]] Status onBatchCert(std::size_t i, const consensus::BatchCert& cert);
+    void onBatchRequest(std::size_t i, std::size_t from, const Hash256& digest);
+    void onBatchReply(std::size_t i, const std::shared_ptr<const consensus::Batch>& batch);
+    void batchTimer(std::size_t i, const BatchTimer& timer);
+    /** The certificates a block carries, each verified; the digests whose data i lacks. */
+    [[nodiscard]] Result<std::set<Hash256>> missingBatches(std::size_t i,
+                                                           const codec::Block& block);
+    /** Asks the signers of `cert`, one after the other, for its batch's data. */
+    void fetchBatch(std::size_t i, const consensus::BatchCert& cert);
+    /** The leader's payload: certificates of batches not executed yet. */
+    [[nodiscard]] consensus::ProposalPayload collectCerts(std::size_t i);
+    /** Executes the batches of a committed block: each once, its data at hand or fetched from
+     * its signers, and every transaction valid. */
+    void executeBatches(std::size_t i, const codec::Block& block);
+    /** A checked block, handed on at once or held until the data of its batches arrives. */
+    template <typename BlockEvent>
+    [[nodiscard]] Status deliverBlock(std::size_t i, std::size_t from, BlockEvent event);
+    /** Hands on the blocks held for batch `digest` that miss nothing more. */
+    void releaseHeld(std::size_t i, const Hash256& digest);
+
     // sync.cpp: block sync through the node's client, and the sync liar.
     void syncTimer(std::size_t i, const SyncTimer& timer);
     /** Rebuilds instance i's core from its store after a sync brought verified blocks. */
@@ -414,6 +497,11 @@ class Simulator {
     std::uint64_t syncedBlocks_ = 0;
     std::uint64_t crossingAnswers_ = 0;
     std::map<Hash256, std::uint64_t> proposedAt_;
+    std::uint64_t batchTxsVerified_ = 0;
+    std::set<Hash256> executedBatches_;  // by any instance
+    std::uint64_t batchTxsExecuted_ = 0;
+    std::uint64_t refusedBatches_ = 0;
+    std::uint64_t batchFetches_ = 0;
 };
 
 /** The committee of a scenario's epoch 0, as the simulator builds it: the validators (every key,

@@ -7,7 +7,7 @@
 namespace gridledger::sim {
 namespace {
 
-constexpr std::array<std::pair<RulesVariant, std::string_view>, 7> kNames{{
+constexpr std::array<std::pair<RulesVariant, std::string_view>, 8> kNames{{
     {RulesVariant::kTwoChain, "two-chain"},
     {RulesVariant::kSkipRoundCheck, "skip-round"},
     {RulesVariant::kSkipLock, "skip-lock"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<RulesVariant, std::string_view>, 7> kNames{{
     {RulesVariant::kSkipSendBarrier, "skip-barrier"},
     {RulesVariant::kSyncPastEpochEnd, "sync-past-epoch-end"},
     {RulesVariant::kClaimStartsSync, "claim-starts-sync"},
+    {RulesVariant::kBatchQuorumF, "batch-quorum-f"},
 }};
 
 /** The real rules with one vote clause taken out; the timeout rule is untouched. */

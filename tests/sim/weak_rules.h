@@ -41,6 +41,11 @@ enum class RulesVariant : std::uint8_t {
      * and while a sync runs the core gets no consensus message.
      */
     kClaimStartsSync = 6,
+    /**
+     * The real rules, but certified batches (docs/protocol.md §14) with f acknowledgements instead
+     * of f + 1: the f faulty members can certify a batch that no honest member verified.
+     */
+    kBatchQuorumF = 7,
 };
 
 /** The name used on the command line and in replay lines ("two-chain", "skip-round", ...). */

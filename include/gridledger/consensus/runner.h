@@ -154,7 +154,7 @@ class Runner {
 
     /**
      * While held, nothing this validator signs is performed: no PersistSafety, vote, broadcast
-     * or proposal (docs/protocol.md §13, "A validator with no safety data").
+     * or proposal (docs/protocol.md §9, "A validator with no safety data").
      */
     void holdSignatures(bool held) { held_ = held; }
 

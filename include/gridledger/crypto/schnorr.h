@@ -12,6 +12,7 @@ inline constexpr std::string_view kTxTag = "gridledger/tx/v1";
 inline constexpr std::string_view kProposalTag = "gridledger/proposal/v1";
 inline constexpr std::string_view kVoteTag = "gridledger/vote/v1";
 inline constexpr std::string_view kTimeoutTag = "gridledger/timeout/v1";
+inline constexpr std::string_view kBatchTag = "gridledger/batch/v1";
 
 /**
  * The digest that is signed for a message of kind `tag` in signing domain `domain`:
