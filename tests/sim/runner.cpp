@@ -1,6 +1,7 @@
 #include "sim/runner.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "sim/simulator.h"
@@ -96,6 +97,12 @@ std::string BatchSummary::text() const {
             << (options.only.empty() ? std::string() : " --only " + options.only);
     }
     return out.str();
+}
+
+std::size_t sweepSeeds(std::size_t seeds) {
+    const char* env = std::getenv("GRIDLEDGER_SIM_SEED_DIVISOR");
+    const std::size_t divisor = env != nullptr ? std::strtoull(env, nullptr, 10) : 1;
+    return divisor <= 1 ? seeds : std::max<std::size_t>(seeds / divisor, 1);
 }
 
 }  // namespace gridledger::sim

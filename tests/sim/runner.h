@@ -80,4 +80,11 @@ struct BatchSummary {
 /** Runs the batch. Deterministic. */
 [[nodiscard]] BatchSummary runBatch(const BatchOptions& options);
 
+/**
+ * The seeds a sweep of `seeds` runs: all of them, or one in GRIDLEDGER_SIM_SEED_DIVISOR (at least
+ * one) when that is set, as the sanitizer build does: its instrumented runs look for memory and
+ * undefined-behaviour errors, which a sample of the seeds the plain build sweeps finds as well.
+ */
+[[nodiscard]] std::size_t sweepSeeds(std::size_t seeds);
+
 }  // namespace gridledger::sim

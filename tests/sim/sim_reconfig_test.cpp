@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/runner.h"
 #include "sim/simulator.h"
 
 namespace gridledger::sim {
@@ -60,10 +61,11 @@ std::string className(const ::testing::TestParamInfo<FaultClass>& param) {
     return name;
 }
 
-/** Seeds per (plan, class): 60, or GRIDLEDGER_SIM_RECONFIG_SEEDS for a longer soak. */
+/** Seeds per (plan, class): 60 (sweepSeeds), or GRIDLEDGER_SIM_RECONFIG_SEEDS for a longer
+ * soak. */
 std::uint64_t seedCount() {
     const char* env = std::getenv("GRIDLEDGER_SIM_RECONFIG_SEEDS");
-    return env != nullptr ? std::strtoull(env, nullptr, 10) : 60;
+    return env != nullptr ? std::strtoull(env, nullptr, 10) : sweepSeeds(60);
 }
 
 /**

@@ -34,7 +34,7 @@ std::string sweepName(const ::testing::TestParamInfo<Sweep>& info) {
 std::vector<Sweep> reputationSweepsFor(std::size_t n, std::size_t seeds) {
     std::vector<Sweep> out;
     for (const FaultClass faults : faultClassesFor(n)) {
-        out.push_back(Sweep{n, faults, seeds, 10});
+        out.push_back(Sweep{n, faults, sweepSeeds(seeds), 10});
     }
     return out;
 }
@@ -42,7 +42,7 @@ std::vector<Sweep> reputationSweepsFor(std::size_t n, std::size_t seeds) {
 std::vector<Sweep> sweepsFor(std::size_t n, std::size_t seeds) {
     std::vector<Sweep> out;
     for (const FaultClass faults : faultClassesFor(n)) {
-        out.push_back(Sweep{n, faults, seeds});
+        out.push_back(Sweep{n, faults, sweepSeeds(seeds)});
     }
     return out;
 }
