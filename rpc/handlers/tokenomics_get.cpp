@@ -41,6 +41,10 @@ Result<value> tokenomicsGet(const ChainContext& ctx, const value& params) {
     GL_ASSIGN_OR_RETURN(state, contracts::readTokenomics(*ctx.tree, height));
     GL_ASSIGN_OR_RETURN(p, contracts::readParams(*ctx.tree, height));
     const auto& t = p.tokenomics;
+    json::object fees;
+    for (std::size_t kind = 0; kind < codec::kPayloadKindCount; ++kind) {
+        fees[codec::kPayloadKinds[kind]] = std::to_string(p.fees.byKind[kind]);
+    }
     return json::object{
         {"height", std::to_string(height)},
         {"gfl_supply", std::to_string(state.gflSupply)},
@@ -60,7 +64,8 @@ Result<value> tokenomicsGet(const ChainContext& ctx, const value& params) {
                       {"pool_share_bps", t.poolShareBps}}},
         {"power_index", indexJson(p.index)},
         {"governance",
-         json::object{{"proposal_ttl_ms", std::to_string(p.governance.proposalTtlMs)}}}};
+         json::object{{"proposal_ttl_ms", std::to_string(p.governance.proposalTtlMs)}}},
+        {"fees", std::move(fees)}};
 }
 
 }  // namespace gridledger::rpc::handlers

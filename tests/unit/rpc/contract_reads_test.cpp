@@ -109,6 +109,21 @@ TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) 
     EXPECT_EQ(missing.error().code, ErrorCode::kProviderNotFound);
 }
 
+TEST_F(ContractReads, TokenomicsGetShowsTheFeeOfEveryPayloadKindInForce) {
+    const auto before = call("tokenomics_get", json::array{}).at("fees").as_object();
+    EXPECT_EQ(before.size(), codec::kPayloadKindCount);
+    const std::string transferFee(before.at("transfer").as_string());
+    // Governance raises one fee; the others stay, and the earlier height still shows the old one.
+    const std::uint64_t height = chain_->height();
+    chain_->pass(kGenesisMs + 11'000, codec::SetParameter{"fees.task_create", "123456789"});
+    const auto after = call("tokenomics_get", json::array{}).at("fees").as_object();
+    EXPECT_EQ(after.at("task_create"), "123456789");
+    EXPECT_EQ(after.at("transfer").as_string(), transferFee);
+    const auto old = call("tokenomics_get", json::array{json::string(std::to_string(height))});
+    EXPECT_EQ(old.at("fees").at("task_create"), before.at("task_create"));
+    EXPECT_NE(before.at("task_create"), "123456789");
+}
+
 TEST_F(ContractReads, ListsOfProposalsEpochsAndBlocksPageToTheEnd) {
     const auto proposals = call("proposals_list", json::object{});
     ASSERT_EQ(proposals.at("items").as_array().size(), 1U);
