@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 
 #include <gridledger/base/amount.h>
+#include <gridledger/base/overloaded.h>
 #include <gridledger/codec/tx.h>
 #include <gridledger/contracts/tasks.h>
 #include <gridledger/crypto/schnorr.h>
@@ -36,6 +37,13 @@ struct Case {
     codec::TxBody body;
 };
 
+/** The address of keyNamed(name). */
+inline Address addressNamed(std::string_view name) {
+    return crypto::addressOf(keyNamed(name).publicKey());
+}
+
+/** One case per payload kind, and one per governance action. Alice proposes and votes, Bob
+ * consumes, Carol provides, Dave verifies. */
 inline std::vector<Case> cases() {
     const auto body = [](std::string_view signer, std::uint64_t nonce, std::uint64_t validUntil,
                          std::uint64_t fee, codec::Payload payload) {
@@ -48,74 +56,246 @@ inline std::vector<Case> cases() {
         out.payload = std::move(payload);
         return out;
     };
-    codec::Transfer transfer;
-    transfer.to = crypto::addressOf(keyNamed("bob").publicKey());
-    transfer.amount = u128{1'000'000'000'000'000'000};  // 1 DPS
-    codec::ProposalVote vote;
-    vote.proposalId = 1;
-    vote.approve = true;
+    constexpr std::uint64_t kFee = 100'000'000'000'000;  // 0.0001 DPS
+    const auto propose = [&](std::uint64_t nonce, codec::ProposalAction action) {
+        return body("alice", nonce, 1'000, 10'000'000'000'000'000,
+                    codec::Propose{std::move(action)});
+    };
+    const Hash256 task = contracts::taskIdOf(addressNamed("bob"), 7);
+
+    codec::TaskCreate create;
+    create.category = "ml-training";
+    create.minGflops = 250'000;
+    create.constraints = {"region == eu", "gpu_memory_gb >= 80"};
+    create.maxMinutes = 90;
+    create.specHash = crypto::sha256(asBytes("job spec: fine-tune, 2 epochs"));
+    codec::DeviceModel a100;
+    a100.model = "A100-80GB";
+    a100.count = 8;
+    a100.peakGflops = 312'000;
+    a100.memoryBandwidthGbps = 2'039;
+    a100.memoryCapacityGb = 80;
+    a100.features = {"tensor_cores", "nvlink"};
+    a100.powerWatts = 400;
+    a100.factors = {{"fp64_gflops", 19'500}};
     codec::Attest attest;
     attest.epoch = 2;
     attest.slot = 17;
     attest.category = "ml-training";
-    attest.devices = {{"A100-80GB", 8}, {"H100-SXM", 4}};
-    attest.powerWatts = 6400;
-    attest.renewableShareBps = 4500;
-    attest.evidence = {crypto::sha256(asBytes("benchmark run 17"))};
-    codec::TaskCreate task;
-    task.category = "ml-training";
-    task.minGflops = 250'000;
-    task.constraints = {"region == eu", "gpu_memory_gb >= 80"};
-    task.maxMinutes = 90;
-    task.specHash = crypto::sha256(asBytes("job spec: fine-tune, 2 epochs"));
+    attest.devices = {{"A100-80GB", 8}};
+    attest.powerWatts = 3'200;
+    attest.renewableShareBps = 4'500;
+    attest.evidence = {crypto::sha256(asBytes("benchmark run 17")),
+                       crypto::sha256(asBytes("task 0x5e1f done"))};
+    codec::AddValidator add;
+    add.name = "validator-5";
+    add.consensusKey = keyNamed("erin").publicKey();
+    add.nodeId = NodeId::fromBytes(crypto::sha256(asBytes("erin node")).view().first(20)).value();
+    add.account = addressNamed("erin-governance");
+
     return {
         // Nonce 0 is left out of the encoding, as every zero value is.
-        {"transfer", "alice", body("alice", 0, 1'000, 100'000'000'000'000, transfer)},
-        {"vote", "alice", body("alice", 1, 1'000, 100'000'000'000'000, vote)},
-        {"attest", "carol", body("carol", 41, 250'000, 100'000'000'000'000, attest)},
-        {"task_create", "bob", body("bob", 7, 5'000, 1'000'000'000'000'000, task)},
+        {"transfer", "alice",
+         body("alice", 0, 1'000, kFee,
+              codec::Transfer{addressNamed("bob"), u128{1'000'000'000'000'000'000}})},
+        {"vote", "alice", body("alice", 1, 1'000, kFee, codec::ProposalVote{1, true})},
+        {"propose_add_validator", "alice", propose(2, add)},
+        {"propose_remove_validator", "alice",
+         propose(3, codec::RemoveValidator{keyNamed("frank").publicKey()})},
+        {"propose_admit_provider", "alice",
+         propose(4, codec::AdmitProvider{addressNamed("carol")})},
+        {"propose_suspend_provider", "alice",
+         propose(5, codec::SuspendProvider{addressNamed("carol")})},
+        {"propose_reinstate_provider", "alice",
+         propose(6, codec::ReinstateProvider{addressNamed("carol")})},
+        {"propose_grant_verifier", "alice", propose(7, codec::GrantVerifier{addressNamed("dave")})},
+        {"propose_revoke_verifier", "alice",
+         propose(8, codec::RevokeVerifier{addressNamed("dave")})},
+        {"propose_set_parameter", "alice",
+         propose(9, codec::SetParameter{"fees.transfer", "200000000000000"})},
+        {"register_provider", "carol",
+         body("carol", 40, 250'000, 100'000'000'000'000'000,
+              codec::RegisterProvider{
+                  {a100}, {{"region", "eu"}, {"tier", "gold"}}, {"ml-training", "inference"}})},
+        {"attest", "carol", body("carol", 41, 250'000, kFee, attest)},
+        {"challenge", "dave",
+         body("dave", 0, 250'000, 1'000'000'000'000'000,
+              codec::Challenge{addressNamed("carol"), 2, 17, "benchmark hash does not match",
+                               crypto::sha256(asBytes("rerun of slot 17"))})},
+        {"task_create", "bob", body("bob", 7, 5'000, 1'000'000'000'000'000, create)},
+        {"task_start", "carol", body("carol", 42, 5'000, kFee, codec::TaskStart{task})},
+        {"task_refuse", "carol", body("carol", 43, 5'000, kFee, codec::TaskRefuse{task})},
+        {"task_top_up", "bob", body("bob", 8, 5'000, kFee, codec::TaskTopUp{task, 30})},
+        // Exit code 0 is left out.
+        {"task_submit_result", "carol",
+         body("carol", 44, 5'000, kFee,
+              codec::TaskSubmitResult{task, crypto::sha256(asBytes("fine-tuned weights")),
+                                      "s3://results/fine-tune-2", 0, 5'400'000})},
+        // An empty reason is left out.
+        {"task_verify", "bob", body("bob", 9, 5'000, kFee, codec::TaskVerify{task, true, ""})},
+        {"task_report_failure", "carol",
+         body("carol", 45, 5'000, kFee,
+              codec::TaskReportFailure{task, 137, "out of memory", 1'200'000})},
+        {"task_cancel", "bob", body("bob", 10, 5'000, kFee, codec::TaskCancel{task})},
     };
 }
 
-/** The payload of a case as JSON: its kind and its fields, integers as decimal strings, bytes as
- * 0x hex, as the JSON-RPC writes them. */
-inline boost::json::object payloadJson(const codec::Payload& payload) {
-    boost::json::object out;
-    if (const auto* t = std::get_if<codec::Transfer>(&payload)) {
-        out = {{"kind", "transfer"}, {"to", t->to.hex()}, {"amount", toDecimal(t->amount)}};
-    } else if (const auto* v = std::get_if<codec::ProposalVote>(&payload)) {
-        out = {{"kind", "vote"},
-               {"proposal_id", std::to_string(v->proposalId)},
-               {"approve", v->approve}};
-    } else if (const auto* a = std::get_if<codec::Attest>(&payload)) {
-        boost::json::array devices;
-        for (const auto& d : a->devices) {
-            devices.push_back({{"model", d.model}, {"count", std::to_string(d.count)}});
-        }
-        boost::json::array evidence;
-        for (const auto& e : a->evidence) {
-            evidence.push_back(boost::json::string(e.hex()));
-        }
-        out = {{"kind", "attest"},
-               {"epoch", std::to_string(a->epoch)},
-               {"slot", std::to_string(a->slot)},
-               {"category", a->category},
-               {"devices", std::move(devices)},
-               {"power_watts", std::to_string(a->powerWatts)},
-               {"renewable_share_bps", std::to_string(a->renewableShareBps)},
-               {"evidence", std::move(evidence)}};
-    } else if (const auto* c = std::get_if<codec::TaskCreate>(&payload)) {
-        boost::json::array constraints;
-        for (const auto& text : c->constraints) {
-            constraints.push_back(boost::json::string(text));
-        }
-        out = {{"kind", "task_create"},
-               {"category", c->category},
-               {"min_gflops", std::to_string(c->minGflops)},
-               {"constraints", std::move(constraints)},
-               {"max_minutes", std::to_string(c->maxMinutes)},
-               {"spec_hash", c->specHash.hex()}};
+namespace detail {
+
+inline boost::json::string dec(std::uint64_t value) {
+    return boost::json::string(std::to_string(value));
+}
+
+inline boost::json::array strings(const std::vector<std::string>& values) {
+    boost::json::array out;
+    for (const auto& value : values) {
+        out.push_back(boost::json::string(value));
     }
+    return out;
+}
+
+inline boost::json::object actionJson(const codec::ProposalAction& action) {
+    return std::visit(
+        Overloaded{
+            [](const codec::AddValidator& a) -> boost::json::object {
+                return {{"kind", "add_validator"},
+                        {"name", a.name},
+                        {"consensus_key", a.consensusKey.hex()},
+                        {"node_id", a.nodeId.hex()},
+                        {"account", a.account.hex()}};
+            },
+            [](const codec::RemoveValidator& a) -> boost::json::object {
+                return {{"kind", "remove_validator"}, {"consensus_key", a.consensusKey.hex()}};
+            },
+            [](const codec::AdmitProvider& a) -> boost::json::object {
+                return {{"kind", "admit_provider"}, {"provider", a.provider.hex()}};
+            },
+            [](const codec::SuspendProvider& a) -> boost::json::object {
+                return {{"kind", "suspend_provider"}, {"provider", a.provider.hex()}};
+            },
+            [](const codec::ReinstateProvider& a) -> boost::json::object {
+                return {{"kind", "reinstate_provider"}, {"provider", a.provider.hex()}};
+            },
+            [](const codec::GrantVerifier& a) -> boost::json::object {
+                return {{"kind", "grant_verifier"}, {"account", a.account.hex()}};
+            },
+            [](const codec::RevokeVerifier& a) -> boost::json::object {
+                return {{"kind", "revoke_verifier"}, {"account", a.account.hex()}};
+            },
+            [](const codec::SetParameter& a) -> boost::json::object {
+                return {{"kind", "set_parameter"}, {"name", a.name}, {"value", a.value}};
+            },
+        },
+        action);
+}
+
+inline boost::json::object fieldsJson(const codec::Transfer& t) {
+    return {{"to", t.to.hex()}, {"amount", toDecimal(t.amount)}};
+}
+inline boost::json::object fieldsJson(const codec::Propose& p) {
+    return {{"action", actionJson(p.action)}};
+}
+inline boost::json::object fieldsJson(const codec::ProposalVote& v) {
+    return {{"proposal_id", dec(v.proposalId)}, {"approve", v.approve}};
+}
+inline boost::json::object fieldsJson(const codec::RegisterProvider& r) {
+    boost::json::array devices;
+    for (const auto& d : r.devices) {
+        boost::json::array factors;
+        for (const auto& f : d.factors) {
+            factors.push_back({{"name", f.name}, {"value", dec(f.value)}});
+        }
+        devices.push_back({{"model", d.model},
+                           {"count", dec(d.count)},
+                           {"peak_gflops", dec(d.peakGflops)},
+                           {"memory_bandwidth_gbps", dec(d.memoryBandwidthGbps)},
+                           {"memory_capacity_gb", dec(d.memoryCapacityGb)},
+                           {"features", strings(d.features)},
+                           {"power_watts", dec(d.powerWatts)},
+                           {"factors", std::move(factors)}});
+    }
+    boost::json::array labels;
+    for (const auto& l : r.labels) {
+        labels.push_back({{"key", l.key}, {"value", l.value}});
+    }
+    return {{"devices", std::move(devices)},
+            {"labels", std::move(labels)},
+            {"categories", strings(r.categories)}};
+}
+inline boost::json::object fieldsJson(const codec::Attest& a) {
+    boost::json::array devices;
+    for (const auto& d : a.devices) {
+        devices.push_back({{"model", d.model}, {"count", dec(d.count)}});
+    }
+    boost::json::array evidence;
+    for (const auto& e : a.evidence) {
+        evidence.push_back(boost::json::string(e.hex()));
+    }
+    return {{"epoch", dec(a.epoch)},
+            {"slot", dec(a.slot)},
+            {"category", a.category},
+            {"devices", std::move(devices)},
+            {"power_watts", dec(a.powerWatts)},
+            {"renewable_share_bps", dec(a.renewableShareBps)},
+            {"evidence", std::move(evidence)}};
+}
+inline boost::json::object fieldsJson(const codec::Challenge& c) {
+    return {{"provider", c.provider.hex()},
+            {"epoch", dec(c.epoch)},
+            {"slot", dec(c.slot)},
+            {"reason", c.reason},
+            {"evidence", c.evidence.hex()}};
+}
+inline boost::json::object fieldsJson(const codec::TaskCreate& c) {
+    return {{"category", c.category},
+            {"min_gflops", dec(c.minGflops)},
+            {"constraints", strings(c.constraints)},
+            {"max_minutes", dec(c.maxMinutes)},
+            {"spec_hash", c.specHash.hex()}};
+}
+inline boost::json::object fieldsJson(const codec::TaskStart& t) {
+    return {{"task_id", t.taskId.hex()}};
+}
+inline boost::json::object fieldsJson(const codec::TaskRefuse& t) {
+    return {{"task_id", t.taskId.hex()}};
+}
+inline boost::json::object fieldsJson(const codec::TaskCancel& t) {
+    return {{"task_id", t.taskId.hex()}};
+}
+inline boost::json::object fieldsJson(const codec::TaskTopUp& t) {
+    return {{"task_id", t.taskId.hex()}, {"extra_minutes", dec(t.extraMinutes)}};
+}
+inline boost::json::object fieldsJson(const codec::TaskSubmitResult& t) {
+    return {{"task_id", t.taskId.hex()},
+            {"result_hash", t.resultHash.hex()},
+            {"output_uri", t.outputUri},
+            {"exit_code", dec(t.exitCode)},
+            {"duration_ms", dec(t.durationMs)}};
+}
+inline boost::json::object fieldsJson(const codec::TaskVerify& t) {
+    return {{"task_id", t.taskId.hex()}, {"accept", t.accept}, {"reason", t.reason}};
+}
+inline boost::json::object fieldsJson(const codec::TaskReportFailure& t) {
+    return {{"task_id", t.taskId.hex()},
+            {"exit_code", dec(t.exitCode)},
+            {"error", t.error},
+            {"duration_ms", dec(t.durationMs)}};
+}
+
+}  // namespace detail
+
+/** The payload of a case as JSON: its kind (codec::kPayloadKinds) and its fields by their proto
+ * names, 64-bit integers and amounts as decimal strings, bytes as 0x hex, as the JSON-RPC writes
+ * them. */
+inline boost::json::object payloadJson(const codec::Payload& payload) {
+    boost::json::object out{{"kind", codec::kPayloadKinds[payload.index()]}};
+    std::visit(
+        [&out](const auto& p) {
+            for (auto& [key, value] : detail::fieldsJson(p)) {
+                out[key] = value;
+            }
+        },
+        payload);
     return out;
 }
 

@@ -111,35 +111,97 @@ def unhex(text):
     return bytes.fromhex(text[2:])
 
 
-def encode_payload(payload):
-    """The payload's field number and its encoded message (the kinds the vectors use)."""
-    kind = payload["kind"]
+def text_field(number, value):
+    return bytes_field(number, value.encode())
+
+
+def hex_field(number, value):
+    return bytes_field(number, unhex(value))
+
+
+def encode_action(action):
+    """A governance action: its number in Propose's oneof and its encoded message."""
+    kind = action["kind"]
+    if kind == "add_validator":
+        return 1, (text_field(1, action["name"]) + hex_field(2, action["consensus_key"]) +
+                   hex_field(3, action["node_id"]) + hex_field(4, action["account"]))
+    if kind == "remove_validator":
+        return 2, hex_field(1, action["consensus_key"])
+    provider_refs = {"admit_provider": 3, "suspend_provider": 4, "reinstate_provider": 5}
+    if kind in provider_refs:
+        return provider_refs[kind], hex_field(1, action["provider"])
+    account_refs = {"grant_verifier": 6, "revoke_verifier": 7}
+    if kind in account_refs:
+        return account_refs[kind], hex_field(1, action["account"])
+    if kind == "set_parameter":
+        return 8, text_field(1, action["name"]) + text_field(2, action["value"])
+    raise ValueError("no encoder for governance action " + kind)
+
+
+def encode_device(device):
+    factors = b"".join(
+        message_field(8, text_field(1, f["name"]) + integer_field(2, f["value"]))
+        for f in device["factors"])
+    return (text_field(1, device["model"]) + integer_field(2, device["count"]) +
+            integer_field(3, device["peak_gflops"]) +
+            integer_field(4, device["memory_bandwidth_gbps"]) +
+            integer_field(5, device["memory_capacity_gb"]) +
+            b"".join(text_field(6, f) for f in device["features"]) +
+            integer_field(7, device["power_watts"]) + factors)
+
+
+def encode_payload(p):
+    """The payload's field number in TxBody and its encoded message."""
+    kind = p["kind"]
     if kind == "transfer":
-        amount = int(payload["amount"]).to_bytes(16, "big")
-        return 16, bytes_field(1, unhex(payload["to"])) + bytes_field(2, amount)
+        return 16, hex_field(1, p["to"]) + bytes_field(2, int(p["amount"]).to_bytes(16, "big"))
+    if kind == "propose":
+        number, action = encode_action(p["action"])
+        return 17, message_field(number, action)
     if kind == "vote":
-        return 18, integer_field(1, payload["proposal_id"]) + integer_field(2, payload["approve"])
+        return 18, integer_field(1, p["proposal_id"]) + integer_field(2, p["approve"])
+    if kind == "register_provider":
+        return 19, (b"".join(message_field(1, encode_device(d)) for d in p["devices"]) +
+                    b"".join(message_field(2, text_field(1, label["key"]) +
+                                           text_field(2, label["value"]))
+                             for label in p["labels"]) +
+                    b"".join(text_field(3, c) for c in p["categories"]))
     if kind == "attest":
-        devices = b"".join(
-            message_field(4, bytes_field(1, d["model"].encode()) + integer_field(2, d["count"]))
-            for d in payload["devices"])
-        evidence = b"".join(bytes_field(7, unhex(e)) for e in payload["evidence"])
-        return 20, (integer_field(1, payload["epoch"]) + integer_field(2, payload["slot"]) +
-                    bytes_field(3, payload["category"].encode()) + devices +
-                    integer_field(5, payload["power_watts"]) +
-                    integer_field(6, payload["renewable_share_bps"]) + evidence)
+        devices = b"".join(message_field(4, text_field(1, d["model"]) + integer_field(2, d["count"]))
+                           for d in p["devices"])
+        return 20, (integer_field(1, p["epoch"]) + integer_field(2, p["slot"]) +
+                    text_field(3, p["category"]) + devices + integer_field(5, p["power_watts"]) +
+                    integer_field(6, p["renewable_share_bps"]) +
+                    b"".join(hex_field(7, e) for e in p["evidence"]))
+    if kind == "challenge":
+        return 21, (hex_field(1, p["provider"]) + integer_field(2, p["epoch"]) +
+                    integer_field(3, p["slot"]) + text_field(4, p["reason"]) +
+                    hex_field(5, p["evidence"]))
     if kind == "task_create":
-        constraints = b"".join(bytes_field(3, c.encode()) for c in payload["constraints"])
-        return 22, (bytes_field(1, payload["category"].encode()) +
-                    integer_field(2, payload["min_gflops"]) + constraints +
-                    integer_field(4, payload["max_minutes"]) +
-                    bytes_field(5, unhex(payload["spec_hash"])))
+        return 22, (text_field(1, p["category"]) + integer_field(2, p["min_gflops"]) +
+                    b"".join(text_field(3, c) for c in p["constraints"]) +
+                    integer_field(4, p["max_minutes"]) + hex_field(5, p["spec_hash"]))
+    task_refs = {"task_start": 23, "task_refuse": 24, "task_cancel": 29}
+    if kind in task_refs:
+        return task_refs[kind], hex_field(1, p["task_id"])
+    if kind == "task_top_up":
+        return 25, hex_field(1, p["task_id"]) + integer_field(2, p["extra_minutes"])
+    if kind == "task_submit_result":
+        return 26, (hex_field(1, p["task_id"]) + hex_field(2, p["result_hash"]) +
+                    text_field(3, p["output_uri"]) + integer_field(4, p["exit_code"]) +
+                    integer_field(5, p["duration_ms"]))
+    if kind == "task_verify":
+        return 27, (hex_field(1, p["task_id"]) + integer_field(2, p["accept"]) +
+                    text_field(3, p["reason"]))
+    if kind == "task_report_failure":
+        return 28, (hex_field(1, p["task_id"]) + integer_field(2, p["exit_code"]) +
+                    text_field(3, p["error"]) + integer_field(4, p["duration_ms"]))
     raise ValueError("no encoder for payload kind " + kind)
 
 
 def encode_body(body):
     number, payload = encode_payload(body["payload"])
-    return (bytes_field(1, body["chain_id"].encode()) + bytes_field(2, unhex(body["sender_pubkey"])) +
+    return (text_field(1, body["chain_id"]) + hex_field(2, body["sender_pubkey"]) +
             integer_field(3, body["nonce"]) + integer_field(4, body["valid_until_height"]) +
             integer_field(5, body["fee"]) + message_field(number, payload))
 
