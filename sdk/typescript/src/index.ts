@@ -1,0 +1,7 @@
+// @gridledger/client: what a client computes to take part in a GridLedger chain
+// (docs/encoding.md of the GridLedger repository).
+
+export * from "./bytes.js";
+export * from "./keys.js";
+export * from "./payloads.js";
+export * from "./tx.js";
