@@ -94,6 +94,7 @@ json::object receiptJson(const codec::Receipt& receipt) {
             {"success", receipt.success()},
             {"code", static_cast<std::uint32_t>(receipt.code)},
             {"reason", reasonOf(receipt.code)},
+            {"fee", dec(receipt.fee)},
             {"events", std::move(events)}};
 }
 

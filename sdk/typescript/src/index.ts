@@ -5,3 +5,4 @@ export * from "./bytes.js";
 export * from "./keys.js";
 export * from "./payloads.js";
 export * from "./tx.js";
+export * from "./rpc.js";

@@ -23,7 +23,7 @@ import {
     type Hex,
     type Payload,
     type TxBody,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 type Json = Record<string, any>;
 
