@@ -20,6 +20,7 @@ import {
     taskIdOf,
     type Hex,
     type Payload,
+    type Receipt,
     type TxBody,
 } from "../../src/index.js";
 
@@ -49,6 +50,7 @@ let node: ChildProcess | undefined;
 let client: HttpClient;
 let devSecret: Hex;
 let devAddress: Hex;
+let validatorSecret: Hex;
 let domain: Uint8Array;
 let fees: Record<string, bigint>;
 
@@ -77,6 +79,7 @@ before(async () => {
         }
     }
     devSecret = readFileSync(join(home, "keys", "dev.key"), "utf8").trim() as Hex;
+    validatorSecret = readFileSync(join(home, "keys", "validator-account.key"), "utf8").trim() as Hex;
     devAddress = addressOf(publicKeyOf(devSecret));
     domain = await client.signingDomain();
     fees = await client.fees();
@@ -155,4 +158,160 @@ test("the node's refusals reach the caller with their reason", async () => {
     // Expired: valid until a height already past.
     const late = signTx({ ...body, validUntilHeight: 0n }, devSecret, domain);
     await assert.rejects(client.submit(late), (e: unknown) => e instanceof RpcError && e.reason === "expired");
+});
+
+/** Signs `payload` with `secret` at its account's next nonce and the kind's fee, submits it and
+ * waits for its receipt. */
+async function send(secret: Hex, payload: Payload): Promise<Receipt> {
+    const sender = publicKeyOf(secret);
+    const body: TxBody = {
+        chainId: (await client.nodeStatus()).chain_id,
+        sender,
+        nonce: BigInt((await client.account(addressOf(sender))).nonce),
+        validUntilHeight: (await headHeight(client)) + 1_000n,
+        fee: fees[payload.kind]!,
+        payload,
+    };
+    return client.waitForReceipt(await client.submit(signTx(body, secret, domain)));
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+        const value = await probe();
+        if (value !== undefined) {
+            return value;
+        }
+        assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+}
+
+test("every payload kind, signed by the SDK, commits on the node", async () => {
+    const kinds = new Set<string>();
+    const ok = async (secret: Hex, payload: Payload): Promise<Receipt> => {
+        const receipt = await send(secret, payload);
+        assert.ok(receipt.success, `${payload.kind}: ${receipt.reason}`);
+        kinds.add(payload.kind);
+        return receipt;
+    };
+    const providerSecret: Hex = `0x${"11".repeat(32)}`;
+    const verifierSecret: Hex = `0x${"22".repeat(32)}`;
+    const provider = addressOf(publicKeyOf(providerSecret));
+    const verifier = addressOf(publicKeyOf(verifierSecret));
+    for (const to of [provider, verifier]) {
+        await ok(devSecret, { kind: "transfer", to, amount: 10n ** 18n });
+    }
+
+    // A provider registers, governance admits it and grants the verifier its role.
+    await ok(providerSecret, {
+        kind: "register_provider",
+        devices: [
+            {
+                model: "A100",
+                count: 8n,
+                peakGflops: 312_000n,
+                memoryBandwidthGbps: 2_039n,
+                memoryCapacityGb: 80n,
+                features: ["tensor_cores"],
+                powerWatts: 400n,
+                factors: [],
+            },
+        ],
+        labels: [{ key: "region", value: "eu" }],
+        categories: ["ml_training"],
+    });
+    const admitted = await ok(validatorSecret, { kind: "propose", action: { kind: "admit_provider", provider } });
+    const proposalId = BigInt(admitted.events.find((e) => e.kind === "proposal_created")!.attributes.id!);
+    await ok(validatorSecret, { kind: "vote", proposalId, approve: true });
+    const granted = await ok(validatorSecret, {
+        kind: "propose",
+        action: { kind: "grant_verifier", account: verifier },
+    });
+    await ok(validatorSecret, {
+        kind: "vote",
+        proposalId: BigInt(granted.events.find((e) => e.kind === "proposal_created")!.attributes.id!),
+        approve: true,
+    });
+    await waitFor("the admission", async () =>
+        (await client.call<{ status: string }>("provider_get", [provider])).status === "admitted" ? true : undefined,
+    );
+
+    // The provider attests the current slot (docs/encoding.md §10).
+    const t = await client.call<{ genesis_time_ms: string; tokenomics: { epoch_ms: string; slot_ms: string } }>(
+        "tokenomics_get",
+    );
+    const head = await client.call<{ header: { timestamp_ms: string } }>("chain_getHead");
+    const since = BigInt(head.header.timestamp_ms) - BigInt(t.genesis_time_ms);
+    const epoch = since / BigInt(t.tokenomics.epoch_ms);
+    const slot = (since % BigInt(t.tokenomics.epoch_ms)) / BigInt(t.tokenomics.slot_ms);
+    await ok(providerSecret, {
+        kind: "attest",
+        epoch,
+        slot,
+        category: "ml_training",
+        devices: [{ model: "A100", count: 8n }],
+        powerWatts: 3_200n,
+        renewableShareBps: 5_000,
+        evidence: [`0x${"aa".repeat(32)}`],
+    });
+
+    // Tasks: matched to the provider, which refuses one, finishes one and fails one; the consumer
+    // tops one up, verifies it and cancels another.
+    const task = async (): Promise<Hex> => {
+        const nonce = BigInt((await client.account(devAddress)).nonce);
+        await ok(devSecret, {
+            kind: "task_create",
+            category: "ml_training",
+            minGflops: 1_000n,
+            constraints: ["region == eu"],
+            maxMinutes: 30n,
+            specHash: `0x${"cd".repeat(32)}`,
+        });
+        return taskIdOf(devAddress, nonce);
+    };
+    const assigned = (id: Hex) =>
+        waitFor(`the assignment of ${id}`, async () => {
+            const state = (await client.call<{ state: string }>("task_get", [id])).state;
+            return state === "assigned" ? true : undefined;
+        });
+    const refused = await task();
+    await assigned(refused);
+    await ok(providerSecret, { kind: "task_refuse", taskId: refused });
+    const done = await task();
+    await assigned(done);
+    await ok(providerSecret, { kind: "task_start", taskId: done });
+    await ok(devSecret, { kind: "task_top_up", taskId: done, extraMinutes: 10n });
+    await ok(providerSecret, {
+        kind: "task_submit_result",
+        taskId: done,
+        resultHash: `0x${"ef".repeat(32)}`,
+        outputUri: "s3://results/sdk-test",
+        exitCode: 0,
+        durationMs: 60_000n,
+    });
+    await ok(devSecret, { kind: "task_verify", taskId: done, accept: true, reason: "" });
+    assert.equal((await client.call<{ state: string }>("task_get", [done])).state, "settled");
+    const failed = await task();
+    await assigned(failed);
+    await ok(providerSecret, { kind: "task_start", taskId: failed });
+    await ok(providerSecret, {
+        kind: "task_report_failure",
+        taskId: failed,
+        exitCode: 137,
+        error: "out of memory",
+        durationMs: 30_000n,
+    });
+    await ok(devSecret, { kind: "task_cancel", taskId: await task() });
+
+    // The verifier challenges the provider's attestation.
+    await ok(verifierSecret, {
+        kind: "challenge",
+        provider,
+        epoch,
+        slot,
+        reason: "benchmark does not reproduce",
+        evidence: `0x${"bb".repeat(32)}`,
+    });
+    assert.equal(kinds.size, 14, [...kinds].join(", "));
 });
