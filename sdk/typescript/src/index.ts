@@ -6,3 +6,4 @@ export * from "./keys.js";
 export * from "./payloads.js";
 export * from "./tx.js";
 export * from "./rpc.js";
+export * from "./ws.js";

@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
+import WebSocket from "ws";
+
 import {
     addressOf,
     headHeight,
@@ -22,6 +24,9 @@ import {
     type Payload,
     type Receipt,
     type TxBody,
+    type WebSocketConstructor,
+    WsClient,
+    type ChainEvent,
 } from "../../src/index.js";
 
 const bin = process.env.GRIDLEDGER_BIN;
@@ -48,6 +53,7 @@ function cli(home: string, args: string[]): string {
 let dir = "";
 let node: ChildProcess | undefined;
 let client: HttpClient;
+let wsUrl: string;
 let devSecret: Hex;
 let devAddress: Hex;
 let validatorSecret: Hex;
@@ -68,6 +74,7 @@ before(async () => {
     writeFileSync(configPath, config);
     node = spawn(bin, ["start", "--home", home], { stdio: "ignore" });
     client = new HttpClient(`http://127.0.0.1:${rpcPort}/`);
+    wsUrl = `ws://127.0.0.1:${rpcPort}/ws`;
     const deadline = Date.now() + 30_000;
     for (;;) {
         try {
@@ -187,7 +194,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Pr
     }
 }
 
-test("every payload kind, signed by the SDK, commits on the node", async () => {
+test("every payload kind, signed by the SDK, commits on the node; a task is followed over WebSocket", async () => {
     const kinds = new Set<string>();
     const ok = async (secret: Hex, payload: Payload): Promise<Receipt> => {
         const receipt = await send(secret, payload);
@@ -278,6 +285,12 @@ test("every payload kind, signed by the SDK, commits on the node", async () => {
     const refused = await task();
     await assigned(refused);
     await ok(providerSecret, { kind: "task_refuse", taskId: refused });
+    // This one is followed over WebSocket, with the heads, from before its creation.
+    const ws = await WsClient.connect(wsUrl, WebSocket as unknown as WebSocketConstructor);
+    const transitions: ChainEvent[] = [];
+    const heads: bigint[] = [];
+    const taskSub = await ws.subscribe("taskTransitions", (event) => transitions.push(event));
+    const headSub = await ws.subscribe("newHeads", (head) => heads.push(BigInt(head.height as string)));
     const done = await task();
     await assigned(done);
     await ok(providerSecret, { kind: "task_start", taskId: done });
@@ -292,6 +305,17 @@ test("every payload kind, signed by the SDK, commits on the node", async () => {
     });
     await ok(devSecret, { kind: "task_verify", taskId: done, accept: true, reason: "" });
     assert.equal((await client.call<{ state: string }>("task_get", [done])).state, "settled");
+    const steps = () =>
+        transitions
+            .filter((e) => e.attributes.task === done)
+            .map((e) => (e.kind === "task_transition" ? e.attributes.to! : e.kind));
+    await waitFor("the settlement's notification", async () => (steps().includes("settled") ? true : undefined));
+    assert.deepEqual(steps(), ["task_created", "assigned", "running", "task_topped_up", "result_submitted", "settled"]);
+    assert.ok(await taskSub.unsubscribe());
+    assert.ok(await headSub.unsubscribe());
+    ws.close();
+    assert.ok(heads.length >= 5, `${heads.length} heads`);
+    heads.forEach((height, k) => assert.equal(height, heads[0]! + BigInt(k), "every head once, in order"));
     const failed = await task();
     await assigned(failed);
     await ok(providerSecret, { kind: "task_start", taskId: failed });
