@@ -7,3 +7,4 @@ export * from "./payloads.js";
 export * from "./tx.js";
 export * from "./rpc.js";
 export * from "./ws.js";
+export * from "./proof.js";

@@ -20,6 +20,7 @@ import {
     signingDomain,
     signTx,
     taskIdOf,
+    toHex,
     type Hex,
     type Payload,
     type Receipt,
@@ -27,6 +28,10 @@ import {
     type WebSocketConstructor,
     WsClient,
     type ChainEvent,
+    accountKey,
+    certifiedHeader,
+    decodeAccount,
+    verifyStateProof,
 } from "../../src/index.js";
 
 const bin = process.env.GRIDLEDGER_BIN;
@@ -54,6 +59,7 @@ let dir = "";
 let node: ChildProcess | undefined;
 let client: HttpClient;
 let wsUrl: string;
+let committee: Hex[];
 let devSecret: Hex;
 let devAddress: Hex;
 let validatorSecret: Hex;
@@ -86,6 +92,9 @@ before(async () => {
         }
     }
     devSecret = readFileSync(join(home, "keys", "dev.key"), "utf8").trim() as Hex;
+    // The trust anchor of an auditor: the genesis committee's consensus keys, in order.
+    const genesis = JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8"));
+    committee = genesis.validators.map((v: { consensus_key: Hex }) => v.consensus_key);
     validatorSecret = readFileSync(join(home, "keys", "validator-account.key"), "utf8").trim() as Hex;
     devAddress = addressOf(publicKeyOf(devSecret));
     domain = await client.signingDomain();
@@ -126,6 +135,39 @@ test("a transfer signed by the SDK commits and moves the amount", async () => {
     assert.equal(BigInt(receipt.fee), body.fee);
     assert.equal((await client.account(to)).balance, "1000");
     assert.equal(BigInt((await client.account(devAddress)).nonce), body.nonce + 1n);
+
+    // Trusting no node: a header certified by the genesis committee's QC names a state root that
+    // includes the transfer, and the account's proof verifies against it.
+    const committed = BigInt(receipt.height);
+    const found = await waitFor("a certified header past the transfer", async () => {
+        const raw = await client.call<{ blocks: { block: Hex; certificate?: Hex }[] }>("chain_getRawBlocks", [
+            committed.toString(),
+            256,
+        ]);
+        for (const { block, certificate } of raw.blocks) {
+            if (certificate !== undefined) {
+                const header = certifiedHeader(block, certificate, committee, domain);
+                if (header.execHeight >= committed) {
+                    return { header, block, certificate };
+                }
+            }
+        }
+        return undefined;
+    });
+    const header = found.header;
+    const proof = await client.call<{ value: Hex | null; proof: Hex; state_root: Hex; key: Hex }>("state_getProof", [
+        { account: to },
+        header.execHeight.toString(),
+    ]);
+    assert.equal(proof.key, accountKey(to));
+    assert.ok(proof.value !== null);
+    assert.ok(verifyStateProof(header.execStateRoot, accountKey(to), proof.value, proof.proof));
+    assert.equal(decodeAccount(proof.value).balance, 1_000n);
+    // A node that lies about the balance cannot make its proof verify.
+    const lie = toHex(Uint8Array.from([...new Array(23).fill(0), 0xff]));
+    assert.ok(!verifyStateProof(header.execStateRoot, accountKey(to), lie, proof.proof));
+    // Nor does the certificate make the header pass for another committee.
+    assert.throws(() => certifiedHeader(found.block, found.certificate, [publicKeyOf(devSecret)], domain));
 });
 
 test("a task's id is known before it commits; top-up and cancel follow it", async () => {
@@ -155,7 +197,7 @@ test("a task's id is known before it commits; top-up and cancel follow it", asyn
 });
 
 test("the node's refusals reach the caller with their reason", async () => {
-    const body = await devBody({ kind: "transfer", to: devAddress.replace(/.$/, "0") as Hex, amount: 1n });
+    const body = await devBody({ kind: "transfer", to: addressOf(publicKeyOf(`0x${"43".repeat(32)}`)), amount: 1n });
     // Signed for another chain: the signature does not verify in this one.
     const foreign = signTx(body, devSecret, signingDomain("another-chain", `0x${"00".repeat(32)}`));
     await assert.rejects(client.submit(foreign), (e: unknown) => e instanceof RpcError && e.reason === "bad_signature");
