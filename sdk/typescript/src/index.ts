@@ -8,3 +8,5 @@ export * from "./tx.js";
 export * from "./rpc.js";
 export * from "./ws.js";
 export * from "./proof.js";
+export type { MethodName, Methods } from "./methods.js";
+export type * as Schemas from "./methods.js";

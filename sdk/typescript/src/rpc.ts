@@ -2,6 +2,7 @@
 // sign, submit and follow its transactions.
 
 import type { Hex } from "./bytes.js";
+import type { MethodName, Methods } from "./methods.js";
 import { signingDomain, type SignedTx } from "./tx.js";
 
 /** A JSON-RPC error answer; `reason` is the node's stable token (`nonce_gap`, `expired`, …). */
@@ -69,6 +70,12 @@ export class HttpClient {
             throw new RpcError(answer.error.code, answer.error.message, answer.error.data?.reason);
         }
         return answer.result as T;
+    }
+
+    /** A method of the node's OpenRPC document, with its params by name and its result typed
+     * (src/methods.ts). */
+    request<M extends MethodName>(method: M, params: Methods[M]["params"]): Promise<Methods[M]["result"]> {
+        return this.call(method, params);
     }
 
     nodeStatus(): Promise<NodeStatus> {

@@ -140,10 +140,7 @@ test("a transfer signed by the SDK commits and moves the amount", async () => {
     // includes the transfer, and the account's proof verifies against it.
     const committed = BigInt(receipt.height);
     const found = await waitFor("a certified header past the transfer", async () => {
-        const raw = await client.call<{ blocks: { block: Hex; certificate?: Hex }[] }>("chain_getRawBlocks", [
-            committed.toString(),
-            256,
-        ]);
+        const raw = await client.request("chain_getRawBlocks", { from: committed.toString(), count: 256 });
         for (const { block, certificate } of raw.blocks) {
             if (certificate !== undefined) {
                 const header = certifiedHeader(block, certificate, committee, domain);
@@ -155,10 +152,7 @@ test("a transfer signed by the SDK commits and moves the amount", async () => {
         return undefined;
     });
     const header = found.header;
-    const proof = await client.call<{ value: Hex | null; proof: Hex; state_root: Hex; key: Hex }>("state_getProof", [
-        { account: to },
-        header.execHeight.toString(),
-    ]);
+    const proof = await client.request("state_getProof", { key: { account: to }, height: header.execHeight.toString() });
     assert.equal(proof.key, accountKey(to));
     assert.ok(proof.value !== null);
     assert.ok(verifyStateProof(header.execStateRoot, accountKey(to), proof.value, proof.proof));
@@ -191,7 +185,7 @@ test("a task's id is known before it commits; top-up and cancel follow it", asyn
         const receipt = await client.waitForReceipt(await client.submit(tx));
         assert.ok(receipt.success, `${payload.kind}: ${receipt.reason}`);
     }
-    const task = await client.call<{ state: string; max_minutes: string }>("task_get", [id]);
+    const task = await client.request("task_get", { id });
     assert.equal(task.state, "cancelled");
     assert.equal(task.max_minutes, "45");
 });
@@ -283,14 +277,12 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
         approve: true,
     });
     await waitFor("the admission", async () =>
-        (await client.call<{ status: string }>("provider_get", [provider])).status === "admitted" ? true : undefined,
+        (await client.request("provider_get", { address: provider })).status === "admitted" ? true : undefined,
     );
 
     // The provider attests the current slot (docs/encoding.md §10).
-    const t = await client.call<{ genesis_time_ms: string; tokenomics: { epoch_ms: string; slot_ms: string } }>(
-        "tokenomics_get",
-    );
-    const head = await client.call<{ header: { timestamp_ms: string } }>("chain_getHead");
+    const t = await client.request("tokenomics_get", {});
+    const head = await client.request("chain_getHead", {});
     const since = BigInt(head.header.timestamp_ms) - BigInt(t.genesis_time_ms);
     const epoch = since / BigInt(t.tokenomics.epoch_ms);
     const slot = (since % BigInt(t.tokenomics.epoch_ms)) / BigInt(t.tokenomics.slot_ms);
@@ -321,7 +313,7 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
     };
     const assigned = (id: Hex) =>
         waitFor(`the assignment of ${id}`, async () => {
-            const state = (await client.call<{ state: string }>("task_get", [id])).state;
+            const state = (await client.request("task_get", { id })).state;
             return state === "assigned" ? true : undefined;
         });
     const refused = await task();
@@ -346,7 +338,7 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
         durationMs: 60_000n,
     });
     await ok(devSecret, { kind: "task_verify", taskId: done, accept: true, reason: "" });
-    assert.equal((await client.call<{ state: string }>("task_get", [done])).state, "settled");
+    assert.equal((await client.request("task_get", { id: done })).state, "settled");
     const steps = () =>
         transitions
             .filter((e) => e.attributes.task === done)
