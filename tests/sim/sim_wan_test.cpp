@@ -1,6 +1,8 @@
 // Wide-area runs (the WAN benchmark's scenarios, docs/benchmarks.md), short: the committee is
 // the 31 the committee rule picks among 100 validators, the others follow the chain without
 // signing, and a committee with f members down still commits.
+#include <memory>
+
 #include <gtest/gtest.h>
 
 #include <gridledger/consensus/committee.h>
@@ -13,18 +15,20 @@ namespace {
 
 constexpr std::uint64_t kWarmupMs = 5'000;
 
-WanOptions shortRun(std::size_t crashed) {
+/** A 20 s wide-area simulator with `crashed` members down, counting traffic. */
+std::unique_ptr<Simulator> shortRun(std::size_t crashed) {
     WanOptions options;
     options.crashedMembers = crashed;
     options.seed = 7;
     options.endMs = 20'000;
-    return options;
+    RunOptions run;
+    run.countTraffic = true;
+    return std::make_unique<Simulator>(makeWanScenario(options), run);
 }
 
 TEST(Wan, AHundredValidatorsRunACommitteeOfThirtyOneAndAllCommitTheSameChain) {
-    RunOptions run;
-    run.countTraffic = true;
-    Simulator sim(makeWanScenario(shortRun(0)), run);
+    const auto run = shortRun(0);
+    Simulator& sim = *run;
     const RunResult r = sim.run();
     ASSERT_FALSE(r.violation.has_value()) << r.report;
     ASSERT_EQ(sim.committee().size(), 31U);
@@ -43,9 +47,8 @@ TEST(Wan, AHundredValidatorsRunACommitteeOfThirtyOneAndAllCommitTheSameChain) {
 }
 
 TEST(Wan, TenOfThirtyOneMembersDownTheOthersStillCommit) {
-    RunOptions run;
-    run.countTraffic = true;
-    Simulator sim(makeWanScenario(shortRun(10)), run);
+    const auto run = shortRun(10);
+    Simulator& sim = *run;
     const RunResult r = sim.run();
     ASSERT_FALSE(r.violation.has_value()) << r.report;
     const WanFigures figures = measureWan(sim, kWarmupMs);
