@@ -281,20 +281,27 @@ Result<std::set<Hash256>> Simulator::missingBatches(std::size_t i, const codec::
     return missing;
 }
 
+std::vector<std::size_t> Simulator::signerInstances(const consensus::BatchCert& cert) const {
+    const consensus::Committee& committee = committees_.at(cert.epoch);
+    std::vector<std::size_t> out;
+    for (const auto member : consensus::batchCertSigners(cert, committee, scenario_.options.chainId,
+                                                         verifier_.signatureCheck())
+                                 .value_or(std::vector<std::size_t>{})) {
+        const auto instances = instancesOf(committee.member(member));
+        out.insert(out.end(), instances.begin(), instances.end());
+    }
+    return out;
+}
+
 void Simulator::fetchBatch(std::size_t i, const consensus::BatchCert& cert) {
     Instance& inst = instances_[i];
     if (inst.fetching.contains(cert.digest)) {
         return;
     }
-    const consensus::Committee& committee = committees_.at(cert.epoch);
     Instance::Fetching fetching;
-    for (const auto member : consensus::batchCertSigners(cert, committee, scenario_.options.chainId,
-                                                         verifier_.signatureCheck())
-                                 .value_or(std::vector<std::size_t>{})) {
-        for (const auto j : instancesOf(committee.member(member))) {
-            if (j != i) {
-                fetching.signers.push_back(j);
-            }
+    for (const auto j : signerInstances(cert)) {
+        if (j != i) {
+            fetching.signers.push_back(j);
         }
     }
     if (fetching.signers.empty()) {
@@ -330,8 +337,7 @@ void Simulator::executeBatches(std::size_t i, const codec::Block& block) {
         if (!cert) {
             checker_.flag("batch-validity",
                           "instance=i" + std::to_string(i) +
-                              " executes a block entry that is "
-                              "not a batch certificate",
+                              " executes an entry that is no batch certificate",
                           now_);
             return;
         }
@@ -342,16 +348,12 @@ void Simulator::executeBatches(std::size_t i, const codec::Block& block) {
         if (data == st.batches.end()) {
             // The node fetches it from the certificate's signers before it executes: one of them,
             // at least, is honest and holds it.
-            for (const auto member :
-                 consensus::batchCertSigners(*cert, committees_.at(cert->epoch),
-                                             scenario_.options.chainId, verifier_.signatureCheck())
-                     .value_or(std::vector<std::size_t>{})) {
-                for (const auto j : instancesOf(committees_.at(cert->epoch).member(member))) {
-                    const Instance& signer = instances_[j];
-                    const auto held = signer.store.batches.find(cert->digest);
-                    if (signer.role != Role::kBatchHoarder && held != signer.store.batches.end()) {
-                        data = st.batches.emplace(cert->digest, held->second).first;
-                    }
+            for (const auto j : signerInstances(*cert)) {
+                const Instance& signer = instances_[j];
+                const auto held = signer.store.batches.find(cert->digest);
+                if (signer.role != Role::kBatchHoarder && held != signer.store.batches.end()) {
+                    data = st.batches.emplace(cert->digest, held->second).first;
+                    break;
                 }
             }
         }

@@ -438,6 +438,8 @@ class Simulator {
     /** The certificates a block carries, each verified; the digests whose data i lacks. */
     [[nodiscard]] Result<std::set<Hash256>> missingBatches(std::size_t i,
                                                            const codec::Block& block);
+    /** The instances holding the keys of `cert`'s signers (none when it does not verify). */
+    [[nodiscard]] std::vector<std::size_t> signerInstances(const consensus::BatchCert& cert) const;
     /** Asks the signers of `cert`, one after the other, for its batch's data. */
     void fetchBatch(std::size_t i, const consensus::BatchCert& cert);
     /** The leader's payload: certificates of batches not executed yet. */

@@ -112,18 +112,20 @@ after(async () => {
     rmSync(dir, { recursive: true, force: true });
 });
 
-/** A body from the dev account at its next nonce, with the kind's fee in force. */
-async function devBody(payload: Payload): Promise<TxBody> {
-    const account = await client.account(devAddress);
+/** A body from `secret`'s account at its next nonce, with the kind's fee in force. */
+async function bodyFor(secret: Hex, payload: Payload): Promise<TxBody> {
+    const sender = publicKeyOf(secret);
     return {
         chainId: (await client.nodeStatus()).chain_id,
-        sender: publicKeyOf(devSecret),
-        nonce: BigInt(account.nonce),
+        sender,
+        nonce: BigInt((await client.account(addressOf(sender))).nonce),
         validUntilHeight: (await headHeight(client)) + 1_000n,
         fee: fees[payload.kind]!,
         payload,
     };
 }
+
+const devBody = (payload: Payload): Promise<TxBody> => bodyFor(devSecret, payload);
 
 test("a transfer signed by the SDK commits and moves the amount", async () => {
     const to = addressOf(publicKeyOf(`0x${"42".repeat(32)}`));
@@ -206,15 +208,7 @@ test("the node's refusals reach the caller with their reason", async () => {
 /** Signs `payload` with `secret` at its account's next nonce and the kind's fee, submits it and
  * waits for its receipt. */
 async function send(secret: Hex, payload: Payload): Promise<Receipt> {
-    const sender = publicKeyOf(secret);
-    const body: TxBody = {
-        chainId: (await client.nodeStatus()).chain_id,
-        sender,
-        nonce: BigInt((await client.account(addressOf(sender))).nonce),
-        validUntilHeight: (await headHeight(client)) + 1_000n,
-        fee: fees[payload.kind]!,
-        payload,
-    };
+    const body = await bodyFor(secret, payload);
     return client.waitForReceipt(await client.submit(signTx(body, secret, domain)));
 }
 
