@@ -29,7 +29,8 @@ boost::json::value errorValue(const boost::json::value& id, const RpcError& erro
 }
 
 boost::json::value successValue(const boost::json::value& id, boost::json::value result) {
-    boost::json::object out;
+    // On the result's memory resource, so that the result moves in rather than being copied.
+    boost::json::object out(result.storage());
     out["jsonrpc"] = "2.0";
     out["id"] = id;
     out["result"] = std::move(result);
@@ -265,7 +266,10 @@ std::optional<std::string> Dispatcher::handleBatch(const boost::json::array& bat
             entry = errorValue(id != nullptr ? *id : boost::json::value(),
                                responseTooLarge(limit, true));
         }
-        out += (answered == 0 ? "" : ",") + boost::json::serialize(*entry);
+        if (answered != 0) {
+            out += ',';
+        }
+        out += boost::json::serialize(*entry);
         ++answered;
     }
     if (answered == 0) {

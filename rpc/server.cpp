@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -13,6 +15,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <gridledger/rpc/server.h>
 
@@ -29,6 +34,8 @@ using tcp = net::ip::tcp;
 constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 /** How long stop() lets open connections wind down before it abandons their operations. */
 constexpr std::chrono::seconds kStopGrace{5};
+/** The highest niceness Linux gives a thread. */
+constexpr int kMaxNice = 19;
 
 }  // namespace
 
@@ -104,6 +111,9 @@ class Server::Impl {
         if (options_.ioThreads == 0) {
             return fail(ErrorCode::kConfig, "rpc: ioThreads must be at least 1");
         }
+        if (options_.ioNice < 0 || options_.ioNice > kMaxNice) {
+            return fail(ErrorCode::kConfig, "rpc: ioNice must be 0.." + std::to_string(kMaxNice));
+        }
         const ServerLimits& limits = options_.limits;
         if (limits.maxConnections == 0 || limits.maxBatchItems == 0 || limits.maxJsonDepth == 0 ||
             limits.maxBodyBytes == 0 || limits.maxHeaderBytes == 0 ||
@@ -176,6 +186,17 @@ class Server::Impl {
     }
 
     void runIo() {
+        ::pthread_setname_np(::pthread_self(), "gl-rpc");
+        if (options_.ioNice > 0) {
+            // Per thread on Linux: this thread's niceness, not the process's. Raising it needs
+            // no privilege; should it fail anyway, the thread serves at the process's priority.
+            errno = 0;
+            const int current = ::getpriority(PRIO_PROCESS, 0);
+            if (errno == 0) {
+                ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()),
+                              std::min(current + options_.ioNice, kMaxNice));
+            }
+        }
         for (;;) {
             try {
                 io_.run();

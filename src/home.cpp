@@ -287,6 +287,7 @@ Result<NodeConfig> Home::loadConfig() const {
         ("rpc.address", po::value(&c.rpcAddress)->default_value(c.rpcAddress))(
             "rpc.port", po::value(&c.rpcPort)->default_value(c.rpcPort))(
             "rpc.threads", po::value(&c.rpcThreads)->default_value(c.rpcThreads))(
+            "rpc.nice", po::value(&c.rpcNice)->default_value(c.rpcNice))(
             "rpc.max_body_bytes", po::value(&c.rpcMaxBodyBytes)->default_value(c.rpcMaxBodyBytes))(
             "rpc.max_batch", po::value(&c.rpcMaxBatch)->default_value(c.rpcMaxBatch))(
             "rpc.max_connections",
@@ -384,6 +385,7 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "address = " << c.rpcAddress << "\n"
         << "port = " << c.rpcPort << "\n"
         << "threads = " << c.rpcThreads << "\n"
+        << "nice = " << c.rpcNice << "\n"
         << "max_body_bytes = " << c.rpcMaxBodyBytes << "\n"
         << "max_batch = " << c.rpcMaxBatch << "\n"
         << "max_connections = " << c.rpcMaxConnections << "\n"

@@ -29,6 +29,8 @@ struct NodeConfig {
     std::string rpcAddress = "127.0.0.1";
     std::uint16_t rpcPort = 8545;
     std::size_t rpcThreads = 2;
+    /** How much nicer than the node the RPC threads run (rpc::ServerOptions::ioNice). */
+    int rpcNice = 5;
     std::size_t rpcMaxBodyBytes = 1U << 20U;
     std::size_t rpcMaxBatch = 100;
     std::size_t rpcMaxConnections = 1024;

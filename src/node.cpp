@@ -327,6 +327,7 @@ Status NodeImpl::openRpc() {
     context.mempool = mempool_.get();
     context.blocks = blocks_.get();
     context.tree = tree_.get();
+    context.blockAnswers = std::make_shared<rpc::BlockAnswers>();
     context.txAdmitted = [this](const Hash256& hash, ByteView raw) {
         if (journal_) {
             // Gone already only when a block carried it, and then nothing is left to journal.
@@ -360,6 +361,7 @@ Status NodeImpl::openRpc() {
     options.address = config_.rpcAddress;
     options.port = config_.rpcPort;
     options.ioThreads = config_.rpcThreads;
+    options.ioNice = config_.rpcNice;
     options.limits.maxBodyBytes = config_.rpcMaxBodyBytes;
     options.limits.maxBatchItems = config_.rpcMaxBatch;
     options.limits.maxConnections = config_.rpcMaxConnections;

@@ -1,14 +1,35 @@
 #include <algorithm>
 
+#include <boost/json/monotonic_resource.hpp>
+
 #include <gridledger/crypto/sha256.h>
 
 #include "paging.h"
 
 namespace gridledger::rpc::handlers {
 
-/** params: [height] as a decimal string, or {"id": "0x…"}; optional "full_txs": bool. */
+namespace {
+
+/** About the size of `answer` once serialised: what a kept answer counts against the budget. */
+std::size_t answerBytes(const codec::Block& block, bool fullTxs) {
+    constexpr std::size_t kFixed = 4096;  // header, certificate, roots and receipt, generously
+    std::size_t bytes = kFixed;
+    for (const auto& tx : block.txs) {
+        bytes += (fullTxs ? 2 * tx.size() : 2 * Hash256::kSize) + 5;
+    }
+    return bytes;
+}
+
+}  // namespace
+
+/**
+ * params: [height] as a decimal string, or {"id": "0x…"}; optional "full_txs": bool. The answer
+ * of a final block (executed and certified) read by height is kept in ctx.blockAnswers.
+ */
 Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"height", "id", "full_txs"}));
+    GL_ASSIGN_OR_RETURN(fullTxsParam, optionalBool(params, 1, "full_txs"));
+    const bool fullTxs = fullTxsParam.value_or(false);
     std::optional<codec::Block> block;
     if (findParam(params, 0, "id") != nullptr && params.is_object()) {
         GL_ASSIGN_OR_RETURN(id, requireFixedHex<32>(params, 0, "id"));
@@ -16,19 +37,25 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
         block = std::move(found);
     } else {
         GL_ASSIGN_OR_RETURN(height, requireU64Decimal(params, 0, "height"));
+        if (ctx.blockAnswers) {
+            if (const auto kept = ctx.blockAnswers->find(height, fullTxs)) {
+                // One arena for the copy: a few allocations instead of one per transaction.
+                return value(*kept,
+                             boost::json::make_shared_resource<boost::json::monotonic_resource>());
+            }
+        }
         GL_ASSIGN_OR_RETURN(found, ctx.blocks->blockAt(height));
         block = std::move(found);
     }
     if (!block) {
         return fail(ErrorCode::kNotFound, "no committed block there");
     }
-    GL_ASSIGN_OR_RETURN(fullTxs, optionalBool(params, 1, "full_txs"));
     GL_ASSIGN_OR_RETURN(cert, ctx.blocks->certAt(block->header.height));
     GL_ASSIGN_OR_RETURN(roots, ctx.blocks->rootsAt(block->header.height));
     boost::json::array txs;
+    txs.reserve(block->txs.size());
     for (const auto& tx : block->txs) {
-        txs.push_back(
-            boost::json::string(fullTxs.value_or(false) ? toHex(tx) : crypto::sha256(tx).hex()));
+        txs.push_back(boost::json::string(fullTxs ? toHex(tx) : crypto::sha256(tx).hex()));
     }
     boost::json::object out{{"header", headerJson(*block)},
                             {"signature", block->signature.hex()},
@@ -45,6 +72,10 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
         // The roots after executing this block; a later block's header carries them certified.
         out["state_root"] = roots->stateRoot.hex();
         out["results_root"] = roots->resultsRoot.hex();
+    }
+    if (ctx.blockAnswers && cert && roots) {
+        // Final: executed, so its roots and system receipt are written, and certified.
+        ctx.blockAnswers->keep(block->header.height, fullTxs, out, answerBytes(*block, fullTxs));
     }
     return out;
 }

@@ -9,6 +9,7 @@
 #include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/mempool.h>
 #include <gridledger/ledger/state_tree.h>
+#include <gridledger/rpc/block_answers.h>
 #include <gridledger/rpc/method_table.h>
 
 namespace gridledger::rpc {
@@ -63,6 +64,9 @@ struct ChainContext {
      * wake the block proposer and gossip it to peers).
      */
     std::function<void(const Hash256& hash, ByteView raw)> txAdmitted;
+    /** chain_getBlock answers of final blocks, shared by every copy of the context; none: kept
+     * nowhere. */
+    std::shared_ptr<BlockAnswers> blockAnswers;
 };
 
 /**

@@ -25,6 +25,12 @@ struct ServerOptions {
     std::uint16_t port = 0;
     /** Threads running the I/O and the handlers; at least 1. */
     std::size_t ioThreads = 2;
+    /**
+     * How much nicer than the process the I/O threads run (0..19, Linux niceness): when the
+     * cores are busy, consensus, verification and execution take them before reads do. 0 keeps
+     * the process's own priority.
+     */
+    int ioNice = 0;
     /** Body, batch, depth, connection, subscription and time limits. */
     ServerLimits limits{};
     /**

@@ -38,6 +38,8 @@ class ContractReads : public ::testing::Test {
         ctx.chainId = chain_->genesis().chainId;
         ctx.blocks = &chain_->blocks();
         ctx.tree = &chain_->tree();
+        ASSERT_TRUE(addChainMethods(uncached_, ctx));
+        ctx.blockAnswers = answers_;
         ASSERT_TRUE(addChainMethods(table_, ctx));
     }
 
@@ -50,7 +52,9 @@ class ContractReads : public ::testing::Test {
     }
 
     std::unique_ptr<Chain> chain_;
+    std::shared_ptr<BlockAnswers> answers_ = std::make_shared<BlockAnswers>();
     MethodTable table_;
+    MethodTable uncached_;  // the same methods with no kept block answers
     Hash256 attestHash_;
     std::uint64_t settledAt_ = 0;
 };
@@ -76,6 +80,28 @@ TEST_F(ContractReads, ChainGetBlockShowsTheSystemReceiptOfASettlingBlock) {
     const auto quiet =
         call("chain_getBlock", json::array{json::string(std::to_string(settledAt_ - 1))});
     EXPECT_FALSE(quiet.as_object().contains("system_receipt"));
+}
+
+TEST_F(ContractReads, ChainGetBlockAnswersAgainFromKeptAnswersExactlyAsFromTheStore) {
+    const auto* uncached = uncached_.find("chain_getBlock");
+    ASSERT_NE(uncached, nullptr);
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::uint64_t height = 1; height <= settledAt_; ++height) {
+            for (const bool full : {false, true}) {
+                const json::value params{{"height", std::to_string(height)}, {"full_txs", full}};
+                const auto fromStore = (*uncached)(params);
+                ASSERT_TRUE(fromStore);
+                EXPECT_EQ(call("chain_getBlock", params), *fromStore) << height << " " << full;
+            }
+        }
+        // Every executed block is final: each height and form is kept once, read again after.
+        EXPECT_EQ(answers_->size(), 2 * settledAt_);
+    }
+    const auto missing =
+        (*table_.find("chain_getBlock"))(json::array{json::string(std::to_string(settledAt_ + 1))});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+    EXPECT_EQ(answers_->size(), 2 * settledAt_);
 }
 
 TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) {

@@ -1,13 +1,19 @@
 #include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/rpc/errors.h>
@@ -295,6 +301,52 @@ TEST(ServerLifecycle, StartTwiceAndBindingATakenPortFail) {
     const Status invalid = bad.start();
     ASSERT_FALSE(invalid);
     EXPECT_EQ(invalid.error().code, ErrorCode::kConfig);
+}
+
+/** The niceness of each thread of this process named `name` (from /proc/self/task). */
+std::vector<int> nicenessOfThreadsNamed(const std::string& name) {
+    std::vector<int> out;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream commFile(task.path() / "comm");
+        std::string comm;
+        std::getline(commFile, comm);
+        if (comm != name) {
+            continue;
+        }
+        std::ifstream statFile(task.path() / "stat");
+        const std::string stat((std::istreambuf_iterator<char>(statFile)), {});
+        // Fields after the parenthesised name: state is field 3, niceness field 19.
+        std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        for (int i = 3; i <= 19 && fields >> field; ++i) {
+        }
+        out.push_back(std::stoi(field));
+    }
+    return out;
+}
+
+TEST(ServerThreads, IoThreadsAreNamedAndRunAsMuchNicerAsAsked) {
+    const int base = ::getpriority(PRIO_PROCESS, 0);
+    Server server(test::testMethods(), ServerOptions{.ioThreads = 3, .ioNice = 4});
+    ASSERT_TRUE(server.start());
+    std::vector<int> nice;
+    for (int wait = 0; wait < 500 && nice.size() < 3; ++wait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        nice = nicenessOfThreadsNamed("gl-rpc");
+    }
+    ASSERT_EQ(nice.size(), 3U);
+    for (const int n : nice) {
+        EXPECT_EQ(n, std::min(base + 4, 19));
+    }
+    server.stop();
+    EXPECT_TRUE(nicenessOfThreadsNamed("gl-rpc").empty());
+
+    for (const int bad : {-1, 20}) {
+        Server refused(test::testMethods(), ServerOptions{.ioNice = bad});
+        const Status started = refused.start();
+        ASSERT_FALSE(started);
+        EXPECT_EQ(started.error().code, ErrorCode::kConfig);
+    }
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+#include <gridledger/rpc/block_answers.h>
+
+namespace gridledger::rpc {
+
+namespace {
+
+/** Height and form in one key; heights stay far below 2^63. */
+std::uint64_t keyOf(std::uint64_t height, bool fullTxs) {
+    return (height << 1U) | (fullTxs ? 1U : 0U);
+}
+
+}  // namespace
+
+BlockAnswers::BlockAnswers(std::size_t budgetBytes) : budget_(budgetBytes) {}
+
+std::shared_ptr<const boost::json::value> BlockAnswers::find(std::uint64_t height, bool fullTxs) {
+    const std::scoped_lock lock(mutex_);
+    const auto found = byKey_.find(keyOf(height, fullTxs));
+    if (found == byKey_.end()) {
+        return nullptr;
+    }
+    order_.splice(order_.begin(), order_, found->second);
+    return found->second->answer;
+}
+
+void BlockAnswers::keep(std::uint64_t height, bool fullTxs, boost::json::value answer,
+                        std::size_t bytes) {
+    if (bytes > budget_) {
+        return;
+    }
+    auto shared = std::make_shared<const boost::json::value>(std::move(answer));
+    const std::uint64_t key = keyOf(height, fullTxs);
+    const std::scoped_lock lock(mutex_);
+    if (byKey_.contains(key)) {
+        return;  // another thread answered the same read first
+    }
+    while (bytes_ + bytes > budget_) {
+        bytes_ -= order_.back().bytes;
+        byKey_.erase(order_.back().key);
+        order_.pop_back();
+    }
+    order_.push_front(Entry{key, bytes, std::move(shared)});
+    byKey_.emplace(key, order_.begin());
+    bytes_ += bytes;
+}
+
+std::size_t BlockAnswers::keptBytes() const {
+    const std::scoped_lock lock(mutex_);
+    return bytes_;
+}
+
+std::size_t BlockAnswers::size() const {
+    const std::scoped_lock lock(mutex_);
+    return order_.size();
+}
+
+}  // namespace gridledger::rpc

@@ -1,0 +1,54 @@
+// The kept chain_getBlock answers: least recently used dropped first, within the byte budget.
+
+#include <gtest/gtest.h>
+
+#include <gridledger/rpc/block_answers.h>
+
+namespace gridledger::rpc {
+namespace {
+
+boost::json::value answer(std::uint64_t height) {
+    return boost::json::object{{"height", std::to_string(height)}};
+}
+
+TEST(BlockAnswers, FindsWhatItKeptByHeightAndForm) {
+    BlockAnswers answers(1'000);
+    answers.keep(7, false, answer(7), 100);
+    ASSERT_NE(answers.find(7, false), nullptr);
+    EXPECT_EQ(*answers.find(7, false), answer(7));
+    EXPECT_EQ(answers.find(7, true), nullptr);
+    EXPECT_EQ(answers.find(8, false), nullptr);
+    answers.keep(7, true, answer(70), 100);
+    EXPECT_EQ(*answers.find(7, true), answer(70));
+    EXPECT_EQ(*answers.find(7, false), answer(7));
+    EXPECT_EQ(answers.keptBytes(), 200U);
+}
+
+TEST(BlockAnswers, DropsTheLeastRecentlyUsedToStayWithinItsBudget) {
+    BlockAnswers answers(300);
+    answers.keep(1, false, answer(1), 100);
+    answers.keep(2, false, answer(2), 100);
+    answers.keep(3, false, answer(3), 100);
+    ASSERT_NE(answers.find(1, false), nullptr);  // 2 is now the least recently used
+    answers.keep(4, false, answer(4), 150);      // needs 2 and then 3 gone
+    EXPECT_EQ(answers.find(2, false), nullptr);
+    EXPECT_EQ(answers.find(3, false), nullptr);
+    EXPECT_NE(answers.find(1, false), nullptr);
+    EXPECT_NE(answers.find(4, false), nullptr);
+    EXPECT_EQ(answers.keptBytes(), 250U);
+    EXPECT_EQ(answers.size(), 2U);
+}
+
+TEST(BlockAnswers, KeepsNothingLargerThanTheBudgetAndNothingTwice) {
+    BlockAnswers answers(300);
+    answers.keep(1, false, answer(1), 301);
+    EXPECT_EQ(answers.find(1, false), nullptr);
+    EXPECT_EQ(answers.keptBytes(), 0U);
+    answers.keep(2, false, answer(2), 100);
+    answers.keep(2, false, answer(20), 100);
+    EXPECT_EQ(*answers.find(2, false), answer(2));
+    EXPECT_EQ(answers.keptBytes(), 100U);
+}
+
+}  // namespace
+}  // namespace gridledger::rpc
