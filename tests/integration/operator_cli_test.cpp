@@ -20,6 +20,7 @@
 #include "support/node_process.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/testnet.h"
 
 namespace gridledger {
 namespace {
@@ -164,6 +165,35 @@ TEST(OperatorCli, TestnetWithHostnamesDialsPeersByNameAndListensOnEveryAddress) 
             }
         }
         EXPECT_EQ(hosts, expected);
+    }
+}
+
+TEST(OperatorCli, TestnetWithHostnamesCommitsWithEveryPeerDialedAtItsName) {
+    // One machine stands in for four hosts: "localhost" is resolved by name, the others are
+    // loopback addresses of their own; every node listens on 0.0.0.0 as in a container.
+    testing::TestnetOptions options;
+    options.hostnames = {"localhost", "127.0.0.2", "127.0.0.3", "127.0.0.4"};
+    testing::Testnet net(options);
+    for (std::size_t i = 0; i < 4; ++i) {
+        auto config = node::Home(net.home(i)).loadConfig();
+        ASSERT_TRUE(config.has_value()) << config.error().message;
+        EXPECT_EQ(config->p2pAddress, "0.0.0.0");
+    }
+    auto second = node::Home(net.home(1)).loadConfig();
+    ASSERT_TRUE(second.has_value());
+    EXPECT_EQ(second->persistentPeers.front().host, "localhost");
+    net.startAll();
+    for (std::size_t i = 0; i < 4; ++i) {
+        SCOPED_TRACE("node" + std::to_string(i));
+        std::uint64_t height = 0;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (height < 3 && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (auto head = net.call(i, "chain_getHead", boost::json::array{})) {
+                height = std::stoull(std::string(head->at("height").as_string()));
+            }
+        }
+        EXPECT_GE(height, 3U) << "the network commits";
     }
 }
 
