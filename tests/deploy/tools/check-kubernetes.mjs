@@ -23,8 +23,9 @@ import * as client from "@kubernetes/client-node";
 const require = createRequire(import.meta.url);
 const kKnownFields = new Set(["apiVersion", "kind", "resources", "replicas", "patches", "namespace"]);
 
+/** The YAML documents of `file`, read as YAML 1.1 as Kubernetes reads them (0400 is octal). */
 function loadDocuments(file) {
-  return YAML.parseAllDocuments(fs.readFileSync(file, "utf8")).map((doc) => {
+  return YAML.parseAllDocuments(fs.readFileSync(file, "utf8"), { version: "1.1" }).map((doc) => {
     if (doc.errors.length > 0) {
       throw new Error(`${file}: ${doc.errors[0].message}`);
     }
@@ -98,7 +99,7 @@ export function render(dir) {
       throw new Error(`${file}: a patch targets ${JSON.stringify(patch.target)}, which no resource is`);
     }
     for (const object of found) {
-      for (const op of YAML.parse(patch.patch)) {
+      for (const op of YAML.parse(patch.patch, { version: "1.1" })) {
         applyOperation(object, op, file);
       }
     }
