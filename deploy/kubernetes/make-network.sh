@@ -2,7 +2,9 @@
 # Writes <overlay>/network.yaml for an N-validator network on Kubernetes (docs/operations.md,
 # "Run on Kubernetes"): `gridledger testnet --hostnames` with pod i's stable name
 # gridledger-<i>.gridledger-p2p, then the genesis and every node.conf as the ConfigMap
-# gridledger-config and every node's keys as the Secret gridledger-keys.
+# gridledger-config and every node's keys as the Secret gridledger-keys. With
+# GRIDLEDGER_KEY_PASSPHRASE set, the keys are encrypted under it, every node.conf reads it from
+# that environment variable, and the Secret gridledger-passphrase holds it for the pods.
 #   usage: make-network.sh N OVERLAY_DIR   (GRIDLEDGER: the binary, default gridledger)
 set -euo pipefail
 
@@ -22,7 +24,7 @@ for ((i = 0; i < n; i++)); do
 done
 "$bin" testnet --validators "$n" --out "$work/net" --hostnames "$(IFS=,; echo "${hosts[*]}")" \
     --port-offset 0 --p2p-port 26656 --rpc-port 8545 --metrics-port 9464 --admin-port 8546 \
-    >"$work/testnet.out"
+    ${GRIDLEDGER_KEY_PASSPHRASE:+--encrypt} >"$work/testnet.out"
 
 # The RPC Service's name is a Host the nodes accept besides their own.
 for ((i = 0; i < n; i++)); do
@@ -62,6 +64,21 @@ indent() { awk '{ print "    " $0 }'; }
             echo "  node$i-$key.key: $(base64 -w0 <"$work/net/node$i/keys/$key.key")"
         done
     done
+    if [ -n "${GRIDLEDGER_KEY_PASSPHRASE:-}" ]; then
+        echo "---"
+        echo "# Written by make-network.sh: the passphrase of the encrypted keys."
+        echo "apiVersion: v1"
+        echo "kind: Secret"
+        echo "metadata:"
+        echo "  name: gridledger-passphrase"
+        echo "  labels:"
+        echo "    app.kubernetes.io/name: gridledger"
+        echo "type: Opaque"
+        echo "data:"
+        echo "  passphrase: $(printf '%s' "$GRIDLEDGER_KEY_PASSPHRASE" | base64 -w0)"
+    fi
 } >"$overlay/network.yaml"
 chmod 600 "$overlay/network.yaml"
-echo "wrote $overlay/network.yaml ($n validators; the dev account's key: none, see docs)"
+keys=plain
+[ -z "${GRIDLEDGER_KEY_PASSPHRASE:-}" ] || keys=encrypted
+echo "wrote $overlay/network.yaml ($n validators, keys $keys)"

@@ -221,6 +221,16 @@ function invariantErrors(objects) {
       errors.push(`the Secret gridledger-keys lacks node${i}'s keys`);
     }
   }
+  const encrypted = Object.values(config?.data ?? {})
+    .some((text) => /^passphrase_env = GRIDLEDGER_KEY_PASSPHRASE$/m.test(text));
+  const passphrase = byKind("Secret").find((s) => s.metadata.name === "gridledger-passphrase");
+  if (encrypted && !passphrase?.data?.passphrase) {
+    errors.push("the keys are encrypted but no Secret gridledger-passphrase holds the passphrase");
+  }
+  const env = node?.env?.find((e) => e.name === "GRIDLEDGER_KEY_PASSPHRASE");
+  if (encrypted && env?.valueFrom?.secretKeyRef?.name !== "gridledger-passphrase") {
+    errors.push("the node's GRIDLEDGER_KEY_PASSPHRASE must come from the passphrase Secret");
+  }
   return errors;
 }
 
