@@ -2,8 +2,12 @@
 // expose its keys, one line each: node.conf's keys and values, the genesis, the key files, and
 // the ports the node would listen on.
 
+#include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

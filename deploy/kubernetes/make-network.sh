@@ -26,10 +26,11 @@ done
     --port-offset 0 --p2p-port 26656 --rpc-port 8545 --metrics-port 9464 --admin-port 8546 \
     ${GRIDLEDGER_KEY_PASSPHRASE:+--encrypt} >"$work/testnet.out"
 
-# The RPC Service's name is a Host the nodes accept besides their own.
+# The RPC Service's name is a Host the nodes accept besides their own; the log lines are JSON,
+# for the cluster's log collector.
 for ((i = 0; i < n; i++)); do
-    sed -i "s/^allowed_hosts = \(.*\)$/allowed_hosts = \1,gridledger-rpc/" \
-        "$work/net/node$i/config/node.conf"
+    sed -i -e "s/^allowed_hosts = \(.*\)$/allowed_hosts = \1,gridledger-rpc/" \
+        -e "s/^format = text$/format = json/" "$work/net/node$i/config/node.conf"
 done
 
 indent() { awk '{ print "    " $0 }'; }
