@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <string_view>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
@@ -448,42 +450,55 @@ ConfigCheck checkConfigText(const std::string& text) {
     const po::options_description known = configOptions(scratch, scratchLists);
     for (int number = 1; std::getline(lines, line); ++number) {
         const std::string item = trim(line);
-        const std::string where = "node.conf line " + std::to_string(number) + ": ";
         if (item.empty() || item[0] == '#' || item[0] == ';') {
             continue;
         }
+        const auto report = [&](std::initializer_list<std::string_view> parts) {
+            std::string fault = "node.conf line ";
+            fault += std::to_string(number);
+            fault += ": ";
+            for (const std::string_view part : parts) {
+                fault += part;
+            }
+            check.faults.push_back(std::move(fault));
+        };
         if (item.front() == '[') {
             if (item.back() != ']') {
-                check.faults.push_back(where + "malformed section header \"" + item + "\"");
+                report({"malformed section header \"", item, "\""});
             } else {
                 section = trim(item.substr(1, item.size() - 2));
-                clean += item + "\n";
+                clean += item;
+                clean += '\n';
             }
             continue;
         }
         const auto equals = item.find('=');
         if (equals == std::string::npos) {
-            check.faults.push_back(where + "\"" + item + "\" is not key = value");
+            report({"\"", item, "\" is not key = value"});
             continue;
         }
-        const std::string key =
-            (section.empty() ? "" : section + ".") + trim(item.substr(0, equals));
+        std::string key = section.empty() ? std::string() : section + ".";
+        key += trim(item.substr(0, equals));
         if (known.find_nothrow(key, false) == nullptr) {
-            check.faults.push_back(where + "unknown key " + key);
+            report({"unknown key ", key});
             continue;
         }
         NodeConfig one;
         ConfigLists oneLists;
         const po::options_description desc = configOptions(one, oneLists);
-        std::istringstream in((section.empty() ? "" : "[" + section + "]\n") + item + "\n");
+        std::string single = section.empty() ? std::string() : "[" + section + "]\n";
+        single += item;
+        single += '\n';
+        std::istringstream in(single);
         try {
             po::variables_map vm;
             po::store(po::parse_config_file(in, desc), vm);
             po::notify(vm);
-            clean += item + "\n";
+            clean += item;
+            clean += '\n';
         } catch (const po::error& e) {
-            check.faults.push_back(where + key + " = \"" + trim(item.substr(equals + 1)) +
-                                   "\" is not a valid value (" + e.what() + ")");
+            report({key, " = \"", trim(item.substr(equals + 1)), "\" is not a valid value (",
+                    e.what(), ")"});
         }
     }
     ConfigLists lists;

@@ -316,7 +316,7 @@ TEST(OperatorCli, ConfigCheckNamesAMissingKeyFileAndAHomeThatDoesNotExist) {
 
 TEST(OperatorCli, JsonLogFormatWritesEveryLineAsOneJsonObjectWithItsFields) {
     testing::NodeProcess node;
-    editConfig(node.home(), [](std::string text) {
+    editConfig(node.home(), [](const std::string& text) {
         return std::regex_replace(text, std::regex("format = text"), "format = json");
     });
     std::ofstream(node.log(), std::ios::trunc).close();  // init's output: the node's log follows
