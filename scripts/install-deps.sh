@@ -10,8 +10,9 @@ packages=(
     libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-format clang-tidy python3
-    # make test's checks of deploy/: promtool, a node exporter to scrape, yamllint, systemd-analyze
-    prometheus prometheus-node-exporter yamllint systemd
+    # make test's checks of deploy/ and docker/: promtool, a node exporter to scrape, yamllint,
+    # systemd-analyze, docker-compose (its config check needs no engine)
+    prometheus prometheus-node-exporter yamllint systemd docker-compose
     wrk  # the HTTP load of make bench's JSON-RPC read run (bench/wrk/)
 )
 
@@ -19,7 +20,8 @@ missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# Node.js and npm run the OpenRPC conformance test's tools (tests/openrpc). A Node.js that brings
+# Node.js and npm run the OpenRPC conformance test's tools (tests/openrpc) and the Kubernetes and
+# Dockerfile checkers (tests/deploy/tools). A Node.js that brings
 # its own npm serves as well as Debian's packages, which would conflict with it.
 command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -1,6 +1,9 @@
 #include "cli_options.h"
 
 #include <cstdlib>
+#include <tuple>
+
+#include <boost/asio/ip/address.hpp>
 
 namespace gridledger::node {
 namespace po = boost::program_options;
@@ -77,6 +80,47 @@ Result<KeyProtection> cliProtection(bool encrypt, const std::string& passphraseF
     auto passphrase = cliPassphrase(passphraseFile);
     GL_ASSIGN_OR_RETURN(text, passphrase.get("the new keys", true));
     return KeyProtection{.passphrase = text, .kdf = {}};
+}
+
+void addListenOptions(po::options_description& desc, ListenFlags& flags,
+                      const std::string& portNote) {
+    desc.add_options()("rpc-addr", po::value(&flags.rpcAddr),
+                       "IP address the JSON-RPC listens on (default 127.0.0.1)")(
+        "rpc-port", po::value(&flags.rpcPort), ("JSON-RPC port" + portNote).c_str())(
+        "p2p-addr", po::value(&flags.p2pAddr),
+        "IP address the P2P listener binds (default 127.0.0.1)")(
+        "p2p-port", po::value(&flags.p2pPort), ("P2P port" + portNote).c_str())(
+        "metrics-addr", po::value(&flags.metricsAddr),
+        "IP address of the Prometheus metrics listener (default 127.0.0.1)")(
+        "metrics-port", po::value(&flags.metricsPort), ("metrics port" + portNote).c_str())(
+        "admin-port", po::value(&flags.adminPort),
+        ("admin RPC port on 127.0.0.1, 0 disables" + portNote).c_str());
+}
+
+Status checkListenFlags(const ListenFlags& flags) {
+    for (const auto& [name, address] :
+         {std::pair{"--rpc-addr", &flags.rpcAddr}, std::pair{"--p2p-addr", &flags.p2pAddr},
+          std::pair{"--metrics-addr", &flags.metricsAddr}}) {
+        boost::system::error_code ec;
+        boost::asio::ip::make_address(*address, ec);
+        if (!address->empty() && ec) {
+            return fail(ErrorCode::kInvalidArgument, std::string(name) +
+                                                         " must be an IP address such as "
+                                                         "127.0.0.1 or 0.0.0.0, not \"" +
+                                                         *address + "\"");
+        }
+    }
+    for (const auto& [name, port, lowest] :
+         {std::tuple{"--rpc-port", flags.rpcPort, 1}, std::tuple{"--p2p-port", flags.p2pPort, 1},
+          std::tuple{"--metrics-port", flags.metricsPort, 1},
+          std::tuple{"--admin-port", flags.adminPort, 0}}) {
+        if (port != -1 && (port < lowest || port > 65535)) {
+            return fail(ErrorCode::kInvalidArgument, std::string(name) + " must be " +
+                                                         std::to_string(lowest) + "..65535, not " +
+                                                         std::to_string(port));
+        }
+    }
+    return {};
 }
 
 int reportError(const std::string& command, const Error& error) {

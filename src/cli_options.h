@@ -2,6 +2,7 @@
 
 // Shared option parsing for the subcommands.
 
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -46,6 +47,28 @@ void addPassphraseOption(boost::program_options::options_description& desc,
  * then encrypted under the passphrase from cliPassphrase (asked twice at a prompt).
  */
 [[nodiscard]] Result<KeyProtection> cliProtection(bool encrypt, const std::string& passphraseFile);
+
+/**
+ * The listeners a command writes into node.conf (init, testnet): --rpc-addr, --rpc-port,
+ * --p2p-addr, --p2p-port, --metrics-addr, --metrics-port, --admin-port. An address left empty
+ * and a port left at -1 were not given.
+ */
+struct ListenFlags {
+    std::string rpcAddr;
+    std::string p2pAddr;
+    std::string metricsAddr;
+    std::int64_t rpcPort = -1;
+    std::int64_t p2pPort = -1;
+    std::int64_t metricsPort = -1;
+    std::int64_t adminPort = -1;
+};
+
+/** Adds the ListenFlags options to `desc`; `portNote` ends each port's help line. */
+void addListenOptions(boost::program_options::options_description& desc, ListenFlags& flags,
+                      const std::string& portNote);
+
+/** The flags given are in range: addresses are IP literals, ports 1..65535 (admin 0..65535). */
+[[nodiscard]] Status checkListenFlags(const ListenFlags& flags);
 
 /** Prints "gridledger <command>: <message>" to stderr and returns 1. */
 int reportError(const std::string& command, const Error& error);

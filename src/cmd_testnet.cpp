@@ -7,6 +7,8 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <set>
+#include <sstream>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
@@ -22,10 +24,12 @@ namespace {
 
 constexpr std::int64_t kMaxValidators = 64;
 /**
- * Node i's ports: P2P on basePort + kPortsPerNode * i, RPC on the next, metrics on the one after,
- * then the admin RPC listener (on 127.0.0.1 whatever the host).
+ * Node i's ports by default: P2P on basePort + kPortsPerNode * i, RPC on the next, metrics on the
+ * one after, then the admin RPC listener (on 127.0.0.1 whatever the host).
  */
 constexpr std::int64_t kPortsPerNode = 4;
+/** The listeners of a node, in the order of their ports from --base-port. */
+enum class Listener : std::uint8_t { kP2p = 0, kRpc = 1, kMetrics = 2, kAdmin = 3 };
 constexpr std::int64_t kDefaultBasePort = 26650;
 
 /** What the command line asked for, checked by checkArguments(). */
@@ -34,7 +38,13 @@ struct TestnetPlan {
     std::int64_t fullNodes = 0;
     fs::path out;
     std::string host = "127.0.0.1";
+    /** One per node: the name its peers dial it at (a container's host name); empty: host. */
+    std::vector<std::string> hostnames;
     std::int64_t basePort = kDefaultBasePort;
+    /** Per-listener base ports and listen addresses, overriding basePort and host. */
+    ListenFlags listen;
+    /** Node i's port of a listener: that listener's base + portOffset * i. */
+    std::int64_t portOffset = kPortsPerNode;
     /** Every home's keys: plain, or encrypted under one passphrase. */
     KeyProtection keys;
     /** Written into every node.conf as [keys] passphrase_file / passphrase_env. */
@@ -46,9 +56,66 @@ struct TestnetPlan {
                               .leaderReputationWindow = std::nullopt};
 };
 
-std::uint16_t portOf(const TestnetPlan& plan, std::size_t node, std::int64_t offset) {
-    return static_cast<std::uint16_t>(plan.basePort +
-                                      kPortsPerNode * static_cast<std::int64_t>(node) + offset);
+std::int64_t basePortOf(const TestnetPlan& plan, Listener listener) {
+    const std::int64_t given = listener == Listener::kP2p       ? plan.listen.p2pPort
+                               : listener == Listener::kRpc     ? plan.listen.rpcPort
+                               : listener == Listener::kMetrics ? plan.listen.metricsPort
+                                                                : plan.listen.adminPort;
+    return given != -1 ? given : plan.basePort + static_cast<std::int64_t>(listener);
+}
+
+/** Node `node`'s port of `listener`; may be out of range before checkArguments. */
+std::int64_t rawPortOf(const TestnetPlan& plan, std::size_t node, Listener listener) {
+    return basePortOf(plan, listener) + plan.portOffset * static_cast<std::int64_t>(node);
+}
+
+std::uint16_t portOf(const TestnetPlan& plan, std::size_t node, Listener listener) {
+    return static_cast<std::uint16_t>(rawPortOf(plan, node, listener));
+}
+
+/** The address node `node`'s peers dial it at. */
+const std::string& hostOf(const TestnetPlan& plan, std::size_t node) {
+    return plan.hostnames.empty() ? plan.host : plan.hostnames[node];
+}
+
+/** The address a listener binds: its flag, else the host, else (with host names) any. */
+std::string listenAddressOf(const TestnetPlan& plan, const std::string& flag) {
+    if (!flag.empty()) {
+        return flag;
+    }
+    return plan.hostnames.empty() ? plan.host : "0.0.0.0";
+}
+
+/**
+ * The ports in range, and no two listeners on one port where they share a machine: every node's
+ * when all run on the host, each node's own when each has a host name of its own.
+ */
+Status checkPorts(const TestnetPlan& plan, std::int64_t nodes) {
+    std::set<std::int64_t> taken;
+    for (std::int64_t node = 0; node < nodes; ++node) {
+        if (!plan.hostnames.empty()) {
+            taken.clear();
+        }
+        for (const Listener listener :
+             {Listener::kP2p, Listener::kRpc, Listener::kMetrics, Listener::kAdmin}) {
+            const std::int64_t port = rawPortOf(plan, static_cast<std::size_t>(node), listener);
+            if (port < 1 || port > 65535) {
+                return fail(ErrorCode::kInvalidArgument,
+                            "node" + std::to_string(node) + " would listen on port " +
+                                std::to_string(port) +
+                                ": the base ports and --port-offset must keep every port in "
+                                "1..65535");
+            }
+            if (!taken.insert(port).second) {
+                return fail(ErrorCode::kInvalidArgument,
+                            "node" + std::to_string(node) + " would share port " +
+                                std::to_string(port) +
+                                " with another listener on its host: choose base ports and a "
+                                "--port-offset that keep them apart");
+            }
+        }
+    }
+    return {};
 }
 
 std::string homeName(std::size_t index) {
@@ -66,41 +133,62 @@ Status checkArguments(const TestnetPlan& plan) {
                     "--full-nodes must be 0.." + std::to_string(kMaxValidators));
     }
     const std::int64_t nodes = plan.validators + plan.fullNodes;
-    const std::int64_t lastPort = plan.basePort + kPortsPerNode * nodes - 1;
-    if (plan.basePort < 1 || lastPort > 65535) {
-        return fail(ErrorCode::kInvalidArgument, "--base-port must leave room for " +
-                                                     std::to_string(kPortsPerNode * nodes) +
-                                                     " consecutive ports below 65536");
+    if (plan.portOffset < 0 || plan.portOffset > 65535) {
+        return fail(ErrorCode::kInvalidArgument, "--port-offset must be 0..65535");
     }
+    GL_TRY(checkListenFlags(plan.listen));
+    GL_TRY(checkPorts(plan, nodes));
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(plan.host, ec);
     if (ec || address.is_unspecified()) {
         return fail(ErrorCode::kInvalidArgument,
                     "--host must be an IP address the nodes can reach each other on");
     }
+    if (plan.hostnames.empty()) {
+        return {};
+    }
+    if (static_cast<std::int64_t>(plan.hostnames.size()) != nodes) {
+        return fail(ErrorCode::kInvalidArgument, "--hostnames must name " + std::to_string(nodes) +
+                                                     " hosts, one per node, not " +
+                                                     std::to_string(plan.hostnames.size()));
+    }
+    std::set<std::string> seen;
+    for (const auto& name : plan.hostnames) {
+        if (!codec::isValidHost(name)) {
+            return fail(ErrorCode::kInvalidArgument,
+                        "--hostnames: \"" + name + "\" is not a host name or IP address");
+        }
+        if (!seen.insert(name).second) {
+            return fail(ErrorCode::kInvalidArgument, "--hostnames names " + name + " twice");
+        }
+    }
     return {};
 }
 
 /**
- * Node `index`'s config: its ports on the plan's host, every other node a persistent peer, and
- * the full nodes allowed (validators are allowed by the validator set).
+ * Node `index`'s config: its listeners and ports, every other node a persistent peer at its host
+ * (name), and the full nodes allowed (validators are allowed by the validator set). With host
+ * names, the node's JSON-RPC also accepts requests addressed to its own name.
  */
 NodeConfig nodeConfig(const TestnetPlan& plan, std::size_t index,
                       const std::vector<contracts::GenesisValidator>& nodes) {
     NodeConfig config;
-    config.p2pAddress = plan.host;
-    config.p2pPort = portOf(plan, index, 0);
-    config.rpcAddress = plan.host;
-    config.rpcPort = portOf(plan, index, 1);
-    config.metricsAddress = plan.host;
-    config.metricsPort = portOf(plan, index, 2);
+    config.p2pAddress = listenAddressOf(plan, plan.listen.p2pAddr);
+    config.p2pPort = portOf(plan, index, Listener::kP2p);
+    config.rpcAddress = listenAddressOf(plan, plan.listen.rpcAddr);
+    config.rpcPort = portOf(plan, index, Listener::kRpc);
+    config.metricsAddress = listenAddressOf(plan, plan.listen.metricsAddr);
+    config.metricsPort = portOf(plan, index, Listener::kMetrics);
     config.keyPassphraseFile = plan.passphraseFile;
     config.keyPassphraseEnv = plan.passphraseEnv;
-    config.rpcAdminPort = portOf(plan, index, 3);
+    config.rpcAdminPort = portOf(plan, index, Listener::kAdmin);
+    if (!plan.hostnames.empty()) {
+        config.rpcAllowedHosts.push_back(plan.hostnames[index]);
+    }
     for (std::size_t peer = 0; peer < nodes.size(); ++peer) {
         if (peer != index) {
-            config.persistentPeers.push_back(
-                codec::PeerAddress{nodes[peer].nodeId, plan.host, portOf(plan, peer, 0)});
+            config.persistentPeers.push_back(codec::PeerAddress{
+                nodes[peer].nodeId, hostOf(plan, peer), portOf(plan, peer, Listener::kP2p)});
         }
         if (peer >= static_cast<std::size_t>(plan.validators)) {
             config.allowedNodes.push_back(nodes[peer].nodeId);
@@ -170,15 +258,15 @@ void printSummary(const TestnetPlan& plan, const std::vector<contracts::GenesisV
     if (plan.fullNodes > 0) {
         std::cout << " with " << plan.fullNodes << " full node" << (plan.fullNodes > 1 ? "s" : "");
     }
-    std::cout << " to " << plan.out.string() << " (chain " << plan.genesis.chainId << ", host "
-              << plan.host << ")\n"
-              << "  home     role       p2p    rpc    metrics  node id\n";
+    std::cout << " to " << plan.out.string() << " (chain " << plan.genesis.chainId << ")\n"
+              << "  home     role       host             p2p    rpc    metrics  node id\n";
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const bool validator = i < static_cast<std::size_t>(plan.validators);
         std::cout << "  " << std::left << std::setw(7) << homeName(i) << "  " << std::setw(9)
-                  << (validator ? "validator" : "full node") << "  " << std::setw(5)
-                  << portOf(plan, i, 0) << "  " << std::setw(5) << portOf(plan, i, 1) << "  "
-                  << std::setw(7) << portOf(plan, i, 2) << "  " << nodes[i].nodeId.hex() << "\n";
+                  << (validator ? "validator" : "full node") << "  " << std::setw(15)
+                  << hostOf(plan, i) << "  " << std::setw(5) << portOf(plan, i, Listener::kP2p)
+                  << "  " << std::setw(5) << portOf(plan, i, Listener::kRpc) << "  " << std::setw(7)
+                  << portOf(plan, i, Listener::kMetrics) << "  " << nodes[i].nodeId.hex() << "\n";
     }
     std::cout << "dev account " << dev.hex() << " (key 'dev' in every home, funded in genesis)\n"
               << "start node i with: gridledger start --home " << (plan.out / "node<i>").string()
@@ -192,6 +280,7 @@ int runTestnet(const Args& args) {
     std::string out;
     std::string passphraseFile;
     bool encrypt = false;
+    std::string hostnames;
     po::options_description desc("gridledger testnet --validators N --out DIR");
     desc.add_options()("help,h", "show this help")(
         "validators", po::value(&plan.validators)->required(), "number of validators, 1..64")(
@@ -203,8 +292,14 @@ int runTestnet(const Args& args) {
         "chain-id", po::value(&plan.genesis.chainId)->default_value(plan.genesis.chainId),
         "chain id of the genesis")("host", po::value(&plan.host)->default_value(plan.host),
                                    "IP address every node listens on and dials its peers at")(
+        "hostnames", po::value(&hostnames),
+        "comma-separated host names, one per node (e.g. container names): peers dial node i at "
+        "the i-th; the nodes listen on 0.0.0.0 unless an address flag says otherwise")(
         "base-port", po::value(&plan.basePort)->default_value(plan.basePort),
-        "node i uses this + 3i (P2P), + 3i+1 (RPC), + 3i+2 (metrics)")(
+        "node i uses this + 4i (P2P), + 4i+1 (RPC), + 4i+2 (metrics), + 4i+3 (admin RPC)")(
+        "port-offset", po::value(&plan.portOffset)->default_value(plan.portOffset),
+        "node i's port of each listener is that listener's base + offset * i; 0 with "
+        "--hostnames gives every node the same ports")(
         "round-timeout-ms", po::value<std::int64_t>(),
         "consensus round timeout in genesis (default from genesis/dev.json)")(
         "empty-block-interval-ms", po::value<std::int64_t>(),
@@ -214,6 +309,8 @@ int runTestnet(const Args& args) {
         "encrypt", po::bool_switch(&encrypt),
         "encrypt every home's keys under one passphrase (docs/operations.md)");
     addPassphraseOption(desc, passphraseFile);
+    addListenOptions(desc, plan.listen,
+                     ": node i's is this + port-offset * i (overrides --base-port)");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args).options(desc).run(), vm);
@@ -247,6 +344,16 @@ int runTestnet(const Args& args) {
         plan.genesis.leaderReputationWindow = static_cast<std::uint32_t>(window);
     }
     plan.out = out;
+    if (vm.count("hostnames") != 0) {
+        if (!vm["host"].defaulted()) {
+            std::cerr << "gridledger testnet: give --host or --hostnames, not both\n";
+            return 2;
+        }
+        std::stringstream list(hostnames);
+        for (std::string name; std::getline(list, name, ',');) {
+            plan.hostnames.push_back(name);
+        }
+    }
     if (auto checked = checkArguments(plan); !checked) {
         std::cerr << "gridledger testnet: " << checked.error().message << "\n";
         return 2;

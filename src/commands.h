@@ -19,5 +19,6 @@ int runQuery(const Args& args);
 int runReplay(const Args& args);
 int runVerifyProof(const Args& args);
 int runExport(const Args& args);
+int runConfig(const Args& args);
 
 }  // namespace gridledger::node

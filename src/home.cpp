@@ -4,10 +4,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <string_view>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
+#include <spdlog/common.h>
 #include <sys/stat.h>
 
 namespace gridledger::node {
@@ -276,12 +279,22 @@ Result<std::string> Home::loadRpcToken(const NodeConfig& config) const {
     return readRpcToken(path.is_relative() ? root_ / path : path);
 }
 
-Result<NodeConfig> Home::loadConfig() const {
-    NodeConfig c;
+namespace {
+
+/** The list-valued keys, read as text and parsed after the INI pass. */
+struct ConfigLists {
     std::string persistentPeers;
     std::string allowedNodes;
     std::string allowedHosts;
     std::string allowedOrigins;
+};
+
+/** Every node.conf key, its type and its default: the one table both readers use. */
+po::options_description configOptions(NodeConfig& c, ConfigLists& lists) {
+    std::string& persistentPeers = lists.persistentPeers;
+    std::string& allowedNodes = lists.allowedNodes;
+    std::string& allowedHosts = lists.allowedHosts;
+    std::string& allowedOrigins = lists.allowedOrigins;
     po::options_description desc;
     desc.add_options()  //
         ("rpc.address", po::value(&c.rpcAddress)->default_value(c.rpcAddress))(
@@ -328,8 +341,85 @@ Result<NodeConfig> Home::loadConfig() const {
             "metrics.address", po::value(&c.metricsAddress)->default_value(c.metricsAddress))(
             "metrics.port", po::value(&c.metricsPort)->default_value(c.metricsPort))(
             "log.level", po::value(&c.logLevel)->default_value(c.logLevel))(
+            "log.format", po::value(&c.logFormat)->default_value(c.logFormat))(
             "keys.passphrase_file", po::value(&c.keyPassphraseFile)->default_value(""))(
             "keys.passphrase_env", po::value(&c.keyPassphraseEnv)->default_value(""));
+    return desc;
+}
+
+bool isIpAddress(const std::string& text) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(text, ec);
+    return !ec;
+}
+
+/**
+ * The faults of a config whose keys all parsed: lists, addresses and ranges. Each is one
+ * message naming the key.
+ */
+std::vector<std::string> semanticFaults(NodeConfig& c, const ConfigLists& lists) {
+    std::vector<std::string> faults;
+    for (const auto& item : splitList(lists.persistentPeers)) {
+        if (auto peer = parsePeerAddress(item)) {
+            c.persistentPeers.push_back(std::move(*peer));
+        } else {
+            faults.push_back("p2p.persistent_peers: " + peer.error().message);
+        }
+    }
+    for (const auto& item : splitList(lists.allowedNodes)) {
+        if (auto nodeId = parseNodeId(item)) {
+            c.allowedNodes.push_back(*nodeId);
+        } else {
+            faults.push_back("p2p.allowed_nodes: " + nodeId.error().message);
+        }
+    }
+    c.rpcAllowedHosts = splitList(lists.allowedHosts);
+    c.rpcAllowedOrigins = splitList(lists.allowedOrigins);
+    // The admin methods reveal and steer the node itself: they must never be reachable from
+    // another machine, whatever else the operator exposes.
+    boost::system::error_code ec;
+    const auto adminAddress = boost::asio::ip::make_address(c.rpcAdminAddress, ec);
+    if (ec || !adminAddress.is_loopback()) {
+        faults.push_back(
+            "rpc.admin_address must be a loopback address such as 127.0.0.1 or ::1, not \"" +
+            c.rpcAdminAddress + "\"");
+    }
+    for (const auto& [key, address] :
+         {std::pair{"rpc.address", &c.rpcAddress}, std::pair{"p2p.address", &c.p2pAddress},
+          std::pair{"metrics.address", &c.metricsAddress}}) {
+        if (!isIpAddress(*address)) {
+            faults.push_back(std::string(key) + " must be an IP address such as 127.0.0.1 or " +
+                             "0.0.0.0, not \"" + *address + "\"");
+        }
+    }
+    for (const auto& [key, port] :
+         {std::pair{"rpc.port", c.rpcPort}, std::pair{"p2p.port", c.p2pPort},
+          std::pair{"metrics.port", c.metricsPort}}) {
+        if (port == 0) {
+            faults.push_back(std::string(key) + " must be 1..65535, not 0");
+        }
+    }
+    if (c.syncBatchBlocks == 0 || c.syncBatchBlocks > kMaxSyncBatchBlocks) {
+        faults.push_back("p2p.sync_batch_blocks must be 1.." + std::to_string(kMaxSyncBatchBlocks));
+    }
+    if (spdlog::level::from_str(c.logLevel) == spdlog::level::off && c.logLevel != "off") {
+        faults.push_back(
+            "log.level must be one of trace, debug, info, warning, error, critical, "
+            "off, not \"" +
+            c.logLevel + "\"");
+    }
+    if (c.logFormat != "text" && c.logFormat != "json") {
+        faults.push_back("log.format must be text or json, not \"" + c.logFormat + "\"");
+    }
+    return faults;
+}
+
+}  // namespace
+
+Result<NodeConfig> Home::loadConfig() const {
+    NodeConfig c;
+    ConfigLists lists;
+    const po::options_description desc = configOptions(c, lists);
     std::ifstream in(configFile());
     if (!in) {
         return fail(ErrorCode::kConfig, "cannot read " + configFile().string());
@@ -341,31 +431,92 @@ Result<NodeConfig> Home::loadConfig() const {
     } catch (const po::error& e) {
         return fail(ErrorCode::kConfig, configFile().string() + ": " + e.what());
     }
-    for (const auto& item : splitList(persistentPeers)) {
-        GL_ASSIGN_OR_RETURN(peer, parsePeerAddress(item));
-        c.persistentPeers.push_back(std::move(peer));
-    }
-    for (const auto& item : splitList(allowedNodes)) {
-        GL_ASSIGN_OR_RETURN(nodeId, parseNodeId(item));
-        c.allowedNodes.push_back(nodeId);
-    }
-    c.rpcAllowedHosts = splitList(allowedHosts);
-    c.rpcAllowedOrigins = splitList(allowedOrigins);
-    // The admin methods reveal and steer the node itself: they must never be reachable from
-    // another machine, whatever else the operator exposes.
-    boost::system::error_code ec;
-    const auto adminAddress = boost::asio::ip::make_address(c.rpcAdminAddress, ec);
-    if (ec || !adminAddress.is_loopback()) {
-        return fail(ErrorCode::kConfig,
-                    "rpc.admin_address must be a loopback address such as "
-                    "127.0.0.1 or ::1, not \"" +
-                        c.rpcAdminAddress + "\"");
-    }
-    if (c.syncBatchBlocks == 0 || c.syncBatchBlocks > kMaxSyncBatchBlocks) {
-        return fail(ErrorCode::kConfig,
-                    "p2p.sync_batch_blocks must be 1.." + std::to_string(kMaxSyncBatchBlocks));
+    const auto faults = semanticFaults(c, lists);
+    if (!faults.empty()) {
+        return fail(ErrorCode::kConfig, faults.front());
     }
     return c;
+}
+
+ConfigCheck checkConfigText(const std::string& text) {
+    ConfigCheck check;
+    // Line by line first, so that every unknown or ill-typed key is named with its line; the
+    // lines that parse make the config whose values are checked next.
+    std::istringstream lines(text);
+    std::string clean;
+    std::string line;
+    std::string section;
+    NodeConfig scratch;
+    ConfigLists scratchLists;
+    const po::options_description known = configOptions(scratch, scratchLists);
+    for (int number = 1; std::getline(lines, line); ++number) {
+        const std::string item = trim(line);
+        if (item.empty() || item[0] == '#' || item[0] == ';') {
+            continue;
+        }
+        const auto report = [&](std::initializer_list<std::string_view> parts) {
+            std::string fault = "node.conf line ";
+            fault += std::to_string(number);
+            fault += ": ";
+            for (const std::string_view part : parts) {
+                fault += part;
+            }
+            check.faults.push_back(std::move(fault));
+        };
+        if (item.front() == '[') {
+            if (item.back() != ']') {
+                report({"malformed section header \"", item, "\""});
+            } else {
+                section = trim(item.substr(1, item.size() - 2));
+                clean += item;
+                clean += '\n';
+            }
+            continue;
+        }
+        const auto equals = item.find('=');
+        if (equals == std::string::npos) {
+            report({"\"", item, "\" is not key = value"});
+            continue;
+        }
+        std::string key = section.empty() ? std::string() : section + ".";
+        key += trim(item.substr(0, equals));
+        if (known.find_nothrow(key, false) == nullptr) {
+            report({"unknown key ", key});
+            continue;
+        }
+        NodeConfig one;
+        ConfigLists oneLists;
+        const po::options_description desc = configOptions(one, oneLists);
+        std::string single = section.empty() ? std::string() : "[" + section + "]\n";
+        single += item;
+        single += '\n';
+        std::istringstream in(single);
+        try {
+            po::variables_map vm;
+            po::store(po::parse_config_file(in, desc), vm);
+            po::notify(vm);
+            clean += item;
+            clean += '\n';
+        } catch (const po::error& e) {
+            report({key, " = \"", trim(item.substr(equals + 1)), "\" is not a valid value (",
+                    e.what(), ")"});
+        }
+    }
+    ConfigLists lists;
+    const po::options_description desc = configOptions(check.config, lists);
+    std::istringstream in(clean);
+    try {
+        po::variables_map vm;
+        po::store(po::parse_config_file(in, desc), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        check.faults.push_back(std::string("node.conf: ") + e.what());  // a key given twice
+        return check;
+    }
+    for (auto& fault : semanticFaults(check.config, lists)) {
+        check.faults.push_back("node.conf: " + fault);
+    }
+    return check;
 }
 
 Status Home::writeConfig(const NodeConfig& c) const {
@@ -434,7 +585,9 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "address = " << c.metricsAddress << "\n"
         << "port = " << c.metricsPort << "\n\n"
         << "[log]\n"
-        << "level = " << c.logLevel << "\n\n"
+        << "level = " << c.logLevel << "\n"
+        << "# text, or json: one JSON object per line (time, level, component, message, fields)\n"
+        << "format = " << c.logFormat << "\n\n"
         << "[keys]\n"
         << "# where the node reads the passphrase of encrypted keys: a file (relative to the "
            "home)\n"

@@ -73,6 +73,8 @@ struct NodeConfig {
     std::string metricsAddress = "127.0.0.1";
     std::uint16_t metricsPort = 9464;
     std::string logLevel = "info";
+    /** [log] format: "text" (the default) or "json", one JSON object per line. */
+    std::string logFormat = "text";
     /** [keys]: where the node reads the passphrase of encrypted keys (docs/operations.md). A
      * relative file is relative to the home. */
     std::string keyPassphraseFile;
@@ -148,6 +150,20 @@ class Home {
 
     std::filesystem::path root_;
 };
+
+/** What checkConfigText found. */
+struct ConfigCheck {
+    /** One message per fault; empty when the node would accept the file. */
+    std::vector<std::string> faults;
+    /** The settings of the lines that parsed, defaults for the rest. */
+    NodeConfig config;
+};
+
+/**
+ * Every fault of node.conf's `text`, one message each: each unknown key and ill-typed value with
+ * its line, then the values that parse but cannot be used (an address, a peer, a range).
+ */
+[[nodiscard]] ConfigCheck checkConfigText(const std::string& text);
 
 /** Parses "node_id@host:port" (node id as 0x hex). */
 [[nodiscard]] Result<codec::PeerAddress> parsePeerAddress(std::string_view text);

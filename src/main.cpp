@@ -13,7 +13,10 @@ commands:
   keys new|show|list|encrypt
                        manage the keys in the home (encrypt: a plain key file in place)
   start                run the node
-  testnet              write the homes of an N-validator network on one machine
+  testnet              write the homes of an N-validator network (on one machine, or
+                       on hosts named by --hostnames, e.g. containers)
+  config check         validate a home: node.conf keys and values, genesis, key files,
+                       free ports; one line per fault, exit code 1 if any
   tx <payload>         sign and submit a transaction: transfer, propose, vote,
                        register-provider, attest, challenge (gridledger tx for the list)
   query account        show an account's balance and nonce
@@ -63,6 +66,9 @@ int main(int argc, char** argv) {
     }
     if (command == "export") {
         return runExport(args);
+    }
+    if (command == "config") {
+        return runConfig(args);
     }
     if (command == "version") {
         std::cout << "gridledger " << GRIDLEDGER_VERSION << "\n";

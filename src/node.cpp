@@ -1,3 +1,4 @@
+#include "log_format.h"
 #include "node_impl.h"
 
 namespace gridledger::node {
@@ -17,12 +18,16 @@ namespace {
  */
 constexpr std::chrono::milliseconds kReconnectCap{2'000};
 
-std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const std::string& level) {
+/** The logger `name` at the config's level, its lines as text or JSON ([log] in node.conf). */
+std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const NodeConfig& config) {
     auto logger = spdlog::get(name);
     if (!logger) {
         logger = spdlog::stderr_color_mt(name);
     }
-    logger->set_level(spdlog::level::from_str(level));
+    logger->set_level(spdlog::level::from_str(config.logLevel));
+    if (config.logFormat == "json") {
+        logger->set_formatter(std::make_unique<JsonLogFormatter>());
+    }
     return logger;
 }
 
@@ -31,7 +36,7 @@ std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const std::s
 Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(config, home.loadConfig());
     config_ = config;
-    log_ = makeLogger("node", config_.logLevel);
+    log_ = makeLogger("node", config_);
     GL_ASSIGN_OR_RETURN(genesisText, readFile(home.genesisFile()));
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     genesis_ = std::move(genesis);
@@ -297,7 +302,7 @@ Status NodeImpl::openNetwork() {
     options.allowed = allowedNodes();
     options.persistentPeers = config_.persistentPeers;
     options.timers.reconnectCap = kReconnectCap;
-    options.logger = makeLogger("p2p", config_.logLevel);
+    options.logger = makeLogger("p2p", config_);
     const NodeId self = nodeKey_.nodeId();
     options.seed = readU64(self.view());
     network_ = std::make_unique<p2p::Network>(std::move(options), nodeKey_);
@@ -611,7 +616,7 @@ void NodeImpl::fatal(const Error& error) {
 
 Result<std::unique_ptr<Node>> Node::start(const Home& home) {
     GL_ASSIGN_OR_RETURN(config, home.loadConfig());
-    const auto log = makeLogger("node", config.logLevel);
+    const auto log = makeLogger("node", config);
     Passphrase passphrase(PassphraseSource{
         .file = config.keyPassphraseFile.empty() ? std::filesystem::path()
                                                  : home.root() / config.keyPassphraseFile,

@@ -155,6 +155,13 @@ Testnet::Testnet(const TestnetOptions& options) {
         args.insert(args.end(), {"--leader-reputation-window",
                                  std::to_string(*options.leaderReputationWindow)});
     }
+    if (!options.hostnames.empty()) {
+        std::string names;
+        for (const auto& name : options.hostnames) {
+            names += (names.empty() ? "" : ",") + name;
+        }
+        args.insert(args.end(), {"--hostnames", names});
+    }
     const auto output = dir_.path() / "testnet.out";
     if (runCommand(bin(), args, output) != 0) {
         throw std::runtime_error("gridledger testnet failed:\n" + readAll(output));

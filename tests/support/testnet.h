@@ -45,6 +45,8 @@ struct TestnetOptions {
     std::string logLevel;
     /** Genesis consensus.leader_reputation_window (0: off). */
     std::optional<std::uint32_t> leaderReputationWindow;
+    /** `gridledger testnet --hostnames`, one per node, when not empty: the names peers dial. */
+    std::vector<std::string> hostnames;
 };
 
 /**
