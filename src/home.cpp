@@ -399,6 +399,10 @@ std::vector<std::string> semanticFaults(NodeConfig& c, const ConfigLists& lists)
             faults.push_back(std::string(key) + " must be 1..65535, not 0");
         }
     }
+    if (c.rpcNice < 0 || c.rpcNice > kMaxRpcNice) {
+        faults.push_back("rpc.nice must be 0.." + std::to_string(kMaxRpcNice) + ", not " +
+                         std::to_string(c.rpcNice));
+    }
     if (c.syncBatchBlocks == 0 || c.syncBatchBlocks > kMaxSyncBatchBlocks) {
         faults.push_back("p2p.sync_batch_blocks must be 1.." + std::to_string(kMaxSyncBatchBlocks));
     }

@@ -23,6 +23,8 @@ inline constexpr std::string_view kAccountKeyName = "validator-account";
 
 /** Most blocks one sync request may ask for. */
 inline constexpr std::uint64_t kMaxSyncBatchBlocks = 1024;
+/** The highest rpc.nice: the highest niceness Linux gives a thread. */
+inline constexpr int kMaxRpcNice = 19;
 
 /** Settings read from config/node.conf (INI). Every key has a default. */
 struct NodeConfig {

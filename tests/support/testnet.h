@@ -46,7 +46,7 @@ struct TestnetOptions {
     /** Genesis consensus.leader_reputation_window (0: off). */
     std::optional<std::uint32_t> leaderReputationWindow;
     /** `gridledger testnet --hostnames`, one per node, when not empty: the names peers dial. */
-    std::vector<std::string> hostnames;
+    std::vector<std::string> hostnames{};
 };
 
 /**
