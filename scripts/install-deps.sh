@@ -13,6 +13,7 @@ packages=(
     # make test's checks of deploy/: promtool, a node exporter to scrape, yamllint, systemd-analyze
     prometheus prometheus-node-exporter yamllint systemd
     wrk  # the HTTP load of make bench's JSON-RPC read run (bench/wrk/)
+    chromium  # the headless browser of the explorer's browser tests (explorer/test)
 )
 
 missing=()
