@@ -2,7 +2,7 @@
 // time and short epochs, two providers admitted by governance that attest slot by slot, a
 // verifier's challenge, a task run to its settlement, and several epochs settled.
 //
-// The chain moves only for a transaction (a long empty-block interval): each transaction makes
+// The chain moves only for a transaction (long empty-block and round intervals): each transaction makes
 // its block and the block that certifies it, so the next one lands at the executed head + 2, and
 // that height alone gives its timestamp (genesis + height × block time), epoch and slot.
 
@@ -24,8 +24,10 @@ import {
     type Receipt,
 } from "@gridledger/client";
 
-export const BLOCK_MS = 1000n;
-export const SLOT_MS = 6000n;
+/** A minute a block, so that a task runs for minutes and its bill charges them. */
+export const BLOCK_MS = 60_000n;
+/** Six blocks a slot: two providers' attestations and one other transaction. */
+export const SLOT_MS = 6n * BLOCK_MS;
 export const SLOTS = 3n;
 export const EPOCH_MS = SLOT_MS * SLOTS;
 /** Epochs 0 … LAST_EPOCH are settled by the end of the run. */
@@ -75,13 +77,13 @@ export async function startNode(bin: string, dir: string, explorerDir: string): 
     cli(bin, home, ["init", "--chain-id", "explorer-test"]);
     const genesisPath = join(home, "config", "genesis.json");
     const genesis = JSON.parse(readFileSync(genesisPath, "utf8"));
-    // An hour back, whole seconds: the stamps (one second a block) never pass the clock.
-    const genesisMs = BigInt(Math.floor((Date.now() - 3_600_000) / 1000) * 1000);
+    // A day back, whole minutes: the stamps (a minute a block) stay behind the clock.
+    const genesisMs = BigInt(Math.floor((Date.now() - 86_400_000) / 60_000) * 60_000);
     genesis.genesis_time_ms = genesisMs.toString();
     Object.assign(genesis.consensus, {
         block_time_ms: BLOCK_MS.toString(),
-        empty_block_interval_ms: "1800000",
-        round_timeout_ms: "3600000",
+        empty_block_interval_ms: "3600000",
+        round_timeout_ms: "7200000",
     });
     Object.assign(genesis.tokenomics, {
         epoch_ms: EPOCH_MS.toString(),
@@ -167,6 +169,57 @@ export class Driver {
     }
 }
 
+interface TaskPlan {
+    id?: Hex;
+    /** What is still to be done, in order, once the task is created. */
+    steps: ("start" | "submit" | "verify" | "cancel")[];
+}
+
+/**
+ * Sends the next transaction of `plan` at `at` and returns true, or returns false when its next
+ * step must wait (a start waits for the chain to assign the task).
+ */
+async function taskStep(node: DevNode, driver: Driver, plan: TaskPlan, consumer: Hex, at: bigint): Promise<boolean> {
+    if (plan.id === undefined) {
+        const nonce = BigInt((await node.client.account(consumer)).nonce);
+        await driver.send(
+            node.devSecret,
+            { kind: "task_create", category: "ml_training", minGflops: 1_000_000n, constraints: [], maxMinutes: 60n, specHash: `0x${"cd".repeat(32)}` },
+            at,
+        );
+        plan.id = taskIdOf(consumer, nonce);
+        return true;
+    }
+    const task = await node.client.request("task_get", { id: plan.id });
+    const worker = providerSecrets[providerSecrets.map((secret) => addressOf(publicKeyOf(secret))).indexOf(task.provider as Hex)];
+    const taskId = plan.id;
+    switch (plan.steps[0]) {
+        case "start":
+            if (task.state !== "assigned" || worker === undefined) {
+                return false;
+            }
+            await driver.send(worker, { kind: "task_start", taskId }, at);
+            break;
+        case "submit":
+            await driver.send(
+                worker!,
+                { kind: "task_submit_result", taskId, resultHash: `0x${"ef".repeat(32)}`, outputUri: "s3://results/explorer-test", exitCode: 0, durationMs: 2_700_000n },
+                at,
+            );
+            break;
+        case "verify":
+            await driver.send(node.devSecret, { kind: "task_verify", taskId, accept: true, reason: "" }, at);
+            break;
+        case "cancel":
+            await driver.send(node.devSecret, { kind: "task_cancel", taskId }, at);
+            break;
+        case undefined:
+            return false;
+    }
+    plan.steps.shift();
+    return true;
+}
+
 /** What the run did that the tests look up. */
 export interface Run {
     providers: Hex[];
@@ -194,13 +247,15 @@ export async function runEpochs(node: DevNode, driver: Driver): Promise<Run> {
 
     const dev = addressOf(publicKeyOf(node.devSecret));
     const attested = new Set<string>();
-    let task: Hex | undefined;
-    let taskStep = 0;
+    // Three tasks, one after the other: one run to its settlement, one left running, one
+    // cancelled before it starts.
+    const plans: TaskPlan[] = [{ steps: ["start", "submit", "verify"] }, { steps: ["start"] }, { steps: ["cancel"] }];
     let challenged = false;
     for (let sent = 0; ; ++sent) {
         assert.ok(sent < 500, "the run did not settle its epochs");
         const t = await node.client.request("tokenomics_get", {});
-        if (BigInt(t.next_epoch) > LAST_EPOCH && taskStep === 4) {
+        const plan = plans.find((p) => p.id === undefined || p.steps.length > 0);
+        if (BigInt(t.next_epoch) > LAST_EPOCH && plan === undefined) {
             break;
         }
         const at = await driver.nextHeight();
@@ -224,45 +279,17 @@ export async function runEpochs(node: DevNode, driver: Driver): Promise<Run> {
                 at,
             );
             attested.add(`${due}/${e}/${s}`);
-            continue;
-        }
-        if (!challenged && e === 2n && s === 2n) {
+        } else if (!challenged && e === 2n && s === 2n) {
             await driver.send(
                 verifierSecret,
                 { kind: "challenge", provider: providers[0]!, epoch: e, slot: 1n, reason: "benchmark does not reproduce", evidence: `0x${"bb".repeat(32)}` },
                 at,
             );
             challenged = true;
-            continue;
-        }
-        const state = task === undefined ? undefined : (await node.client.request("task_get", { id: task })).state;
-        const assigned = task === undefined ? "" : (await node.client.request("task_get", { id: task })).provider;
-        const worker = providerSecrets[providers.indexOf(assigned as Hex)];
-        if (taskStep === 0 && e >= 1n) {
-            const nonce = BigInt((await node.client.account(dev)).nonce);
-            await driver.send(
-                node.devSecret,
-                { kind: "task_create", category: "ml_training", minGflops: 1_000_000n, constraints: [], maxMinutes: 60n, specHash: `0x${"cd".repeat(32)}` },
-                at,
-            );
-            task = taskIdOf(dev, nonce);
-            taskStep = 1;
-        } else if (taskStep === 1 && state === "assigned" && worker !== undefined) {
-            await driver.send(worker, { kind: "task_start", taskId: task! }, at);
-            taskStep = 2;
-        } else if (taskStep === 2 && worker !== undefined) {
-            await driver.send(
-                worker,
-                { kind: "task_submit_result", taskId: task!, resultHash: `0x${"ef".repeat(32)}`, outputUri: "s3://results/explorer-test", exitCode: 0, durationMs: 2_700_000n },
-                at,
-            );
-            taskStep = 3;
-        } else if (taskStep === 3) {
-            await driver.send(node.devSecret, { kind: "task_verify", taskId: task!, accept: true, reason: "" }, at);
-            taskStep = 4;
-        } else {
+        } else if (plan === undefined || e < 1n || !(await taskStep(node, driver, plan, dev, at))) {
             await driver.transfer(node.devSecret, at);
         }
     }
-    return { providers, taskId: task! };
+    const settled = plans[0]!.id!;
+    return { providers, taskId: settled };
 }

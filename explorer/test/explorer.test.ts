@@ -280,6 +280,7 @@ test("tasks: counts by state, and a settled task's timeline and bill", async () 
         ending ??= tx.status === "committed" ? tx.receipt.events.find((e) => e.kind === "task_transition" && e.attributes.to === "settled") : undefined;
     }
     assert.ok(ending !== undefined);
+    assert.ok(BigInt(String(ending.attributes.charged)) > 0n, "the run was billed");
     for (const key of ["escrow", "minutes", "charged", "to_pool", "to_provider", "refund", "deposit", "deposit_forfeit"]) {
         assert.equal(await value('[data-table="bill"]', key), String(ending.attributes[key]), key);
     }
@@ -306,7 +307,9 @@ test("validators, governance and an account show what the node returns", async (
     const account = await rpc("account_get", { address: consumer, height });
     assert.equal(await value('[data-table="account"]', "balance"), account.balance);
     assert.equal(await value('[data-table="account"]', "nonce"), account.nonce);
-    assert.deepEqual(await values('[data-table="tasks"]', "state"), ["settled"]);
+    const created = (await rpc("tasks_list", { by: "consumer", key: consumer, height })).items;
+    assert.deepEqual(await values('[data-table="tasks"]', "state"), created.map((task) => task.state));
+    assert.deepEqual(created.map((task) => task.state).sort(), ["cancelled", "running", "settled"]);
     await screenshot("account");
 });
 
