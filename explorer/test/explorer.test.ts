@@ -261,6 +261,12 @@ test("tasks: counts by state, and a settled task's timeline and bill", async () 
     }
     await screenshot("tasks");
 
+    // The search box finds the task by its id (no transaction has that hash).
+    await page.fill('#search input[name="q"]', run.taskId);
+    await page.press('#search input[name="q"]', "Enter");
+    await page.waitForSelector('main[data-ready="task"]', { timeout: 20_000 });
+    assert.equal(new URL(page.url()).hash, `#/task/${run.taskId}`);
+
     height = await open(`/task/${run.taskId}`, "task");
     const task = await rpc("task_get", { id: run.taskId, height });
     assert.equal(task.state, "settled");

@@ -57,7 +57,6 @@ export const providerPage: Page = async (main, [address = ""], query) => {
     const since = BigInt(head.header.timestamp_ms) - BigInt(t.genesis_time_ms);
     const current = since < 0n ? 0n : since / BigInt(t.tokenomics.epoch_ms);
     const epoch = query.get("epoch") ?? current.toString();
-    const slots = BigInt(t.tokenomics.epoch_ms) / BigInt(t.tokenomics.slot_ms);
     const { items: attestations } = await listAll("attestations_list", { provider: provider.address, epoch, height });
     const inventory = provider.inventory;
     main.append(
@@ -94,7 +93,11 @@ export const providerPage: Page = async (main, [address = ""], query) => {
         "p",
         { class: "epochs" },
         BigInt(epoch) > 0n ? link(route.provider(provider.address, (BigInt(epoch) - 1n).toString()), "← previous epoch") : "",
-        ` Epoch ${epoch} (the current one is ${current}): ${slots} slots of ${Number(t.tokenomics.slot_ms) / 1000} s. `,
+        " Epoch ",
+        num(epoch, "count", "epoch"),
+        ", slots of ",
+        num(t.tokenomics.slot_ms, "ms", "slot_ms"),
+        " ",
         BigInt(epoch) < current ? link(route.provider(provider.address, (BigInt(epoch) + 1n).toString()), "next epoch →") : "",
     );
     const attested = section(`Attestations in epoch ${epoch}`, epochs);
