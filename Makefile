@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 HOME_DIR ?= $(or $(GRIDLEDGER_HOME),$(HOME)/.gridledger)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build localnet bench format format-check asan-test tsan-test fuzz tidy clean
+.PHONY: run test deps build explorer localnet bench format format-check asan-test tsan-test fuzz tidy clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,6 +17,11 @@ build: deps
 run: build
 	@[ -f "$(HOME_DIR)/config/genesis.json" ] || $(BUILD_DIR)/bin/gridledger init --home "$(HOME_DIR)"
 	exec $(BUILD_DIR)/bin/gridledger start --home "$(HOME_DIR)"
+
+## make explorer: build the web explorer (docs/explorer.md) into build/explorer, the directory to
+## name as explorer_dir in the [rpc] section of a node's config/node.conf.
+explorer: deps
+	cd explorer && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build -- $(CURDIR)/build/explorer
 
 ## make localnet: build, then run a 4-validator network on 127.0.0.1 from build/localnet (written
 ## by `gridledger testnet` on first use); Ctrl-C stops every node.

@@ -18,6 +18,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include <gridledger/crypto/sha256.h>
+#include <gridledger/rpc/static_files.h>
 
 #include "ws_session.h"
 
@@ -39,6 +40,15 @@ constexpr std::size_t kMaxRawTxs = 10'000;
  * that closing the socket does not reset the connection before the client reads the response. */
 constexpr std::chrono::milliseconds kLingerTime{2'000};
 constexpr std::size_t kDrainChunk = 16 * 1024;
+/** Where ServerOptions::explorerDir is served; `/explorer` alone redirects here. */
+constexpr std::string_view kExplorerPrefix = "/explorer/";
+/**
+ * What the explorer's pages may load and reach: their own files, and the node that serves them
+ * (fetch and WebSocket); nothing else, and no framing by another site.
+ */
+constexpr std::string_view kExplorerPolicy =
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' "
+    "'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** Longest Host or Origin value echoed back in a refusal. */
 constexpr std::size_t kMaxEchoed = 128;
 
@@ -115,6 +125,16 @@ bool isHttpError(const beast::error_code& ec) {
     return ec.category() == beast::error_code(http::error::bad_target).category();
 }
 
+/** The canonical form of `dir` when it is a directory, else empty (also when `dir` is). */
+std::filesystem::path canonicalDirectory(const std::filesystem::path& dir) {
+    std::error_code ec;
+    if (dir.empty() || !std::filesystem::is_directory(dir, ec)) {
+        return {};
+    }
+    std::filesystem::path canonical = std::filesystem::canonical(dir, ec);
+    return ec ? std::filesystem::path() : canonical;
+}
+
 std::uint32_t headerLimit(std::size_t bytes) {
     return static_cast<std::uint32_t>(
         std::min<std::size_t>(bytes, std::numeric_limits<std::uint32_t>::max()));
@@ -131,7 +151,8 @@ ServerState::ServerState(MethodTable methods, const ServerOptions& options)
       submitRaw_(options.submitRaw),
       settle_(options.settle),
       access_(options.access),
-      listenAddress_(options.address) {}
+      listenAddress_(options.address),
+      explorerRoot_(canonicalDirectory(options.explorerDir)) {}
 
 bool ServerState::admit(const std::shared_ptr<HttpSession>& session) {
     std::shared_ptr<HttpSession> evicted;
@@ -428,6 +449,12 @@ void HttpSession::handleRequest(Request&& request) {
         respond(std::move(response), after);
         return;
     }
+    if (!state_->explorerRoot().empty() &&
+        (path == kExplorerPrefix.substr(0, kExplorerPrefix.size() - 1) ||
+         path.starts_with(kExplorerPrefix))) {
+        serveExplorer(request, path, after);
+        return;
+    }
     if (path == "/txs" && state_->servesRaw()) {
         submitRawTxs(request, after);
         return;
@@ -512,6 +539,56 @@ void HttpSession::submitRawTxs(const Request& request, After after) {
     Response response{http::status::ok, httpVersion_};
     response.set(http::field::content_type, kOctetStreamContentType);
     response.body() = std::move(body);
+    respond(std::move(response), after);
+}
+
+// The explorer's files (ServerOptions::explorerDir). Its pages use relative URLs, so the
+// directory's own URL ends with '/': `/explorer` redirects there.
+void HttpSession::serveExplorer(const Request& request, std::string_view path, After after) {
+    if (request.method() != http::verb::get) {
+        respondError(http::status::method_not_allowed,
+                     RpcError{kInvalidRequest, "use GET on " + std::string(kExplorerPrefix),
+                              std::string(reason::kHttpMethodNotAllowed)},
+                     after, "GET");
+        return;
+    }
+    if (!path.starts_with(kExplorerPrefix)) {
+        Response response{http::status::moved_permanently, httpVersion_};
+        response.set(http::field::location,
+                     beast::string_view(kExplorerPrefix.data(), kExplorerPrefix.size()));
+        respond(std::move(response), after);
+        return;
+    }
+    auto file = readStaticFile(state_->explorerRoot(), path.substr(kExplorerPrefix.size()));
+    if (!file) {
+        const ErrorCode code = file.error().code;
+        if (code == ErrorCode::kInvalidArgument) {
+            respondError(http::status::bad_request,
+                         RpcError{kInvalidRequest, "bad path: " + file.error().message,
+                                  std::string(reason::kBadPath)},
+                         after);
+        } else if (code == ErrorCode::kNotFound) {
+            respondError(http::status::not_found,
+                         RpcError{kInvalidRequest, "no such file in the explorer",
+                                  std::string(reason::kPathNotFound)},
+                         after);
+        } else {
+            respondError(
+                http::status::internal_server_error,
+                RpcError{kInternalError, file.error().message, std::string(reason::kInternal)},
+                after);
+        }
+        return;
+    }
+    Response response{http::status::ok, httpVersion_};
+    response.set(http::field::content_type,
+                 beast::string_view(file->contentType.data(), file->contentType.size()));
+    // Revalidated on every load, so that a rebuilt explorer is picked up at once.
+    response.set(http::field::cache_control, "no-cache");
+    response.set("X-Content-Type-Options", "nosniff");
+    response.set("Content-Security-Policy",
+                 beast::string_view(kExplorerPolicy.data(), kExplorerPolicy.size()));
+    response.body() = std::move(file->body);
     respond(std::move(response), after);
 }
 

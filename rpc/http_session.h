@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,11 @@ class ServerState {
         return submitRaw_(raws);
     }
     [[nodiscard]] Status settle() const { return settle_ ? settle_() : Status{}; }
+    /**
+     * The canonical ServerOptions::explorerDir, served under `/explorer/`; empty when none is
+     * configured, or when it is not a directory (start() then fails).
+     */
+    [[nodiscard]] const std::filesystem::path& explorerRoot() const { return explorerRoot_; }
     /** Why the node is not ready (ServerOptions::readiness), nullopt when it is. */
     [[nodiscard]] std::optional<std::string> notReady() const {
         return readiness_ ? readiness_() : std::nullopt;
@@ -105,6 +111,7 @@ class ServerState {
     std::function<Status()> settle_;
     AccessPolicy access_;
     std::string listenAddress_;
+    std::filesystem::path explorerRoot_;
     mutable std::mutex mutex_;
     std::condition_variable empty_;
     std::unordered_map<const HttpSession*, std::weak_ptr<HttpSession>> sessions_;
@@ -155,6 +162,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     void handleRequest(Request&& request);
     void handOffUpgrade(Request&& request);
     void submitRawTxs(const Request& request, After after);
+    void serveExplorer(const Request& request, std::string_view path, After after);
     void respondError(boost::beast::http::status status, const RpcError& error, After after,
                       std::string_view allow = {});
     void respond(Response&& response, After after);

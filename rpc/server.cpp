@@ -123,6 +123,11 @@ class Server::Impl {
             limits.requestTimeout <= std::chrono::milliseconds::zero()) {
             return fail(ErrorCode::kConfig, "rpc: every limit must be positive");
         }
+        if (!options_.explorerDir.empty() && state_->explorerRoot().empty()) {
+            return fail(ErrorCode::kConfig, "rpc: the explorer directory " +
+                                                options_.explorerDir.string() +
+                                                " is not a directory");
+        }
         return {};
     }
 

@@ -14,6 +14,7 @@ packages=(
     # systemd-analyze, docker-compose (its config check needs no engine)
     prometheus prometheus-node-exporter yamllint systemd docker-compose
     wrk  # the HTTP load of make bench's JSON-RPC read run (bench/wrk/)
+    chromium  # the headless browser of the explorer's browser tests (explorer/test)
 )
 
 missing=()

@@ -89,7 +89,10 @@ std::vector<std::string> keyFaults(const Home& home) {
     return faults;
 }
 
-/** The files node.conf names: the passphrase file and the RPC token file, readable. */
+/**
+ * The files node.conf names: the passphrase file and the RPC token file readable, the explorer
+ * directory present.
+ */
 std::vector<std::string> namedFileFaults(const Home& home, const NodeConfig& config) {
     std::vector<std::string> faults;
     if (!config.keyPassphraseFile.empty()) {
@@ -100,6 +103,10 @@ std::vector<std::string> namedFileFaults(const Home& home, const NodeConfig& con
     }
     if (auto token = home.loadRpcToken(config); !token) {
         faults.push_back("rpc.auth_token_file: " + token.error().message);
+    }
+    if (const fs::path dir = home.explorerDir(config); !dir.empty() && !fs::is_directory(dir)) {
+        faults.push_back("rpc.explorer_dir: " + dir.string() +
+                         " is not a directory (build it with make explorer)");
     }
     return faults;
 }

@@ -279,6 +279,14 @@ Result<std::string> Home::loadRpcToken(const NodeConfig& config) const {
     return readRpcToken(path.is_relative() ? root_ / path : path);
 }
 
+std::filesystem::path Home::explorerDir(const NodeConfig& config) const {
+    if (config.rpcExplorerDir.empty()) {
+        return {};
+    }
+    const fs::path dir(config.rpcExplorerDir);
+    return dir.is_relative() ? root_ / dir : dir;
+}
+
 namespace {
 
 /** The list-valued keys, read as text and parsed after the INI pass. */
@@ -323,6 +331,7 @@ po::options_description configOptions(NodeConfig& c, ConfigLists& lists) {
             "rpc.admin_port", po::value(&c.rpcAdminPort)->default_value(c.rpcAdminPort))(
             "rpc.auth_token_file",
             po::value(&c.rpcAuthTokenFile)->default_value(c.rpcAuthTokenFile))(
+            "rpc.explorer_dir", po::value(&c.rpcExplorerDir)->default_value(c.rpcExplorerDir))(
             "mempool.max_txs", po::value(&c.mempoolMaxTxs)->default_value(c.mempoolMaxTxs))(
             "mempool.max_bytes", po::value(&c.mempoolMaxBytes)->default_value(c.mempoolMaxBytes))(
             "mempool.nonce_window",
@@ -560,7 +569,10 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "admin_port = " << c.rpcAdminPort << "\n"
         << "# a file holding a token every public request must carry as Authorization: Bearer\n"
         << "auth_token_file =" << (c.rpcAuthTokenFile.empty() ? "" : " ") << c.rpcAuthTokenFile
-        << "\n\n"
+        << "\n"
+        << "# the built explorer (docs/explorer.md), served at /explorer/; relative to the home;\n"
+        << "# empty: not served\n"
+        << "explorer_dir =" << (c.rpcExplorerDir.empty() ? "" : " ") << c.rpcExplorerDir << "\n\n"
         << "[mempool]\n"
         << "max_txs = " << c.mempoolMaxTxs << "\n"
         << "max_bytes = " << c.mempoolMaxBytes << "\n"

@@ -52,6 +52,9 @@ struct NodeConfig {
     std::uint16_t rpcAdminPort = 8546;
     /** A file holding the bearer token the public listener requires; empty: no token. */
     std::string rpcAuthTokenFile;
+    /** The built explorer, served on the public listener at /explorer/ (docs/explorer.md); a
+     * relative directory is relative to the home. Empty: not served. */
+    std::string rpcExplorerDir;
     std::size_t mempoolMaxTxs = 50000;
     std::size_t mempoolMaxBytes = 64U << 20U;
     std::uint64_t mempoolNonceWindow = 64;
@@ -143,6 +146,12 @@ class Home {
      * when the file cannot be read or holds no token.
      */
     [[nodiscard]] Result<std::string> loadRpcToken(const NodeConfig& config) const;
+    /**
+     * The directory of `config.rpcExplorerDir`: as given when absolute, under the home when
+     * relative; empty when none is configured. Not checked here: the RPC server refuses to
+     * start when it is not a directory.
+     */
+    [[nodiscard]] std::filesystem::path explorerDir(const NodeConfig& config) const;
 
   private:
     /** Writes keys/<name>.key: plain or encrypted, refusing an existing one unless `replace`. */

@@ -63,7 +63,7 @@ Status NodeImpl::open(const Home& home) {
     metrics_ = std::move(metrics);
     log_->info("metrics listening address={}:{}", config_.metricsAddress, metrics_->port());
     GL_TRY(openNetwork());
-    return openRpc();
+    return openRpc(home);
 }
 
 Status NodeImpl::openLedger(const Home& home) {
@@ -325,7 +325,7 @@ Status NodeImpl::openNetwork() {
     return {};
 }
 
-Status NodeImpl::openRpc() {
+Status NodeImpl::openRpc(const Home& home) {
     rpc::ChainContext context;
     context.chainId = genesis_.chainId;
     context.genesisHash = contracts::genesisHash(genesis_);
@@ -409,10 +409,12 @@ Status NodeImpl::openRpc() {
     options.access.allowedOrigins = config_.rpcAllowedOrigins;
     options.access.bearerToken = rpcToken_;
     options.adminOnlyMethods = rpc::adminMethodNames();
+    options.explorerDir = home.explorerDir(config_);
     rpc_ = std::make_unique<rpc::Server>(std::move(methods), options);
     GL_TRY(rpc_->start());
-    log_->info("rpc listening address={}:{} token={}", config_.rpcAddress, rpc_->port(),
-               rpcToken_.empty() ? "none" : "required");
+    log_->info("rpc listening address={}:{} token={} explorer={}", config_.rpcAddress, rpc_->port(),
+               rpcToken_.empty() ? "none" : "required",
+               options.explorerDir.empty() ? "off" : "/explorer/");
     return {};
 }
 

@@ -183,7 +183,7 @@ class NodeImpl {
     /** Builds the core from what the ledger and the consensus store hold now. */
     Status buildCore();
     Status openNetwork();
-    Status openRpc();
+    Status openRpc(const Home& home);
     Result<consensus::RecoveryData> recoveryData(const consensus::Committee& committee) const;
     /** The start-up guard over the certificates of the last double_sign_check_height blocks. */
     Status checkDoubleSign(const consensus::RecoveryData& recovery) const;

@@ -263,6 +263,8 @@ TEST(OperatorCli, ConfigCheckListsEveryFaultOfABrokenHomeOnALineOfItsOwn) {
                                   "[p2p]\naddress = 127.0.0.1\nport = " + std::to_string(taken));
         text = std::regex_replace(text, std::regex("max_batch = 100"), "max_batch = lots");
         text = std::regex_replace(text, std::regex("\\[mempool\\]\n"), "[mempool]\nmax_tx = 5\n");
+        text = std::regex_replace(text, std::regex("explorer_dir =\n"),
+                                  "explorer_dir = no-such-explorer\n");
         return std::regex_replace(text, std::regex("format = text"), "format = yaml");
     });
     fs::permissions(home / "keys" / "validator.key", fs::perms::group_read | fs::perms::others_read,
@@ -278,13 +280,14 @@ TEST(OperatorCli, ConfigCheckListsEveryFaultOfABrokenHomeOnALineOfItsOwn) {
         "genesis.json: ",
         "validator.key is accessible by group or others (mode 0644); run: chmod 600",
         "p2p.port: cannot listen on 127.0.0.1:" + std::to_string(taken),
+        "rpc.explorer_dir: " + (home / "no-such-explorer").string() + " is not a directory",
     };
     for (const auto& line : expected) {
         EXPECT_NE(output.find(line), std::string::npos) << "missing: " << line << "\n" << output;
     }
     EXPECT_EQ(countLines(output), expected.size() + 1) << "one line per fault, then the count:\n"
                                                        << output;
-    EXPECT_NE(output.find("6 faults in " + home.string()), std::string::npos) << output;
+    EXPECT_NE(output.find("7 faults in " + home.string()), std::string::npos) << output;
     EXPECT_EQ(output.find("OK"), std::string::npos) << output;
 
     // The node itself refuses the home too: the check finds what start would.

@@ -75,6 +75,8 @@ inline constexpr std::string_view kUnauthorized = "unauthorized";
 inline constexpr std::string_view kAdminOnly = "admin_only";
 inline constexpr std::string_view kNotDurable = "not_durable";
 inline constexpr std::string_view kBadTxFrame = "bad_tx_frame";
+/** A path under `/explorer/` that tries to leave its directory or name a hidden file. */
+inline constexpr std::string_view kBadPath = "bad_path";
 }  // namespace reason
 
 /** A JSON-RPC error as it goes on the wire: code, message and the `data.reason` token. */

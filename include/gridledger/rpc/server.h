@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -65,6 +66,12 @@ struct ServerOptions {
      * the answer. Empty: `/txs` is not served (404).
      */
     std::function<std::vector<Result<Hash256>>(std::span<const ByteView>)> submitRaw{};
+    /**
+     * A directory served read-only under `/explorer/` (the built explorer, docs/explorer.md), with
+     * the Host, Origin and token checks of every other request. start() fails with kConfig when
+     * it is not a directory. Empty: `/explorer/` is not served (404).
+     */
+    std::filesystem::path explorerDir{};
 };
 
 /**
@@ -77,6 +84,8 @@ struct ServerOptions {
  *   (ServerOptions::submitRaw; docs/rpc.md "Raw transaction batches");
  * - `GET /livez`: 200 while the server runs;
  * - `GET /readyz`: 200 while ServerOptions::readiness finds the node ready, else 503 and why;
+ * - `GET /explorer/<file>`: the files of ServerOptions::explorerDir (rpc/static_files.h), 404
+ *   for any other, 400 for a path that tries to leave the directory;
  * - keep-alive connections, each bounded by ServerLimits;
  * - `GET /ws` with a WebSocket upgrade: every method over WebSocket, plus chain_subscribe /
  *   chain_unsubscribe and the notifications of ServerOptions::feed (subscriptions.h).
@@ -97,7 +106,8 @@ class Server {
     Server& operator=(Server&&) = delete;
 
     /**
-     * Binds, listens and starts the I/O threads. Fails with kConfig on a bad address or option,
+     * Binds, listens and starts the I/O threads. Fails with kConfig on a bad address or option
+     * (an explorerDir that is not a directory included),
      * kIo when the address cannot be bound (e.g. the port is taken), and kInvalidArgument when
      * called a second time. A server is started at most once.
      */

@@ -69,6 +69,7 @@ struct HttpReply {
     std::string body;
     std::string contentType;
     std::string allow;
+    std::string location;
     bool keepAlive = false;
 
     /** The body parsed as JSON (null when it is not JSON). */
@@ -165,6 +166,7 @@ class HttpTestClient {
             reply.body = response.body();
             reply.contentType = std::string(response[http::field::content_type]);
             reply.allow = std::string(response[http::field::allow]);
+            reply.location = std::string(response[http::field::location]);
             reply.keepAlive = response.keep_alive();
         }
         return reply;
