@@ -31,6 +31,7 @@ import {
     accountKey,
     certifiedHeader,
     decodeAccount,
+    fromHex,
     verifyStateProof,
 } from "../../src/index.js";
 
@@ -162,8 +163,15 @@ test("a transfer signed by the SDK commits and moves the amount", async () => {
     // A node that lies about the balance cannot make its proof verify.
     const lie = toHex(Uint8Array.from([...new Array(23).fill(0), 0xff]));
     assert.ok(!verifyStateProof(header.execStateRoot, accountKey(to), lie, proof.proof));
+    // Nor against another root than the one the certified header names.
+    const otherRoot = toHex(Uint8Array.from(fromHex(header.execStateRoot), (b, i) => (i === 0 ? b ^ 1 : b)));
+    assert.ok(!verifyStateProof(otherRoot, accountKey(to), proof.value, proof.proof));
     // Nor does the certificate make the header pass for another committee.
     assert.throws(() => certifiedHeader(found.block, found.certificate, [publicKeyOf(devSecret)], domain));
+    // And a certificate whose signature was forged (its last byte changed) certifies nothing.
+    const forged = fromHex(found.certificate);
+    forged[forged.length - 1]! ^= 1;
+    assert.throws(() => certifiedHeader(found.block, toHex(forged), committee, domain), /not certified/);
 });
 
 test("a task's id is known before it commits; top-up and cancel follow it", async () => {
