@@ -119,6 +119,8 @@ function payload(p: Json): Payload {
             return { kind: p.kind, taskId: p.task_id, accept: p.accept, reason: p.reason };
         case "task_report_failure":
             return { kind: p.kind, taskId: p.task_id, exitCode: num(p.exit_code), error: p.error, durationMs: big(p.duration_ms) };
+        case "provider_unbond":
+            return { kind: p.kind };
     }
     throw new Error(`unknown payload kind ${p.kind}`);
 }
