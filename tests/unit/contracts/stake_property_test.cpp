@@ -349,5 +349,32 @@ TEST(StakeConservationProperty, WithTheChallengerShareOfEachSlashDroppedTheCheck
     EXPECT_NONFATAL_FAILURE(runSequences(20, 24, true), "total DPS");
 }
 
+TEST(StakeReplayDeterminism, CommittedStakeBlocksReplayedIntoAFreshDatabaseGiveTheSameRoots) {
+    const Actors actors;
+    const Genesis genesis = stakeGenesis(actors);
+    Chain first(genesis);
+    OpGenerator ops(actors, first.domain(), 20261126);
+    std::uint64_t now = G + 100;
+    std::vector<ledger::ExecRoots> roots;
+    Coverage coverage;
+    for (int i = 0; i < 200; ++i) {
+        now = ops.nextTime(now);
+        auto done = first.block(now, ops.txs(now, first.height() + 1));
+        tally(done, coverage);
+        roots.push_back(done.roots);
+    }
+    EXPECT_GT(coverage.slashes, 0U);
+    EXPECT_GT(coverage.releases, 0U);
+    Chain second(genesis);
+    for (std::size_t i = 0; i < first.blocksRun().size(); ++i) {
+        auto done =
+            second.executor().executeAndCommit(first.blocksRun()[i], codec::QuorumCert{}, nullptr);
+        ASSERT_TRUE(done) << done.error().message;
+        ASSERT_EQ(done->roots, roots[i]) << "height " << i + 1;
+    }
+    EXPECT_EQ(*readStakeTotals(second.tree(), second.height()),
+              *readStakeTotals(first.tree(), first.height()));
+}
+
 }  // namespace
 }  // namespace gridledger::contracts
