@@ -124,6 +124,10 @@ std::string_view reasonOf(ErrorCode code) {
             return "invalid_task";
         case ErrorCode::kTooManyPendingTasks:
             return "too_many_pending_tasks";
+        case ErrorCode::kBondTooLow:
+            return "bond_too_low";
+        case ErrorCode::kProviderUnbonding:
+            return "provider_unbonding";
     }
     return "unknown";
 }

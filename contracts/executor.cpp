@@ -6,6 +6,7 @@
 #include <gridledger/contracts/governance.h>
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
+#include <gridledger/contracts/stake.h>
 #include <gridledger/contracts/task_contract.h>
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/tx_validation.h>
@@ -62,6 +63,9 @@ Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext
                 return executeTaskReportFailure(layer, block, sender, t);
             },
             [&](const codec::TaskCancel& t) { return executeTaskCancel(layer, block, sender, t); },
+            [&](const codec::ProviderUnbond& u) {
+                return executeProviderUnbond(layer, block, sender, u);
+            },
         },
         payload);
 }
@@ -234,6 +238,9 @@ Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& b
     GL_ASSIGN_OR_RETURN(taskWork, runTaskSystemWork(state, context));
     settled.insert(settled.end(), std::make_move_iterator(taskWork.begin()),
                    std::make_move_iterator(taskWork.end()));
+    GL_ASSIGN_OR_RETURN(released, releaseDueBonds(state, context));
+    settled.insert(settled.end(), std::make_move_iterator(released.begin()),
+                   std::make_move_iterator(released.end()));
     if (!settled.empty()) {
         codec::Receipt system;
         system.txHash = systemReceiptHash(context.height);

@@ -218,7 +218,7 @@ Result<Genesis> parseGenesis(std::string_view text) {
 }
 
 ChainParams Genesis::chainParams() const {
-    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance, tasks, fees};
+    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance, tasks, fees, stake};
 }
 
 std::string genesisToJson(const Genesis& g) {

@@ -1,5 +1,5 @@
-// The system-contract sections of genesis JSON: tokenomics, power_index, governance, verifiers
-// and providers (docs/tokenomics.md "Genesis").
+// The system-contract sections of genesis JSON: tokenomics, power_index, governance, tasks,
+// fees, stake, verifiers and providers (docs/tokenomics.md "Genesis").
 
 #include <set>
 
@@ -140,6 +140,38 @@ Status parseProviders(const json::object& root, Genesis& out) {
 }
 
 /** Cross-field checks once every section is read. */
+/** "stake": every field optional (docs/tokenomics.md "Provider stake"). */
+Status parseStake(const json::object& obj, StakeParams& stake) {
+    constexpr std::string_view path = "stake.";
+    if (optionalMember(obj, "provider_bond") != nullptr) {
+        GL_ASSIGN_OR_RETURN(bond, getU128(obj, "provider_bond", path));
+        stake.providerBond = bond;
+    }
+    GL_TRY(optionalU32(obj, "slash_bps", path, stake.slashBps));
+    GL_TRY(optionalU32(obj, "slash_burn_bps", path, stake.slashBurnBps));
+    GL_TRY(optionalU32(obj, "slash_challenger_bps", path, stake.slashChallengerBps));
+    GL_TRY(optionalU32(obj, "slash_pool_bps", path, stake.slashPoolBps));
+    GL_TRY(optionalU64(obj, "unbonding_delay_ms", path, stake.unbondingDelayMs));
+    return {};
+}
+
+/** Each genesis provider's genesis balance (Σ of its entries) covers the bond genesis locks. */
+Status checkGenesisBonds(const Genesis& g) {
+    for (const auto& provider : g.providers) {
+        u128 balance = 0;
+        for (const auto& account : g.accounts) {
+            if (account.address == provider.address) {
+                balance += account.balance;  // Σ of all balances fits: checked before
+            }
+        }
+        if (balance < g.stake.providerBond) {
+            return std::unexpected(badField("providers[" + provider.address.hex() + "]",
+                                            "genesis balance below stake.provider_bond"));
+        }
+    }
+    return {};
+}
+
 Status checkGenesis(const Genesis& g) {
     if (auto valid = g.chainParams().validate(); !valid) {
         return std::unexpected(badField("parameters", valid.error().message));
@@ -163,7 +195,7 @@ Status checkGenesis(const Genesis& g) {
                 badField("providers[" + provider.address.hex() + "]", shape.error().message));
         }
     }
-    return {};
+    return checkGenesisBonds(g);
 }
 
 json::object deviceJson(const codec::DeviceModel& d) {
@@ -291,6 +323,10 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_ASSIGN_OR_RETURN(fees, getObject(root, "fees"));
         GL_TRY(parseFees(*fees, out.fees));
     }
+    if (optionalMember(root, "stake") != nullptr) {
+        GL_ASSIGN_OR_RETURN(stake, getObject(root, "stake"));
+        GL_TRY(parseStake(*stake, out.stake));
+    }
     if (optionalMember(root, "verifiers") != nullptr) {
         GL_ASSIGN_OR_RETURN(verifiers, getArray(root, "verifiers"));
         std::set<Address> seen;
@@ -352,6 +388,13 @@ void renderContractSections(const Genesis& g, json::object& root) {
         fees[codec::kPayloadKinds[i]] = std::to_string(g.fees.byKind[i]);
     }
     root["fees"] = std::move(fees);
+    const auto& k = g.stake;
+    root["stake"] = json::object{{"provider_bond", toDecimal(k.providerBond)},
+                                 {"slash_bps", k.slashBps},
+                                 {"slash_burn_bps", k.slashBurnBps},
+                                 {"slash_challenger_bps", k.slashChallengerBps},
+                                 {"slash_pool_bps", k.slashPoolBps},
+                                 {"unbonding_delay_ms", std::to_string(k.unbondingDelayMs)}};
     json::array verifiers;
     for (const auto& v : g.verifiers) {
         verifiers.push_back(json::string(v.hex()));

@@ -6,11 +6,12 @@ namespace gridledger::contracts {
 namespace {
 
 // Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap,
-// format 5 the matching scan per block.
-constexpr std::uint8_t kFormat = 5;
+// format 5 the matching scan per block, format 6 the provider stake.
+constexpr std::uint8_t kFormat = 6;
 constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
+constexpr std::string_view kSlashShares = "stake.slash_shares";
 
 Error badParameter(std::string_view name, std::string_view why) {
     return Error{ErrorCode::kInvalidProposal,
@@ -56,6 +57,53 @@ std::string weightsText(const std::vector<FactorWeight>& weights) {
         out += (out.empty() ? "" : ",") + w.factor + "=" + std::to_string(w.weightBps);
     }
     return out;
+}
+
+/** "burn=B,challenger=C,pool=P": all three, in this order; the sum is checked by validate(). */
+Status setSlashShares(StakeParams& stake, std::string_view text) {
+    const std::string_view name = kSlashShares;
+    GL_ASSIGN_OR_RETURN(items, weightsValue(name, text));
+    if (items.size() != 3 || items[0].factor != "burn" || items[1].factor != "challenger" ||
+        items[2].factor != "pool") {
+        return std::unexpected(badParameter(name, "shares are burn=bps,challenger=bps,pool=bps"));
+    }
+    stake.slashBurnBps = items[0].weightBps;
+    stake.slashChallengerBps = items[1].weightBps;
+    stake.slashPoolBps = items[2].weightBps;
+    return {};
+}
+
+std::string slashSharesText(const StakeParams& stake) {
+    return "burn=" + std::to_string(stake.slashBurnBps) +
+           ",challenger=" + std::to_string(stake.slashChallengerBps) +
+           ",pool=" + std::to_string(stake.slashPoolBps);
+}
+
+/** Applies one stake.* change; false when `name` is not a stake parameter. */
+Result<bool> setStake(StakeParams& stake, std::string_view name, std::string_view value) {
+    if (name == "stake.provider_bond") {
+        auto v = parseU128(value);
+        if (!v) {
+            return std::unexpected(badParameter(name, "value is not a decimal u128"));
+        }
+        stake.providerBond = *v;
+        return true;
+    }
+    if (name == "stake.slash_bps") {
+        GL_ASSIGN_OR_RETURN(v, bpsValue(name, value));
+        stake.slashBps = v;
+        return true;
+    }
+    if (name == kSlashShares) {
+        GL_TRY(setSlashShares(stake, value));
+        return true;
+    }
+    if (name == "stake.unbonding_delay_ms") {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        stake.unbondingDelayMs = v;
+        return true;
+    }
+    return false;
 }
 
 /** The task parameter named `name` ("tasks.claim_timeout_ms", …), or nullptr. */
@@ -170,6 +218,10 @@ Status setOne(ChainParams& p, std::string_view name, std::string_view value) {
         *field = v;
         return {};
     }
+    GL_ASSIGN_OR_RETURN(stake, setStake(p.stake, name, value));
+    if (stake) {
+        return {};
+    }
     if (name.starts_with(kFeePrefix)) {
         auto* fee = p.fees.named(name.substr(kFeePrefix.size()));
         if (fee == nullptr) {
@@ -273,6 +325,20 @@ Status ChainParams::validate() const {
     if (governance.proposalTtlMs == 0) {
         return fail(ErrorCode::kInvalidArgument, "governance.proposal_ttl_ms must be positive");
     }
+    if (stake.slashBps > kBps) {
+        return fail(ErrorCode::kInvalidArgument, "stake.slash_bps above 10000");
+    }
+    if (std::uint64_t{stake.slashBurnBps} + stake.slashChallengerBps + stake.slashPoolBps != kBps) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "stake.slash_shares must sum to exactly 10000 bps, not " +
+                        std::to_string(std::uint64_t{stake.slashBurnBps} +
+                                       stake.slashChallengerBps + stake.slashPoolBps));
+    }
+    if (stake.unbondingDelayMs < tokenomics.epochMs) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "stake.unbonding_delay_ms must be at least one epoch (" +
+                        std::to_string(tokenomics.epochMs) + " ms)");
+    }
     return tasks.validate();
 }
 
@@ -313,6 +379,9 @@ Bytes encodeParams(const ChainParams& p) {
     }
     w.u64(k.creationDeposit).u64(k.depositForfeitBps).u64(k.maxPendingPerConsumer);
     w.u64(k.matchScanPerBlock);
+    const auto& s = p.stake;
+    w.u128v(s.providerBond).u32(s.slashBps).u32(s.slashBurnBps).u32(s.slashChallengerBps);
+    w.u32(s.slashPoolBps).u64(s.unbondingDelayMs);
     return w.take();
 }
 
@@ -344,6 +413,13 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     k.depositForfeitBps = r.u64();
     k.maxPendingPerConsumer = r.u64();
     k.matchScanPerBlock = r.u64();
+    auto& s = p.stake;
+    s.providerBond = r.u128v();
+    s.slashBps = r.u32();
+    s.slashBurnBps = r.u32();
+    s.slashChallengerBps = r.u32();
+    s.slashPoolBps = r.u32();
+    s.unbondingDelayMs = r.u64();
     GL_TRY(r.finish());
     return p;
 }
@@ -409,6 +485,18 @@ std::string parameterValue(const ChainParams& params, std::string_view name) {
     auto tasks = params.tasks;
     if (const auto* field = taskField(tasks, name); field != nullptr) {
         return std::to_string(*field);
+    }
+    if (name == "stake.provider_bond") {
+        return toDecimal(params.stake.providerBond);
+    }
+    if (name == "stake.slash_bps") {
+        return std::to_string(params.stake.slashBps);
+    }
+    if (name == kSlashShares) {
+        return slashSharesText(params.stake);
+    }
+    if (name == "stake.unbonding_delay_ms") {
+        return std::to_string(params.stake.unbondingDelayMs);
     }
     if (name.starts_with(kFeePrefix)) {
         auto fees = params.fees;

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include <gridledger/contracts/providers.h>
+#include <gridledger/contracts/stake.h>
 
 #include "provider_records.h"
 
@@ -114,6 +115,7 @@ Result<std::vector<codec::Event>> executeAttest(StateLayer& state, const BlockCo
     GL_ASSIGN_OR_RETURN(provider, loadProvider(state, sender));
     GL_TRY(checkAdmitted(provider, sender));
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    GL_TRY(checkBond(params, *provider));
     GL_TRY(checkSlot(params, block, a));
     GL_ASSIGN_OR_RETURN(samples, loadSlotSamples(state, sender, a.epoch));
     const auto at =
@@ -187,6 +189,7 @@ Result<std::vector<codec::Event>> executeChallenge(StateLayer& state, const Bloc
         }
     }
     state.put(detail::slotsKey(c.provider, c.epoch), detail::encodeSlotSamples(samples));
+    GL_ASSIGN_OR_RETURN(slash, slashBond(state, params, c.provider, sender));
     return std::vector<codec::Event>{codec::Event{"attestation_challenged",
                                                   {{"provider", c.provider.hex()},
                                                    {"epoch", std::to_string(c.epoch)},
@@ -194,7 +197,8 @@ Result<std::vector<codec::Event>> executeChallenge(StateLayer& state, const Bloc
                                                    {"verifier", sender.hex()},
                                                    {"zeroed_gflops", std::to_string(record.gflops)},
                                                    {"reason", c.reason},
-                                                   {"evidence", c.evidence.hex()}}}};
+                                                   {"evidence", c.evidence.hex()}}},
+                                     std::move(slash)};
 }
 
 }  // namespace gridledger::contracts

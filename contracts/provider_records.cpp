@@ -4,8 +4,11 @@ namespace gridledger::contracts::detail {
 namespace {
 
 constexpr std::uint8_t kFormat = 1;
-/** Format 2 of the provider record added the task job counts (ProviderJobs). */
-constexpr std::uint8_t kProviderFormat = 2;
+/**
+ * Format 2 of the provider record added the task job counts (ProviderJobs), format 3 the bond
+ * (docs/tokenomics.md "Provider stake").
+ */
+constexpr std::uint8_t kProviderFormat = 3;
 
 Bytes addressEpochId(const Address& provider, std::uint64_t epoch) {
     Bytes id = provider.toBytes();
@@ -79,6 +82,8 @@ Bytes encodeProvider(const Provider& p) {
     const auto& j = p.jobs;
     w.u64(j.assigned).u64(j.started).u64(j.refused).u64(j.claimTimeouts).u64(j.settled);
     w.u64(j.rejected).u64(j.failed).u64(j.outOfCredits).u64(j.panicked).u64(j.cancelled);
+    w.u128v(p.bond).u8(static_cast<std::uint8_t>(p.bondState)).u64(p.unbondReleaseMs);
+    w.u128v(p.slashed);
     return w.take();
 }
 
@@ -113,6 +118,14 @@ Result<Provider> decodeProvider(ByteView bytes) {
     j.outOfCredits = r.u64();
     j.panicked = r.u64();
     j.cancelled = r.u64();
+    p.bond = r.u128v();
+    const std::uint8_t bondState = r.u8();
+    if (bondState > static_cast<std::uint8_t>(BondState::kReleased)) {
+        return fail(ErrorCode::kCorrupt, "stored provider has an unknown bond state");
+    }
+    p.bondState = static_cast<BondState>(bondState);
+    p.unbondReleaseMs = r.u64();
+    p.slashed = r.u128v();
     GL_TRY(r.finish());
     return p;
 }

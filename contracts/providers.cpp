@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include <gridledger/contracts/providers.h>
+#include <gridledger/contracts/stake.h>
 
 #include "provider_records.h"
 
@@ -42,6 +43,18 @@ std::string_view statusName(ProviderStatus status) {
             return "admitted";
         case ProviderStatus::kSuspended:
             return "suspended";
+    }
+    return "unknown";
+}
+
+std::string_view bondStateName(BondState state) {
+    switch (state) {
+        case BondState::kBonded:
+            return "bonded";
+        case BondState::kUnbonding:
+            return "unbonding";
+        case BondState::kReleased:
+            return "released";
     }
     return "unknown";
 }
@@ -161,6 +174,7 @@ Result<std::vector<codec::Event>> addProvider(StateLayer& state, const BlockCont
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
     GL_TRY(checkInventory(params.index, reg));
     Provider provider{address, status, block.height, block.height, canonical(reg), ProviderJobs{}};
+    GL_ASSIGN_OR_RETURN(bondEvents, lockBond(state, params, provider));
     storeProvider(state, provider);
     detail::providerIndex().add(state, address.view());
     if (status != ProviderStatus::kRegistered) {
@@ -172,13 +186,15 @@ Result<std::vector<codec::Event>> addProvider(StateLayer& state, const BlockCont
     for (const auto& device : reg.devices) {
         devices = checkedAdd(devices, device.count).value_or(UINT64_MAX);
     }
-    return std::vector<codec::Event>{
+    std::vector<codec::Event> events{
         codec::Event{"provider_registered",
                      {{"provider", address.hex()},
                       {"status", std::string(statusName(status))},
                       {"models", std::to_string(reg.devices.size())},
                       {"devices", std::to_string(devices)},
                       {"categories", joined(provider.inventory.categories)}}}};
+    events.insert(events.end(), bondEvents.begin(), bondEvents.end());
+    return events;
 }
 
 Result<std::vector<codec::Event>> executeRegisterProvider(StateLayer& state,

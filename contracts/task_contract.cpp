@@ -3,6 +3,7 @@
 
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/params.h>
+#include <gridledger/contracts/stake.h>
 #include <gridledger/contracts/task_contract.h>
 
 #include "task_steps.h"
@@ -219,6 +220,12 @@ Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Add
 Events executeTaskStart(StateLayer& state, const BlockContext& block, const Address& sender,
                         const codec::TaskStart& start) {
     GL_ASSIGN_OR_RETURN(task, taskFor(state, start.taskId, TaskTrigger::kStart, sender));
+    // A provider that unbonded or was slashed below the bond since matching may not take it.
+    GL_ASSIGN_OR_RETURN(provider, loadProvider(state, sender));
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    if (provider) {
+        GL_TRY(checkBond(params, *provider));
+    }
     return one(detail::moveTask(state, task, TaskTrigger::kStart, block, sender));
 }
 

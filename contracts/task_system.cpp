@@ -6,6 +6,7 @@
 #include <map>
 
 #include <gridledger/contracts/params.h>
+#include <gridledger/contracts/stake.h>
 #include <gridledger/contracts/task_contract.h>
 
 #include "task_steps.h"
@@ -176,7 +177,8 @@ Result<std::vector<MatchCandidate>> candidates(const StateLayer& state, const Ch
     GL_ASSIGN_OR_RETURN(addresses, loadProviderIndex(state));
     for (const auto& address : addresses) {
         GL_ASSIGN_OR_RETURN(provider, loadProvider(state, address));
-        if (!provider || provider->status != ProviderStatus::kAdmitted) {
+        if (!provider || provider->status != ProviderStatus::kAdmitted ||
+            !checkBond(params, *provider)) {
             continue;
         }
         GL_ASSIGN_OR_RETURN(value, attestedValue(state, clock, address, *now));

@@ -237,6 +237,10 @@ Status checkPayload(const codec::TaskCancel& cancel, const Address& /*sender*/) 
     return checkTaskId(cancel.taskId);
 }
 
+Status checkPayload(const codec::ProviderUnbond& /*unbond*/, const Address& /*sender*/) {
+    return {};
+}
+
 std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b) {
     return checkedAdd(a, b).value_or(std::numeric_limits<std::uint64_t>::max());
 }

@@ -135,6 +135,10 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kTransactionRejected;
         case ErrorCode::kTooManyPendingTasks:
             return kTransactionRejected;
+        case ErrorCode::kBondTooLow:
+            return kTransactionRejected;
+        case ErrorCode::kProviderUnbonding:
+            return kTransactionRejected;
         // A handler that fails with kOk is a bug in the handler: report it as internal.
         case ErrorCode::kOk:
             return kInternalError;

@@ -30,7 +30,9 @@ payloads:
                         grant-verifier | revoke-verifier --account 0x..
                         set-parameter --parameter NAME --value V
   vote                --proposal ID [--reject]              a validator's vote
-  register-provider   --inventory FILE.json                 register as a provider
+  register-provider   --inventory FILE.json                 register as a provider (locks the
+                                                            chain's provider bond)
+  provider-unbond                                           ask for the provider bond back
   attest              --category C --device MODEL=COUNT...  a PoCP attestation (default: the
                       [--epoch E --slot S]                  head block's epoch and slot)
   challenge           --provider 0x.. --epoch E --slot S    a verifier's challenge
@@ -295,6 +297,13 @@ int runRegisterProvider(const Args& args) {
     });
 }
 
+int runProviderUnbond(const Args& args) {
+    Common c;
+    po::options_description o("provider-unbond");
+    return runPayload("provider-unbond", o, args, c,
+                      []() -> Result<Build> { return fixedPayload(codec::ProviderUnbond{}); });
+}
+
 /** The epoch and slot of the node's head block, from tokenomics_get and chain_getHead. */
 Result<std::pair<std::uint64_t, std::uint64_t>> headSlot(const Endpoint& endpoint) {
     GL_ASSIGN_OR_RETURN(t, callRpc(endpoint, "tokenomics_get", json::array{}));
@@ -384,9 +393,13 @@ int runChallenge(const Args& args) {
 int runTx(const Args& args) {
     using Run = int (*)(const Args&);
     const std::pair<const char*, Run> payloads[] = {
-        {"transfer", runTransfer}, {"propose", runPropose},
-        {"vote", runVote},         {"register-provider", runRegisterProvider},
-        {"attest", runAttest},     {"challenge", runChallenge},
+        {"transfer", runTransfer},
+        {"propose", runPropose},
+        {"vote", runVote},
+        {"register-provider", runRegisterProvider},
+        {"attest", runAttest},
+        {"challenge", runChallenge},
+        {"provider-unbond", runProviderUnbond},
     };
     for (const auto& [name, run] : payloads) {
         if (!args.empty() && args[0] == name) {

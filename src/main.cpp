@@ -18,7 +18,8 @@ commands:
   config check         validate a home: node.conf keys and values, genesis, key files,
                        free ports; one line per fault, exit code 1 if any
   tx <payload>         sign and submit a transaction: transfer, propose, vote,
-                       register-provider, attest, challenge (gridledger tx for the list)
+                       register-provider, provider-unbond, attest, challenge (gridledger tx
+                       for the list)
   query account        show an account's balance and nonce
   replay               rebuild the state from genesis, checking every certificate and root
   verify-proof         check a state_getProof proof offline against a trusted state root

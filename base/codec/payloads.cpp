@@ -169,6 +169,8 @@ Result<Payload> taskPayloadFromProto(const proto::TxBody& pb) {
             GL_ASSIGN_OR_RETURN(id, taskIdFromProto(pb.task_cancel().task_id()));
             return TaskCancel{id};
         }
+        case proto::TxBody::kProviderUnbond:
+            return ProviderUnbond{};
         default:
             break;
     }
@@ -349,6 +351,7 @@ void payloadToProto(const Payload& payload, proto::TxBody& pb) {
                    [&pb](const TaskCancel& t) {
                        pb.mutable_task_cancel()->set_task_id(str(t.taskId.view()));
                    },
+                   [&pb](const ProviderUnbond& /*unbond*/) { pb.mutable_provider_unbond(); },
                },
                payload);
 }

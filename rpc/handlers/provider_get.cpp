@@ -46,14 +46,18 @@ Result<boost::json::object> providerJson(const ChainContext& ctx, std::uint64_t 
         {"status_height", std::to_string(provider.statusHeight)},
         {"gfl_balance", std::to_string(gfl)},
         {"inventory", boost::json::parse(contracts::inventoryToJson(provider.inventory))},
-        {"jobs", jobsJson(provider.jobs)}};
+        {"jobs", jobsJson(provider.jobs)},
+        {"bond", toDecimal(provider.bond)},
+        {"bond_state", std::string(contracts::bondStateName(provider.bondState))},
+        {"unbond_release_ms", std::to_string(provider.unbondReleaseMs)},
+        {"slashed", toDecimal(provider.slashed)}};
 }
 
 }  // namespace
 
 /**
- * params: `address`, optional `height`. The provider, its inventory, its GFL balance and its task
- * counts (`jobs`).
+ * params: `address`, optional `height`. The provider, its inventory, its GFL balance, its task
+ * counts (`jobs`) and its stake (`bond`, `bond_state`, `unbond_release_ms`, `slashed`).
  */
 Result<value> providerGet(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"address", "height"}));

@@ -1,5 +1,6 @@
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
+#include <gridledger/contracts/stake.h>
 
 #include "handlers.h"
 
@@ -40,7 +41,9 @@ Result<value> tokenomicsGet(const ChainContext& ctx, const value& params) {
     GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 0));
     GL_ASSIGN_OR_RETURN(state, contracts::readTokenomics(*ctx.tree, height));
     GL_ASSIGN_OR_RETURN(p, contracts::readParams(*ctx.tree, height));
+    GL_ASSIGN_OR_RETURN(totals, contracts::readStakeTotals(*ctx.tree, height));
     const auto& t = p.tokenomics;
+    const auto& k = p.stake;
     json::object fees;
     for (std::size_t kind = 0; kind < codec::kPayloadKindCount; ++kind) {
         fees[codec::kPayloadKinds[kind]] = std::to_string(p.fees.byKind[kind]);
@@ -65,7 +68,15 @@ Result<value> tokenomicsGet(const ChainContext& ctx, const value& params) {
         {"power_index", indexJson(p.index)},
         {"governance",
          json::object{{"proposal_ttl_ms", std::to_string(p.governance.proposalTtlMs)}}},
-        {"fees", std::move(fees)}};
+        {"fees", std::move(fees)},
+        {"stake", json::object{{"provider_bond", toDecimal(k.providerBond)},
+                               {"slash_bps", k.slashBps},
+                               {"slash_burn_bps", k.slashBurnBps},
+                               {"slash_challenger_bps", k.slashChallengerBps},
+                               {"slash_pool_bps", k.slashPoolBps},
+                               {"unbonding_delay_ms", std::to_string(k.unbondingDelayMs)},
+                               {"bonded", toDecimal(totals.bonded)},
+                               {"burned", toDecimal(totals.burned)}}}};
 }
 
 }  // namespace gridledger::rpc::handlers

@@ -355,6 +355,18 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
     EXPECT_EQ(attestations[0].at("kind").as_string(), "attestation");
     EXPECT_EQ(attested.at("provider").as_string(), gpu);
     EXPECT_EQ(attested.at("gflops").as_string(), "2496000");  // 8 × 312 000
+
+    // The provider leaves through the CLI: its (dev genesis: zero) bond starts unbonding, and it
+    // may attest no more (docs/tokenomics.md "Provider stake").
+    committed(node, {"tx", "provider-unbond", "--from", "gpu"});
+    provider = node.call("provider_get", json::array{json::string(gpu)});
+    ASSERT_TRUE(provider) << provider.error().message;
+    EXPECT_EQ(provider->at("bond_state").as_string(), "unbonding");
+    EXPECT_EQ(provider->at("bond").as_string(), "0");
+    const auto [attestCode, attestOut] = node.cli({"tx", "attest", "--from", "gpu", "--category",
+                                                   "ml_training", "--device", "A100=8", "--wait"});
+    EXPECT_EQ(attestCode, 0) << attestOut;
+    EXPECT_NE(attestOut.find("\"code\":125"), std::string::npos) << attestOut;
     node.stop(SIGTERM);
 }
 

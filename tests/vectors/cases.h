@@ -137,6 +137,8 @@ inline std::vector<Case> cases() {
          body("carol", 45, 5'000, kFee,
               codec::TaskReportFailure{task, 137, "out of memory", 1'200'000})},
         {"task_cancel", "bob", body("bob", 10, 5'000, kFee, codec::TaskCancel{task})},
+        // No fields: the payload is an empty message.
+        {"provider_unbond", "carol", body("carol", 46, 5'000, kFee, codec::ProviderUnbond{})},
     };
 }
 
@@ -261,6 +263,9 @@ inline boost::json::object fieldsJson(const codec::TaskRefuse& t) {
 }
 inline boost::json::object fieldsJson(const codec::TaskCancel& t) {
     return {{"task_id", t.taskId.hex()}};
+}
+inline boost::json::object fieldsJson(const codec::ProviderUnbond& /*unbond*/) {
+    return {};
 }
 inline boost::json::object fieldsJson(const codec::TaskTopUp& t) {
     return {{"task_id", t.taskId.hex()}, {"extra_minutes", dec(t.extraMinutes)}};

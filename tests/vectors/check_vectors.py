@@ -196,6 +196,8 @@ def encode_payload(p):
     if kind == "task_report_failure":
         return 28, (hex_field(1, p["task_id"]) + integer_field(2, p["exit_code"]) +
                     text_field(3, p["error"]) + integer_field(4, p["duration_ms"]))
+    if kind == "provider_unbond":
+        return 30, b""
     raise ValueError("no encoder for payload kind " + kind)
 
 

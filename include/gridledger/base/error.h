@@ -82,6 +82,11 @@ enum class ErrorCode : std::uint16_t {
     kNotTaskParty = 121,
     kInvalidTask = 122,
     kTooManyPendingTasks = 123,
+    // Provider stake (docs/tokenomics.md "Provider stake").
+    /** The provider's bond is below the chain's provider_bond. */
+    kBondTooLow = 124,
+    /** The provider asked to unbond: it may no longer attest or take tasks. */
+    kProviderUnbonding = 125,
 };
 
 /** The stable snake_case token of a code, e.g. "bad_signature". Never changes once published. */

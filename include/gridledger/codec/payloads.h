@@ -189,6 +189,14 @@ struct Challenge {
     bool operator==(const Challenge&) const = default;
 };
 
+/**
+ * The sender, a provider, asks for its bond back (docs/tokenomics.md "Provider stake"): it stops
+ * attesting and taking tasks at once, and the bond returns after the unbonding delay.
+ */
+struct ProviderUnbond {
+    bool operator==(const ProviderUnbond&) const = default;
+};
+
 // ---- Tasks (docs/tasks.md) ----
 
 /** A consumer's new task: the index price of `maxMinutes` at `minGflops` is escrowed. */
@@ -269,7 +277,7 @@ struct TaskCancel {
 /** What a transaction does; one alternative per system-contract action. */
 using Payload = std::variant<Transfer, Propose, ProposalVote, RegisterProvider, Attest, Challenge,
                              TaskCreate, TaskStart, TaskRefuse, TaskTopUp, TaskSubmitResult,
-                             TaskVerify, TaskReportFailure, TaskCancel>;
+                             TaskVerify, TaskReportFailure, TaskCancel, ProviderUnbond>;
 
 /** Number of payload kinds (alternatives of Payload). */
 inline constexpr std::size_t kPayloadKindCount = std::variant_size_v<Payload>;
@@ -289,7 +297,8 @@ inline constexpr std::array<std::string_view, kPayloadKindCount> kPayloadKinds =
     "task_submit_result",
     "task_verify",
     "task_report_failure",
-    "task_cancel"};
+    "task_cancel",
+    "provider_unbond"};
 
 /** The stable snake_case name of a payload kind ("transfer", "propose", "task_create", …). */
 [[nodiscard]] std::string_view payloadKind(const Payload& payload);

@@ -28,6 +28,26 @@ struct GovernanceParams {
 };
 
 /**
+ * Provider stake (docs/tokenomics.md "Provider stake"): the bond registration locks, the share of
+ * it an upheld challenge slashes and where the slashed DPS goes, and how long an unbonding bond
+ * stays slashable.
+ */
+struct StakeParams {
+    /** DPS base units a provider locks at registration; 0 turns bonding off. */
+    u128 providerBond = 0;
+    /** Share of the bond an upheld challenge slashes (10%). */
+    std::uint32_t slashBps = 1'000;
+    /** How the slashed DPS is split: burned, to the challenger, to the reward pool (Σ = 10 000). */
+    std::uint32_t slashBurnBps = 5'000;
+    std::uint32_t slashChallengerBps = 2'500;
+    std::uint32_t slashPoolBps = 2'500;
+    /** Block time from an unbond request to the bond's release; at least one epoch (15 days). */
+    std::uint64_t unbondingDelayMs = 15 * kDayMs;
+
+    bool operator==(const StakeParams&) const = default;
+};
+
+/**
  * The fee of each payload kind in DPS base units (docs/tokenomics.md, "Fees"): the least a
  * transaction of that kind must offer in its `fee`. Every applied transaction pays its whole
  * offered fee to the reward pool. The defaults price changing the registry (providers, proposals)
@@ -50,6 +70,7 @@ struct FeeParams {
         100'000'000'000'000,      // task_verify
         100'000'000'000'000,      // task_report_failure
         100'000'000'000'000,      // task_cancel
+        100'000'000'000'000,      // provider_unbond
     };
 
     /** The fee of `payload`'s kind. */
@@ -72,8 +93,13 @@ struct ChainParams {
     /** The task lifecycle's timeouts and cancellation fee (docs/tasks.md). */
     TaskParams tasks;
     FeeParams fees;
+    StakeParams stake;
 
-    /** Checks tokenomics, index, governance and task parameters (kInvalidArgument naming it). */
+    /**
+     * Checks tokenomics, index, governance, task and stake parameters (kInvalidArgument naming
+     * it): slash_bps ≤ 10 000, the three slash shares summing to exactly 10 000, the unbonding
+     * delay at least one epoch.
+     */
     [[nodiscard]] Status validate() const;
 };
 

@@ -49,6 +49,19 @@ struct ProviderJobs {
     bool operator==(const ProviderJobs&) const = default;
 };
 
+/**
+ * Where a provider's bond stands (docs/tokenomics.md "Provider stake"): locked, waiting out the
+ * unbonding delay (still slashable), or paid back.
+ */
+enum class BondState : std::uint8_t {
+    kBonded = 0,
+    kUnbonding = 1,
+    kReleased = 2,
+};
+
+/** "bonded", "unbonding" or "released". */
+[[nodiscard]] std::string_view bondStateName(BondState state);
+
 /** A registered provider. The inventory is kept sorted (devices by model, labels by key). */
 struct Provider {
     Address address;
@@ -58,6 +71,13 @@ struct Provider {
     std::uint64_t statusHeight = 0;
     codec::RegisterProvider inventory;
     ProviderJobs jobs;
+    /** DPS base units locked as its bond (docs/tokenomics.md "Provider stake"). */
+    u128 bond = 0;
+    BondState bondState = BondState::kBonded;
+    /** While unbonding: the block time from which the bond is paid back. */
+    std::uint64_t unbondReleaseMs = 0;
+    /** DPS base units slashed from its bond so far. */
+    u128 slashed = 0;
 
     bool operator==(const Provider&) const = default;
 };
@@ -138,9 +158,11 @@ void storeVerifiers(StateLayer& state, const std::vector<Address>& verifiers);
 
 /**
  * Adds a provider with status `status` (genesis admits its providers directly). Requires the
- * inventory's shape to be checked (ledger::checkPayloadShape). kProviderExists if registered;
- * kUnknownCategory for a category the index lacks; kInvalidInventory when a device cannot be
- * valued in one of the categories it serves or its full inventory exceeds kMaxSlotGflops.
+ * inventory's shape to be checked (ledger::checkPayloadShape). Locks the chain's provider bond
+ * from the provider's account (docs/tokenomics.md "Provider stake"). kProviderExists if
+ * registered; kUnknownCategory for a category the index lacks; kInvalidInventory when a device
+ * cannot be valued in one of the categories it serves or its full inventory exceeds
+ * kMaxSlotGflops; kInsufficientBalance when the account cannot cover the bond.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> addProvider(StateLayer& state,
                                                             const BlockContext& block,
@@ -165,6 +187,7 @@ void storeVerifiers(StateLayer& state, const std::vector<Address>& verifiers);
 /**
  * Executes an attestation by `sender` in `block` (docs/tokenomics.md). Refusals, in this order:
  * kProviderNotAdmitted (never registered, or registered and not yet admitted), kProviderSuspended,
+ * kProviderUnbonding (asked to unbond), kBondTooLow (bond below the chain's provider bond),
  * kWrongEpoch (not the epoch of the block's timestamp, or a block before genesis), kInvalidArgument
  * (slot ≥ S), kFutureSlot (a later slot than the block's), kSlotAlreadyAttested, kUnknownCategory
  * (not served or not in the index), kBeyondInventory (a model not in the inventory, or more devices
@@ -176,9 +199,10 @@ void storeVerifiers(StateLayer& state, const std::vector<Address>& verifiers);
                                                               const codec::Attest& attest);
 
 /**
- * Executes a verifier's challenge: it is upheld at once, zeroes the slot and is recorded on the
- * attestation. Refusals: kNotVerifier, kWrongEpoch (the attestation's epoch is not the block's),
- * kAttestationNotFound, kAlreadyChallenged.
+ * Executes a verifier's challenge: it is upheld at once, zeroes the slot, is recorded on the
+ * attestation and slashes the provider's bond (slashBond, docs/tokenomics.md). Refusals:
+ * kNotVerifier, kWrongEpoch (the attestation's epoch is not the block's), kAttestationNotFound,
+ * kAlreadyChallenged.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> executeChallenge(StateLayer& state,
                                                                  const BlockContext& block,

@@ -38,7 +38,11 @@ namespace gridledger::contracts {
                                                                   std::uint64_t nonce,
                                                                   const codec::TaskCreate& create);
 
-/** The assigned provider starts the task (Assigned → Running). Event `task_transition`. */
+/**
+ * The assigned provider starts the task (Assigned → Running). Event `task_transition`. Refused
+ * with kProviderUnbonding or kBondTooLow when the provider's stake no longer allows it to take
+ * tasks (docs/tokenomics.md "Provider stake").
+ */
 [[nodiscard]] Result<std::vector<codec::Event>> executeTaskStart(StateLayer& state,
                                                                  const BlockContext& block,
                                                                  const Address& sender,

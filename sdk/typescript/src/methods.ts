@@ -168,6 +168,10 @@ export type Provider = {
     "gfl_balance": Decimal;
     "inventory": Inventory;
     "jobs": ProviderJobs;
+    "bond": Decimal;
+    "bond_state": "bonded" | "unbonding" | "released";
+    "unbond_release_ms": Decimal;
+    "slashed": Decimal;
 };
 
 /** An opaque list cursor (docs/rpc.md, "Lists"): pass it back unchanged as `cursor` to read the next page at the same height. */
@@ -378,7 +382,7 @@ export interface Methods {
         };
         result: Proposal;
     };
-    /** A compute provider: status, inventory and GFL balance. */
+    /** A compute provider: status, inventory, GFL balance and bond. */
     "provider_get": {
         params: {
             /** The provider's address. */
@@ -446,6 +450,17 @@ export interface Methods {
                 "task_verify": Decimal;
                 "task_report_failure": Decimal;
                 "task_cancel": Decimal;
+                "provider_unbond": Decimal;
+            };
+            "stake": {
+                "provider_bond": Decimal;
+                "slash_bps": number;
+                "slash_burn_bps": number;
+                "slash_challenger_bps": number;
+                "slash_pool_bps": number;
+                "unbonding_delay_ms": Decimal;
+                "bonded": Decimal;
+                "burned": Decimal;
             };
         };
     };

@@ -62,7 +62,8 @@ export type Payload =
           durationMs: bigint;
       }
     | { kind: "task_verify"; taskId: Hex; accept: boolean; reason: string }
-    | { kind: "task_report_failure"; taskId: Hex; exitCode: number; error: string; durationMs: bigint };
+    | { kind: "task_report_failure"; taskId: Hex; exitCode: number; error: string; durationMs: bigint }
+    | { kind: "provider_unbond" };
 
 /** A fixed-length byte string: `length` bytes, or empty (a field left out). */
 function fixed(field: number, hex: Hex, length: number): Uint8Array {
@@ -194,5 +195,7 @@ export function encodePayload(p: Payload): [number, Uint8Array] {
             ];
         case "task_cancel":
             return [29, fixed(1, p.taskId, 32)];
+        case "provider_unbond":
+            return [30, new Uint8Array(0)];
     }
 }

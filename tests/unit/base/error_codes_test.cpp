@@ -39,6 +39,8 @@ TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
         {ErrorCode::kNotTaskParty, {121, "not_task_party"}},
         {ErrorCode::kInvalidTask, {122, "invalid_task"}},
         {ErrorCode::kTooManyPendingTasks, {123, "too_many_pending_tasks"}},
+        {ErrorCode::kBondTooLow, {124, "bond_too_low"}},
+        {ErrorCode::kProviderUnbonding, {125, "provider_unbonding"}},
     };
     std::set<std::string_view> reasons;
     for (const auto& [code, expected] : pinned) {

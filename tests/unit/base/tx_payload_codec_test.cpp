@@ -70,6 +70,7 @@ std::vector<Payload> everyPayload() {
         TaskVerify{hash(6), false, ""},
         TaskReportFailure{hash(6), 137, "oom", 600'000},
         TaskCancel{hash(6)},
+        ProviderUnbond{},
     };
 }
 
@@ -106,6 +107,7 @@ TEST(TxPayloadCodec, KindsHaveStableNames) {
     EXPECT_EQ(payloadKind(all[22]), "task_verify");
     EXPECT_EQ(payloadKind(all[24]), "task_report_failure");
     EXPECT_EQ(payloadKind(all[25]), "task_cancel");
+    EXPECT_EQ(payloadKind(all[26]), "provider_unbond");
 }
 
 TEST(TxPayloadCodec, AnyFlippedByteOfEachPayloadBreaksDecodingOrTheSignature) {

@@ -185,6 +185,7 @@ TEST(GenesisJson, TheDevTemplateParsesOnceItHasAValidator) {
     defaults.tokenomics = TokenomicsParams{};
     defaults.powerIndex = defaultPowerIndex();
     defaults.governance = GovernanceParams{};
+    defaults.stake = StakeParams{};
     EXPECT_EQ(genesisToJson(defaults), genesisToJson(*g));
 }
 
@@ -195,6 +196,10 @@ TEST(GenesisJson, BadContractSectionsAreRefusedNamingTheField) {
         {R"("tokenomics":{"epoch_ms":10000})", "tokenomics.epoch_ms"},  // a number, not a string
         {R"("power_index":{"factors":[]})", "categories"},
         {R"("governance":{"proposal_ttl_ms":"0"})", "proposal_ttl_ms"},
+        {R"("stake":{"slash_pool_bps":2000})", "slash_shares"},
+        {R"("stake":{"slash_bps":10001})", "slash_bps"},
+        {R"("stake":{"unbonding_delay_ms":"1000"})", "unbonding_delay_ms"},
+        {R"("stake":{"provider_bond":"x"})", "provider_bond"},
         {R"("verifiers":["0x12"])", "verifiers"},
         {R"("providers":[{"address":"0x0000000000000000000000000000000000000001","devices":[],"categories":["ml_training"]}])",
          "device"},

@@ -224,3 +224,49 @@ TEST_F(ContractReads, AttestationsListPagesAProvidersSlotsOfAnEpoch) {
 
 }  // namespace
 }  // namespace gridledger::rpc
+
+namespace gridledger::rpc {
+namespace {
+
+TEST(StakeReads, ProviderGetAndTokenomicsGetShowTheBondItsSlashAndItsUnbonding) {
+    auto genesis = contracts::testing::shortEpochGenesis(1, kDps);
+    genesis.stake.providerBond = kDps;
+    genesis.stake.unbondingDelayMs = 20'000;
+    const auto provider = testKey(50);
+    const auto verifier = testKey(51);
+    genesis.accounts.push_back({addressOf(provider), 2 * kDps});
+    genesis.providers = {{addressOf(provider), petaflopInventory(10)}};
+    genesis.verifiers = {addressOf(verifier)};
+    Chain chain(genesis);
+    ASSERT_TRUE(chain.run(kGenesisMs + 100, provider, petaflops(0, 0, 10)).success());
+    ASSERT_TRUE(
+        chain.run(kGenesisMs + 200, verifier, codec::Challenge{addressOf(provider), 0, 0, "", {}})
+            .success());
+    ASSERT_TRUE(chain.run(kGenesisMs + 300, provider, codec::ProviderUnbond{}).success());
+    ChainContext ctx;
+    ctx.chainId = chain.genesis().chainId;
+    ctx.blocks = &chain.blocks();
+    ctx.tree = &chain.tree();
+    MethodTable table;
+    ASSERT_TRUE(addChainMethods(table, ctx));
+    const auto read = [&](const std::string& method, json::value params) {
+        auto out = (*table.find(method))(params);
+        EXPECT_TRUE(out) << method;
+        return out ? *out : json::value{};
+    };
+    const auto p = read("provider_get", json::array{json::string(addressOf(provider).hex())});
+    // 10% of 1 DPS slashed; 0.9 DPS left, released at the request's time + 20 s.
+    EXPECT_EQ(p.at("bond"), "900000000000000000");
+    EXPECT_EQ(p.at("slashed"), "100000000000000000");
+    EXPECT_EQ(p.at("bond_state"), "unbonding");
+    EXPECT_EQ(p.at("unbond_release_ms").as_string(), std::to_string(kGenesisMs + 300 + 20'000));
+    const auto stake = read("tokenomics_get", json::array{}).at("stake");
+    EXPECT_EQ(stake.at("provider_bond"), "1000000000000000000");
+    EXPECT_EQ(stake.at("bonded"), "900000000000000000");
+    EXPECT_EQ(stake.at("burned"), "50000000000000000");
+    EXPECT_EQ(stake.at("slash_bps").to_number<std::uint32_t>(), 1'000U);
+    EXPECT_EQ(stake.at("unbonding_delay_ms"), "20000");
+}
+
+}  // namespace
+}  // namespace gridledger::rpc
