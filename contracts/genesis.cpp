@@ -218,7 +218,8 @@ Result<Genesis> parseGenesis(std::string_view text) {
 }
 
 ChainParams Genesis::chainParams() const {
-    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance, tasks, fees, stake};
+    return ChainParams{genesisTimeMs, tokenomics, powerIndex, governance,
+                       tasks,         fees,       stake,      reputation};
 }
 
 std::string genesisToJson(const Genesis& g) {

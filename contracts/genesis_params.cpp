@@ -140,6 +140,15 @@ Status parseProviders(const json::object& root, Genesis& out) {
 }
 
 /** Cross-field checks once every section is read. */
+/** "reputation": every field optional (docs/tokenomics.md "Provider reputation"). */
+Status parseReputation(const json::object& obj, ReputationParams& reputation) {
+    constexpr std::string_view path = "reputation.";
+    GL_TRY(optionalU64(obj, "half_life_epochs", path, reputation.halfLifeEpochs));
+    GL_TRY(optionalU64(obj, "prior_jobs", path, reputation.priorJobs));
+    GL_TRY(optionalU64(obj, "fault_weight", path, reputation.faultWeight));
+    return optionalU64(obj, "slash_weight", path, reputation.slashWeight);
+}
+
 /** "stake": every field optional (docs/tokenomics.md "Provider stake"). */
 Status parseStake(const json::object& obj, StakeParams& stake) {
     constexpr std::string_view path = "stake.";
@@ -327,6 +336,10 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_ASSIGN_OR_RETURN(stake, getObject(root, "stake"));
         GL_TRY(parseStake(*stake, out.stake));
     }
+    if (optionalMember(root, "reputation") != nullptr) {
+        GL_ASSIGN_OR_RETURN(reputation, getObject(root, "reputation"));
+        GL_TRY(parseReputation(*reputation, out.reputation));
+    }
     if (optionalMember(root, "verifiers") != nullptr) {
         GL_ASSIGN_OR_RETURN(verifiers, getArray(root, "verifiers"));
         std::set<Address> seen;
@@ -395,6 +408,11 @@ void renderContractSections(const Genesis& g, json::object& root) {
                                  {"slash_challenger_bps", k.slashChallengerBps},
                                  {"slash_pool_bps", k.slashPoolBps},
                                  {"unbonding_delay_ms", std::to_string(k.unbondingDelayMs)}};
+    const auto& q = g.reputation;
+    root["reputation"] = json::object{{"half_life_epochs", std::to_string(q.halfLifeEpochs)},
+                                      {"prior_jobs", std::to_string(q.priorJobs)},
+                                      {"fault_weight", std::to_string(q.faultWeight)},
+                                      {"slash_weight", std::to_string(q.slashWeight)}};
     json::array verifiers;
     for (const auto& v : g.verifiers) {
         verifiers.push_back(json::string(v.hex()));

@@ -6,8 +6,8 @@ namespace gridledger::contracts {
 namespace {
 
 // Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap,
-// format 5 the matching scan per block, format 6 the provider stake.
-constexpr std::uint8_t kFormat = 6;
+// format 5 the matching scan per block, format 6 the provider stake, format 7 the reputation.
+constexpr std::uint8_t kFormat = 7;
 constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
@@ -104,6 +104,23 @@ Result<bool> setStake(StakeParams& stake, std::string_view name, std::string_vie
         return true;
     }
     return false;
+}
+
+/** The reputation parameter named `name` ("reputation.half_life_epochs", …), or nullptr. */
+std::uint64_t* reputationField(ReputationParams& reputation, std::string_view name) {
+    if (name == "reputation.half_life_epochs") {
+        return &reputation.halfLifeEpochs;
+    }
+    if (name == "reputation.prior_jobs") {
+        return &reputation.priorJobs;
+    }
+    if (name == "reputation.fault_weight") {
+        return &reputation.faultWeight;
+    }
+    if (name == "reputation.slash_weight") {
+        return &reputation.slashWeight;
+    }
+    return nullptr;
 }
 
 /** The task parameter named `name` ("tasks.claim_timeout_ms", …), or nullptr. */
@@ -220,6 +237,11 @@ Status setOne(ChainParams& p, std::string_view name, std::string_view value) {
     }
     GL_ASSIGN_OR_RETURN(stake, setStake(p.stake, name, value));
     if (stake) {
+        return {};
+    }
+    if (auto* field = reputationField(p.reputation, name); field != nullptr) {
+        GL_ASSIGN_OR_RETURN(v, u64Value(name, value));
+        *field = v;
         return {};
     }
     if (name.starts_with(kFeePrefix)) {
@@ -339,6 +361,7 @@ Status ChainParams::validate() const {
                     "stake.unbonding_delay_ms must be at least one epoch (" +
                         std::to_string(tokenomics.epochMs) + " ms)");
     }
+    GL_TRY(validateReputation(reputation));
     return tasks.validate();
 }
 
@@ -382,6 +405,8 @@ Bytes encodeParams(const ChainParams& p) {
     const auto& s = p.stake;
     w.u128v(s.providerBond).u32(s.slashBps).u32(s.slashBurnBps).u32(s.slashChallengerBps);
     w.u32(s.slashPoolBps).u64(s.unbondingDelayMs);
+    const auto& q = p.reputation;
+    w.u64(q.halfLifeEpochs).u64(q.priorJobs).u64(q.faultWeight).u64(q.slashWeight);
     return w.take();
 }
 
@@ -420,6 +445,11 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     s.slashChallengerBps = r.u32();
     s.slashPoolBps = r.u32();
     s.unbondingDelayMs = r.u64();
+    auto& q = p.reputation;
+    q.halfLifeEpochs = r.u64();
+    q.priorJobs = r.u64();
+    q.faultWeight = r.u64();
+    q.slashWeight = r.u64();
     GL_TRY(r.finish());
     return p;
 }
@@ -497,6 +527,10 @@ std::string parameterValue(const ChainParams& params, std::string_view name) {
     }
     if (name == "stake.unbonding_delay_ms") {
         return std::to_string(params.stake.unbondingDelayMs);
+    }
+    auto reputation = params.reputation;
+    if (const auto* field = reputationField(reputation, name); field != nullptr) {
+        return std::to_string(*field);
     }
     if (name.starts_with(kFeePrefix)) {
         auto fees = params.fees;

@@ -6,9 +6,9 @@ namespace {
 constexpr std::uint8_t kFormat = 1;
 /**
  * Format 2 of the provider record added the task job counts (ProviderJobs), format 3 the bond
- * (docs/tokenomics.md "Provider stake").
+ * (docs/tokenomics.md "Provider stake"), format 4 the reputation counters ("Provider reputation").
  */
-constexpr std::uint8_t kProviderFormat = 3;
+constexpr std::uint8_t kProviderFormat = 4;
 
 Bytes addressEpochId(const Address& provider, std::uint64_t epoch) {
     Bytes id = provider.toBytes();
@@ -84,6 +84,7 @@ Bytes encodeProvider(const Provider& p) {
     w.u64(j.rejected).u64(j.failed).u64(j.outOfCredits).u64(j.panicked).u64(j.cancelled);
     w.u128v(p.bond).u8(static_cast<std::uint8_t>(p.bondState)).u64(p.unbondReleaseMs);
     w.u128v(p.slashed);
+    w.u64(p.reputation.good).u64(p.reputation.faults).u64(p.reputation.epoch);
     return w.take();
 }
 
@@ -126,6 +127,9 @@ Result<Provider> decodeProvider(ByteView bytes) {
     p.bondState = static_cast<BondState>(bondState);
     p.unbondReleaseMs = r.u64();
     p.slashed = r.u128v();
+    p.reputation.good = r.u64();
+    p.reputation.faults = r.u64();
+    p.reputation.epoch = r.u64();
     GL_TRY(r.finish());
     return p;
 }

@@ -82,6 +82,19 @@ Result<std::optional<Provider>> readProvider(const ledger::StateTree& tree, std:
     return std::optional<Provider>(std::move(provider));
 }
 
+std::uint64_t reputationEpoch(const ChainParams& params, std::uint64_t nowMs) {
+    return epochOf(params.tokenomics, params.genesisTimeMs, nowMs).value_or(0);
+}
+
+ProviderScore providerScore(const ChainParams& params, const Provider& provider,
+                            std::uint64_t nowMs) {
+    ProviderScore out;
+    out.decayed =
+        decayReputation(provider.reputation, params.reputation, reputationEpoch(params, nowMs));
+    out.score = reputationScore(out.decayed, params.reputation);
+    return out;
+}
+
 Result<std::vector<Address>> loadProviderIndex(const StateLayer& state) {
     GL_ASSIGN_OR_RETURN(members, detail::providerIndex().members(state));
     std::vector<Address> out;

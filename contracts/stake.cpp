@@ -137,7 +137,8 @@ Result<std::vector<codec::Event>> lockBond(StateLayer& state, const ChainParams&
         "bond_locked", {{"provider", provider.address.hex()}, {"amount", toDecimal(bond)}}}};
 }
 
-Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params, const Address& address,
+Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params,
+                               const BlockContext& block, const Address& address,
                                const Address& challenger) {
     GL_ASSIGN_OR_RETURN(provider, loadProvider(state, address));
     if (!provider) {
@@ -153,6 +154,10 @@ Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params, con
     }
     provider->bond -= split.slashed;  // slashed ≤ bond: slash_bps ≤ 10 000
     provider->slashed = *slashed;
+    GL_ASSIGN_OR_RETURN(reputation, addFaultPoints(provider->reputation, params.reputation,
+                                                   reputationEpoch(params, block.timestampMs),
+                                                   params.reputation.slashWeight));
+    provider->reputation = reputation;
     storeProvider(state, *provider);
     totals.bonded = *bonded;
     totals.burned = *burned;

@@ -60,8 +60,57 @@ std::uint64_t* counterOf(ProviderJobs& jobs, TaskTrigger trigger) {
     return nullptr;
 }
 
-/** Raises the provider's counter for `trigger` (no provider, or no counter: nothing). */
-Status countJob(StateLayer& state, const Address& provider, TaskTrigger trigger) {
+/**
+ * How a trigger moves the provider's reputation (docs/tokenomics.md "Provider reputation"):
+ * +1 good job for a settlement, fault_weight points for a fault of the provider's, nothing for an
+ * ending the consumer or the credits decided (out of credits, cancel) or a step on the way.
+ */
+enum class JobOutcome : std::uint8_t { kNeutral, kGood, kFault };
+
+JobOutcome outcomeOf(TaskTrigger trigger) {
+    switch (trigger) {
+        case TaskTrigger::kAccept:
+        case TaskTrigger::kVerifyTimeout:
+            return JobOutcome::kGood;
+        case TaskTrigger::kRefuse:
+        case TaskTrigger::kClaimTimeout:
+        case TaskTrigger::kReject:
+        case TaskTrigger::kReportFailure:
+        case TaskTrigger::kPanic:
+            return JobOutcome::kFault;
+        case TaskTrigger::kAssign:
+        case TaskTrigger::kStart:
+        case TaskTrigger::kOutOfCredits:
+        case TaskTrigger::kCancel:
+        case TaskTrigger::kAssignTimeout:
+        case TaskTrigger::kSubmitResult:
+            break;
+    }
+    return JobOutcome::kNeutral;
+}
+
+/** `record`'s reputation after `trigger` in `block`. */
+Result<Reputation> reputationAfter(const StateLayer& state, const Provider& record,
+                                   TaskTrigger trigger, const BlockContext& block) {
+    const JobOutcome outcome = outcomeOf(trigger);
+    if (outcome == JobOutcome::kNeutral) {
+        return record.reputation;
+    }
+    GL_ASSIGN_OR_RETURN(params, loadParams(state));
+    const std::uint64_t epoch = reputationEpoch(params, block.timestampMs);
+    if (outcome == JobOutcome::kGood) {
+        return creditGoodJob(record.reputation, params.reputation, epoch);
+    }
+    return addFaultPoints(record.reputation, params.reputation, epoch,
+                          params.reputation.faultWeight);
+}
+
+/**
+ * Raises the provider's counter for `trigger` and moves its reputation (no provider, or no
+ * counter: nothing).
+ */
+Status countJob(StateLayer& state, const Address& provider, TaskTrigger trigger,
+                const BlockContext& block) {
     if (provider.isZero()) {
         return {};
     }
@@ -78,6 +127,8 @@ Status countJob(StateLayer& state, const Address& provider, TaskTrigger trigger)
         return fail(ErrorCode::kOverflow, "job counter of " + provider.hex() + " overflows");
     }
     *counter = *next;
+    GL_ASSIGN_OR_RETURN(reputation, reputationAfter(state, *record, trigger, block));
+    record->reputation = reputation;
     storeProvider(state, *record);
     return {};
 }
@@ -91,7 +142,7 @@ Result<codec::Event> moveTask(StateLayer& state, Task& task, TaskTrigger trigger
     // Refuse and claim timeout clear the provider: count them on it before.
     const Address counted = trigger == TaskTrigger::kAssign ? assignee : task.provider;
     GL_TRY(transitionTask(state, task, trigger, block, actor, assignee));
-    GL_TRY(countJob(state, counted, trigger));
+    GL_TRY(countJob(state, counted, trigger, block));
     auto event = transitionEvent(task, from, trigger, actor);
     if (trigger == TaskTrigger::kRefuse || trigger == TaskTrigger::kClaimTimeout) {
         event.attributes.emplace_back("excluded", counted.hex());
@@ -106,7 +157,7 @@ Result<codec::Event> finishTask(StateLayer& state, Task& task, TaskTrigger trigg
     const u128 escrow = task.escrow;
     const u128 deposit = task.deposit;
     GL_ASSIGN_OR_RETURN(bill, endTask(state, task, trigger, block, actor, usage));
-    GL_TRY(countJob(state, task.provider, trigger));
+    GL_TRY(countJob(state, task.provider, trigger, block));
     auto event = transitionEvent(task, from, trigger, actor);
     event.attributes.emplace_back("escrow", toDecimal(escrow));
     event.attributes.emplace_back(

@@ -363,9 +363,18 @@ bool satisfies(std::span<const codec::Label> labels, const LabelConstraint& c) {
 
 std::optional<Address> matchProvider(const MatchRequest& request,
                                      std::span<const MatchCandidate> candidates) {
+    // Reputation first: only the eligible providers with the best score stay in the draw.
+    std::uint32_t best = 0;
+    bool any = false;
+    for (const auto& candidate : candidates) {
+        if (eligible(request, candidate) && (!any || candidate.score > best)) {
+            best = candidate.score;
+            any = true;
+        }
+    }
     std::vector<Address> fits;
     for (const auto& candidate : candidates) {
-        if (eligible(request, candidate)) {
+        if (eligible(request, candidate) && candidate.score == best) {
             fits.push_back(candidate.provider);
         }
     }

@@ -164,7 +164,10 @@ Result<std::map<Address, std::uint64_t>> heldCapacity(const StateLayer& state) {
     return held;
 }
 
-/** Every admitted provider as matching sees it at `nowMs`, ascending by address. */
+/**
+ * Every admitted provider as matching sees it at `nowMs`, ascending by address, with its
+ * reputation score in the epoch of `nowMs`.
+ */
 Result<std::vector<MatchCandidate>> candidates(const StateLayer& state, const ChainParams& params,
                                                std::uint64_t nowMs) {
     std::vector<MatchCandidate> out;
@@ -198,6 +201,7 @@ Result<std::vector<MatchCandidate>> candidates(const StateLayer& state, const Ch
         const auto it = held.find(address);
         const std::uint64_t taken = it == held.end() ? 0 : it->second;
         c.unassignedGflops = *value > taken ? *value - taken : 0;
+        c.score = providerScore(params, *provider, nowMs).score;
         out.push_back(std::move(c));
     }
     return out;

@@ -78,6 +78,8 @@ struct Genesis {
     FeeParams fees;
     /** Provider stake: bond, slashing, unbonding (bonding off unless the file sets a bond). */
     StakeParams stake;
+    /** Provider reputation in matching (docs/tokenomics.md "Provider reputation"). */
+    ReputationParams reputation{};
     /** Accounts holding the verifier role from genesis. */
     std::vector<Address> verifiers;
     /** Providers admitted from genesis. */
@@ -89,12 +91,12 @@ struct Genesis {
 
 /**
  * Parses genesis JSON (the format of the files in genesis/); every field is checked. The
- * sections `tokenomics`, `power_index`, `governance`, `tasks`, `stake`, `verifiers` and
- * `providers` are optional, and so is every field of `tokenomics`, `governance`, `tasks` and
- * `stake`: an absent one takes its default. Each genesis provider's genesis balance must cover
- * the provider bond, which genesis locks from it. The
- * parameters must validate, verifiers and providers be unique, inventories well formed and
- * valued by the power index, and Σ balances + reward pool fit in 128 bits (kConfig otherwise).
+ * sections `tokenomics`, `power_index`, `governance`, `tasks`, `stake`, `reputation`, `verifiers`
+ * and `providers` are optional, and so is every field of `tokenomics`, `governance`, `tasks`,
+ * `stake` and `reputation`: an absent one takes its default. Each genesis provider's genesis
+ * balance must cover the provider bond, which genesis locks from it. The parameters must validate,
+ * verifiers and providers be unique, inventories well formed and valued by the power index, and Σ
+ * balances + reward pool fit in 128 bits (kConfig otherwise).
  */
 [[nodiscard]] Result<Genesis> parseGenesis(std::string_view json);
 /** Renders genesis JSON with every section and field, stable order, amounts as decimal strings. */

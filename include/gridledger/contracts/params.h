@@ -7,6 +7,7 @@
 
 #include <gridledger/base/result.h>
 #include <gridledger/codec/payloads.h>
+#include <gridledger/contracts/reputation.h>
 #include <gridledger/contracts/state.h>
 #include <gridledger/contracts/task_lifecycle.h>
 #include <gridledger/contracts/tokenomics.h>
@@ -94,11 +95,13 @@ struct ChainParams {
     TaskParams tasks;
     FeeParams fees;
     StakeParams stake;
+    /** Provider reputation in matching (docs/tokenomics.md "Provider reputation"). */
+    ReputationParams reputation{};
 
     /**
-     * Checks tokenomics, index, governance, task and stake parameters (kInvalidArgument naming
-     * it): slash_bps ≤ 10 000, the three slash shares summing to exactly 10 000, the unbonding
-     * delay at least one epoch.
+     * Checks tokenomics, index, governance, task, stake and reputation parameters
+     * (kInvalidArgument naming it): slash_bps ≤ 10 000, the three slash shares summing to exactly
+     * 10 000, the unbonding delay at least one epoch, validateReputation.
      */
     [[nodiscard]] Status validate() const;
 };

@@ -9,6 +9,7 @@
 #include <gridledger/codec/payloads.h>
 #include <gridledger/codec/receipt.h>
 #include <gridledger/contracts/params.h>
+#include <gridledger/contracts/reputation.h>
 #include <gridledger/contracts/state.h>
 #include <gridledger/contracts/tokenomics.h>
 #include <gridledger/ledger/state_tree.h>
@@ -78,6 +79,11 @@ struct Provider {
     std::uint64_t unbondReleaseMs = 0;
     /** DPS base units slashed from its bond so far. */
     u128 slashed = 0;
+    /**
+     * Its decayed good jobs and fault points as of the epoch of their last change
+     * (docs/tokenomics.md "Provider reputation"); providerScore brings them to a later epoch.
+     */
+    Reputation reputation{};
 
     bool operator==(const Provider&) const = default;
 };
@@ -116,6 +122,20 @@ void storeProvider(StateLayer& state, const Provider& provider);
 [[nodiscard]] Result<std::optional<Provider>> readProvider(const ledger::StateTree& tree,
                                                            std::uint64_t version,
                                                            const Address& address);
+
+/**
+ * The provider's reputation counters brought to the epoch of block time `nowMs` and its score
+ * there (docs/tokenomics.md "Provider reputation"); a time before genesis counts as epoch 0.
+ */
+struct ProviderScore {
+    Reputation decayed;
+    std::uint32_t score = 0;
+};
+[[nodiscard]] ProviderScore providerScore(const ChainParams& params, const Provider& provider,
+                                          std::uint64_t nowMs);
+
+/** The tokenomics epoch of block time `nowMs`, 0 before genesis. */
+[[nodiscard]] std::uint64_t reputationEpoch(const ChainParams& params, std::uint64_t nowMs);
 
 /** Every registered provider, ascending. */
 [[nodiscard]] Result<std::vector<Address>> loadProviderIndex(const StateLayer& state);

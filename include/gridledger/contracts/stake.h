@@ -71,11 +71,14 @@ void storeStakeTotals(StateLayer& state, const StakeTotals& totals);
 /**
  * Slashes `provider`'s bond for an upheld challenge by `challenger` (splitSlash): the bond
  * shrinks by `slashed`, the challenger's account gains toChallenger, the reward pool toPool, the
- * burned total `burned`. A bond that is unbonding is still slashed; a released one is 0.
- * Requires the provider to exist (kProviderNotFound otherwise).
+ * burned total `burned`. A bond that is unbonding is still slashed; a released one is 0. Every
+ * slash also adds reputation.slash_weight fault points to the provider's reputation in the
+ * epoch of `block` (docs/tokenomics.md "Provider reputation"). Requires the provider to exist
+ * (kProviderNotFound otherwise).
  */
 [[nodiscard]] Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params,
-                                             const Address& provider, const Address& challenger);
+                                             const BlockContext& block, const Address& provider,
+                                             const Address& challenger);
 
 /**
  * Executes provider_unbond: the sender's bond starts unbonding; it is released at the first block

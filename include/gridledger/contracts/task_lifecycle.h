@@ -256,6 +256,8 @@ struct MatchCandidate {
     std::vector<std::string> categories;
     /** Corrected GFLOP/s it attested minus what its assigned and running tasks hold. */
     std::uint64_t unassignedGflops = 0;
+    /** Its reputation score in the block's epoch, 0…10 000 (docs/tokenomics.md). */
+    std::uint32_t score = 0;
 };
 
 /** What a task asks of its provider. */
@@ -270,9 +272,10 @@ struct MatchRequest {
 
 /**
  * The provider the task is assigned to: among the candidates that are admitted, online, not
- * excluded, serve the category, satisfy every constraint and have unassignedGflops ≥ minGflops,
- * sorted by address, the one at index (first 8 bytes of SHA-256("gridledger/task-match" ‖
- * taskId), big-endian) mod count. nullopt when none fits.
+ * excluded, serve the category, satisfy every constraint and have unassignedGflops ≥ minGflops
+ * (the eligible ones), those with the highest score; of these, sorted by address, the one at
+ * index (first 8 bytes of SHA-256("gridledger/task-match" ‖ taskId), big-endian) mod count.
+ * nullopt when none fits. The answer does not depend on the order of `candidates`.
  */
 [[nodiscard]] std::optional<Address> matchProvider(const MatchRequest& request,
                                                    std::span<const MatchCandidate> candidates);

@@ -186,6 +186,7 @@ TEST(GenesisJson, TheDevTemplateParsesOnceItHasAValidator) {
     defaults.powerIndex = defaultPowerIndex();
     defaults.governance = GovernanceParams{};
     defaults.stake = StakeParams{};
+    defaults.reputation = ReputationParams{};
     EXPECT_EQ(genesisToJson(defaults), genesisToJson(*g));
 }
 
@@ -200,6 +201,9 @@ TEST(GenesisJson, BadContractSectionsAreRefusedNamingTheField) {
         {R"("stake":{"slash_bps":10001})", "slash_bps"},
         {R"("stake":{"unbonding_delay_ms":"1000"})", "unbonding_delay_ms"},
         {R"("stake":{"provider_bond":"x"})", "provider_bond"},
+        {R"("reputation":{"prior_jobs":"0"})", "reputation.prior_jobs"},
+        {R"("reputation":{"fault_weight":"1000001"})", "reputation.fault_weight"},
+        {R"("reputation":{"half_life_epochs":"x"})", "half_life_epochs"},
         {R"("verifiers":["0x12"])", "verifiers"},
         {R"("providers":[{"address":"0x0000000000000000000000000000000000000001","devices":[],"categories":["ml_training"]}])",
          "device"},
