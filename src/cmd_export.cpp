@@ -1,4 +1,5 @@
-// gridledger export epochs|tasks: an auditor's report of settled epochs or tasks, read over
+// gridledger export epochs|tasks|providers: an auditor's report of settled epochs, tasks or
+// providers (with their reputation), read over
 // JSON-RPC from a node at one height (docs/operations.md "Exporting reports").
 #include <iostream>
 #include <map>
@@ -31,6 +32,16 @@ constexpr std::string_view kTaskColumns[] = {
     "id",       "height",         "consumer",    "provider",    "state",
     "category", "min_gflops",     "constraints", "max_minutes", "rate_per_minute",
     "escrow",   "created_height", "excluded",    "history"};
+
+/**
+ * The columns of `export providers --format csv`: provider_get's scalar fields, its reputation
+ * flattened (`score`, `good`, `faults`, `reputation_epoch`), jobs and inventory as JSON text.
+ */
+constexpr std::string_view kProviderColumns[] = {
+    "address",     "height", "status",     "registered_height", "status_height",
+    "gfl_balance", "bond",   "bond_state", "unbond_release_ms", "slashed",
+    "score",       "good",   "faults",     "reputation_epoch",  "jobs",
+    "inventory"};
 
 std::unexpected<Error> malformed(const std::string& what) {
     return fail(ErrorCode::kMalformed, "node answered without " + what);
@@ -238,6 +249,58 @@ Result<json::array> readTasks(const Endpoint& endpoint) {
     return rows;
 }
 
+/**
+ * Every registered provider as of one height, ascending by address, as provider_get shows it:
+ * providers_list page after page, every page pinned to the height of the first.
+ */
+Result<json::array> readProviders(const Endpoint& endpoint) {
+    json::array rows;
+    json::value cursor = nullptr;
+    do {
+        json::object params{{"limit", rpc::kMaxPageLimit}};
+        if (cursor.is_string()) {
+            params["cursor"] = cursor;
+        }
+        GL_ASSIGN_OR_RETURN(pageValue, callRpc(endpoint, "providers_list", params));
+        GL_ASSIGN_OR_RETURN(page, objectOf(pageValue, "a page of providers"));
+        const json::value* items = page->if_contains("items");
+        const json::value* next = page->if_contains("next_cursor");
+        if (items == nullptr || !items->is_array() || next == nullptr ||
+            !(next->is_null() || next->is_string())) {
+            return malformed("an `items` array and a `next_cursor`");
+        }
+        for (const auto& item : items->as_array()) {
+            GL_ASSIGN_OR_RETURN(provider, objectOf(item, "a provider"));
+            const json::value* reputation = provider->if_contains("reputation");
+            if (reputation == nullptr || !reputation->is_object()) {
+                return malformed("a provider's `reputation` object");
+            }
+            rows.push_back(item);
+        }
+        cursor = *next;
+    } while (cursor.is_string());
+    return rows;
+}
+
+/** The providers' rows with the reputation flattened into the CSV columns. */
+json::array flatProviders(const json::array& providers) {
+    json::array rows;
+    for (const auto& item : providers) {
+        json::object row = item.as_object();
+        const json::object& reputation = row.at("reputation").as_object();
+        for (const auto* key : {"score", "good", "faults"}) {
+            if (const auto* v = reputation.if_contains(key)) {
+                row[key] = *v;
+            }
+        }
+        if (const auto* v = reputation.if_contains("epoch")) {
+            row["reputation_epoch"] = *v;
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 }  // namespace
 
 int runExport(const Args& args) {
@@ -245,8 +308,8 @@ int runExport(const Args& args) {
     std::string what;
     std::string format = "csv";
     std::string rpc;
-    po::options_description desc("gridledger export epochs|tasks [--format csv|json]");
-    desc.add_options()("what", po::value(&what)->required(), "epochs or tasks")(
+    po::options_description desc("gridledger export epochs|tasks|providers [--format csv|json]");
+    desc.add_options()("what", po::value(&what)->required(), "epochs, tasks or providers")(
         "format", po::value(&format), "csv (default) or json")("rpc", po::value(&rpc),
                                                                "node RPC endpoint host:port");
     po::positional_options_description positional;
@@ -255,15 +318,19 @@ int runExport(const Args& args) {
     if (!parseOptions("export", desc, positional, args, homeFlag, exitCode)) {
         return exitCode;
     }
-    if ((what != "epochs" && what != "tasks") || (format != "csv" && format != "json")) {
-        std::cerr << "gridledger export: expected epochs|tasks and --format csv|json\n" << desc;
+    if ((what != "epochs" && what != "tasks" && what != "providers") ||
+        (format != "csv" && format != "json")) {
+        std::cerr << "gridledger export: expected epochs|tasks|providers and --format csv|json\n"
+                  << desc;
         return 2;
     }
     auto endpoint = resolveEndpoint(rpc, Home::resolve(homeFlag));
     if (!endpoint) {
         return reportError("export", endpoint.error());
     }
-    auto rows = what == "epochs" ? readEpochs(*endpoint) : readTasks(*endpoint);
+    auto rows = what == "epochs"  ? readEpochs(*endpoint)
+                : what == "tasks" ? readTasks(*endpoint)
+                                  : readProviders(*endpoint);
     if (!rows) {
         return reportError("export", rows.error());
     }
@@ -271,6 +338,8 @@ int runExport(const Args& args) {
         std::cout << json::serialize(*rows) << "\n";
     } else if (what == "epochs") {
         std::cout << toCsv(kEpochColumns, *rows);
+    } else if (what == "providers") {
+        std::cout << toCsv(kProviderColumns, flatProviders(*rows));
     } else {
         std::cout << toCsv(kTaskColumns, *rows);
     }

@@ -23,6 +23,22 @@ boost::json::object jobsJson(const contracts::ProviderJobs& j) {
                                {"cancelled", std::to_string(j.cancelled)}};
 }
 
+/**
+ * The provider's reputation at the block of `height` (docs/tokenomics.md "Provider reputation"):
+ * its counters decayed to that block's epoch and the score matching ranks it by there.
+ */
+Result<boost::json::object> reputationJson(const ChainContext& ctx, std::uint64_t height,
+                                           const contracts::Provider& provider) {
+    GL_ASSIGN_OR_RETURN(params, contracts::readParams(*ctx.tree, height));
+    GL_ASSIGN_OR_RETURN(block, ctx.blocks->blockAt(height));
+    const std::uint64_t nowMs = block ? block->header.timestampMs : params.genesisTimeMs;
+    const auto s = contracts::providerScore(params, provider, nowMs);
+    return boost::json::object{{"score", std::to_string(s.score)},
+                               {"good", std::to_string(s.decayed.good)},
+                               {"faults", std::to_string(s.decayed.faults)},
+                               {"epoch", std::to_string(s.decayed.epoch)}};
+}
+
 bool statusNamed(const std::string& name) {
     using contracts::ProviderStatus;
     for (const auto s :
@@ -38,6 +54,7 @@ Result<boost::json::object> providerJson(const ChainContext& ctx, std::uint64_t 
                                          const Address& address,
                                          const contracts::Provider& provider) {
     GL_ASSIGN_OR_RETURN(gfl, contracts::readGfl(*ctx.tree, height, address));
+    GL_ASSIGN_OR_RETURN(reputation, reputationJson(ctx, height, provider));
     return boost::json::object{
         {"address", address.hex()},
         {"height", std::to_string(height)},
@@ -50,14 +67,16 @@ Result<boost::json::object> providerJson(const ChainContext& ctx, std::uint64_t 
         {"bond", toDecimal(provider.bond)},
         {"bond_state", std::string(contracts::bondStateName(provider.bondState))},
         {"unbond_release_ms", std::to_string(provider.unbondReleaseMs)},
-        {"slashed", toDecimal(provider.slashed)}};
+        {"slashed", toDecimal(provider.slashed)},
+        {"reputation", std::move(reputation)}};
 }
 
 }  // namespace
 
 /**
  * params: `address`, optional `height`. The provider, its inventory, its GFL balance, its task
- * counts (`jobs`) and its stake (`bond`, `bond_state`, `unbond_release_ms`, `slashed`).
+ * counts (`jobs`), its stake (`bond`, `bond_state`, `unbond_release_ms`, `slashed`) and its
+ * `reputation` (score, decayed good jobs and fault points, their epoch) at that height.
  */
 Result<value> providerGet(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"address", "height"}));

@@ -76,7 +76,12 @@ Result<value> tokenomicsGet(const ChainContext& ctx, const value& params) {
                                {"slash_pool_bps", k.slashPoolBps},
                                {"unbonding_delay_ms", std::to_string(k.unbondingDelayMs)},
                                {"bonded", toDecimal(totals.bonded)},
-                               {"burned", toDecimal(totals.burned)}}}};
+                               {"burned", toDecimal(totals.burned)}}},
+        {"reputation",
+         json::object{{"half_life_epochs", std::to_string(p.reputation.halfLifeEpochs)},
+                      {"prior_jobs", std::to_string(p.reputation.priorJobs)},
+                      {"fault_weight", std::to_string(p.reputation.faultWeight)},
+                      {"slash_weight", std::to_string(p.reputation.slashWeight)}}}};
 }
 
 }  // namespace gridledger::rpc::handlers

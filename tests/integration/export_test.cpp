@@ -1,5 +1,5 @@
-// `gridledger export epochs|tasks` against a real node: the formats of empty reports and the
-// refusals. The epoch rows themselves are checked by epoch_run_test.cpp.
+// `gridledger export epochs|tasks|providers` against a real node: the formats of empty reports and
+// the refusals. The epoch rows themselves are checked by epoch_run_test.cpp.
 
 #include <fstream>
 #include <sstream>
@@ -31,6 +31,15 @@ TEST(Export, EmptyReportsAreAHeaderOrAnEmptyArrayAndBadArgumentsAreRefused) {
     EXPECT_EQ(exportCli(node, {"tasks", "--format", "json"}),
               (std::pair<int, std::string>{0, "[]\n"}));
     EXPECT_EQ(exportCli(node, {"tasks"}).second.substr(0, 11), "id,height,c");  // csv by default
+    // No genesis provider on the dev chain: the providers' header (reputation included) alone.
+    EXPECT_EQ(exportCli(node, {"providers", "--format", "csv"}),
+              (std::pair<int, std::string>{
+                  0,
+                  "address,height,status,registered_height,status_height,gfl_balance,bond,"
+                  "bond_state,unbond_release_ms,slashed,score,good,faults,reputation_epoch,jobs,"
+                  "inventory\n"}));
+    EXPECT_EQ(exportCli(node, {"providers", "--format", "json"}),
+              (std::pair<int, std::string>{0, "[]\n"}));
     EXPECT_EQ(exportCli(node, {"epochs", "--format", "json"}),
               (std::pair<int, std::string>{0, "[]\n"}));
     EXPECT_EQ(exportCli(node, {"epochs", "--format", "csv"}),

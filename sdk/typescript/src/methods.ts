@@ -172,6 +172,15 @@ export type Provider = {
     "bond_state": "bonded" | "unbonding" | "released";
     "unbond_release_ms": Decimal;
     "slashed": Decimal;
+    "reputation": ProviderReputation;
+};
+
+/** The provider's reputation at the answer's height (docs/tokenomics.md, "Provider reputation"): score = floor(10000 x (good + prior_jobs) / (good + prior_jobs + faults)), with good and faults decayed to that height's epoch; matching picks among eligible providers by the highest score. */
+export type ProviderReputation = {
+    "score": Decimal;
+    "good": Decimal;
+    "faults": Decimal;
+    "epoch": Decimal;
 };
 
 /** An opaque list cursor (docs/rpc.md, "Lists"): pass it back unchanged as `cursor` to read the next page at the same height. */
@@ -461,6 +470,12 @@ export interface Methods {
                 "unbonding_delay_ms": Decimal;
                 "bonded": Decimal;
                 "burned": Decimal;
+            };
+            "reputation": {
+                "half_life_epochs": Decimal;
+                "prior_jobs": Decimal;
+                "fault_weight": Decimal;
+                "slash_weight": Decimal;
             };
         };
     };

@@ -270,3 +270,106 @@ TEST(StakeReads, ProviderGetAndTokenomicsGetShowTheBondItsSlashAndItsUnbonding) 
 
 }  // namespace
 }  // namespace gridledger::rpc
+
+namespace gridledger::rpc {
+namespace {
+
+/** A decimal-string field of a JSON answer as a number. */
+std::uint64_t u64Of(const json::value& object, std::string_view key) {
+    return std::stoull(std::string(object.at(key).as_string()));
+}
+
+TEST(ReputationReads, ProviderGetShowsTheDocumentedScoreOfItsRawCountersAtEachHeight) {
+    // H = 2, P = 4, F = 4, W = 16 (docs/tokenomics.md "Provider reputation").
+    auto genesis = contracts::testing::shortEpochGenesis(1, kDps);
+    genesis.reputation = contracts::ReputationParams{2, 4, 4, 16};
+    genesis.stake.providerBond = kDps;
+    const auto provider = testKey(50);
+    const auto verifier = testKey(51);
+    const auto consumer = testKey(52);
+    genesis.accounts.push_back({addressOf(provider), 2 * kDps});
+    genesis.accounts.push_back({addressOf(consumer), 2 * kDps});
+    genesis.providers = {{addressOf(provider), petaflopInventory(10)}};
+    genesis.verifiers = {addressOf(verifier)};
+    Chain chain(genesis);
+    const auto G = kGenesisMs;
+    const auto newTask = [&](std::uint64_t t) {
+        const auto r = chain.run(t, consumer, codec::TaskCreate{"flat", 1'000'000, {}, 10, {}});
+        EXPECT_TRUE(r.success());
+        return *Hash256::fromHex(r.events.at(0).attributes.at(0).second);
+    };
+    // Epoch 0: one task refused, one settled, then an upheld challenge.
+    ASSERT_TRUE(chain.run(G + 100, provider, petaflops(0, 0, 10)).success());
+    const Hash256 refused = newTask(G + 200);
+    chain.block(G + 300, {});  // matched
+    ASSERT_TRUE(chain.run(G + 400, provider, codec::TaskRefuse{refused}).success());
+    ASSERT_TRUE(chain.run(G + 500, consumer, codec::TaskCancel{refused}).success());
+    const Hash256 settled = newTask(G + 600);
+    chain.block(G + 700, {});  // matched
+    ASSERT_TRUE(chain.run(G + 800, provider, codec::TaskStart{settled}).success());
+    ASSERT_TRUE(
+        chain
+            .run(G + 900, provider,
+                 codec::TaskSubmitResult{
+                     settled, Hash256::fromHex("0x" + std::string(64, 'a')).value(), "", 0, 100})
+            .success());
+    ASSERT_TRUE(chain.run(G + 1'000, consumer, codec::TaskVerify{settled, true, ""}).success());
+    ASSERT_TRUE(chain.run(G + 1'100, verifier, codec::Challenge{addressOf(provider), 0, 0, "", {}})
+                    .success());
+    const std::uint64_t epoch0 = chain.height();
+    chain.block(G + 2 * contracts::testing::kEpochMs + 100, {});
+    const std::uint64_t epoch2 = chain.height();
+    chain.block(G + 4 * contracts::testing::kEpochMs + 100, {});
+    const std::uint64_t epoch4 = chain.height();
+
+    ChainContext ctx;
+    ctx.chainId = chain.genesis().chainId;
+    ctx.blocks = &chain.blocks();
+    ctx.tree = &chain.tree();
+    MethodTable table;
+    ASSERT_TRUE(addChainMethods(table, ctx));
+    const auto read = [&](const std::string& method, json::value params) {
+        auto out = (*table.find(method))(params);
+        EXPECT_TRUE(out) << method;
+        return out ? *out : json::value{};
+    };
+    const std::string address = addressOf(provider).hex();
+    const std::uint64_t slashes = 1;  // the one upheld challenge above
+    for (const auto& [height, epoch] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+             {epoch0, 0}, {epoch2, 2}, {epoch4, 4}}) {
+        SCOPED_TRACE(epoch);
+        const auto p = read("provider_get", json::array{json::string(address),
+                                                        json::string(std::to_string(height))});
+        // The formula, by hand, from the raw job counters the answer shows.
+        const auto& jobs = p.at("jobs");
+        const std::uint64_t good0 = u64Of(jobs, "settled");
+        const std::uint64_t faults0 =
+            4 * (u64Of(jobs, "refused") + u64Of(jobs, "claim_timeouts") + u64Of(jobs, "rejected") +
+                 u64Of(jobs, "failed") + u64Of(jobs, "panicked")) +
+            16 * slashes;
+        ASSERT_EQ(good0, 1U);
+        ASSERT_EQ(faults0, 20U);
+        const std::uint64_t halvings = epoch / 2;  // every event was in epoch 0
+        const std::uint64_t good = good0 >> halvings;
+        const std::uint64_t faults = faults0 >> halvings;
+        const auto& reputation = p.at("reputation");
+        EXPECT_EQ(u64Of(reputation, "good"), good);
+        EXPECT_EQ(u64Of(reputation, "faults"), faults);
+        EXPECT_EQ(u64Of(reputation, "epoch"), epoch);
+        EXPECT_EQ(u64Of(reputation, "score"), 10'000 * (good + 4) / (good + 4 + faults));
+        // providers_list (and so `gridledger export providers`) shows the same reputation.
+        const auto list = read("providers_list", json::object{{"height", std::to_string(height)}});
+        EXPECT_EQ(list.at("items").at(0).at("reputation"), reputation);
+    }
+    // 2 000 at epoch 0, 2 857 at epoch 2, 4 444 at epoch 4: the bad history fades.
+    const auto head = read("provider_get", json::array{json::string(address)});
+    EXPECT_EQ(head.at("reputation").at("score"), "4444");
+    const auto params = read("tokenomics_get", json::array{}).at("reputation");
+    EXPECT_EQ(params.at("half_life_epochs"), "2");
+    EXPECT_EQ(params.at("prior_jobs"), "4");
+    EXPECT_EQ(params.at("fault_weight"), "4");
+    EXPECT_EQ(params.at("slash_weight"), "16");
+}
+
+}  // namespace
+}  // namespace gridledger::rpc
