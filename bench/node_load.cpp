@@ -23,7 +23,7 @@
 // ratio_to_ceiling figures is what making every acknowledged transaction durable costs.
 //
 // `--reads` measures reads while a 1-validator node commits at half of the peak rate it just
-// reached (read_load.h): wrk's JSON-RPC account_get and chain_getBlock, then 1,000 WebSocket
+// reached (read_load.h): wrk's JSON-RPC account_get and block_get, then 1,000 WebSocket
 // newHeads subscribers, each checked to see every head, with the delay of each notification.
 
 #include <algorithm>
@@ -371,8 +371,7 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
                 *parseU64(rpc.call("chain_getHead", {}).at("result").at("height").as_string());
             const auto now = Clock::now();
             for (; seen < head; ++seen) {
-                const auto block =
-                    rpc.call("chain_getBlock", {json::string(std::to_string(seen + 1))});
+                const auto block = rpc.call("block_get", {json::string(std::to_string(seen + 1))});
                 const std::lock_guard lock(mutex);
                 for (const auto& tx : block.at("result").at("txs").as_array()) {
                     seenAt.emplace(*Hash256::fromHex(tx.as_string()), now);

@@ -29,7 +29,7 @@ struct WrkReport {
 
 /**
  * Runs wrk for `seconds` against the JSON-RPC at 127.0.0.1:`port` with bench/wrk/rpc_reads.lua:
- * account_get of `accounts` and chain_getBlock of heights 1..`height`, alternated. Its output
+ * account_get of `accounts` and block_get of heights 1..`height`, alternated. Its output
  * goes to `log`. Nullopt when wrk failed or printed no figures.
  */
 [[nodiscard]] std::optional<WrkReport> runWrk(std::uint16_t port, std::uint64_t height,

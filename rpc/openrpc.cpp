@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <utility>
 
@@ -23,7 +24,31 @@ Result<boost::json::value> parseDocument() {
     return document;
 }
 
+constexpr MethodAlias kAliases[] = {
+    {"node_status", "node_getStatus"},   {"node_peers", "node_getPeers"},
+    {"chain_getBlock", "block_get"},     {"chain_getRawBlocks", "block_getRaw"},
+    {"blocks_list", "block_list"},       {"governance_getProposal", "proposal_get"},
+    {"proposals_list", "proposal_list"}, {"tokenomics_getEpoch", "epoch_get"},
+    {"epochs_list", "epoch_list"},       {"tasks_list", "task_list"},
+    {"providers_list", "provider_list"}, {"attestations_list", "attestation_list"},
+};
+
 }  // namespace
+
+std::span<const MethodAlias> methodAliases() {
+    return kAliases;
+}
+
+std::vector<std::string> withAliases(std::vector<std::string> names) {
+    const std::size_t named = names.size();
+    for (const MethodAlias& alias : kAliases) {
+        if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named),
+                      alias.name) != names.begin() + static_cast<std::ptrdiff_t>(named)) {
+            names.emplace_back(alias.alias);
+        }
+    }
+    return names;
+}
 
 Result<std::vector<std::string>> openRpcMethodNames() {
     GL_ASSIGN_OR_RETURN(document, parseDocument());
@@ -54,18 +79,27 @@ Status addDiscoverMethod(MethodTable& table) {
 }
 
 std::vector<std::string> adminMethodNames() {
-    return {"node_peers"};
+    return {"node_getPeers"};
 }
 
 Status addNodeMethods(MethodTable& table, const ChainContext& context, Listener listener) {
     if (listener == Listener::kAdmin) {
         GL_TRY(addChainMethods(table, context));
         GL_TRY(addDiscoverMethod(table));
-        return addSubscriptionMethods(table);
+        GL_TRY(addSubscriptionMethods(table));
+        for (const MethodAlias& alias : kAliases) {
+            const Handler* handler = table.find(alias.name);
+            if (handler == nullptr) {
+                return fail(ErrorCode::kInvalidArgument,
+                            "alias " + std::string(alias.alias) + " of an unknown method");
+            }
+            GL_TRY(table.add(std::string(alias.alias), Handler(*handler)));
+        }
+        return {};
     }
     MethodTable all;
     GL_TRY(addNodeMethods(all, context, Listener::kAdmin));
-    const std::vector<std::string> admin = adminMethodNames();
+    const std::vector<std::string> admin = withAliases(adminMethodNames());
     for (const std::string& name : all.names()) {
         if (std::find(admin.begin(), admin.end(), name) == admin.end()) {
             GL_TRY(table.add(name, *all.find(name)));

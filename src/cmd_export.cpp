@@ -185,13 +185,13 @@ Result<json::array> readEpochs(const Endpoint& endpoint) {
     json::array rows;
     for (std::uint64_t k = 0; k < settled; ++k) {
         const std::string epoch = std::to_string(k);
-        GL_ASSIGN_OR_RETURN(summaryValue,
-                            callRpc(endpoint, "tokenomics_getEpoch",
-                                    json::object{{"epoch", epoch}, {"height", height}}));
+        GL_ASSIGN_OR_RETURN(
+            summaryValue,
+            callRpc(endpoint, "epoch_get", json::object{{"epoch", epoch}, {"height", height}}));
         GL_ASSIGN_OR_RETURN(summary, objectOf(summaryValue, "an epoch summary"));
         GL_ASSIGN_OR_RETURN(at, stringField(*summary, "height"));
         GL_ASSIGN_OR_RETURN(blockValue,
-                            callRpc(endpoint, "chain_getBlock", json::object{{"height", at}}));
+                            callRpc(endpoint, "block_get", json::object{{"height", at}}));
         GL_ASSIGN_OR_RETURN(block, objectOf(blockValue, "a block"));
         GL_ASSIGN_OR_RETURN(root, stringField(*block, "state_root"));
         GL_ASSIGN_OR_RETURN(providers, settledProviders(*block, epoch));
@@ -206,7 +206,7 @@ Result<json::array> readEpochs(const Endpoint& endpoint) {
 }
 
 /**
- * Every task in any state as of one height, ascending by id, as task_get shows it: tasks_list by
+ * Every task in any state as of one height, ascending by id, as task_get shows it: task_list by
  * each state, page after page, every page pinned to the height of the first.
  */
 Result<json::array> readTasks(const Endpoint& endpoint) {
@@ -222,7 +222,7 @@ Result<json::array> readTasks(const Endpoint& endpoint) {
             } else if (height) {
                 params["height"] = *height;
             }
-            GL_ASSIGN_OR_RETURN(pageValue, callRpc(endpoint, "tasks_list", params));
+            GL_ASSIGN_OR_RETURN(pageValue, callRpc(endpoint, "task_list", params));
             GL_ASSIGN_OR_RETURN(page, objectOf(pageValue, "a page of tasks"));
             if (!height) {
                 GL_ASSIGN_OR_RETURN(at, stringField(*page, "height"));
@@ -251,7 +251,7 @@ Result<json::array> readTasks(const Endpoint& endpoint) {
 
 /**
  * Every registered provider as of one height, ascending by address, as provider_get shows it:
- * providers_list page after page, every page pinned to the height of the first.
+ * provider_list page after page, every page pinned to the height of the first.
  */
 Result<json::array> readProviders(const Endpoint& endpoint) {
     json::array rows;
@@ -261,7 +261,7 @@ Result<json::array> readProviders(const Endpoint& endpoint) {
         if (cursor.is_string()) {
             params["cursor"] = cursor;
         }
-        GL_ASSIGN_OR_RETURN(pageValue, callRpc(endpoint, "providers_list", params));
+        GL_ASSIGN_OR_RETURN(pageValue, callRpc(endpoint, "provider_list", params));
         GL_ASSIGN_OR_RETURN(page, objectOf(pageValue, "a page of providers"));
         const json::value* items = page->if_contains("items");
         const json::value* next = page->if_contains("next_cursor");

@@ -104,7 +104,7 @@ Status signAndSubmit(const Common& c, const Build& build) {
     GL_ASSIGN_OR_RETURN(endpoint, resolveEndpoint(c.rpc, home, c.rpcTokenFile));
     const std::string sender = crypto::addressOf(key.publicKey()).hex();
     GL_ASSIGN_OR_RETURN(head, callRpc(endpoint, "chain_getHead", json::array{}));
-    GL_ASSIGN_OR_RETURN(status, callRpc(endpoint, "node_status", json::array{}));
+    GL_ASSIGN_OR_RETURN(status, callRpc(endpoint, "node_getStatus", json::array{}));
     GL_ASSIGN_OR_RETURN(account,
                         callRpc(endpoint, "account_get", json::array{json::string(sender)}));
     GL_ASSIGN_OR_RETURN(height, u64Field(head, "height"));

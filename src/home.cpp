@@ -564,7 +564,7 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "# besides loopback, comma-separated; * accepts any\n"
         << "allowed_hosts =" << joined(c.rpcAllowedHosts) << "\n"
         << "allowed_origins =" << joined(c.rpcAllowedOrigins) << "\n"
-        << "# node-internal methods (node_peers) are served here only; loopback only, 0 disables\n"
+        << "# node-internal methods (node_getPeers) served here only; loopback only, 0 disables\n"
         << "admin_address = " << c.rpcAdminAddress << "\n"
         << "admin_port = " << c.rpcAdminPort << "\n"
         << "# a file holding a token every public request must carry as Authorization: Bearer\n"

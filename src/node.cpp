@@ -408,7 +408,7 @@ Status NodeImpl::openRpc(const Home& home) {
     options.access.allowedHosts = config_.rpcAllowedHosts;
     options.access.allowedOrigins = config_.rpcAllowedOrigins;
     options.access.bearerToken = rpcToken_;
-    options.adminOnlyMethods = rpc::adminMethodNames();
+    options.adminOnlyMethods = rpc::withAliases(rpc::adminMethodNames());
     options.explorerDir = home.explorerDir(config_);
     rpc_ = std::make_unique<rpc::Server>(std::move(methods), options);
     GL_TRY(rpc_->start());

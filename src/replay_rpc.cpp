@@ -85,9 +85,9 @@ Result<ReplayEntry> decodeEntry(const json::value& served, std::uint64_t height)
     return entry;
 }
 
-/** Calls chain_getRawBlocks from `from` for at most `count` blocks. */
+/** Calls block_getRaw from `from` for at most `count` blocks. */
 Result<json::value> fetchRaw(const Endpoint& endpoint, std::uint64_t from, std::uint64_t count) {
-    return callRpc(endpoint, "chain_getRawBlocks",
+    return callRpc(endpoint, "block_getRaw",
                    json::object{{"from", std::to_string(from)}, {"count", count}});
 }
 
@@ -99,7 +99,7 @@ Result<std::vector<Result<ReplayEntry>>> fetchBatch(const Endpoint& endpoint, st
     const auto* blocks = member(answer, "blocks");
     if (blocks == nullptr || !blocks->is_array() || blocks->as_array().empty() ||
         blocks->as_array().size() > count) {
-        return fail(ErrorCode::kMalformed, "the node's chain_getRawBlocks answer has no blocks");
+        return fail(ErrorCode::kMalformed, "the node's block_getRaw answer has no blocks");
     }
     std::vector<Result<ReplayEntry>> entries;
     std::uint64_t height = from;

@@ -1,6 +1,6 @@
 #pragma once
 
-// A replay source that fetches a node's stored blocks over JSON-RPC (chain_getRawBlocks), for an
+// A replay source that fetches a node's stored blocks over JSON-RPC (block_getRaw), for an
 // auditor who does not trust the node: only the bytes are used, and replayChain verifies them.
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 namespace gridledger::node {
 
 /**
- * Fetches batches of chain_getRawBlocks from one node, the next batch in flight while the replay
+ * Fetches batches of block_getRaw from one node, the next batch in flight while the replay
  * executes the current one, so that round trips overlap with execution.
  */
 class RpcReplaySource final : public ReplaySource {

@@ -58,7 +58,7 @@ Result<json::value> post(const Endpoint& endpoint, const json::value& request) {
         req.prepare_payload();
         http::write(stream, req);
         boost::beast::flat_buffer buffer;
-        // Above Beast's 8 MB default: a chain_getRawBlocks answer holds up to one largest block
+        // Above Beast's 8 MB default: a block_getRaw answer holds up to one largest block
         // (max_block_bytes, 4 MiB by default) as hex.
         http::response_parser<http::string_body> parser;
         parser.body_limit(kMaxResponseBytes);

@@ -1,5 +1,5 @@
 -- JSON-RPC reads for wrk (gridledger_node_load --reads): account_get of existing accounts and
--- chain_getBlock of existing heights, alternated, each POSTed to the node's JSON-RPC as one request.
+-- block_get of existing heights, alternated, each POSTed to the node's JSON-RPC as one request.
 -- Arguments (after wrk's `--`): the highest height to read, then the addresses to read.
 -- Every answer is checked: one that is not HTTP 200 carrying a "result" counts as an error, and
 -- done() prints their number as rpc_errors=.
@@ -29,7 +29,7 @@ function request()
     if sent % 2 == 0 then
         call = string.format('"method":"account_get","params":["%s"]', accounts[sent % #accounts + 1])
     else
-        call = string.format('"method":"chain_getBlock","params":["%d"]', math.random(height))
+        call = string.format('"method":"block_get","params":["%d"]', math.random(height))
     end
     return wrk.format(nil, "/", nil, string.format('{"jsonrpc":"2.0","id":%d,%s}', sent, call))
 end

@@ -88,7 +88,7 @@ async function search(text: string): Promise<string> {
 }
 
 async function showChain(): Promise<void> {
-    const status = await call("node_status", {});
+    const status = await call("node_getStatus", {});
     document.getElementById("chain")!.textContent = `${status.chain_id} · node ${status.version}`;
 }
 

@@ -19,7 +19,7 @@ export async function headHeight(): Promise<string> {
     return (await call("chain_getHead", {})).height;
 }
 
-type ListMethod = "blocks_list" | "tasks_list" | "providers_list" | "proposals_list" | "epochs_list" | "attestations_list";
+type ListMethod = "block_list" | "task_list" | "provider_list" | "proposal_list" | "epoch_list" | "attestation_list";
 type Item<M extends ListMethod> = Methods[M]["result"]["items"][number];
 
 /** Pages read before a list is cut (each holds up to 1000 items); the page says so. */

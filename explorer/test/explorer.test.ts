@@ -182,7 +182,7 @@ test("tokenomics: the emission state, every settled epoch and five charts with o
     for (const [key, raw] of Object.entries(t.tokenomics)) {
         assert.equal(await value('[data-table="parameters"]', key), String(raw), key);
     }
-    const epochs: Schemas.EpochSettlement[] = (await rpc("epochs_list", { height, limit: 1000 })).items;
+    const epochs: Schemas.EpochSettlement[] = (await rpc("epoch_list", { height, limit: 1000 })).items;
     assert.ok(epochs.length >= 5, `${epochs.length} settled epochs`);
     for (const key of ["epoch", "boundary_ms", "providers", "gfl_supply", "gfl_payout_burned", "gfl_minted", "gfl_rebalance_burned", "dps_owed", "dps_paid", "dps_shortfall", "halvings", "reward_pool", "converted_gfl"] as const) {
         assert.deepEqual(await values('[data-table="epochs"]', key), epochs.map((e) => String(e[key])), key);
@@ -201,7 +201,7 @@ test("tokenomics: the emission state, every settled epoch and five charts with o
     // Medians: the provider_settled events of the system receipts that settled each epoch.
     const medians = new Map<string, Map<string, string>>();
     for (const epoch of epochs) {
-        const block = await rpc("chain_getBlock", { height: epoch.height });
+        const block = await rpc("block_get", { height: epoch.height });
         for (const event of block.system_receipt?.events ?? []) {
             if (event.kind === "provider_settled" && event.attributes.epoch === epoch.epoch) {
                 const provider = String(event.attributes.provider);
@@ -222,7 +222,7 @@ test("tokenomics: the emission state, every settled epoch and five charts with o
 
 test("providers: the list, and a provider's inventory, job counts and attestations per slot", async () => {
     let height = await open("/providers", "providers");
-    const list = (await rpc("providers_list", { height })).items;
+    const list = (await rpc("provider_list", { height })).items;
     assert.equal(list.length, 2);
     assert.deepEqual(await values('[data-table="providers"]', "status"), list.map((p) => p.status));
     assert.deepEqual(await values('[data-table="providers"]', "gfl_balance"), list.map((p) => p.gfl_balance));
@@ -243,7 +243,7 @@ test("providers: the list, and a provider's inventory, job counts and attestatio
         assert.equal(await value('[data-table="jobs"]', job), count, job);
     }
     assert.equal(provider.jobs.settled, "1");
-    const attestations = (await rpc("attestations_list", { provider: address, epoch: "2", height })).items;
+    const attestations = (await rpc("attestation_list", { provider: address, epoch: "2", height })).items;
     assert.equal(attestations.length, 3, "every slot of epoch 2 attested");
     assert.deepEqual(await values('[data-table="attestations"]', "gflops"), attestations.map((a) => a.gflops));
     assertSeries("attestations", await chartData("attestations"), [
@@ -256,7 +256,7 @@ test("providers: the list, and a provider's inventory, job counts and attestatio
 test("tasks: counts by state, and a settled task's timeline and bill", async () => {
     let height = await open("/tasks", "tasks");
     for (const state of ["pending", "assigned", "running", "result_submitted", "settled", "cancelled"]) {
-        const count = (await rpc("tasks_list", { by: "state", key: state, height, limit: 1000 })).items.length;
+        const count = (await rpc("task_list", { by: "state", key: state, height, limit: 1000 })).items.length;
         assert.equal(await value('[data-table="task-states"]', `count-${state}`), String(count), state);
     }
     await screenshot("tasks");
@@ -279,7 +279,7 @@ test("tasks: counts by state, and a settled task's timeline and bill", async () 
     assert.deepEqual(steps, ["assigned", "running", "result_submitted", "settled"]);
     // The bill: the settling transaction's task_transition event, found here from its block.
     const last = task.history[task.history.length - 1]!;
-    const block = await rpc("chain_getBlock", { height: last.height });
+    const block = await rpc("block_get", { height: last.height });
     let ending: Schemas.Event | undefined;
     for (const hash of block.txs) {
         const tx = await rpc("tx_get", { hash });
@@ -301,7 +301,7 @@ test("validators, governance and an account show what the node returns", async (
     await screenshot("validators");
 
     height = await open("/proposals", "proposals");
-    const proposals = (await rpc("proposals_list", { height })).items;
+    const proposals = (await rpc("proposal_list", { height })).items;
     assert.equal(proposals.length, 2, "one admission per provider");
     assert.deepEqual(await values('[data-table="proposals"]', "id"), proposals.map((p) => p.id));
     assert.deepEqual(await values('[data-table="proposals"]', "status"), proposals.map((p) => p.status));
@@ -313,7 +313,7 @@ test("validators, governance and an account show what the node returns", async (
     const account = await rpc("account_get", { address: consumer, height });
     assert.equal(await value('[data-table="account"]', "balance"), account.balance);
     assert.equal(await value('[data-table="account"]', "nonce"), account.nonce);
-    const created = (await rpc("tasks_list", { by: "consumer", key: consumer, height })).items;
+    const created = (await rpc("task_list", { by: "consumer", key: consumer, height })).items;
     assert.deepEqual(await values('[data-table="tasks"]', "state"), created.map((task) => task.state));
     assert.deepEqual(created.map((task) => task.state).sort(), ["cancelled", "running", "settled"]);
     await screenshot("account");
@@ -323,7 +323,7 @@ test("blocks: the latest blocks, then a new block and its transaction appear wit
     await open("/", "blocks");
     const head = await page.$eval('[data-field="head-height"]', (e) => (e as HTMLDataElement).value);
     const shown = await page.$$eval('[data-table="blocks"] tbody tr', (rows) => rows.map((r) => r.getAttribute("data-height")));
-    const expected = (await rpc("blocks_list", { from: String(BigInt(head) - 19n), to: head, height: head })).items.map((b) => b.height).reverse();
+    const expected = (await rpc("block_list", { from: String(BigInt(head) - 19n), to: head, height: head })).items.map((b) => b.height).reverse();
     assert.deepEqual(shown, expected);
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
@@ -337,7 +337,7 @@ test("blocks: the latest blocks, then a new block and its transaction appear wit
     await screenshot("blocks");
 
     await open(`/block/${receipt.height}`, "block");
-    const block = await rpc("chain_getBlock", { height: receipt.height });
+    const block = await rpc("block_get", { height: receipt.height });
     assert.equal(await value('[data-table="header"]', "tx_count"), String(block.header.tx_count));
     assert.equal(await value('[data-table="header"]', "timestamp_ms"), block.header.timestamp_ms);
     await open(`/tx/${receipt.tx_hash}`, "tx");

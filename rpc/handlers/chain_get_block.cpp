@@ -82,7 +82,7 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
 
 namespace {
 
-/** A blocks_list item: the block's header and the certificate that certifies it, if any yet. */
+/** A block_list item: the block's header and the certificate that certifies it, if any yet. */
 Result<std::optional<value>> blockItem(const ChainContext& ctx, std::uint64_t height) {
     GL_ASSIGN_OR_RETURN(block, ctx.blocks->blockAt(height));
     if (!block) {

@@ -56,7 +56,7 @@ Result<value> governanceGetProposal(const ChainContext& ctx, const value& params
 /**
  * params: the page params `height`, `cursor`, `limit` (paging.h). A page of the governance
  * proposals, ascending by id (ids are 0, 1, 2, ... in the order they were made), each as
- * governance_getProposal shows it.
+ * proposal_get shows it.
  */
 Result<value> proposalsList(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"height", "cursor", "limit"}));

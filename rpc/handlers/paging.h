@@ -25,6 +25,9 @@ struct PageRequest {
 
 /**
  * Reads the params `height`, `cursor` and `limit` at positions first, first+1 and first+2.
+ * `filter` tags the cursors of one list and filter; a list's tag starts with the name the list
+ * had when cursors were introduced (`tasks_list`, …), kept through renames so that a cursor
+ * outlives a node upgrade.
  * A cursor pins the height it was made at; a `height` next to it must equal it. Fails with
  * kInvalidArgument for a height above the executed head, kMalformed for a cursor decodeCursor
  * refuses, one made at another height than `height` or above the head, and kInvalidArgument for

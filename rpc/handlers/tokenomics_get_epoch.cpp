@@ -29,7 +29,7 @@ boost::json::object epochJson(const contracts::EpochRecord& r) {
 
 /**
  * params: `epoch` (decimal string), optional `height`. The summary of a settled epoch; its events
- * are on the system receipt of block `height` of the answer (chain_getBlock).
+ * are on the system receipt of block `height` of the answer (block_get).
  */
 Result<value> tokenomicsGetEpoch(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"epoch", "height"}));
@@ -44,7 +44,7 @@ Result<value> tokenomicsGetEpoch(const ChainContext& ctx, const value& params) {
 
 /**
  * params: the page params `height`, `cursor`, `limit` (paging.h). A page of the settled epochs,
- * ascending from epoch 0, each as tokenomics_getEpoch shows it.
+ * ascending from epoch 0, each as epoch_get shows it.
  */
 Result<value> epochsList(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"height", "cursor", "limit"}));

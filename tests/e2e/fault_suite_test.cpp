@@ -57,11 +57,11 @@ std::uint64_t envOr(const char* name, std::uint64_t fallback) {
     return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
 }
 
-/** Every node's node_status, one line each (what a failed wait shows). */
+/** Every node's node_getStatus, one line each (what a failed wait shows). */
 std::string statusOf(const Testnet& net) {
     std::string out;
     for (std::size_t i = 0; i < net.size(); ++i) {
-        auto status = net.call(i, "node_status", json::array{});
+        auto status = net.call(i, "node_getStatus", json::array{});
         out += "node " + std::to_string(i) + ": " +
                (status ? json::serialize(*status) : std::string("no answer")) + "\n";
     }
@@ -357,8 +357,8 @@ class ByzantineRun {
                  std::chrono::milliseconds hold)
         : faulty_(net, member, nodeKey) {
         EXPECT_TRUE(faulty_.started());
-        auto genesis = net.call(kLoadNode, "chain_getBlock", json::array{json::string("0")});
-        auto status = net.call(kLoadNode, "node_status", json::array{});
+        auto genesis = net.call(kLoadNode, "block_get", json::array{json::string("0")});
+        auto status = net.call(kLoadNode, "node_getStatus", json::array{});
         if (!genesis || !status) {
             ADD_FAILURE() << "node 0 does not answer";
             return;
@@ -454,9 +454,9 @@ std::size_t countLines(const std::filesystem::path& file, const std::string& tex
     return count;
 }
 
-/** The number `name` of node i's node_status, 0 when it does not answer. */
+/** The number `name` of node i's node_getStatus, 0 when it does not answer. */
 std::uint64_t statusField(const Testnet& net, std::size_t i, const char* name) {
-    auto status = net.call(i, "node_status", json::array{});
+    auto status = net.call(i, "node_getStatus", json::array{});
     return status ? parseU64(field(*status, name)).value_or(0) : 0;
 }
 
@@ -816,7 +816,8 @@ void runSuite(std::size_t validators) {
             const std::uint64_t qcRound = statusField(net, 0, "highest_qc_round");
             ok = ok && waitFor(
                            [&] {
-                               const auto status = net.call(victim, "node_status", json::array{});
+                               const auto status =
+                                   net.call(victim, "node_getStatus", json::array{});
                                if (!status) {
                                    return false;
                                }
@@ -880,7 +881,7 @@ void runSuite(std::size_t validators) {
     const std::uint64_t top = heightOf(net, 0);
     std::map<std::string, std::size_t> seen;
     for (std::uint64_t h = 1; h <= top; ++h) {
-        auto block = net.call(0, "chain_getBlock", json::array{json::string(std::to_string(h))});
+        auto block = net.call(0, "block_get", json::array{json::string(std::to_string(h))});
         ASSERT_TRUE(block);
         for (const auto& tx : block->as_object().at("txs").as_array()) {
             ++seen[std::string(tx.as_string())];

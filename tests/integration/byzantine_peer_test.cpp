@@ -30,10 +30,10 @@ class ByzantinePeer : public ::testing::Test {
         faulty_ = std::make_unique<FaultyMember>(*net_, kFaulty);
         ASSERT_TRUE(faulty_->started());
         ASSERT_TRUE(waitFor([&] { return faulty_->connectedToAll(); }, std::chrono::seconds(30)));
-        auto genesis = net_->call(0, "chain_getBlock", json::array{json::string("0")});
+        auto genesis = net_->call(0, "block_get", json::array{json::string("0")});
         ASSERT_TRUE(genesis);
         genesisId_ = *Hash256::fromHex(field(genesis->as_object().at("header"), "id"));
-        auto status = net_->call(0, "node_status", json::array{});
+        auto status = net_->call(0, "node_getStatus", json::array{});
         ASSERT_TRUE(status);
         epoch_ = parseU64(field(*status, "consensus_epoch")).value_or(0);
     }

@@ -165,7 +165,7 @@ void expectUnchanged(NodeProcess& node, const Observed& seen) {
         EXPECT_EQ(json::serialize(tx->as_object().at("receipt")), receipt) << hash;
     }
     for (const auto& [height, block] : seen.blocks) {
-        auto got = node.call("chain_getBlock", json::array{json::string(std::to_string(height))});
+        auto got = node.call("block_get", json::array{json::string(std::to_string(height))});
         ASSERT_TRUE(got) << "block " << height << " lost: " << got.error().message;
         EXPECT_EQ(field(got->as_object().at("header"), "id"), block.first) << "height " << height;
         EXPECT_EQ(field(*got, "state_root"), block.second) << "height " << height;

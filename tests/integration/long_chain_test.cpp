@@ -103,7 +103,7 @@ struct Sent {
 class LoadDriver {
   public:
     explicit LoadDriver(const testing::NodeProcess& node) : node_(node) {
-        const json::value status = call("node_status", json::array{});
+        const json::value status = call("node_getStatus", json::array{});
         chainId_ = std::string(status.at("chain_id").as_string());
         domain_ = testing::signingDomainOfStatus(status);
     }
@@ -434,7 +434,7 @@ TEST(LongChain, TenThousandBlocksOfTransfersAttestationsTasksAndEpochsReplayToTh
     height = u64Of(head.at("height"));
     const double produceSeconds = std::chrono::duration<double>(Clock::now() - started).count();
     const std::string storedRoot =
-        std::string(driver.call("chain_getBlock", json::array{json::string(std::to_string(height))})
+        std::string(driver.call("block_get", json::array{json::string(std::to_string(height))})
                         .at("state_root")
                         .as_string());
     const std::uint64_t settled =

@@ -42,7 +42,7 @@ inline TestnetOptions quickTestnet(std::size_t validators) {
 
 /** Node i's executed height, or 0 when it does not answer. */
 inline std::uint64_t heightOf(const Testnet& net, std::size_t i) {
-    auto status = net.call(i, "node_status", json::array{});
+    auto status = net.call(i, "node_getStatus", json::array{});
     return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
 }
 
@@ -64,7 +64,7 @@ inline bool waitFor(const std::function<bool()>& done, std::chrono::seconds time
 /** The block id and state root of node i at `height`, or empty strings when it has none. */
 inline std::pair<std::string, std::string> blockOf(const Testnet& net, std::size_t i,
                                                    std::uint64_t height) {
-    auto block = net.call(i, "chain_getBlock", json::array{json::string(std::to_string(height))});
+    auto block = net.call(i, "block_get", json::array{json::string(std::to_string(height))});
     if (!block) {
         return {};
     }

@@ -41,11 +41,11 @@ void editConfig(const fs::path& home, const std::function<std::string(std::strin
     std::ofstream(path, std::ios::trunc) << text;
 }
 
-/** Waits (at most 30 s) until `endpoint` answers node_status. */
+/** Waits (at most 30 s) until `endpoint` answers node_getStatus. */
 bool answers(const node::Endpoint& endpoint) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
-        if (node::callRpc(endpoint, "node_status", boost::json::array{})) {
+        if (node::callRpc(endpoint, "node_getStatus", boost::json::array{})) {
             return true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -88,7 +88,7 @@ TEST(OperatorCli, InitWithPortFlagsStartsBesideAnotherHomeAndServesRpcOnItsOwnPo
     EXPECT_TRUE(answers(node::Endpoint{"127.0.0.1", rpc, {}}))
         << testing::readText(dir.path() / "log");
     EXPECT_TRUE(other.running()) << "the first home's node kept running beside the second";
-    EXPECT_TRUE(other.call("node_status", boost::json::array{}).has_value());
+    EXPECT_TRUE(other.call("node_getStatus", boost::json::array{}).has_value());
     node.stop(SIGTERM);
 }
 

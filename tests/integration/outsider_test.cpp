@@ -91,7 +91,7 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
     ASSERT_NO_FATAL_FAILURE(setPorts(conf, ports));
     const node::Endpoint outsiderRpc{"127.0.0.1", ports};
     const auto outsiderHeight = [&] {
-        auto status = node::callRpc(outsiderRpc, "node_status", json::array{});
+        auto status = node::callRpc(outsiderRpc, "node_getStatus", json::array{});
         return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
     };
     const auto outsiderLog = outsiderDir.path() / "node.log";
@@ -203,8 +203,8 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
     // The validators and the full node hold one chain.
     const std::uint64_t common = std::min(heightOf(net, 0), outsiderHeight());
     for (std::uint64_t h = 1; h <= common; ++h) {
-        auto mine = node::callRpc(outsiderRpc, "chain_getBlock",
-                                  json::array{json::string(std::to_string(h))});
+        auto mine =
+            node::callRpc(outsiderRpc, "block_get", json::array{json::string(std::to_string(h))});
         ASSERT_TRUE(mine) << "height " << h;
         ASSERT_EQ(
             std::make_pair(field(mine->as_object().at("header"), "id"), field(*mine, "state_root")),

@@ -65,7 +65,7 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     ASSERT_NO_FATAL_FAILURE(setPorts(conf, ports));
     const node::Endpoint fullRpc{"127.0.0.1", ports};
     const auto fullHeight = [&] {
-        auto status = node::callRpc(fullRpc, "node_status", json::array{});
+        auto status = node::callRpc(fullRpc, "node_getStatus", json::array{});
         return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
     };
     const auto fullLog = fullDir.path() / "node.log";
@@ -142,7 +142,7 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
     const std::string removedId = node::Home(net.home(3)).loadNodeKey().value().nodeId().hex();
     const auto peersOf = [&](std::size_t i) {
         std::set<std::string> ids;
-        if (auto connected = net.callAdmin(i, "node_peers", json::array{})) {
+        if (auto connected = net.callAdmin(i, "node_getPeers", json::array{})) {
             for (const auto& peer : connected->as_object().at("items").as_array()) {
                 ids.insert(field(peer, "node_id"));
             }

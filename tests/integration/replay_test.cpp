@@ -142,7 +142,7 @@ TEST(Replay, OverRpcMatchesTheDataDirReplayAndTrustsNothingTheNodeServes) {
     ASSERT_TRUE(dev);
     Sender sender(net, 0, *dev, "gridledger-testnet", 11);
     ASSERT_TRUE(sender.resync());
-    // More than two batches of chain_getRawBlocks (256 blocks each), with transfers in them.
+    // More than two batches of block_getRaw (256 blocks each), with transfers in them.
     ASSERT_TRUE(waitFor(
         [&] {
             sender.step(8);

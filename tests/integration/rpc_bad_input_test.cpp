@@ -44,7 +44,7 @@ class RpcBadInput : public ::testing::Test {
 
     /** The node still answers and is at or past `height`. */
     void expectServing() {
-        auto status = node_.call("node_status", json::array{});
+        auto status = node_.call("node_getStatus", json::array{});
         ASSERT_TRUE(status) << status.error().message;
         EXPECT_TRUE(node_.running());
     }

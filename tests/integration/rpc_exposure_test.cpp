@@ -42,12 +42,12 @@ std::uint64_t headHeight(const testing::NodeProcess& node) {
     return head ? std::stoull(std::string(head->at("height").as_string())) : 0;
 }
 
-/** A batch of `items` blocks_list calls of up to 1000 blocks each, ids 0.. */
+/** A batch of `items` block_list calls of up to 1000 blocks each, ids 0.. */
 std::string blocksListBatch(int items) {
     std::string batch = "[";
     for (int id = 0; id < items; ++id) {
         batch +=
-            (id == 0 ? "" : ",") + rpc::test::requestText("blocks_list", R"({"limit":1000})", id);
+            (id == 0 ? "" : ",") + rpc::test::requestText("block_list", R"({"limit":1000})", id);
     }
     return batch + "]";
 }
@@ -107,7 +107,7 @@ TEST_F(RpcExposure, BatchOfListsOverTheResponseCapIsCutWithResponseTooLarge) {
             expectRpcError(entry, -32016, "response_too_large");
         }
     }
-    std::cout << "measured: a batch of 100 blocks_list (limit 1000) at height " << headHeight(node_)
+    std::cout << "measured: a batch of 100 block_list (limit 1000) at height " << headHeight(node_)
               << " with max_response_bytes " << kCap << ": " << reply.body.size()
               << " bytes answered in " << ms << " ms, " << served << " results, " << 100 - served
               << " response_too_large\n";
@@ -117,7 +117,7 @@ TEST_F(RpcExposure, BatchOfListsOverTheResponseCapIsCutWithResponseTooLarge) {
 
     // One list alone that fits is still served, on the same connection.
     const json::value single =
-        client.post(rpc::test::requestText("blocks_list", R"({"limit":5})", 1)).json();
+        client.post(rpc::test::requestText("block_list", R"({"limit":5})", 1)).json();
     EXPECT_TRUE(single.as_object().contains("result"));
 }
 
@@ -152,19 +152,19 @@ TEST_F(RpcExposure, ForeignOriginAndRebindingHostGet403WhileNonBrowserClientsKee
 
 TEST_F(RpcExposure, NodePeersIsServedOnTheLoopbackAdminListenerOnly) {
     node_.start();
-    const auto onPublic = node_.call("node_peers", json::array{});
+    const auto onPublic = node_.call("node_getPeers", json::array{});
     ASSERT_FALSE(onPublic);
     EXPECT_NE(onPublic.error().message.find("admin_only"), std::string::npos)
         << onPublic.error().message;
-    const json::value answer = sendTo(node_.port(), postOf("node_peers")).json();
+    const json::value answer = sendTo(node_.port(), postOf("node_getPeers")).json();
     expectRpcError(answer, -32601, "admin_only");
 
-    const auto onAdmin = node_.callAdmin("node_peers", json::array{});
+    const auto onAdmin = node_.callAdmin("node_getPeers", json::array{});
     ASSERT_TRUE(onAdmin) << onAdmin.error().message;
     EXPECT_TRUE(onAdmin->at("items").as_array().empty());  // a single dev node has no peers
     // The admin listener serves the chain methods too, and checks Host like the public one.
     EXPECT_TRUE(node_.callAdmin("chain_getHead", json::array{}));
-    auto rebound = postOf("node_peers");
+    auto rebound = postOf("node_getPeers");
     rebound.set(http::field::host, "evil.example");
     EXPECT_EQ(sendTo(node_.adminPort(), std::move(rebound)).status, 403U);
 }
@@ -211,7 +211,7 @@ TEST_F(RpcExposure, TokenGuardsThePublicListenerAndTheCliSendsIt) {
     EXPECT_EQ(sendTo(node_.port(), std::move(upgrade)).status, 101U);
     EXPECT_EQ(sendTo(node_.port(), requestOf(http::verb::get, "/livez")).status, 200U);
     // The admin listener is loopback only and asks for no token.
-    EXPECT_TRUE(node_.callAdmin("node_peers", json::array{}));
+    EXPECT_TRUE(node_.callAdmin("node_getPeers", json::array{}));
 
     // The CLI reads the token named by the home's config...
     const auto [queried, queryOut] = node_.cli({"query", "account", "dev"});

@@ -152,7 +152,7 @@ class RpcHostile : public ::testing::Test {
     /** The node still answers a normal request on a new connection, and still commits blocks. */
     void expectServing() {
         ASSERT_TRUE(node_.running());
-        auto status = node_.call("node_status", json::array{});
+        auto status = node_.call("node_getStatus", json::array{});
         ASSERT_TRUE(status) << status.error().message;
         const std::uint64_t before = height();
         EXPECT_TRUE(rpc::test::waitUntil([&] { return height() > before; },
@@ -206,7 +206,7 @@ TEST_F(RpcHostile, HundredThousandDeepNestingIsRefusedWithoutParsingIt) {
     const std::size_t depth = 100'000;
     auto start = Clock::now();
     expectRpcError(post(std::string(depth, '[') + std::string(depth, ']')), -32005, "too_deep");
-    expectRpcError(post(R"({"jsonrpc":"2.0","id":1,"method":"node_status","params":)" +
+    expectRpcError(post(R"({"jsonrpc":"2.0","id":1,"method":"node_getStatus","params":)" +
                         std::string(depth, '[') + std::string(depth, ']') + "}"),
                    -32005, "too_deep");
     std::string objects;
@@ -232,7 +232,7 @@ TEST_F(RpcHostile, TenThousandItemBatchGetsOneErrorAndRunsNoneOfItsRequests) {
                                   dev, testing::signingDomainOfHome(node_.home()));
     std::string batch = "[" + request("tx_submit", "[\"" + toHex(tx.raw) + "\"]", 0);
     for (int i = 1; i < 10'000; ++i) {
-        batch += "," + request("node_status", "[]", i);
+        batch += "," + request("node_getStatus", "[]", i);
     }
     batch += "]";
     const auto start = Clock::now();
@@ -258,7 +258,7 @@ TEST_F(RpcHostile, ThousandIdleConnectionsNeitherLockOutClientsNorStayOpenForeve
     }
     const auto start = Clock::now();
     expectRpcError(post(request("no_such_method", "[]", 1)), -32601, "method_not_found");
-    auto status = node_.call("node_status", json::array{});
+    auto status = node_.call("node_getStatus", json::array{});
     ASSERT_TRUE(status) << "a new client is locked out: " << status.error().message;
     std::cout << "measured: with 1,000 idle connections open, a new client was answered in "
               << msSince(start) << " ms\n";
@@ -292,11 +292,11 @@ TEST_F(RpcHostile, IdleConnectionsBeyondTheLimitAreClosedAndEvictedForNewClients
     // The limit is full of idle connections, yet a new client is served: the longest idle
     // connection makes room. (Its slot is free again once the client leaves, so later clients
     // need no eviction.)
-    auto status = node_.call("node_status", json::array{});
+    auto status = node_.call("node_getStatus", json::array{});
     ASSERT_TRUE(status) << "a new client is locked out: " << status.error().message;
     EXPECT_TRUE(rpc::test::waitUntil([&] { return countClosed() == 1'000 - kLimit + 1; }));
     for (int i = 0; i < 5; ++i) {
-        status = node_.call("node_status", json::array{});
+        status = node_.call("node_getStatus", json::array{});
         ASSERT_TRUE(status) << "a new client is locked out: " << status.error().message;
     }
     expectServing();
@@ -314,13 +314,13 @@ TEST_F(RpcHostile, InvalidUtf8GetsParseErrorsWhereverItIs) {
     };
     for (const std::string& bytes : bad) {
         SCOPED_TRACE(toHex(asBytes(bytes)));
-        expectRpcError(post(request("node_status", "[\"" + bytes + "\"]", 1)), -32700,
+        expectRpcError(post(request("node_getStatus", "[\"" + bytes + "\"]", 1)), -32700,
                        "invalid_utf8");
         expectRpcError(post(request("node_" + bytes, "[]", 2)), -32700, "invalid_utf8");
         expectRpcError(post(R"({"jsonrpc":"2.0","id":")" + bytes + R"(","method":"x"})"), -32700,
                        "invalid_utf8");
-        expectRpcError(post("[" + request("node_status", "[]", 3) + ",\"" + bytes + "\"]"), -32700,
-                       "invalid_utf8");
+        expectRpcError(post("[" + request("node_getStatus", "[]", 3) + ",\"" + bytes + "\"]"),
+                       -32700, "invalid_utf8");
     }
     // Valid multi-byte text is no error: it reaches the method (which does not exist).
     expectRpcError(post(request("node_\xc3\xa9tat", "[]", 4)), -32601, "method_not_found");
@@ -344,7 +344,7 @@ TEST_F(RpcHostile, UnknownMethodsGetMethodNotFoundAndNotificationsOfThemNoAnswer
     EXPECT_EQ(notification.status, 204U);
     EXPECT_TRUE(notification.body.empty());
     const json::value mixed = post("[" + request("no_such_method", "[]", 1) + "," +
-                                   request("node_status", "[]", 2) + "]");
+                                   request("node_getStatus", "[]", 2) + "]");
     ASSERT_TRUE(mixed.is_array());
     ASSERT_EQ(mixed.as_array().size(), 2U);
     expectRpcError(mixed.as_array()[0], -32601, "method_not_found");

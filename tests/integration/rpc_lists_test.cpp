@@ -1,4 +1,4 @@
-// The list methods on a running node (docs/rpc.md section 6.1): tasks_list paged with a small
+// The list methods on a running node (docs/rpc.md section 6.1): task_list paged with a small
 // limit while more tasks commit gives exactly the tasks of the pinned height, once each; a page at
 // an older height shows that block's state; bad cursors, heights and limits are refused with
 // -32602 and their reason token.
@@ -120,7 +120,7 @@ TEST_F(RpcLists, PagesWhileTasksCommitGiveExactlyTheTasksOfThePinnedHeight) {
     // Page 1 pins the height; more tasks commit before the later pages are read.
     json::object params = consumerParams();
     params["limit"] = kPageLimit;
-    json::value page = result("tasks_list", params);
+    json::value page = result("task_list", params);
     ASSERT_TRUE(page.is_object());
     const std::string pinned = text(page.at("height"));
     std::vector<std::string> seen;
@@ -148,7 +148,7 @@ TEST_F(RpcLists, PagesWhileTasksCommitGiveExactlyTheTasksOfThePinnedHeight) {
         json::object next = consumerParams();
         next["cursor"] = page.at("next_cursor");
         next["limit"] = kPageLimit;
-        page = result("tasks_list", next);
+        page = result("task_list", next);
         ASSERT_TRUE(page.is_object());
         EXPECT_EQ(text(page.at("height")), pinned);
     }
@@ -169,7 +169,7 @@ TEST_F(RpcLists, PagesWhileTasksCommitGiveExactlyTheTasksOfThePinnedHeight) {
     // At the head, with one page of the largest size, both waves are there.
     json::object all = consumerParams();
     all["limit"] = 1000;
-    const json::value now = result("tasks_list", all);
+    const json::value now = result("task_list", all);
     EXPECT_EQ(now.at("items").as_array().size(), 2 * kWave);
     EXPECT_TRUE(now.at("next_cursor").is_null());
 
@@ -178,13 +178,13 @@ TEST_F(RpcLists, PagesWhileTasksCommitGiveExactlyTheTasksOfThePinnedHeight) {
     const std::uint64_t firstHeight = std::ranges::min_element(first, {}, &Created::height)->height;
     json::object before = consumerParams();
     before["height"] = std::to_string(firstHeight - 1);
-    const json::value empty = result("tasks_list", before);
+    const json::value empty = result("task_list", before);
     EXPECT_TRUE(empty.at("items").as_array().empty());
     EXPECT_TRUE(empty.at("next_cursor").is_null());
     EXPECT_EQ(text(empty.at("height")), std::to_string(firstHeight - 1));
     json::object at = consumerParams();
     at["height"] = std::to_string(firstHeight);
-    const json::value atFirst = result("tasks_list", at);
+    const json::value atFirst = result("task_list", at);
     std::set<std::string> expectedAtFirst;
     for (const auto& c : first) {
         if (c.height <= firstHeight) {
@@ -204,13 +204,13 @@ TEST_F(RpcLists, BadCursorsHeightsAndLimitsAreInvalidParamsWithTheirReason) {
     createTasks(3);
     json::object params = consumerParams();
     params["limit"] = 1;
-    const json::value page = result("tasks_list", params);
+    const json::value page = result("task_list", params);
     ASSERT_TRUE(page.at("next_cursor").is_string());
     const std::string cursor = text(page.at("next_cursor"));
     const std::string pinned = text(page.at("height"));
 
     const auto refused = [&](const json::object& p, std::string_view reason) {
-        const json::value response = raw("tasks_list", p);
+        const json::value response = raw("task_list", p);
         ASSERT_TRUE(response.as_object().contains("error")) << json::serialize(response);
         EXPECT_EQ(response.at("error").at("code"), -32602) << json::serialize(response);
         EXPECT_EQ(text(response.at("error").at("data").at("reason")), reason)
@@ -246,11 +246,11 @@ TEST_F(RpcLists, BadCursorsHeightsAndLimitsAreInvalidParamsWithTheirReason) {
     p["cursor"] = cursor;
     p["height"] = pinned;
     p["limit"] = 1;
-    const json::value next = result("tasks_list", p);
+    const json::value next = result("task_list", p);
     ASSERT_EQ(next.at("items").as_array().size(), 1U);
     EXPECT_GT(text(next.at("items").at(0).at("id")), text(page.at("items").at(0).at("id")));
 
-    const json::value providers = raw("providers_list", json::object{{"status", "asleep"}});
+    const json::value providers = raw("provider_list", json::object{{"status", "asleep"}});
     EXPECT_EQ(providers.at("error").at("code"), -32602) << json::serialize(providers);
 }
 

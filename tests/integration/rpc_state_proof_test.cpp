@@ -156,7 +156,7 @@ class RpcStateProof : public ::testing::Test {
             std::stoull(text(call("chain_getHead", json::array{}).at("height")));
         for (; nextBlock_ <= head; ++nextBlock_) {
             const json::value block =
-                call("chain_getBlock", json::array{json::string(std::to_string(nextBlock_))});
+                call("block_get", json::array{json::string(std::to_string(nextBlock_))});
             ASSERT_TRUE(block.is_object());
             const auto& header = block.at("header");
             const Hash256 root = *Hash256::fromHex(text(header.at("exec_state_root")));

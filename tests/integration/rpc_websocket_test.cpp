@@ -1,8 +1,8 @@
 // WebSocket subscriptions on a running node (docs/rpc.md, "Subscriptions"): under a stream of
 // transfers, a newHeads subscriber receives every executed height exactly once, in order, each
-// matching chain_getBlock; a subscriber that stops reading is disconnected while the node keeps
+// matching block_get; a subscriber that stops reading is disconnected while the node keeps
 // committing and serving the others. An epochSettlements subscriber receives each settled epoch
-// once, in order, as the chain's system receipts and tokenomics_getEpoch record it.
+// once, in order, as the chain's system receipts and epoch_get record it.
 
 #include <algorithm>
 #include <atomic>
@@ -183,7 +183,7 @@ TEST(RpcWebSocket, NewHeadsArriveOnceInOrderUnderLoadAndASlowReaderIsDroppedAlon
         ASSERT_EQ(seen[i].first, seen[i - 1].first + 1) << "after height " << seen[i - 1].first;
     }
     for (const auto& [height, id] : seen) {
-        auto block = node.call("chain_getBlock", json::array{json::string(std::to_string(height))});
+        auto block = node.call("block_get", json::array{json::string(std::to_string(height))});
         ASSERT_TRUE(block) << "height " << height << ": " << block.error().message;
         EXPECT_EQ(field(block->at("header"), "id"), id) << "height " << height;
     }
@@ -194,7 +194,7 @@ TEST(RpcWebSocket, NewHeadsArriveOnceInOrderUnderLoadAndASlowReaderIsDroppedAlon
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_GE(headHeight(node), droppedAtHeight + 3);
-    EXPECT_TRUE(node.call("node_status", json::array{}));
+    EXPECT_TRUE(node.call("node_getStatus", json::array{}));
     WsClient another(node.port());
     EXPECT_FALSE(another.subscribe("newHeads", 7).empty());
     std::cout << "heights seen " << seen.front().first << ".." << seen.back().first
@@ -235,11 +235,10 @@ TEST(RpcWebSocket, EachSettledEpochIsNotifiedOnceInOrderAsTheChainRecordsIt) {
         // Epoch e ends (genesis + (e + 1) × epoch length) after its last slot.
         EXPECT_EQ(*parseU64(field(attributes, "boundary_ms")), genesisMs + (epoch + 1) * kEpochMs);
         // The chain's own record of the epoch: settled at that height, by that block's system work.
-        auto summary =
-            node.call("tokenomics_getEpoch", json::array{json::string(std::to_string(epoch))});
+        auto summary = node.call("epoch_get", json::array{json::string(std::to_string(epoch))});
         ASSERT_TRUE(summary) << summary.error().message;
         EXPECT_EQ(field(*summary, "height"), field(n, "height"));
-        auto block = node.call("chain_getBlock", json::array{n.at("height")});
+        auto block = node.call("block_get", json::array{n.at("height")});
         ASSERT_TRUE(block) << block.error().message;
         const json::array& events = block->at("system_receipt").at("events").as_array();
         const json::object stored{{"kind", "epoch_settled"}, {"attributes", attributes}};

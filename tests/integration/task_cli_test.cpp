@@ -186,7 +186,7 @@ class EventWatcher {
 /** The events the chain holds for a notification: its tx's receipt, or its block's system work. */
 json::array chainEventsOf(const testing::NodeProcess& node, const json::object& notified) {
     const std::string txHash(notified.at("tx_hash").as_string());
-    auto block = node.call("chain_getBlock", json::array{notified.at("height")});
+    auto block = node.call("block_get", json::array{notified.at("height")});
     EXPECT_TRUE(block) << block.error().message;
     if (!block) {
         return {};

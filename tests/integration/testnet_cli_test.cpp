@@ -280,7 +280,7 @@ TEST(Testnet, OneValidatorNetworkCommitsBlocksAcceptsADevTransferAndRestarts) {
 
     net.stop(0, SIGTERM);
     EXPECT_FALSE(net.running(0));
-    EXPECT_FALSE(net.call(0, "node_status", boost::json::array{}).has_value());
+    EXPECT_FALSE(net.call(0, "node_getStatus", boost::json::array{}).has_value());
     const std::string firstLog = readAll(net.log(0));
     ASSERT_FALSE(firstLog.empty());
 

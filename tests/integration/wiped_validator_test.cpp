@@ -16,7 +16,7 @@ constexpr std::size_t kWiped = 3;
 
 /** The signer bitmap of the QC in node 0's block at `height`. */
 Bytes signersAt(const Testnet& net, std::uint64_t height) {
-    auto block = net.call(0, "chain_getBlock", json::array{json::string(std::to_string(height))});
+    auto block = net.call(0, "block_get", json::array{json::string(std::to_string(height))});
     if (!block) {
         ADD_FAILURE() << "no block at height " << height;
         return {};
@@ -43,7 +43,7 @@ std::size_t absentMember(const Testnet& net, std::uint64_t from, std::uint64_t t
 std::vector<std::uint64_t> signedRounds(const Testnet& net, std::size_t index, std::uint64_t to) {
     std::vector<std::uint64_t> rounds;
     for (std::uint64_t h = 1; h <= to; ++h) {
-        auto block = net.call(0, "chain_getBlock", json::array{json::string(std::to_string(h))});
+        auto block = net.call(0, "block_get", json::array{json::string(std::to_string(h))});
         if (!block) {
             ADD_FAILURE() << "no block at height " << h;
             return rounds;

@@ -20,6 +20,7 @@ import nodeHttp from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 
 import { Client, HTTPTransport, RequestManager, WebSocketTransport } from "@open-rpc/client-js";
 import { jsonSchema } from "@json-schema-tools/meta-schema";
@@ -86,6 +87,15 @@ function validateDocument(document) {
     broken.methods[0].result.schema.type = 7;
     check(!validate(broken), "the meta-schema validator rejects a broken copy of the document");
     console.log(`meta-schema: ${document.methods.length} methods, valid=${valid}`);
+    // The old names (x-aliases, docs/rpc.md "Method names"): strings, each listed once, none the
+    // name of a method.
+    const names = new Set(document.methods.map((method) => method.name));
+    const aliases = document.methods.flatMap((method) => method["x-aliases"] ?? []);
+    check(aliases.length > 0, "the document lists old names under x-aliases");
+    for (const alias of aliases) {
+        check(typeof alias === "string" && !names.has(alias), `x-aliases ${alias}: not a method name`);
+    }
+    check(new Set(aliases).size === aliases.length, "no old name is listed twice");
 }
 
 // ---- 2. A node with something on its chain --------------------------------------------------
@@ -146,7 +156,7 @@ async function startNode(bin) {
     const deadline = Date.now() + kStartTimeoutMs;
     for (;;) {
         try {
-            await http.request({ method: "node_status", params: [] });
+            await http.request({ method: "node_getStatus", params: [] });
             return node;
         } catch (error) {
             if (node.exited || Date.now() > deadline) {
@@ -228,7 +238,7 @@ async function populate(node) {
     check(proposed.receipt.success, "the admit-provider proposal commits successfully");
     const proposalEvent = proposed.receipt.events.find((e) => e.attributes.id !== undefined);
     const proposalId = proposalEvent ? proposalEvent.attributes.id : "1";
-    const proposal = await http.request({ method: "governance_getProposal", params: [proposalId] });
+    const proposal = await http.request({ method: "proposal_get", params: [proposalId] });
     if (proposal.status === "open") {
         const voted = tx(["vote", "--proposal", proposalId, "--from", "validator-account"]);
         check(voted.receipt.success, "the vote commits successfully");
@@ -245,13 +255,13 @@ async function populate(node) {
         const t = await http.request({ method: "tokenomics_get", params: [] });
         return BigInt(t.next_epoch) > BigInt(attestedEpoch) ? t : undefined;
     });
-    const epoch = await http.request({ method: "tokenomics_getEpoch", params: [attestedEpoch] });
+    const epoch = await http.request({ method: "epoch_get", params: [attestedEpoch] });
     check(epoch.epoch === attestedEpoch, `epoch ${attestedEpoch} has a settlement record`);
     console.log(`chain: transfer at ${transfer.height}, proposal ${proposalId}, provider ` +
                 `${provider.status}, epoch ${attestedEpoch} settled at ${epoch.height} ` +
                 `(providers ${epoch.providers}), ` +
                 `next epoch ${settled.next_epoch}`);
-    // A task escrowed by the dev account: task_get and tasks_list answer with a real record.
+    // A task escrowed by the dev account: task_get and task_list answer with a real record.
     const created = tx(["task-create", "--from", "dev", "--category", "ml_training",
                         "--min-gflops", "1000000", "--max-minutes", "2"]);
     check(created.receipt.success, `the task creation commits successfully: ${created.receipt.reason}`);
@@ -270,8 +280,8 @@ async function populate(node) {
 function callsFor(chain, transportName) {
     const unknownTask = "0x" + "ab".repeat(32);
     return {
-        node_status: [{ params: [] }],
-        node_peers: [{ params: [] }, { params: ["extra"], error: -32602 }],
+        node_getStatus: [{ params: [] }],
+        node_getPeers: [{ params: [] }, { params: ["extra"], error: -32602 }],
         tx_submit: [
             { params: [chain.rawTxs[transportName]] },
             { params: { tx: chain.committedRawTx }, error: -32003 },
@@ -279,12 +289,12 @@ function callsFor(chain, transportName) {
         tx_get: [{ params: [chain.transfer.hash] }, { params: { hash: chain.transfer.hash } }],
         account_get: [{ params: [chain.alice] }, { params: { address: chain.dev, height: "1" } }],
         chain_getHead: [{ params: [] }],
-        chain_getBlock: [
+        block_get: [
             { params: { height: chain.transfer.height } },
             { params: { height: chain.settledHeight, full_txs: true } },
             { params: { id: chain.blockId } },
         ],
-        chain_getRawBlocks: [
+        block_getRaw: [
             { params: { from: "0", count: 3 } },
             { params: [chain.transfer.height] },
             { params: ["99999999999"], error: -32001 },
@@ -294,12 +304,12 @@ function callsFor(chain, transportName) {
             { params: { key: "0x" + "00".repeat(32), height: "1" } },
         ],
         validator_getSet: [{ params: [] }],
-        governance_getProposal: [{ params: [chain.proposalId] }],
+        proposal_get: [{ params: [chain.proposalId] }],
         provider_get: [{ params: [chain.dev] }],
         tokenomics_get: [{ params: [] }, { params: { height: "1" } }],
-        tokenomics_getEpoch: [{ params: [chain.attestedEpoch] }],
+        epoch_get: [{ params: [chain.attestedEpoch] }],
         task_get: [{ params: [chain.taskId] }, { params: [unknownTask], error: -32001 }],
-        tasks_list: [
+        task_list: [
             { params: ["state", "pending"] },
             { params: { by: "consumer", key: chain.dev, height: chain.transfer.height } },
             { params: { by: "consumer", key: chain.dev, limit: 1 } },
@@ -307,28 +317,28 @@ function callsFor(chain, transportName) {
             { params: { by: "consumer", key: chain.dev, cursor: "0x00" }, error: -32602 },
             { params: { by: "consumer", key: chain.dev, limit: 0 }, error: -32602 },
         ],
-        providers_list: [
+        provider_list: [
             { params: [] },
             { params: { status: "admitted", limit: 1 } },
             { params: { height: "1" } },
             { params: { height: "999999999" }, error: -32602 },
         ],
-        proposals_list: [
+        proposal_list: [
             { params: [] },
             { params: { limit: 1 } },
             { params: { height: "1" } },
         ],
-        epochs_list: [
+        epoch_list: [
             { params: [] },
             { params: { height: chain.settledHeight, limit: 1 } },
             { params: { cursor: "0x" + "ab".repeat(30) }, error: -32602 },
         ],
-        attestations_list: [
+        attestation_list: [
             { params: [chain.dev, chain.attestedEpoch] },
             { params: { provider: chain.dev, epoch: chain.attestedEpoch, limit: 1 } },
             { params: { provider: chain.dev, epoch: "0", height: "1" } },
         ],
-        blocks_list: [
+        block_list: [
             { params: [] },
             { params: { from: chain.transfer.height, to: chain.settledHeight, limit: 2 } },
             { params: { limit: 1001 }, error: -32602 },
@@ -448,6 +458,60 @@ async function callEverything(transportName, client, adminClient, document, chai
         }
     }
     console.log(`${transportName}: ${checked} calls checked`);
+    return checked + await callAliases(transportName, client, adminClient, document, chain,
+                                       validators);
+}
+
+/** The answer to one call: {result} or {error: {code, message, data}}. */
+async function answerOf(client, method, params) {
+    try {
+        return { result: await client.request({ method, params }) };
+    } catch (error) {
+        return { error: { code: error.code, message: error.message, data: error.data } };
+    }
+}
+
+/**
+ * Calls each old name of the document's x-aliases with the params of its method's calls and
+ * checks that it answers as the method does: the same result or the same error. A read of the
+ * head may move between two calls, so the alias is called between two calls of the method and
+ * must equal one of them (up to five tries).
+ */
+async function callAliases(transportName, client, adminClient, document, chain, validators) {
+    const calls = callsFor(chain, transportName);
+    let checked = 0;
+    for (const method of document.methods) {
+        const target = isAdmin(method) ? adminClient : client;
+        for (const alias of method["x-aliases"] ?? []) {
+            if (isAdmin(method)) {
+                const refused = await answerOf(client, alias, []);
+                check(refused.error?.code === -32601,
+                      `${transportName} ${alias}: the public listener answers -32601`);
+            }
+            for (const call of calls[method.name].filter((c) => c.keep === undefined)) {
+                const params = typeof call.params === "function" ? call.params() : call.params;
+                const label = `${transportName} ${alias} (for ${method.name}) ${JSON.stringify(params)}`;
+                let alike = false;
+                let answer;
+                for (let attempt = 0; attempt < 5 && !alike; ++attempt) {
+                    const before = await answerOf(target, method.name, params);
+                    answer = await answerOf(target, alias, params);
+                    const after = await answerOf(target, method.name, params);
+                    alike = isDeepStrictEqual(answer, before) || isDeepStrictEqual(answer, after);
+                }
+                check(alike, `${label}: answers as ${method.name}: ${JSON.stringify(answer)}`);
+                if (call.error !== undefined) {
+                    check(answer.error?.code === call.error, `${label}: error ${call.error}`);
+                } else {
+                    const validate = validators.get(method.name);
+                    check(answer.result !== undefined && validate(answer.result),
+                          `${label}: result matches the schema of ${method.name}`);
+                }
+                checked += 1;
+            }
+        }
+    }
+    console.log(`${transportName}: ${checked} alias calls checked`);
     return checked;
 }
 
@@ -502,7 +566,7 @@ async function main() {
         const chain = await populate(node);
         const http = httpClient(node.rpcPort);
         const block = await http.request({
-            method: "chain_getBlock", params: { height: chain.transfer.height, full_txs: true },
+            method: "block_get", params: { height: chain.transfer.height, full_txs: true },
         });
         chain.blockId = block.header.id;
         const account = await http.request({ method: "account_get", params: [chain.dev] });

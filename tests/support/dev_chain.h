@@ -28,7 +28,7 @@ inline constexpr std::uint64_t kDevFee = 1'000'000'000;
     return genesis ? contracts::signingDomainOf(*genesis) : std::string();
 }
 
-/** The signing domain a node serves, from its node_status answer (chain_id, genesis_hash). */
+/** The signing domain a node serves, from its node_getStatus answer (chain_id, genesis_hash). */
 [[nodiscard]] inline std::string signingDomainOfStatus(const boost::json::value& status) {
     const auto hash = Hash256::fromHex(status.at("genesis_hash").as_string());
     return hash ? crypto::chainDomain(status.at("chain_id").as_string(), *hash) : std::string();

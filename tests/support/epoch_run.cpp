@@ -72,7 +72,7 @@ class Driver {
   public:
     Driver(const NodeProcess& node, const EpochRunPlan& plan, EpochRunResult& out)
         : node_(node), plan_(plan), out_(out) {
-        const json::value status = call("node_status", json::array{});
+        const json::value status = call("node_getStatus", json::array{});
         chainId_ = std::string(status.at("chain_id").as_string());
         domain_ = signingDomainOfStatus(status);
     }

@@ -49,7 +49,7 @@ void NodeProcess::start() {
         bin(), std::vector<std::string>{"start", "--home", home_.string()}, log_);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
-        if (node::callRpc(endpoint_, "node_status", boost::json::array{})) {
+        if (node::callRpc(endpoint_, "node_getStatus", boost::json::array{})) {
             return;
         }
         if (!process_->running()) {

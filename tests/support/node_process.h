@@ -38,7 +38,7 @@ class NodeProcess {
     /** Calls an RPC method; fails the current test on a transport error. */
     [[nodiscard]] Result<boost::json::value> call(const std::string& method,
                                                   const boost::json::value& params) const;
-    /** Calls a method on the node's admin listener (node_peers). */
+    /** Calls a method on the node's admin listener (node_getPeers). */
     [[nodiscard]] Result<boost::json::value> callAdmin(const std::string& method,
                                                        const boost::json::value& params) const;
     /**

@@ -207,7 +207,7 @@ void Testnet::start(std::size_t i) {
         bin(), std::vector<std::string>{"start", "--home", n.home.string()}, n.log);
     const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
     while (std::chrono::steady_clock::now() < deadline) {
-        if (call(i, "node_status", boost::json::array{})) {
+        if (call(i, "node_getStatus", boost::json::array{})) {
             return;
         }
         if (!n.process->running()) {

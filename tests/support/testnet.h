@@ -65,7 +65,7 @@ class Testnet {
     [[nodiscard]] std::size_t size() const { return nodes_.size(); }
 
     /**
-     * Starts node i and waits (at most 30 s) until its node_status answers; throws with the log
+     * Starts node i and waits (at most 30 s) until its node_getStatus answers; throws with the log
      * when it does not. A node that is running is left alone.
      */
     void start(std::size_t i);
@@ -84,7 +84,7 @@ class Testnet {
     /** Calls a JSON-RPC method on node i; a transport or JSON-RPC error is the Error. */
     [[nodiscard]] Result<boost::json::value> call(std::size_t i, const std::string& method,
                                                   const boost::json::value& params) const;
-    /** Calls an admin method (node_peers) on node i's admin listener. */
+    /** Calls an admin method (node_getPeers) on node i's admin listener. */
     [[nodiscard]] Result<boost::json::value> callAdmin(std::size_t i, const std::string& method,
                                                        const boost::json::value& params) const;
     /**

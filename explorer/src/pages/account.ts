@@ -20,7 +20,7 @@ export const accountPage: Page = async (main, [address = ""]) => {
     });
     const validators = await call("validator_getSet", { height });
     const validator = validators.validators.find((v) => v.address === account.address);
-    const tasks = await listAll("tasks_list", { by: "consumer", key: account.address, height });
+    const tasks = await listAll("task_list", { by: "consumer", key: account.address, height });
     main.append(
         title("Account ", hex(account.address)),
         pinned(height),

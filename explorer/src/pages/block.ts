@@ -8,7 +8,7 @@ import { title, type Page } from "../page.js";
 import { eventsTable } from "./events.js";
 
 export const blockPage: Page = async (main, [height = ""]) => {
-    const block = await call("chain_getBlock", { height });
+    const block = await call("block_get", { height });
     const header = block.header;
     const txs = [];
     for (const hash of block.txs) {

@@ -26,7 +26,7 @@ function blockRow(header: Schemas.BlockHeader): HTMLTableRowElement {
 
 /** The rows of a block's transactions: hash, height, what it did (its events), outcome, fee. */
 async function txRows(height: string): Promise<HTMLTableRowElement[]> {
-    const block = await call("chain_getBlock", { height });
+    const block = await call("block_get", { height });
     const rows: HTMLTableRowElement[] = [];
     for (const hash of block.txs) {
         const tx = await call("tx_get", { hash });
@@ -65,7 +65,7 @@ export const blocksPage: Page = async (main) => {
     });
     const height = await headHeight();
     const from = BigInt(height) > BigInt(SHOWN) ? (BigInt(height) - BigInt(SHOWN) + 1n).toString() : "1";
-    const { items } = await listAll("blocks_list", { from, to: height, height });
+    const { items } = await listAll("block_list", { from, to: height, height });
     const blocks = items.reverse();
     const head = num(height, "count", "head-height");
     const blockTable = table("blocks", ["height", "time", "transactions", "author", "id"], []);

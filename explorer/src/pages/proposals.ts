@@ -8,7 +8,7 @@ import { pinned, title, type Page } from "../page.js";
 
 export const proposalsPage: Page = async (main) => {
     const height = await headHeight();
-    const { items } = await listAll("proposals_list", { height });
+    const { items } = await listAll("proposal_list", { height });
     main.append(
         title("Governance proposals"),
         pinned(height),

@@ -15,7 +15,7 @@ function deviceCount(inventory: Schemas.Inventory): string {
 
 export const providersPage: Page = async (main) => {
     const height = await headHeight();
-    const { items } = await listAll("providers_list", { height });
+    const { items } = await listAll("provider_list", { height });
     main.append(
         title("Providers"),
         pinned(height),
@@ -57,7 +57,7 @@ export const providerPage: Page = async (main, [address = ""], query) => {
     const since = BigInt(head.header.timestamp_ms) - BigInt(t.genesis_time_ms);
     const current = since < 0n ? 0n : since / BigInt(t.tokenomics.epoch_ms);
     const epoch = query.get("epoch") ?? current.toString();
-    const { items: attestations } = await listAll("attestations_list", { provider: provider.address, epoch, height });
+    const { items: attestations } = await listAll("attestation_list", { provider: provider.address, epoch, height });
     const inventory = provider.inventory;
     main.append(
         title("Provider ", hex(provider.address)),

@@ -42,7 +42,7 @@ export const TASK_HEADINGS = ["id", "state", "consumer", "provider", "category",
 
 export const tasksPage: Page = async (main) => {
     const height = await headHeight();
-    const byState = await Promise.all(TASK_STATES.map((state) => listAll("tasks_list", { by: "state", key: state, height })));
+    const byState = await Promise.all(TASK_STATES.map((state) => listAll("task_list", { by: "state", key: state, height })));
     const all = byState.flatMap((list) => list.items);
     main.append(
         title("Tasks"),
@@ -65,7 +65,7 @@ async function endingEvent(task: Schemas.Task): Promise<Schemas.Event | undefine
     if (last === undefined || HOT.has(task.state)) {
         return undefined;
     }
-    const block = await call("chain_getBlock", { height: last.height });
+    const block = await call("block_get", { height: last.height });
     const receipts: Schemas.Receipt[] = block.system_receipt === undefined ? [] : [block.system_receipt];
     for (const hash of block.txs) {
         const tx = await call("tx_get", { hash });

@@ -18,7 +18,7 @@ async function mediansByProvider(epochs: Schemas.EpochSettlement[]): Promise<Map
     for (const epoch of epochs) {
         let events = blocks.get(epoch.height);
         if (events === undefined) {
-            events = (await call("chain_getBlock", { height: epoch.height })).system_receipt?.events ?? [];
+            events = (await call("block_get", { height: epoch.height })).system_receipt?.events ?? [];
             blocks.set(epoch.height, events);
         }
         for (const event of events) {
@@ -38,7 +38,7 @@ async function mediansByProvider(epochs: Schemas.EpochSettlement[]): Promise<Map
 export const tokenomicsPage: Page = async (main) => {
     const height = await headHeight();
     const t = await call("tokenomics_get", { height });
-    const { items: epochs, truncated } = await listAll("epochs_list", { height });
+    const { items: epochs, truncated } = await listAll("epoch_list", { height });
     const medians = await mediansByProvider(epochs);
     const p = t.tokenomics;
     main.append(

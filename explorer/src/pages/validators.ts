@@ -11,7 +11,7 @@ export const validatorsPage: Page = async (main) => {
     const head = await call("chain_getHead", {});
     const height = head.height;
     const set = await call("validator_getSet", { height });
-    const status = await call("node_status", {});
+    const status = await call("node_getStatus", {});
     main.append(
         title("Validators"),
         pinned(height),

@@ -12,7 +12,7 @@
 namespace gridledger::rpc {
 
 /**
- * chain_getBlock answers of final blocks, by height and form (transaction hashes or whole
+ * block_get answers of final blocks, by height and form (transaction hashes or whole
  * transactions), kept in least-recently-used order within a byte budget. A block is final once
  * it is executed and certified: its answer (header, transactions, certificate, roots, system
  * receipt) never changes again, so a repeated read costs a copy instead of a decode that hashes

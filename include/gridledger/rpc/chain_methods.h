@@ -14,15 +14,15 @@
 
 namespace gridledger::rpc {
 
-/** The most blocks one chain_getRawBlocks call returns. */
+/** The most blocks one block_getRaw call returns. */
 inline constexpr std::uint64_t kMaxRawBlocks = 256;
 /**
- * chain_getRawBlocks stops adding blocks once the block and certificate bytes of its answer reach
+ * block_getRaw stops adding blocks once the block and certificate bytes of its answer reach
  * this (the first block is always returned, whatever its size).
  */
 inline constexpr std::size_t kMaxRawBlockBytes = std::size_t{1} << 20;
 
-/** What node_status reports besides the chain itself. */
+/** What node_getStatus reports besides the chain itself. */
 struct NodeStatus {
     std::string version;
     PubKey validator;
@@ -36,7 +36,7 @@ struct NodeStatus {
     bool syncing = false;
 };
 
-/** One connected P2P peer as node_peers shows it. */
+/** One connected P2P peer as node_getPeers shows it. */
 struct PeerView {
     NodeId nodeId;
     /** True when this node dialed the connection in use. */
@@ -51,30 +51,30 @@ struct PeerView {
  */
 struct ChainContext {
     std::string chainId;
-    /** The genesis hash, which every signature of the chain binds (node_status shows it). */
+    /** The genesis hash, which every signature of the chain binds (node_getStatus shows it). */
     Hash256 genesisHash;
     ledger::Mempool* mempool = nullptr;
     const ledger::BlockStore* blocks = nullptr;
     const ledger::StateTree* tree = nullptr;
     std::function<NodeStatus()> status;
-    /** The peers connected now, sorted by node id (node_peers); none when unset. */
+    /** The peers connected now, sorted by node id (node_getPeers); none when unset. */
     std::function<std::vector<PeerView>()> peers;
     /**
      * Called with the hash and raw bytes after tx_submit admitted a transaction (to journal it,
      * wake the block proposer and gossip it to peers).
      */
     std::function<void(const Hash256& hash, ByteView raw)> txAdmitted;
-    /** chain_getBlock answers of final blocks, shared by every copy of the context; none: kept
+    /** block_get answers of final blocks, shared by every copy of the context; none: kept
      * nowhere. */
     std::shared_ptr<BlockAnswers> blockAnswers;
 };
 
 /**
- * Registers node_status, node_peers, tx_submit, tx_get, account_get, chain_getHead,
- * chain_getBlock, chain_getRawBlocks, state_getProof, the system-contract reads validator_getSet,
- * governance_getProposal, provider_get, tokenomics_get, tokenomics_getEpoch and task_get, and the
- * paged lists (docs/rpc.md section 6.1) blocks_list, tasks_list, providers_list,
- * attestations_list, proposals_list and epochs_list; the handlers live under rpc/handlers/.
+ * Registers node_getStatus, node_getPeers, tx_submit, tx_get, account_get, chain_getHead,
+ * block_get, block_getRaw, state_getProof, the system-contract reads validator_getSet,
+ * proposal_get, provider_get, tokenomics_get, epoch_get and task_get, and the
+ * paged lists (docs/rpc.md section 6.1) block_list, task_list, provider_list,
+ * attestation_list, proposal_list and epoch_list; the handlers live under rpc/handlers/.
  */
 [[nodiscard]] Status addChainMethods(MethodTable& table, const ChainContext& context);
 

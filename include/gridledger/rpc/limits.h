@@ -40,7 +40,7 @@ struct ServerLimits {
      * Largest answer to one request or batch, in bytes of JSON text. A single answer above it is
      * replaced by a -32016 response_too_large error; in a batch, the response that would cross
      * it and every request after it get that error instead (those after it are not run). The
-     * default leaves room for a chain_getRawBlocks answer carrying one largest block as hex.
+     * default leaves room for a block_getRaw answer carrying one largest block as hex.
      */
     std::size_t maxResponseBytes = std::size_t{16} << 20;
 };

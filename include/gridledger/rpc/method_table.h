@@ -32,7 +32,7 @@ class MethodTable {
   public:
     /**
      * Registers `handler` under `name`. Names are 1..128 characters of [A-Za-z0-9_.] (the
-     * project's style is `namespace_camelCase`, e.g. `chain_getBlock`). Fails with
+     * project's style is `namespace_camelCase`, e.g. `block_get`). Fails with
      * kInvalidArgument on a bad name, an empty handler, or a name already registered.
      */
     [[nodiscard]] Status add(std::string name, Handler handler);

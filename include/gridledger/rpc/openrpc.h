@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,10 +47,29 @@ enum class Listener {
  */
 [[nodiscard]] std::vector<std::string> adminMethodNames();
 
+/** An old name of a method that the node still answers, exactly as the method's own name. */
+struct MethodAlias {
+    /** The old name, e.g. `chain_getBlock`. */
+    std::string_view alias;
+    /** The method's name under the naming rule of docs/rpc.md §6, e.g. `block_get`. */
+    std::string_view name;
+};
+
 /**
- * Registers every method a node serves on `listener`: addChainMethods(context), rpc.discover and
- * the HTTP stand-ins of the subscription methods (subscriptions.h), less adminMethodNames() on
- * the public listener. The document lists exactly the admin listener's methods.
+ * The deprecated aliases the node serves for one release (docs/rpc.md, "Method names"), each
+ * beside its method with the same handler. The document lists each under its method's
+ * `x-aliases`.
+ */
+[[nodiscard]] std::span<const MethodAlias> methodAliases();
+
+/** `names` followed by the aliases of those names, in methodAliases() order. */
+[[nodiscard]] std::vector<std::string> withAliases(std::vector<std::string> names);
+
+/**
+ * Registers every method a node serves on `listener`: addChainMethods(context), rpc.discover,
+ * the HTTP stand-ins of the subscription methods (subscriptions.h) and the methodAliases(),
+ * less withAliases(adminMethodNames()) on the public listener. The document lists exactly the
+ * admin listener's methods, the aliases under `x-aliases`.
  */
 [[nodiscard]] Status addNodeMethods(MethodTable& table, const ChainContext& context,
                                     Listener listener = Listener::kAdmin);

@@ -84,6 +84,13 @@ for (const method of document.methods) {
     }
     out += `        };\n        result: ${typeOf(method.result.schema, "        ")};\n    };\n`;
 }
+for (const method of document.methods) {
+    // An old name (x-aliases) answers exactly as the method for one release: the same types.
+    for (const alias of method["x-aliases"] ?? []) {
+        out += comment(`@deprecated The old name of ${method.name}, served for one release.`, "    ");
+        out += `    ${JSON.stringify(alias)}: Methods[${JSON.stringify(method.name)}];\n`;
+    }
+}
 out += "}\n\nexport type MethodName = keyof Methods;\n";
 
 if (process.argv.includes("--check")) {

@@ -223,7 +223,7 @@ export type EpochSettlement = {
 /** Every method of the node: its params (by name) and its result. */
 export interface Methods {
     /** The node's chain, head, consensus progress, peers and mempool. */
-    "node_status": {
+    "node_getStatus": {
         params: {
         };
         result: {
@@ -244,7 +244,7 @@ export interface Methods {
         };
     };
     /** The P2P peers connected now: a live view, not pinned to a height and not paged. */
-    "node_peers": {
+    "node_getPeers": {
         params: {
         };
         result: {
@@ -306,7 +306,7 @@ export interface Methods {
         result: Head;
     };
     /** A committed block by height or by id. */
-    "chain_getBlock": {
+    "block_get": {
         params: {
             /** The block height; give it or `id`, not both. */
             "height"?: Decimal;
@@ -326,7 +326,7 @@ export interface Methods {
         };
     };
     /** The stored bytes of executed blocks and of their certificates, for auditors (gridledger replay --rpc). */
-    "chain_getRawBlocks": {
+    "block_getRaw": {
         params: {
             /** The first height (decimal string); 0 is the genesis block. */
             "from": Decimal;
@@ -382,7 +382,7 @@ export interface Methods {
         };
     };
     /** A governance proposal with its votes. */
-    "governance_getProposal": {
+    "proposal_get": {
         params: {
             /** The proposal id. */
             "id": Decimal;
@@ -480,7 +480,7 @@ export interface Methods {
         };
     };
     /** The summary of a settled GFL epoch. */
-    "tokenomics_getEpoch": {
+    "epoch_get": {
         params: {
             /** The epoch number. */
             "epoch": Decimal;
@@ -500,7 +500,7 @@ export interface Methods {
         result: Task;
     };
     /** A page of tasks by consumer, by provider or by state, ascending by id, each as task_get shows it. */
-    "tasks_list": {
+    "task_list": {
         params: {
             /** What `key` names. */
             "by": "consumer" | "provider" | "state";
@@ -520,7 +520,7 @@ export interface Methods {
         };
     };
     /** A page of the registered compute providers, ascending by address, each as provider_get shows it. */
-    "providers_list": {
+    "provider_list": {
         params: {
             /** Only providers in this status; every provider when absent. */
             "status"?: "registered" | "admitted" | "suspended";
@@ -537,8 +537,8 @@ export interface Methods {
             "next_cursor": Cursor | null;
         };
     };
-    /** A page of the governance proposals, ascending by id, each as governance_getProposal shows it. */
-    "proposals_list": {
+    /** A page of the governance proposals, ascending by id, each as proposal_get shows it. */
+    "proposal_list": {
         params: {
             /** The executed height every page reads (decimal string); the executed head when absent. Above the head: -32602 invalid_argument. With `cursor`, it must equal the cursor's height. */
             "height"?: Decimal;
@@ -553,8 +553,8 @@ export interface Methods {
             "next_cursor": Cursor | null;
         };
     };
-    /** A page of the settled epochs, ascending from epoch 0, each as tokenomics_getEpoch shows it. */
-    "epochs_list": {
+    /** A page of the settled epochs, ascending from epoch 0, each as epoch_get shows it. */
+    "epoch_list": {
         params: {
             /** The executed height every page reads (decimal string); the executed head when absent. Above the head: -32602 invalid_argument. With `cursor`, it must equal the cursor's height. */
             "height"?: Decimal;
@@ -570,7 +570,7 @@ export interface Methods {
         };
     };
     /** A page of committed blocks by height range: header and the certificate that certifies each. */
-    "blocks_list": {
+    "block_list": {
         params: {
             /** The first height (decimal string); 1 when absent. */
             "from"?: Decimal;
@@ -595,7 +595,7 @@ export interface Methods {
         };
     };
     /** A page of a provider's PoCP attestations in one tokenomics epoch, ascending by slot. */
-    "attestations_list": {
+    "attestation_list": {
         params: {
             /** The provider's address. */
             "provider": Address;
@@ -661,6 +661,30 @@ export interface Methods {
             "methods": unknown[];
         };
     };
+    /** @deprecated The old name of node_getStatus, served for one release. */
+    "node_status": Methods["node_getStatus"];
+    /** @deprecated The old name of node_getPeers, served for one release. */
+    "node_peers": Methods["node_getPeers"];
+    /** @deprecated The old name of block_get, served for one release. */
+    "chain_getBlock": Methods["block_get"];
+    /** @deprecated The old name of block_getRaw, served for one release. */
+    "chain_getRawBlocks": Methods["block_getRaw"];
+    /** @deprecated The old name of proposal_get, served for one release. */
+    "governance_getProposal": Methods["proposal_get"];
+    /** @deprecated The old name of epoch_get, served for one release. */
+    "tokenomics_getEpoch": Methods["epoch_get"];
+    /** @deprecated The old name of task_list, served for one release. */
+    "tasks_list": Methods["task_list"];
+    /** @deprecated The old name of provider_list, served for one release. */
+    "providers_list": Methods["provider_list"];
+    /** @deprecated The old name of proposal_list, served for one release. */
+    "proposals_list": Methods["proposal_list"];
+    /** @deprecated The old name of epoch_list, served for one release. */
+    "epochs_list": Methods["epoch_list"];
+    /** @deprecated The old name of block_list, served for one release. */
+    "blocks_list": Methods["block_list"];
+    /** @deprecated The old name of attestation_list, served for one release. */
+    "attestations_list": Methods["attestation_list"];
 }
 
 export type MethodName = keyof Methods;

@@ -78,7 +78,7 @@ export interface BlockHeader {
     execResultsRoot: Hex;
 }
 
-/** The header of an encoded block (`chain_getRawBlocks`' `block`); its id is SHA-256 of the
+/** The header of an encoded block (`block_getRaw`' `block`); its id is SHA-256 of the
  * header's bytes. */
 export function decodeBlockHeader(rawBlock: Hex): BlockHeader {
     const headerBytes = bytesOf(fieldsOf(fromHex(rawBlock)), 1);
@@ -103,7 +103,7 @@ export interface QuorumCert {
     signatures: Uint8Array[];
 }
 
-/** An encoded quorum certificate (`chain_getRawBlocks`' `certificate`). */
+/** An encoded quorum certificate (`block_getRaw`' `certificate`). */
 export function decodeQuorumCert(raw: Hex): QuorumCert {
     const f = fieldsOf(fromHex(raw));
     return {

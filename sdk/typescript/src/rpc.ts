@@ -79,7 +79,7 @@ export class HttpClient {
     }
 
     nodeStatus(): Promise<NodeStatus> {
-        return this.call("node_status");
+        return this.call("node_getStatus");
     }
 
     /** The signing domain of the node's chain: its id and genesis hash. */
@@ -124,7 +124,7 @@ export class HttpClient {
     }
 }
 
-/** The head's height, as a bigint, from node_status. */
+/** The head's height, as a bigint, from node_getStatus. */
 export async function headHeight(client: HttpClient): Promise<bigint> {
     return BigInt((await client.nodeStatus()).executed_height);
 }

@@ -36,7 +36,7 @@ export function encodeTxBody(body: TxBody): Uint8Array {
     );
 }
 
-/** A chain's signing domain: its id's UTF-8 bytes and its 32-byte genesis hash (`node_status`). */
+/** A chain's signing domain: its id's UTF-8 bytes and its 32-byte genesis hash (`node_getStatus`). */
 export function signingDomain(chainId: string, genesisHash: Hex): Uint8Array {
     return concat(utf8(chainId), fromHex(genesisHash, 32));
 }

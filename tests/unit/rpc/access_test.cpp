@@ -179,9 +179,9 @@ TEST_F(AccessServer, TokenIsRequiredOnEveryRequestAndUpgrade) {
 }
 
 TEST_F(AccessServer, AdminOnlyMethodAnswersMethodNotFoundWithReasonAdminOnly) {
-    start(AccessPolicy{}, {"node_peers"});
+    start(AccessPolicy{}, {"node_getPeers"});
     HttpTestClient client(server_->port());
-    const json::value admin = client.post(requestText("node_peers", "[]", 4)).json();
+    const json::value admin = client.post(requestText("node_getPeers", "[]", 4)).json();
     expectRpcError(admin, kMethodNotFound, "admin_only");
     EXPECT_EQ(admin.at("id"), 4);
     expectRpcError(client.post(requestText("nothing_here", "[]", 5)).json(), kMethodNotFound,

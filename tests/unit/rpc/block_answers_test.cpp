@@ -1,4 +1,4 @@
-// The kept chain_getBlock answers: least recently used dropped first, within the byte budget.
+// The kept block_get answers: least recently used dropped first, within the byte budget.
 
 #include <gtest/gtest.h>
 

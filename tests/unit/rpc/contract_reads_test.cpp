@@ -1,5 +1,5 @@
 // The RPC views of the system contracts over a real executed chain: receipts' events rendered
-// generically by tx_get, the system receipt on chain_getBlock, and the contract read methods.
+// generically by tx_get, the system receipt on block_get, and the contract read methods.
 
 #include <gtest/gtest.h>
 
@@ -68,8 +68,7 @@ TEST_F(ContractReads, TxGetRendersAContractReceiptsEventsGenerically) {
 }
 
 TEST_F(ContractReads, ChainGetBlockShowsTheSystemReceiptOfASettlingBlock) {
-    const auto block =
-        call("chain_getBlock", json::array{json::string(std::to_string(settledAt_))});
+    const auto block = call("block_get", json::array{json::string(std::to_string(settledAt_))});
     const auto& system = block.at("system_receipt");
     EXPECT_EQ(system.at("tx_hash").as_string(), contracts::systemReceiptHash(settledAt_).hex());
     bool settled = false;
@@ -77,13 +76,12 @@ TEST_F(ContractReads, ChainGetBlockShowsTheSystemReceiptOfASettlingBlock) {
         settled = settled || e.at("kind") == "epoch_settled";
     }
     EXPECT_TRUE(settled);
-    const auto quiet =
-        call("chain_getBlock", json::array{json::string(std::to_string(settledAt_ - 1))});
+    const auto quiet = call("block_get", json::array{json::string(std::to_string(settledAt_ - 1))});
     EXPECT_FALSE(quiet.as_object().contains("system_receipt"));
 }
 
 TEST_F(ContractReads, ChainGetBlockAnswersAgainFromKeptAnswersExactlyAsFromTheStore) {
-    const auto* uncached = uncached_.find("chain_getBlock");
+    const auto* uncached = uncached_.find("block_get");
     ASSERT_NE(uncached, nullptr);
     for (int pass = 0; pass < 2; ++pass) {
         for (std::uint64_t height = 1; height <= settledAt_; ++height) {
@@ -91,14 +89,14 @@ TEST_F(ContractReads, ChainGetBlockAnswersAgainFromKeptAnswersExactlyAsFromTheSt
                 const json::value params{{"height", std::to_string(height)}, {"full_txs", full}};
                 const auto fromStore = (*uncached)(params);
                 ASSERT_TRUE(fromStore);
-                EXPECT_EQ(call("chain_getBlock", params), *fromStore) << height << " " << full;
+                EXPECT_EQ(call("block_get", params), *fromStore) << height << " " << full;
             }
         }
         // Every executed block is final: each height and form is kept once, read again after.
         EXPECT_EQ(answers_->size(), 2 * settledAt_);
     }
     const auto missing =
-        (*table_.find("chain_getBlock"))(json::array{json::string(std::to_string(settledAt_ + 1))});
+        (*table_.find("block_get"))(json::array{json::string(std::to_string(settledAt_ + 1))});
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
     EXPECT_EQ(answers_->size(), 2 * settledAt_);
@@ -109,7 +107,7 @@ TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) 
     EXPECT_EQ(set.at("version"), "0");
     EXPECT_EQ(set.at("validators").as_array().size(), 1U);
 
-    const auto proposal = call("governance_getProposal", json::array{json::string("0")});
+    const auto proposal = call("proposal_get", json::array{json::string("0")});
     EXPECT_EQ(proposal.at("action"), "admit_provider");
     EXPECT_EQ(proposal.at("status"), "passed");
     EXPECT_EQ(proposal.at("yes").as_array().size(), 1U);
@@ -125,7 +123,7 @@ TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) 
     EXPECT_EQ(tokenomics.at("next_epoch"), "1");
     EXPECT_EQ(tokenomics.at("tokenomics").at("epoch_ms"), "10000");
 
-    const auto epoch = call("tokenomics_getEpoch", json::array{json::string("0")});
+    const auto epoch = call("epoch_get", json::array{json::string("0")});
     EXPECT_EQ(epoch.at("height").as_string(), std::to_string(settledAt_));
     EXPECT_EQ(epoch.at("gfl_minted"), "100000000");
 
@@ -151,17 +149,17 @@ TEST_F(ContractReads, TokenomicsGetShowsTheFeeOfEveryPayloadKindInForce) {
 }
 
 TEST_F(ContractReads, ListsOfProposalsEpochsAndBlocksPageToTheEnd) {
-    const auto proposals = call("proposals_list", json::object{});
+    const auto proposals = call("proposal_list", json::object{});
     ASSERT_EQ(proposals.at("items").as_array().size(), 1U);
-    EXPECT_EQ(proposals.at("items").at(0), call("governance_getProposal", json::array{"0"}));
+    EXPECT_EQ(proposals.at("items").at(0), call("proposal_get", json::array{"0"}));
     EXPECT_TRUE(proposals.at("next_cursor").is_null());
     // Before the proposal's block: none.
-    const auto before = call("proposals_list", json::object{{"height", "1"}});
+    const auto before = call("proposal_list", json::object{{"height", "1"}});
     EXPECT_TRUE(before.at("items").as_array().empty());
 
-    const auto epochs = call("epochs_list", json::object{{"limit", 1}});
+    const auto epochs = call("epoch_list", json::object{{"limit", 1}});
     ASSERT_EQ(epochs.at("items").as_array().size(), 1U);
-    EXPECT_EQ(epochs.at("items").at(0), call("tokenomics_getEpoch", json::array{"0"}));
+    EXPECT_EQ(epochs.at("items").at(0), call("epoch_get", json::array{"0"}));
     EXPECT_TRUE(epochs.at("next_cursor").is_null()) << "one epoch settled, none follows";
 
     // Every block 1..head, three at a time, each once, in order, all pinned to one height.
@@ -170,7 +168,7 @@ TEST_F(ContractReads, ListsOfProposalsEpochsAndBlocksPageToTheEnd) {
     std::vector<std::uint64_t> heights;
     std::size_t pages = 0;
     while (true) {
-        const auto page = call("blocks_list", params);
+        const auto page = call("block_list", params);
         ++pages;
         EXPECT_EQ(page.at("height").as_string(), std::to_string(head));
         for (const auto& item : page.at("items").as_array()) {
@@ -188,7 +186,7 @@ TEST_F(ContractReads, ListsOfProposalsEpochsAndBlocksPageToTheEnd) {
     }
     EXPECT_EQ(pages, (head + 2) / 3);
 
-    const auto range = call("blocks_list", json::object{{"from", "2"}, {"to", "3"}});
+    const auto range = call("block_list", json::object{{"from", "2"}, {"to", "3"}});
     ASSERT_EQ(range.at("items").as_array().size(), 2U);
     EXPECT_EQ(range.at("items").at(1).at("height"), "3");
     EXPECT_TRUE(range.at("next_cursor").is_null());
@@ -200,7 +198,7 @@ TEST_F(ContractReads, AttestationsListPagesAProvidersSlotsOfAnEpoch) {
     std::vector<std::string> slots;
     std::size_t pages = 0;
     while (true) {
-        const auto page = call("attestations_list", params);
+        const auto page = call("attestation_list", params);
         ++pages;
         for (const auto& item : page.at("items").as_array()) {
             slots.emplace_back(item.at("slot").as_string());
@@ -216,9 +214,9 @@ TEST_F(ContractReads, AttestationsListPagesAProvidersSlotsOfAnEpoch) {
     EXPECT_EQ(pages, 3U);  // 4 + 4 + 2 of the 10 slots
     EXPECT_EQ(slots, (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}));
     // Another epoch, and the same epoch before the first attestation: none.
-    const auto later = call("attestations_list", json::array{provider, "1"});
+    const auto later = call("attestation_list", json::array{provider, "1"});
     EXPECT_TRUE(later.at("items").as_array().empty());
-    const auto before = call("attestations_list", json::array{provider, "0", "1"});
+    const auto before = call("attestation_list", json::array{provider, "0", "1"});
     EXPECT_TRUE(before.at("items").as_array().empty());
 }
 
@@ -357,8 +355,8 @@ TEST(ReputationReads, ProviderGetShowsTheDocumentedScoreOfItsRawCountersAtEachHe
         EXPECT_EQ(u64Of(reputation, "faults"), faults);
         EXPECT_EQ(u64Of(reputation, "epoch"), epoch);
         EXPECT_EQ(u64Of(reputation, "score"), 10'000 * (good + 4) / (good + 4 + faults));
-        // providers_list (and so `gridledger export providers`) shows the same reputation.
-        const auto list = read("providers_list", json::object{{"height", std::to_string(height)}});
+        // provider_list (and so `gridledger export providers`) shows the same reputation.
+        const auto list = read("provider_list", json::object{{"height", std::to_string(height)}});
         EXPECT_EQ(list.at("items").at(0).at("reputation"), reputation);
     }
     // 2 000 at epoch 0, 2 857 at epoch 2, 4 444 at epoch 4: the bad history fades.

@@ -1,4 +1,4 @@
-// providers_list over a real executed chain (docs/rpc.md section 6.1): every provider once, in
+// provider_list over a real executed chain (docs/rpc.md section 6.1): every provider once, in
 // address order, across pages pinned to one height while more providers register; the status
 // filter; cursors of another filter refused.
 
@@ -46,7 +46,7 @@ class ProviderList : public ::testing::Test {
     std::uint64_t nextMs() { return kGenesisMs + 100 * ++blocks_; }
 
     Result<json::value> list(json::object params) {
-        return (*table_.find("providers_list"))(json::value(std::move(params)));
+        return (*table_.find("provider_list"))(json::value(std::move(params)));
     }
 
     /** Every page from `params` on, following next_cursor; the addresses and the page count. */

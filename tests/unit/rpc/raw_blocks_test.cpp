@@ -1,4 +1,4 @@
-// chain_getRawBlocks over a real executed chain: the stored bytes of each block and certificate,
+// block_getRaw over a real executed chain: the stored bytes of each block and certificate,
 // the range and its limits, and the errors of bad ranges.
 
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@ class RawBlocks : public ::testing::Test {
     }
 
     Result<json::value> call(const json::value& params) {
-        return (*table_.find("chain_getRawBlocks"))(params);
+        return (*table_.find("block_getRaw"))(params);
     }
 
     static constexpr std::uint64_t kBlocks = 5;

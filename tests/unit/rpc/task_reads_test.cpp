@@ -23,7 +23,7 @@ TEST(TaskReads, ListsAreEmptyAndAnUnknownTaskIsNotFound) {
     ctx.tree = &chain.tree();
     ASSERT_TRUE(addChainMethods(table, ctx));
 
-    const auto* list = table.find("tasks_list");
+    const auto* list = table.find("task_list");
     ASSERT_NE(list, nullptr);
     auto pending = (*list)(json::array{"state", "pending"});
     ASSERT_TRUE(pending) << pending.error().message;

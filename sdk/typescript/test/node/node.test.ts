@@ -143,7 +143,7 @@ test("a transfer signed by the SDK commits and moves the amount", async () => {
     // includes the transfer, and the account's proof verifies against it.
     const committed = BigInt(receipt.height);
     const found = await waitFor("a certified header past the transfer", async () => {
-        const raw = await client.request("chain_getRawBlocks", { from: committed.toString(), count: 256 });
+        const raw = await client.request("block_getRaw", { from: committed.toString(), count: 256 });
         for (const { block, certificate } of raw.blocks) {
             if (certificate !== undefined) {
                 const header = certifiedHeader(block, certificate, committee, domain);
