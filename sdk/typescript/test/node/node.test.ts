@@ -56,6 +56,20 @@ function cli(home: string, args: string[]): string {
     return run.stdout;
 }
 
+/** Waits until the node answers, up to 30 s; false as soon as it exits or when the time is up. */
+async function serving(rpc: HttpClient, process: ChildProcess): Promise<boolean> {
+    const deadline = Date.now() + 30_000;
+    while (process.exitCode === null && Date.now() < deadline) {
+        try {
+            await rpc.nodeStatus();
+            return true;
+        } catch {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+    }
+    return false;
+}
+
 let dir = "";
 let node: ChildProcess | undefined;
 let client: HttpClient;
@@ -72,25 +86,30 @@ before(async () => {
     const home = join(dir, "home");
     cli(home, ["init"]);
     const configPath = join(home, "config", "node.conf");
-    const rpcPort = await freePort();
-    const config = readFileSync(configPath, "utf8")
-        .replace("admin_port = 8546", `admin_port = ${await freePort()}`)
-        .replace("port = 8545", `port = ${rpcPort}`)
-        .replace("port = 9464", `port = ${await freePort()}`)
-        .replace("port = 26656", `port = ${await freePort()}`);
-    writeFileSync(configPath, config);
-    node = spawn(bin, ["start", "--home", home], { stdio: "ignore" });
-    client = new HttpClient(`http://127.0.0.1:${rpcPort}/`);
-    wsUrl = `ws://127.0.0.1:${rpcPort}/ws`;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-        try {
-            await client.nodeStatus();
+    const template = readFileSync(configPath, "utf8");
+    // A port found free may be taken by another process before the node binds it: the node then
+    // exits at once, and the start is tried again on other ports.
+    for (let attempt = 1; ; ++attempt) {
+        const rpcPort = await freePort();
+        const config = template
+            .replace("admin_port = 8546", `admin_port = ${await freePort()}`)
+            .replace("port = 8545", `port = ${rpcPort}`)
+            .replace("port = 9464", `port = ${await freePort()}`)
+            .replace("port = 26656", `port = ${await freePort()}`);
+        writeFileSync(configPath, config);
+        const started = spawn(bin, ["start", "--home", home], { stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        started.stderr!.on("data", (chunk: Buffer) => {
+            stderr += chunk.toString();
+        });
+        node = started;
+        client = new HttpClient(`http://127.0.0.1:${rpcPort}/`);
+        wsUrl = `ws://127.0.0.1:${rpcPort}/ws`;
+        if (await serving(client, started)) {
             break;
-        } catch (error) {
-            assert.ok(Date.now() < deadline && node.exitCode === null, `the node did not start: ${error}`);
-            await new Promise((resolve) => setTimeout(resolve, 100));
         }
+        started.kill("SIGKILL");
+        assert.ok(attempt < 3 && started.exitCode !== null, `the node did not start: ${stderr}`);
     }
     devSecret = readFileSync(join(home, "keys", "dev.key"), "utf8").trim() as Hex;
     // The trust anchor of an auditor: the genesis committee's consensus keys, in order.
