@@ -105,7 +105,7 @@ int runVerify(const Args& args) {
         "reason", po::value(&reason), "why");
     return runTxPayload("task-verify", o, args, c, [&]() -> Result<TxBuild> {
         GL_ASSIGN_OR_RETURN(id, taskArg(task));
-        return fixedPayload(codec::TaskVerify{id, !reject, reason});
+        return fixedPayload(codec::TaskVerify{id, !reject, reason, {}});
     });
 }
 

@@ -132,7 +132,7 @@ inline std::vector<Case> cases() {
               codec::TaskSubmitResult{task, crypto::sha256(asBytes("fine-tuned weights")),
                                       "s3://results/fine-tune-2", 0, 5'400'000})},
         // An empty reason is left out.
-        {"task_verify", "bob", body("bob", 9, 5'000, kFee, codec::TaskVerify{task, true, ""})},
+        {"task_verify", "bob", body("bob", 9, 5'000, kFee, codec::TaskVerify{task, true, "", {}})},
         {"task_report_failure", "carol",
          body("carol", 45, 5'000, kFee,
               codec::TaskReportFailure{task, 137, "out of memory", 1'200'000})},

@@ -43,7 +43,7 @@ TEST(PayloadShape, WellFormedPayloadsPass) {
              codec::TaskStart{Hash256{{1}}}, codec::TaskRefuse{Hash256{{1}}},
              codec::TaskTopUp{Hash256{{1}}, 1},
              codec::TaskSubmitResult{Hash256{{1}}, Hash256{{2}}, "s3://out", 0, 0},
-             codec::TaskVerify{Hash256{{1}}, false, "why"},
+             codec::TaskVerify{Hash256{{1}}, false, "why", {}},
              codec::TaskReportFailure{Hash256{{1}}, 1, "oom", 0},
              codec::TaskCancel{Hash256{{1}}}}) {
         auto status = checkPayloadShape(p, kSender);

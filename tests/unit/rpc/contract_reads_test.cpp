@@ -311,7 +311,7 @@ TEST(ReputationReads, ProviderGetShowsTheDocumentedScoreOfItsRawCountersAtEachHe
                  codec::TaskSubmitResult{
                      settled, Hash256::fromHex("0x" + std::string(64, 'a')).value(), "", 0, 100})
             .success());
-    ASSERT_TRUE(chain.run(G + 1'000, consumer, codec::TaskVerify{settled, true, ""}).success());
+    ASSERT_TRUE(chain.run(G + 1'000, consumer, codec::TaskVerify{settled, true, "", {}}).success());
     ASSERT_TRUE(chain.run(G + 1'100, verifier, codec::Challenge{addressOf(provider), 0, 0, "", {}})
                     .success());
     const std::uint64_t epoch0 = chain.height();
