@@ -7,8 +7,9 @@
 // in order, as the chain's receipts hold them.
 //
 // Checked results (docs/tasks.md "Redundant tasks", "Spot checks"), on a chain whose providers are
-// bonded: a task run by three providers pays the two that agree and slashes the third; a settled
-// result spot-checked by one verifier and upheld by another refunds the consumer from the slash.
+// bonded: a task run by three providers pays the two that agree and slashes the third; two that
+// disagree wait for a verifier's verdict naming the result it upholds; a settled result
+// spot-checked by one verifier and upheld by another refunds the consumer from the slash.
 
 #include <algorithm>
 #include <array>
@@ -608,6 +609,69 @@ TEST(TaskCli, ARedundantTaskPaysTheTwoAgreeingReplicasAndSlashesTheMinorityProvi
         node,
         {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash", resultHash('1')},
         126);
+    node.stop(SIGTERM);
+}
+
+TEST(TaskCli, ATiedRedundantTaskWaitsForAVerifierWhoseVerdictNamesTheResultItUpholds) {
+    CheckedResultsChain chain(2);
+    testing::NodeProcess& node = chain.node();
+    const std::string out =
+        committed(node, {"tx", "task-create", "--from", "user", "--category", "ml_training",
+                         "--min-gflops", "1000000", "--max-minutes", "60", "--replicas", "2"});
+    const auto groups = eventsOf(receiptEventsOf(out), "task_group_created");
+    ASSERT_EQ(groups.size(), 1U) << out;
+    const std::string group(groups[0].at("group").as_string());
+    std::vector<std::string> replicas;
+    std::vector<std::string> runners;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        replicas.push_back(contracts::replicaIdOf(*Hash256::fromHex(group), i).hex());
+        const json::object task = awaitState(node, replicas[i], "assigned");
+        runners.push_back(chain.keyOf(std::string(task.at("provider").as_string())));
+        committed(node, {"tx", "task-start", "--from", runners[i], "--task", replicas[i]});
+    }
+    // Two results, one each: no strict majority, the group waits for a verifier.
+    std::string last;
+    for (std::size_t i = 0; i < 2; ++i) {
+        last = committed(node,
+                         {"tx", "task-submit-result", "--from", runners[i], "--task", replicas[i],
+                          "--result-hash", resultHash(i == 0 ? '1' : '2'), "--duration-ms", "0"});
+    }
+    const auto tied = eventsOf(receiptEventsOf(last), "task_group_tied");
+    ASSERT_EQ(tied.size(), 1U) << last;
+    EXPECT_EQ(tied[0].at("results").as_string(), "2");
+    for (const auto& id : replicas) {
+        EXPECT_EQ(taskOf(node, id).at("state").as_string(), "result_submitted");
+    }
+    // Not the consumer's verdict on a replica, nor a non-verifier's on the group; and a verdict
+    // that upholds no submitted result is refused.
+    refusedWith(node, {"tx", "task-verify", "--from", "user", "--task", replicas[0]}, 126);
+    refusedWith(
+        node,
+        {"tx", "task-verify", "--from", "user", "--task", group, "--result-hash", resultHash('2')},
+        121);
+    refusedWith(
+        node,
+        {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash", resultHash('3')},
+        126);
+
+    // The judge upholds the second result: its replica is paid, the other rejected and its
+    // provider slashed, the judge as the challenger.
+    const json::array decided = receiptEventsOf(
+        committed(node, {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash",
+                         resultHash('2'), "--reason", "rerun gives 2"}));
+    const auto resolved = eventsOf(decided, "task_group_resolved");
+    ASSERT_EQ(resolved.size(), 1U);
+    EXPECT_EQ(resolved[0].at("outcome").as_string(), "verdict");
+    EXPECT_EQ(resolved[0].at("result_hash").as_string(), resultHash('2'));
+    EXPECT_EQ(resolved[0].at("decided_by").as_string(), chain.judge);
+    EXPECT_EQ(resolved[0].at("reason").as_string(), "rerun gives 2");
+    EXPECT_EQ(taskOf(node, replicas[0]).at("state").as_string(), "rejected");
+    EXPECT_EQ(taskOf(node, replicas[1]).at("state").as_string(), "settled");
+    const auto slashed = eventsOf(decided, "provider_slashed");
+    ASSERT_EQ(slashed.size(), 1U);
+    EXPECT_EQ(slashed[0].at("task").as_string(), replicas[0]);
+    EXPECT_EQ(slashed[0].at("challenger").as_string(), chain.judge);
+    EXPECT_EQ(slashed[0].at("slashed").as_string(), toDecimal(kBond / 10));
     node.stop(SIGTERM);
 }
 
