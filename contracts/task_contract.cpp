@@ -247,8 +247,20 @@ Events verifyGroup(StateLayer& state, const BlockContext& block, const Address& 
                    TaskGroup group, const codec::TaskVerify& verify) {
     GL_ASSIGN_OR_RETURN(verifiers, loadVerifiers(state));
     if (!std::binary_search(verifiers.begin(), verifiers.end(), sender)) {
-        return fail(ErrorCode::kNotTaskParty,
-                    sender.hex() + " is not a verifier: only a verifier decides a tied group");
+        return fail(ErrorCode::kNotVerifier,
+                    sender.hex() +
+                        " does not hold the verifier role: only a verifier decides a "
+                        "tied group");
+    }
+    // Nobody decides a tie they are a party to: the consumer, or a provider of a replica.
+    bool party = sender == group.consumer;
+    for (const auto& id : group.replicas) {
+        GL_ASSIGN_OR_RETURN(replica, loadTask(state, id));
+        party = party || (replica && replica->provider == sender);
+    }
+    if (party) {
+        return fail(ErrorCode::kNotTaskParty, sender.hex() + " is a party to group " +
+                                                  group.id.hex() + " and may not decide it");
     }
     if (group.state != GroupState::kTied) {
         return fail(ErrorCode::kRedundantTask, "group " + group.id.hex() + " is " +

@@ -80,8 +80,9 @@ void closeGroup(StateLayer& state, TaskGroup& group, GroupOutcome outcome, const
 
 /**
  * Pays the replicas that submitted `upheld`, rejects every other submitted result and slashes
- * its provider, and slashes the providers of missing results. `actor` (zero for the chain) is
- * the challenger of each slash.
+ * its provider, and slashes the providers of missing results. `actor` (zero for the chain) fires
+ * the verdicts; nobody is the challenger of the slashes, whose challenger share goes to the pool,
+ * so that a verifier gains nothing by the verdict it gives.
  */
 Status decide(StateLayer& state, TaskGroup& group, std::vector<Task>& replicas,
               const Hash256& upheld, const Address& actor, GroupOutcome outcome,
@@ -111,7 +112,7 @@ Status decide(StateLayer& state, TaskGroup& group, std::vector<Task>& replicas,
         }
         GL_ASSIGN_OR_RETURN(
             slash, slashBond(state, params, block, replica.provider,
-                             SlashPayees{.challenger = actor, .refundTo = {}, .refundCap = 0}));
+                             SlashPayees{.challenger = {}, .refundTo = {}, .refundCap = 0}));
         slash.attributes.emplace_back("task", replica.id.hex());
         events.push_back(std::move(slash));
         ++slashed;

@@ -46,8 +46,8 @@ namespace gridledger::contracts::detail {
 
 /**
  * A verifier's verdict on a tied group: the replicas that submitted `upheld` settle, the other
- * results are rejected and their providers slashed, as are the providers of missing results. A
- * zero `upheld` rejects every result.
+ * results are rejected and their providers slashed, as are the providers of missing results (no
+ * challenger: the verifier gains nothing by its verdict). A zero `upheld` rejects every result.
  */
 [[nodiscard]] Status decideTiedGroup(StateLayer& state, TaskGroup& group, const Hash256& upheld,
                                      const Address& verifier, const BlockContext& block,

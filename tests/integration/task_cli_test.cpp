@@ -648,7 +648,7 @@ TEST(TaskCli, ATiedRedundantTaskWaitsForAVerifierWhoseVerdictNamesTheResultItUph
     refusedWith(
         node,
         {"tx", "task-verify", "--from", "user", "--task", group, "--result-hash", resultHash('2')},
-        121);
+        114);
     refusedWith(
         node,
         {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash", resultHash('3')},
@@ -670,7 +670,9 @@ TEST(TaskCli, ATiedRedundantTaskWaitsForAVerifierWhoseVerdictNamesTheResultItUph
     const auto slashed = eventsOf(decided, "provider_slashed");
     ASSERT_EQ(slashed.size(), 1U);
     EXPECT_EQ(slashed[0].at("task").as_string(), replicas[0]);
-    EXPECT_EQ(slashed[0].at("challenger").as_string(), chain.judge);
+    // The verifier gains nothing by its verdict: the slash has no challenger.
+    EXPECT_EQ(slashed[0].at("challenger").as_string(), "system");
+    EXPECT_EQ(slashed[0].at("to_challenger").as_string(), "0");
     EXPECT_EQ(slashed[0].at("slashed").as_string(), toDecimal(kBond / 10));
     node.stop(SIGTERM);
 }
@@ -737,6 +739,20 @@ TEST(TaskCli, AnUpheldSpotCheckSlashesTheProviderAndRefundsTheConsumerFromTheSla
     refusedWith(node,
                 {"tx", "task-spot-check-verdict", "--from", "judge", "--task", id, "--rejected"},
                 128);
+    // An auditor's task report carries the charge and the decided spot check.
+    const auto [exported, report] = node.cli({"export", "tasks", "--format", "json"});
+    ASSERT_EQ(exported, 0) << report;
+    bool found = false;
+    const json::value rows = json::parse(report);
+    for (const auto& row : rows.as_array()) {
+        if (row.at("id").as_string() == id) {
+            found = true;
+            EXPECT_EQ(row.at("charged").as_string(), toDecimal(kRatePerMinute));
+            EXPECT_EQ(row.at("spot_check").at("state").as_string(), "upheld");
+            EXPECT_EQ(row.at("spot_check").at("decided_by").as_string(), chain.judge);
+        }
+    }
+    EXPECT_TRUE(found) << report;
     node.stop(SIGTERM);
 }
 

@@ -14,8 +14,9 @@
  * Redundant tasks (docs/tasks.md "Redundant tasks"): one consumer transaction asks k providers to
  * run the same job. Each of the k replicas is an ordinary task with its own escrow; the group
  * record ties them together and holds the decision once every replica has a result or has ended:
- * the result a strict majority of the k replicas agree on is paid, the others and the missing
- * results are slashed; without a majority a verifier decides.
+ * the result a strict majority of the k replicas agree on is paid, and the providers of the other
+ * results and of the missing ones are slashed; without a majority a verifier that is no party to
+ * the task decides the same way, and a tie nobody decides pays every result.
  */
 namespace gridledger::contracts {
 

@@ -8,6 +8,8 @@
 // 1 PFLOP/s costs 6·10^13 per minute, pool_share 10 %; every provider bonds 1 DPS and a slash
 // takes 10 % of the bond (half burned, a quarter to the challenger, a quarter to the pool).
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <gridledger/contracts/spot_checks.h>
@@ -70,7 +72,9 @@ Genesis checkedGenesis() {
     g.accounts.push_back({addressOf(kConsumer), 10 * kDps});
     g.accounts.push_back({addressOf(kV1), kDps});
     g.accounts.push_back({addressOf(kV2), kDps});
-    g.verifiers = {addressOf(kV1), addressOf(kV2)};
+    // kP2 is a verifier too: a party to a task may not decide it.
+    g.verifiers = {addressOf(kV1), addressOf(kV2), addressOf(kP2)};
+    std::sort(g.verifiers.begin(), g.verifiers.end());
     return g;
 }
 
@@ -270,17 +274,20 @@ TEST_F(CheckedResults, ATieWaitsForAVerifierWhoseVerdictPaysTheUpheldResult) {
 
     const Hash256 r0 = replicaIdOf(g, 0);
     const auto t = G + 12 * kMin;
-    // Neither one replica's verdict, nor the consumer's on the group, nor an outsider's.
+    // Neither one replica's verdict, nor the consumer's on the group, nor a provider's of one of
+    // its replicas (kP2 holds the verifier role), nor one that names no submitted result.
     EXPECT_EQ(c.run(t, kConsumer, codec::TaskVerify{r0, true, "", {}}).code,
               ErrorCode::kRedundantTask);
     EXPECT_EQ(c.run(t, kConsumer, codec::TaskVerify{g, true, "", kGood}).code,
-              ErrorCode::kNotTaskParty);
+              ErrorCode::kNotVerifier);
+    EXPECT_EQ(c.run(t, kP2, codec::TaskVerify{g, true, "", kGood}).code, ErrorCode::kNotTaskParty);
     EXPECT_EQ(c.run(t, kV1, codec::TaskVerify{g, true, "", Hash256{{0xcc}}}).code,
               ErrorCode::kRedundantTask);  // nobody submitted that result
     EXPECT_EQ(c.run(t, kV1, codec::TaskVerify{g, true, "", {}}).code, ErrorCode::kRedundantTask);
 
     const Address loser = task(replicaIdOf(g, 1)).provider;
     const u128 verifier = net(kV1);
+    const u128 pool0 = pool();
     const auto verdict = c.run(t, kV1, codec::TaskVerify{g, true, "reran it", kGood});
     ASSERT_TRUE(verdict.success()) << reasonOf(verdict.code);
     const codec::Event* resolved = find(verdict.events, "task_group_resolved");
@@ -291,7 +298,10 @@ TEST_F(CheckedResults, ATieWaitsForAVerifierWhoseVerdictPaysTheUpheldResult) {
     EXPECT_EQ(task(r0).state, TaskState::kSettled);
     EXPECT_EQ(task(replicaIdOf(g, 1)).state, TaskState::kRejected);
     EXPECT_TRUE(bond(keyOf(loser)) == kDps - kSlash);
-    EXPECT_TRUE(net(kV1) == verifier + kSlash / 4);  // the challenger's quarter
+    // The verifier gains nothing by its verdict: the challenger's quarter goes to the pool, with
+    // the pool's share of the paid replica's bill.
+    EXPECT_TRUE(net(kV1) == verifier);
+    EXPECT_TRUE(pool() == pool0 + (kSlash - kSlash / 2) + 10 * kRate / 10);
     // A decided group takes no second verdict.
     EXPECT_EQ(c.run(t + 1, kV2, codec::TaskVerify{g, false, "", {}}).code,
               ErrorCode::kRedundantTask);
