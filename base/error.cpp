@@ -128,6 +128,12 @@ std::string_view reasonOf(ErrorCode code) {
             return "bond_too_low";
         case ErrorCode::kProviderUnbonding:
             return "provider_unbonding";
+        case ErrorCode::kRedundantTask:
+            return "redundant_task";
+        case ErrorCode::kSpotCheckClosed:
+            return "spot_check_closed";
+        case ErrorCode::kNoSpotCheck:
+            return "no_spot_check";
     }
     return "unknown";
 }

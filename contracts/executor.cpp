@@ -6,6 +6,7 @@
 #include <gridledger/contracts/governance.h>
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/settlement.h>
+#include <gridledger/contracts/spot_checks.h>
 #include <gridledger/contracts/stake.h>
 #include <gridledger/contracts/task_contract.h>
 #include <gridledger/crypto/sha256.h>
@@ -65,6 +66,12 @@ Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext
             [&](const codec::TaskCancel& t) { return executeTaskCancel(layer, block, sender, t); },
             [&](const codec::ProviderUnbond& u) {
                 return executeProviderUnbond(layer, block, sender, u);
+            },
+            [&](const codec::TaskSpotCheck& c) {
+                return executeTaskSpotCheck(layer, block, sender, c);
+            },
+            [&](const codec::TaskSpotCheckVerdict& v) {
+                return executeTaskSpotCheckVerdict(layer, block, sender, v);
             },
         },
         payload);

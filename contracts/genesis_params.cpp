@@ -327,6 +327,10 @@ Status parseContractSections(const json::object& root, Genesis& out) {
         GL_TRY(optionalU64(*tasks, "deposit_forfeit_bps", "tasks.", k.depositForfeitBps));
         GL_TRY(optionalU64(*tasks, "max_pending_per_consumer", "tasks.", k.maxPendingPerConsumer));
         GL_TRY(optionalU64(*tasks, "match_scan_per_block", "tasks.", k.matchScanPerBlock));
+        GL_TRY(optionalU64(*tasks, "max_replicas", "tasks.", k.maxReplicas));
+        GL_TRY(optionalU64(*tasks, "spot_check_window_ms", "tasks.", k.spotCheckWindowMs));
+        GL_TRY(optionalU64(*tasks, "spot_check_verdict_ms", "tasks.", k.spotCheckVerdictMs));
+        GL_TRY(optionalU64(*tasks, "spot_check_bond", "tasks.", k.spotCheckBond));
     }
     if (optionalMember(root, "fees") != nullptr) {
         GL_ASSIGN_OR_RETURN(fees, getObject(root, "fees"));
@@ -395,7 +399,11 @@ void renderContractSections(const Genesis& g, json::object& root) {
                      {"creation_deposit", std::to_string(g.tasks.creationDeposit)},
                      {"deposit_forfeit_bps", std::to_string(g.tasks.depositForfeitBps)},
                      {"max_pending_per_consumer", std::to_string(g.tasks.maxPendingPerConsumer)},
-                     {"match_scan_per_block", std::to_string(g.tasks.matchScanPerBlock)}};
+                     {"match_scan_per_block", std::to_string(g.tasks.matchScanPerBlock)},
+                     {"max_replicas", std::to_string(g.tasks.maxReplicas)},
+                     {"spot_check_window_ms", std::to_string(g.tasks.spotCheckWindowMs)},
+                     {"spot_check_verdict_ms", std::to_string(g.tasks.spotCheckVerdictMs)},
+                     {"spot_check_bond", std::to_string(g.tasks.spotCheckBond)}};
     json::object fees;
     for (std::size_t i = 0; i < codec::kPayloadKindCount; ++i) {
         fees[codec::kPayloadKinds[i]] = std::to_string(g.fees.byKind[i]);

@@ -6,8 +6,9 @@ namespace gridledger::contracts {
 namespace {
 
 // Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap,
-// format 5 the matching scan per block, format 6 the provider stake, format 7 the reputation.
-constexpr std::uint8_t kFormat = 7;
+// format 5 the matching scan per block, format 6 the provider stake, format 7 the reputation,
+// format 8 the replicas and spot checks (and their two fees).
+constexpr std::uint8_t kFormat = 8;
 constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
@@ -151,6 +152,18 @@ std::uint64_t* taskField(TaskParams& tasks, std::string_view name) {
     }
     if (name == "tasks.match_scan_per_block") {
         return &tasks.matchScanPerBlock;
+    }
+    if (name == "tasks.max_replicas") {
+        return &tasks.maxReplicas;
+    }
+    if (name == "tasks.spot_check_window_ms") {
+        return &tasks.spotCheckWindowMs;
+    }
+    if (name == "tasks.spot_check_verdict_ms") {
+        return &tasks.spotCheckVerdictMs;
+    }
+    if (name == "tasks.spot_check_bond") {
+        return &tasks.spotCheckBond;
     }
     return nullptr;
 }
@@ -407,6 +420,7 @@ Bytes encodeParams(const ChainParams& p) {
     w.u32(s.slashPoolBps).u64(s.unbondingDelayMs);
     const auto& q = p.reputation;
     w.u64(q.halfLifeEpochs).u64(q.priorJobs).u64(q.faultWeight).u64(q.slashWeight);
+    w.u64(k.maxReplicas).u64(k.spotCheckWindowMs).u64(k.spotCheckVerdictMs).u64(k.spotCheckBond);
     return w.take();
 }
 
@@ -450,6 +464,10 @@ Result<ChainParams> decodeParams(ByteView bytes) {
     q.priorJobs = r.u64();
     q.faultWeight = r.u64();
     q.slashWeight = r.u64();
+    k.maxReplicas = r.u64();
+    k.spotCheckWindowMs = r.u64();
+    k.spotCheckVerdictMs = r.u64();
+    k.spotCheckBond = r.u64();
     GL_TRY(r.finish());
     return p;
 }

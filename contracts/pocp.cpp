@@ -189,7 +189,9 @@ Result<std::vector<codec::Event>> executeChallenge(StateLayer& state, const Bloc
         }
     }
     state.put(detail::slotsKey(c.provider, c.epoch), detail::encodeSlotSamples(samples));
-    GL_ASSIGN_OR_RETURN(slash, slashBond(state, params, block, c.provider, sender));
+    GL_ASSIGN_OR_RETURN(
+        slash, slashBond(state, params, block, c.provider,
+                         SlashPayees{.challenger = sender, .refundTo = {}, .refundCap = 0}));
     return std::vector<codec::Event>{codec::Event{"attestation_challenged",
                                                   {{"provider", c.provider.hex()},
                                                    {"epoch", std::to_string(c.epoch)},

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <gridledger/contracts/accounts.h>
 #include <gridledger/contracts/settlement.h>
 #include <gridledger/contracts/stake.h>
@@ -63,16 +65,19 @@ Status creditPool(StateLayer& state, u128 amount) {
 
 }  // namespace
 
-Result<SlashSplit> splitSlash(const StakeParams& stake, u128 bond) {
+Result<SlashSplit> splitSlash(const StakeParams& stake, u128 bond, u128 refundCap) {
     SlashSplit split;
     GL_ASSIGN_OR_RETURN(slashed, shareOf(bond, stake.slashBps));
-    GL_ASSIGN_OR_RETURN(burned, shareOf(slashed, stake.slashBurnBps));
-    GL_ASSIGN_OR_RETURN(toChallenger, shareOf(slashed, stake.slashChallengerBps));
+    const u128 refund = std::min(refundCap, slashed);
+    const u128 rest = slashed - refund;
+    GL_ASSIGN_OR_RETURN(burned, shareOf(rest, stake.slashBurnBps));
+    GL_ASSIGN_OR_RETURN(toChallenger, shareOf(rest, stake.slashChallengerBps));
     split.slashed = slashed;
+    split.refund = refund;
     split.burned = burned;
     split.toChallenger = toChallenger;
-    // burned + toChallenger ≤ slashed × (burn + challenger) / 10 000 ≤ slashed.
-    split.toPool = slashed - burned - toChallenger;
+    // burned + toChallenger ≤ rest × (burn + challenger) / 10 000 ≤ rest.
+    split.toPool = rest - burned - toChallenger;
     return split;
 }
 
@@ -139,12 +144,12 @@ Result<std::vector<codec::Event>> lockBond(StateLayer& state, const ChainParams&
 
 Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params,
                                const BlockContext& block, const Address& address,
-                               const Address& challenger) {
+                               const SlashPayees& payees) {
     GL_ASSIGN_OR_RETURN(provider, loadProvider(state, address));
     if (!provider) {
         return fail(ErrorCode::kProviderNotFound, "no provider " + address.hex());
     }
-    GL_ASSIGN_OR_RETURN(split, splitSlash(params.stake, provider->bond));
+    GL_ASSIGN_OR_RETURN(split, splitSlash(params.stake, provider->bond, payees.refundCap));
     GL_ASSIGN_OR_RETURN(totals, loadStakeTotals(state));
     const auto bonded = checkedSub(totals.bonded, split.slashed);
     const auto burned = checkedAdd(totals.burned, split.burned);
@@ -162,16 +167,28 @@ Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params,
     totals.bonded = *bonded;
     totals.burned = *burned;
     storeStakeTotals(state, totals);
-    GL_TRY(credit(state, challenger, split.toChallenger));
-    GL_TRY(creditPool(state, split.toPool));
-    return codec::Event{"provider_slashed",
-                        {{"provider", address.hex()},
-                         {"challenger", challenger.hex()},
-                         {"slashed", toDecimal(split.slashed)},
-                         {"burned", toDecimal(split.burned)},
-                         {"to_challenger", toDecimal(split.toChallenger)},
-                         {"to_pool", toDecimal(split.toPool)},
-                         {"bond", toDecimal(provider->bond)}}};
+    const bool chain = payees.challenger.isZero();
+    if (split.refund != 0) {
+        GL_TRY(credit(state, payees.refundTo, split.refund));
+    }
+    if (!chain) {
+        GL_TRY(credit(state, payees.challenger, split.toChallenger));
+    }
+    const u128 toPool = chain ? split.toPool + split.toChallenger : split.toPool;
+    GL_TRY(creditPool(state, toPool));
+    codec::Event event{"provider_slashed",
+                       {{"provider", address.hex()},
+                        {"challenger", chain ? std::string("system") : payees.challenger.hex()},
+                        {"slashed", toDecimal(split.slashed)},
+                        {"burned", toDecimal(split.burned)},
+                        {"to_challenger", toDecimal(chain ? u128{0} : split.toChallenger)},
+                        {"to_pool", toDecimal(toPool)},
+                        {"bond", toDecimal(provider->bond)}}};
+    if (split.refund != 0) {
+        event.attributes.emplace_back("refund", toDecimal(split.refund));
+        event.attributes.emplace_back("refund_to", payees.refundTo.hex());
+    }
+    return event;
 }
 
 Result<std::vector<codec::Event>> executeProviderUnbond(StateLayer& state,

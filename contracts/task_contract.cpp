@@ -218,6 +218,79 @@ Events one(Result<codec::Event> event) {
     return std::vector<codec::Event>{std::move(*event)};
 }
 
+/** `event` followed by the events of deciding the task's group, if this step completed it. */
+Events withGroup(StateLayer& state, const Task& task, const BlockContext& block,
+                 codec::Event event) {
+    std::vector<codec::Event> events{std::move(event)};
+    GL_TRY(detail::settleGroupIfDone(state, task, block, events));
+    return events;
+}
+
+codec::Event createdEvent(const Task& task) {
+    return codec::Event{"task_created",
+                        {{"task", task.id.hex()},
+                         {"consumer", task.consumer.hex()},
+                         {"category", task.category},
+                         {"min_gflops", std::to_string(task.minGflops)},
+                         {"max_minutes", std::to_string(task.maxMinutes)},
+                         {"rate_per_minute", toDecimal(task.ratePerMinute)},
+                         {"escrow", toDecimal(task.escrow)},
+                         {"deposit", toDecimal(task.deposit)},
+                         {"spec_hash", task.specHash.hex()}}};
+}
+
+/**
+ * A verifier's verdict on a tied redundant task: upholds the named result (accept) or rejects
+ * every result (docs/tasks.md "Redundant tasks").
+ */
+Events verifyGroup(StateLayer& state, const BlockContext& block, const Address& sender,
+                   TaskGroup group, const codec::TaskVerify& verify) {
+    GL_ASSIGN_OR_RETURN(verifiers, loadVerifiers(state));
+    if (!std::binary_search(verifiers.begin(), verifiers.end(), sender)) {
+        return fail(ErrorCode::kNotVerifier,
+                    sender.hex() +
+                        " does not hold the verifier role: only a verifier decides a "
+                        "tied group");
+    }
+    // Nobody decides a tie they are a party to: the consumer, or a provider of a replica.
+    bool party = sender == group.consumer;
+    for (const auto& id : group.replicas) {
+        GL_ASSIGN_OR_RETURN(replica, loadTask(state, id));
+        party = party || (replica && replica->provider == sender);
+    }
+    if (party) {
+        return fail(ErrorCode::kNotTaskParty, sender.hex() + " is a party to group " +
+                                                  group.id.hex() + " and may not decide it");
+    }
+    if (group.state != GroupState::kTied) {
+        return fail(ErrorCode::kRedundantTask, "group " + group.id.hex() + " is " +
+                                                   std::string(groupStateName(group.state)) +
+                                                   ": only a tie waits for a verdict");
+    }
+    if (verify.accept) {
+        if (verify.resultHash.isZero()) {
+            return fail(ErrorCode::kRedundantTask,
+                        "a verdict that upholds a tied group names the result hash");
+        }
+        bool submitted = false;
+        for (const auto& id : group.replicas) {
+            GL_ASSIGN_OR_RETURN(replica, loadTask(state, id));
+            submitted = submitted || (replica && replica->state == TaskState::kResultSubmitted &&
+                                      replica->resultHash == verify.resultHash);
+        }
+        if (!submitted) {
+            return fail(ErrorCode::kRedundantTask, "no replica of group " + group.id.hex() +
+                                                       " submitted result " +
+                                                       verify.resultHash.hex());
+        }
+    }
+    std::vector<codec::Event> events;
+    GL_TRY(detail::decideTiedGroup(state, group, verify.accept ? verify.resultHash : Hash256{},
+                                   sender, block, events));
+    events.back().attributes.emplace_back("reason", verify.reason);
+    return events;
+}
+
 }  // namespace
 
 Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Address& sender,
@@ -237,11 +310,19 @@ Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Add
                                                  " GFLOP/s is priced at 0 per minute");
     }
     GL_ASSIGN_OR_RETURN(escrow, taskEscrow(rate, create.maxMinutes));
+    const std::uint32_t replicas = std::max(create.replicas, std::uint32_t{1});
+    if (replicas > params.tasks.maxReplicas) {
+        return fail(ErrorCode::kInvalidTask, std::to_string(replicas) +
+                                                 " replicas; tasks.max_replicas allows " +
+                                                 std::to_string(params.tasks.maxReplicas));
+    }
     GL_ASSIGN_OR_RETURN(pending, loadPendingCount(state, sender));
-    if (pending >= params.tasks.maxPendingPerConsumer) {
+    if (checkedAdd(pending, std::uint64_t{replicas}).value_or(~std::uint64_t{0}) >
+        params.tasks.maxPendingPerConsumer) {
         return fail(ErrorCode::kTooManyPendingTasks,
-                    sender.hex() + " holds " + std::to_string(pending) +
-                        " pending tasks, the most tasks.max_pending_per_consumer allows");
+                    sender.hex() + " holds " + std::to_string(pending) + " pending tasks; " +
+                        std::to_string(replicas) +
+                        " more would pass tasks.max_pending_per_consumer");
     }
     Task task;
     task.id = taskIdOf(sender, nonce);
@@ -255,17 +336,33 @@ Events executeTaskCreate(StateLayer& state, const BlockContext& block, const Add
     task.deposit = params.tasks.creationDeposit;
     task.specHash = create.specHash;
     task.clock.escrowMinutes = create.maxMinutes;
-    GL_TRY(escrowTask(state, task, block));
-    return std::vector<codec::Event>{codec::Event{"task_created",
-                                                  {{"task", task.id.hex()},
-                                                   {"consumer", sender.hex()},
-                                                   {"category", task.category},
-                                                   {"min_gflops", std::to_string(task.minGflops)},
-                                                   {"max_minutes", std::to_string(task.maxMinutes)},
-                                                   {"rate_per_minute", toDecimal(rate)},
-                                                   {"escrow", toDecimal(escrow)},
-                                                   {"deposit", toDecimal(task.deposit)},
-                                                   {"spec_hash", task.specHash.hex()}}}};
+    if (replicas == 1) {
+        GL_TRY(escrowTask(state, task, block));
+        return std::vector<codec::Event>{createdEvent(task)};
+    }
+    // A redundant task: k replicas, each an ordinary task with its own escrow and deposit, and
+    // the group record under the id a single task would have had.
+    TaskGroup group;
+    group.id = task.id;
+    group.consumer = sender;
+    std::vector<codec::Event> events;
+    for (std::uint32_t i = 0; i < replicas; ++i) {
+        Task replica = task;
+        replica.id = replicaIdOf(group.id, i);
+        replica.group = group.id;
+        group.replicas.push_back(replica.id);
+        GL_TRY(escrowTask(state, replica, block));
+        auto event = createdEvent(replica);
+        event.attributes.emplace_back("group", group.id.hex());
+        event.attributes.emplace_back("replica", std::to_string(i));
+        events.push_back(std::move(event));
+    }
+    storeTaskGroup(state, group);
+    events.push_back(codec::Event{"task_group_created",
+                                  {{"group", group.id.hex()},
+                                   {"consumer", sender.hex()},
+                                   {"replicas", std::to_string(replicas)}}});
+    return events;
 }
 
 Events executeTaskStart(StateLayer& state, const BlockContext& block, const Address& sender,
@@ -333,12 +430,27 @@ Events executeTaskSubmitResult(StateLayer& state, const BlockContext& block, con
     event.attributes.emplace_back("output_uri", result.outputUri);
     event.attributes.emplace_back("exit_code", std::to_string(result.exitCode));
     event.attributes.emplace_back("duration_ms", std::to_string(result.durationMs));
-    return std::vector<codec::Event>{std::move(event)};
+    return withGroup(state, task, block, std::move(event));
 }
 
 Events executeTaskVerify(StateLayer& state, const BlockContext& block, const Address& sender,
                          const codec::TaskVerify& verify) {
     const TaskTrigger trigger = verify.accept ? TaskTrigger::kAccept : TaskTrigger::kReject;
+    GL_ASSIGN_OR_RETURN(stored, loadTask(state, verify.taskId));
+    if (!stored) {
+        GL_ASSIGN_OR_RETURN(group, loadTaskGroup(state, verify.taskId));
+        if (group) {
+            return verifyGroup(state, block, sender, std::move(*group), verify);
+        }
+    } else if (!stored->group.isZero()) {
+        return fail(ErrorCode::kRedundantTask, "task " + stored->id.hex() +
+                                                   " is a replica of group " + stored->group.hex() +
+                                                   ": the group's results decide it");
+    }
+    if (!verify.resultHash.isZero()) {
+        return fail(ErrorCode::kRedundantTask,
+                    "a verdict names a result hash only on a tied redundant task");
+    }
     GL_ASSIGN_OR_RETURN(task, taskFor(state, verify.taskId, trigger, sender));
     GL_ASSIGN_OR_RETURN(
         event, detail::finishTask(state, task, trigger, block, sender, detail::resultUsage(task)));
@@ -356,14 +468,16 @@ Events executeTaskReportFailure(StateLayer& state, const BlockContext& block, co
     event.attributes.emplace_back("exit_code", std::to_string(failure.exitCode));
     event.attributes.emplace_back("error", failure.error);
     event.attributes.emplace_back("duration_ms", std::to_string(failure.durationMs));
-    return std::vector<codec::Event>{std::move(event)};
+    return withGroup(state, task, block, std::move(event));
 }
 
 Events executeTaskCancel(StateLayer& state, const BlockContext& block, const Address& sender,
                          const codec::TaskCancel& cancel) {
     GL_ASSIGN_OR_RETURN(task, taskFor(state, cancel.taskId, TaskTrigger::kCancel, sender));
     const TaskUsage usage{0, detail::elapsedSinceStart(task, block.timestampMs)};
-    return one(detail::finishTask(state, task, TaskTrigger::kCancel, block, sender, usage));
+    GL_ASSIGN_OR_RETURN(
+        event, detail::finishTask(state, task, TaskTrigger::kCancel, block, sender, usage));
+    return withGroup(state, task, block, std::move(event));
 }
 
 }  // namespace gridledger::contracts

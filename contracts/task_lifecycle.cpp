@@ -4,6 +4,7 @@
 
 #include <gridledger/contracts/task_lifecycle.h>
 #include <gridledger/crypto/sha256.h>
+#include <gridledger/ledger/tx_validation.h>
 
 namespace gridledger::contracts {
 namespace {
@@ -229,6 +230,13 @@ Status TaskParams::validate() const {
     }
     if (depositForfeitBps > kBps) {
         return fail(ErrorCode::kInvalidArgument, "tasks.deposit_forfeit_bps is above 10000");
+    }
+    if (maxReplicas == 0 || maxReplicas > ledger::kMaxTaskReplicas) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "tasks.max_replicas must be 1 … " + std::to_string(ledger::kMaxTaskReplicas));
+    }
+    if (spotCheckWindowMs == 0 || spotCheckVerdictMs == 0) {
+        return fail(ErrorCode::kInvalidArgument, "spot-check windows must be > 0");
     }
     return {};
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include <gridledger/contracts/params.h>
+#include <gridledger/contracts/spot_checks.h>
 #include <gridledger/contracts/stake.h>
 #include <gridledger/contracts/task_contract.h>
 
@@ -112,6 +113,9 @@ Result<codec::Event> fireTimeout(StateLayer& state, Task& task, TaskTrigger trig
 Status visitDue(StateLayer& state, const ChainParams& params, const BlockContext& block,
                 const Hash256& id, Events& events) {
     GL_ASSIGN_OR_RETURN(task, loadTask(state, id));
+    if (task && !isHot(task->state) && !task->group.isZero()) {
+        return {};  // a replica its group's lapse settled earlier in this pass
+    }
     if (!task || !isHot(task->state)) {
         return fail(ErrorCode::kCorrupt, "the due index names task " + id.hex() + " wrongly");
     }
@@ -119,11 +123,15 @@ Status visitDue(StateLayer& state, const ChainParams& params, const BlockContext
         GL_TRY(refreshAttestation(state, slotClock(params), *task, block.timestampMs));
     }
     const auto due =
-        dueTimeout(task->clock, params.tasks, params.tokenomics.slotMs, block.timestampMs);
+        taskDueTimeout(*task, params.tasks, params.tokenomics.slotMs, block.timestampMs);
+    if (due && !task->group.isZero() && task->state == TaskState::kResultSubmitted) {
+        // A tied group's verdict window passed: the group settles all its results at once.
+        return detail::lapseGroup(state, *task, block, events);
+    }
     if (due) {
         GL_ASSIGN_OR_RETURN(event, fireTimeout(state, *task, *due, block));
         events.push_back(std::move(event));
-        return {};
+        return detail::settleGroupIfDone(state, *task, block, events);
     }
     GL_TRY(storeTask(state, *task));
     if (task->dueMs <= block.timestampMs) {
@@ -246,6 +254,9 @@ Status runMatching(StateLayer& state, const ChainParams& params, const BlockCont
             return fail(ErrorCode::kCorrupt, "task list names missing task " + id.hex());
         }
         MatchRequest request{task->id, task->category, task->minGflops, {}, task->excluded};
+        // The replicas of one redundant task go to different providers.
+        GL_ASSIGN_OR_RETURN(siblings, detail::siblingProviders(state, *task));
+        request.excluded.insert(request.excluded.end(), siblings.begin(), siblings.end());
         for (const auto& text : task->constraints) {
             GL_ASSIGN_OR_RETURN(constraint, parseLabelConstraint(text));
             request.constraints.push_back(std::move(constraint));
@@ -270,6 +281,9 @@ Result<std::vector<codec::Event>> runTaskSystemWork(StateLayer& state, const Blo
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
     Events events;
     GL_TRY(runTimeouts(state, params, block, events));
+    GL_ASSIGN_OR_RETURN(lapsed, lapseDueSpotChecks(state, block));
+    events.insert(events.end(), std::make_move_iterator(lapsed.begin()),
+                  std::make_move_iterator(lapsed.end()));
     GL_TRY(runMatching(state, params, block, events));
     return events;
 }

@@ -15,9 +15,10 @@ using detail::RecordWriter;
 constexpr std::uint8_t kFormat = 1;
 /**
  * Format 2 of the task record added the spec hash, the result hash and the reported duration,
- * format 3 the creation deposit and the due time.
+ * format 3 the creation deposit and the due time, format 4 the group, the verdict due time and
+ * the charge.
  */
-constexpr std::uint8_t kTaskFormat = 3;
+constexpr std::uint8_t kTaskFormat = 4;
 
 Hash256 taskKey(const Hash256& id) {
     return detail::stateKey("gridledger/state/task", id.view());
@@ -112,8 +113,7 @@ Status credit(StateLayer& state, const Address& to, u128 amount) {
 /** Files the task under the due time of its next timeout (none once ended), then stores it. */
 Status putTask(StateLayer& state, Task& task) {
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
-    const std::uint64_t due =
-        timeoutDueAt(task.clock, params.tasks, params.tokenomics.slotMs).value_or(0);
+    const std::uint64_t due = taskDueAt(task, params.tasks, params.tokenomics.slotMs).value_or(0);
     if (due != task.dueMs) {
         if (task.dueMs != 0) {
             dueIndex().remove(state, dueMember(task.dueMs, task.id));
@@ -177,6 +177,34 @@ Hash256 taskIdOf(const Address& consumer, std::uint64_t nonce) {
     return h.finish();
 }
 
+Hash256 replicaIdOf(const Hash256& group, std::uint32_t index) {
+    crypto::Sha256 h;
+    h.update("gridledger/task-replica").update(group.view());
+    Bytes be;
+    appendU32(be, index);
+    h.update(be);
+    return h.finish();
+}
+
+std::optional<std::uint64_t> taskDueAt(const Task& task, const TaskParams& params,
+                                       std::uint64_t slotMs) {
+    if (!task.group.isZero() && task.state == TaskState::kResultSubmitted) {
+        return task.verdictDueMs == 0 ? std::nullopt : std::optional(task.verdictDueMs);
+    }
+    return timeoutDueAt(task.clock, params, slotMs);
+}
+
+std::optional<TaskTrigger> taskDueTimeout(const Task& task, const TaskParams& params,
+                                          std::uint64_t slotMs, std::uint64_t nowMs) {
+    if (!task.group.isZero() && task.state == TaskState::kResultSubmitted) {
+        if (task.verdictDueMs != 0 && task.verdictDueMs <= nowMs) {
+            return TaskTrigger::kVerifyTimeout;
+        }
+        return std::nullopt;
+    }
+    return dueTimeout(task.clock, params, slotMs, nowMs);
+}
+
 Bytes encodeTask(const Task& t) {
     RecordWriter w(kTaskFormat);
     w.fixed(t.id).fixed(t.consumer).fixed(t.provider).u8(static_cast<std::uint8_t>(t.state));
@@ -193,6 +221,7 @@ Bytes encodeTask(const Task& t) {
         out.u8(static_cast<std::uint8_t>(e.trigger)).u64(e.height).u64(e.timestampMs);
         out.fixed(e.actor);
     });
+    w.fixed(t.group).u64(t.verdictDueMs).u128v(t.charged);
     return w.take();
 }
 
@@ -228,6 +257,9 @@ Result<Task> decodeTask(ByteView bytes) {
         e.actor = in.fixed<Address>();
         return e;
     });
+    t.group = r.fixed<Hash256>();
+    t.verdictDueMs = r.u64();
+    t.charged = r.u128v();
     GL_TRY(r.finish());
     if (static_cast<std::uint8_t>(t.state) >= kTaskStateCount) {
         return fail(ErrorCode::kCorrupt, "stored task has an unknown state");
@@ -375,6 +407,8 @@ Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
     storeTokenomics(state, tokenomics);
     task.escrow = 0;
     task.deposit = 0;
+    task.charged = bill.charged;
+    task.verdictDueMs = 0;
     GL_TRY(transitionTask(state, task, trigger, block, actor));
     return bill;
 }

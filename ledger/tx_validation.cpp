@@ -190,6 +190,10 @@ Status checkPayload(const codec::TaskCreate& create, const Address& /*sender*/) 
     if (create.maxMinutes == 0) {
         return fail(kCode, "a task runs for at least 1 minute");
     }
+    if (create.replicas > kMaxTaskReplicas) {
+        return fail(kCode, std::to_string(create.replicas) + " replicas; at most " +
+                               std::to_string(kMaxTaskReplicas));
+    }
     if (create.constraints.size() > kMaxLabels) {
         return fail(kCode, "more than " + std::to_string(kMaxLabels) + " label constraints");
     }
@@ -225,6 +229,9 @@ Status checkPayload(const codec::TaskSubmitResult& result, const Address& /*send
 
 Status checkPayload(const codec::TaskVerify& verify, const Address& /*sender*/) {
     GL_TRY(checkTaskId(verify.taskId));
+    if (!verify.accept && !verify.resultHash.isZero()) {
+        return fail(ErrorCode::kInvalidTask, "a rejection upholds no result hash");
+    }
     return checkTaskText(verify.reason, "verdict reason");
 }
 
@@ -239,6 +246,16 @@ Status checkPayload(const codec::TaskCancel& cancel, const Address& /*sender*/) 
 
 Status checkPayload(const codec::ProviderUnbond& /*unbond*/, const Address& /*sender*/) {
     return {};
+}
+
+Status checkPayload(const codec::TaskSpotCheck& check, const Address& /*sender*/) {
+    GL_TRY(checkTaskId(check.taskId));
+    return checkTaskText(check.reason, "spot-check reason");
+}
+
+Status checkPayload(const codec::TaskSpotCheckVerdict& verdict, const Address& /*sender*/) {
+    GL_TRY(checkTaskId(verdict.taskId));
+    return checkTaskText(verdict.reason, "spot-check verdict reason");
 }
 
 std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b) {

@@ -22,6 +22,7 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"tokenomics_get", handlers::tokenomicsGet},
         {"epoch_get", handlers::tokenomicsGetEpoch},
         {"task_get", handlers::taskGet},
+        {"task_getGroup", handlers::taskGetGroup},
         {"task_list", handlers::tasksList},
         {"provider_list", handlers::providersList},
         {"proposal_list", handlers::proposalsList},

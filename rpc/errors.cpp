@@ -139,6 +139,12 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kTransactionRejected;
         case ErrorCode::kProviderUnbonding:
             return kTransactionRejected;
+        case ErrorCode::kRedundantTask:
+            return kTransactionRejected;
+        case ErrorCode::kSpotCheckClosed:
+            return kTransactionRejected;
+        case ErrorCode::kNoSpotCheck:
+            return kTransactionRejected;
         // A handler that fails with kOk is a bug in the handler: report it as internal.
         case ErrorCode::kOk:
             return kInternalError;

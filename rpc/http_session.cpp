@@ -262,6 +262,13 @@ std::size_t ServerState::size() const {
     return sessions_.size() + wsSessions_.size();
 }
 
+std::size_t ServerState::idleSize() const {
+    const std::lock_guard lock(mutex_);
+    return static_cast<std::size_t>(std::count_if(
+        sessions_.begin(), sessions_.end(),
+        [](const auto& entry) { return entry.first->idleSince() != HttpSession::kBusy; }));
+}
+
 std::size_t ServerState::wsSize() const {
     const std::lock_guard lock(mutex_);
     return wsSessions_.size();

@@ -100,6 +100,8 @@ class ServerState {
     [[nodiscard]] bool waitUntilEmpty(std::chrono::steady_clock::time_point deadline);
     /** The number of open sessions, HTTP and WebSocket. */
     [[nodiscard]] std::size_t size() const;
+    /** The number of HTTP sessions waiting for a request head: the ones admit may evict. */
+    [[nodiscard]] std::size_t idleSize() const;
     /** The number of open WebSocket sessions. */
     [[nodiscard]] std::size_t wsSize() const;
 

@@ -87,6 +87,7 @@ class Server::Impl {
 
     [[nodiscard]] std::uint16_t port() const { return port_.load(); }
     [[nodiscard]] std::size_t connectionCount() const { return state_->size(); }
+    [[nodiscard]] std::size_t idleConnectionCount() const { return state_->idleSize(); }
     [[nodiscard]] std::size_t webSocketCount() const { return state_->wsSize(); }
     [[nodiscard]] std::uint64_t slowClientsDropped() const { return state_->slowClientsDropped(); }
 
@@ -276,6 +277,10 @@ std::uint16_t Server::port() const {
 
 std::size_t Server::connectionCount() const {
     return impl_->connectionCount();
+}
+
+std::size_t Server::idleConnectionCount() const {
+    return impl_->idleConnectionCount();
 }
 
 std::size_t Server::webSocketCount() const {

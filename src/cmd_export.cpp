@@ -27,11 +27,16 @@ constexpr std::string_view kEpochColumns[] = {
     "dps_paid",    "dps_shortfall",     "halvings",   "halved_by_period",     "halved_by_threshold",
     "reward_pool", "converted_gfl",     "medians",    "provider_dps_paid"};
 
-/** The columns of `export tasks --format csv`: the fields of task_get, arrays as JSON text. */
+/**
+ * The columns of `export tasks --format csv`: the fields of task_get, arrays and the spot check as
+ * JSON text (empty when there is none).
+ */
 constexpr std::string_view kTaskColumns[] = {
-    "id",       "height",         "consumer",    "provider",    "state",
-    "category", "min_gflops",     "constraints", "max_minutes", "rate_per_minute",
-    "escrow",   "created_height", "excluded",    "history"};
+    "id",          "height",     "consumer",       "provider",       "state",
+    "category",    "min_gflops", "constraints",    "max_minutes",    "rate_per_minute",
+    "escrow",      "deposit",    "created_height", "spec_hash",      "result_hash",
+    "reported_ms", "charged",    "group",          "verdict_due_ms", "excluded",
+    "history",     "spot_check"};
 
 /**
  * The columns of `export providers --format csv`: provider_get's scalar fields, its reputation

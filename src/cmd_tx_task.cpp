@@ -10,16 +10,22 @@ namespace po = boost::program_options;
 
 const char* const kTaskTxUsage =
     R"(  task-create         --category C --min-gflops G           escrow DPS for a task of
-                      --max-minutes M [--spec-hash 0x..]    at most M minutes
-                      [--constraint "key op value"]...
+                      --max-minutes M [--spec-hash 0x..]    at most M minutes; K providers
+                      [--constraint "key op value"]...      run it and their results are
+                      [--replicas K]                        compared (default 1)
   task-start          --task 0x..                           the assigned provider starts it
   task-refuse         --task 0x..                           the assigned provider refuses it
   task-top-up         --task 0x.. --extra-minutes M         the consumer adds escrow
   task-submit-result  --task 0x.. --result-hash 0x.. --duration-ms D [--output-uri U]
                       [--exit-code N]                       the assigned provider's result
   task-verify         --task 0x.. [--reject] [--reason R]   the consumer's or a verifier's verdict
+                      [--result-hash 0x..]                  on a tied group: the upheld result
   task-report-failure --task 0x.. --duration-ms D [--exit-code N] [--error E]
-  task-cancel         --task 0x..                           the consumer cancels it)";
+  task-cancel         --task 0x..                           the consumer cancels it
+  task-spot-check     --task 0x.. [--reason R]              a verifier challenges a settled
+                      [--evidence 0x..]                     result, locking the spot-check bond
+  task-spot-check-verdict --task 0x.. (--upheld | --rejected) [--reason R]
+                                                            another verifier decides it)";
 
 namespace {
 
@@ -51,7 +57,8 @@ int runCreate(const Args& args) {
         "max-minutes", po::value(&t.maxMinutes)->required(), "minutes the escrow pays for")(
         "constraint", po::value(&t.constraints)->multitoken(),
         "label constraint \"key op value\", op one of == != < <= > >= in (repeatable)")(
-        "spec-hash", po::value(&spec), "0x hash of the job description");
+        "spec-hash", po::value(&spec), "0x hash of the job description")(
+        "replicas", po::value(&t.replicas), "how many providers run it (default 1)");
     return runTxPayload("task-create", o, args, c, [&]() -> Result<TxBuild> {
         if (!spec.empty()) {
             GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(spec, "spec-hash"));
@@ -99,13 +106,62 @@ int runVerify(const Args& args) {
     std::string task;
     bool reject = false;
     std::string reason;
+    std::string hash;
     po::options_description o("task-verify");
-    o.add_options()("task", po::value(&task)->required(), "task id")(
+    o.add_options()("task", po::value(&task)->required(), "task id (a tied group: its group id)")(
         "reject", po::bool_switch(&reject), "reject the result (default: accept)")(
-        "reason", po::value(&reason), "why");
+        "reason", po::value(&reason), "why")("result-hash", po::value(&hash),
+                                             "a tied group's result that the verdict upholds");
     return runTxPayload("task-verify", o, args, c, [&]() -> Result<TxBuild> {
         GL_ASSIGN_OR_RETURN(id, taskArg(task));
-        return fixedPayload(codec::TaskVerify{id, !reject, reason});
+        codec::TaskVerify verify{id, !reject, reason, {}};
+        if (!hash.empty()) {
+            GL_ASSIGN_OR_RETURN(upheld, fixedArg<Hash256>(hash, "result-hash"));
+            verify.resultHash = upheld;
+        }
+        return fixedPayload(verify);
+    });
+}
+
+int runSpotCheck(const Args& args) {
+    TxCommon c;
+    std::string task;
+    std::string evidence;
+    codec::TaskSpotCheck check;
+    po::options_description o("task-spot-check");
+    o.add_options()("task", po::value(&task)->required(), "the settled task's id")(
+        "reason", po::value(&check.reason), "why the result is doubted")(
+        "evidence", po::value(&evidence), "0x hash of the evidence");
+    return runTxPayload("task-spot-check", o, args, c, [&]() -> Result<TxBuild> {
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        check.taskId = id;
+        if (!evidence.empty()) {
+            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(evidence, "evidence"));
+            check.evidence = hash;
+        }
+        return fixedPayload(check);
+    });
+}
+
+int runSpotCheckVerdict(const Args& args) {
+    TxCommon c;
+    std::string task;
+    bool upheld = false;
+    bool rejected = false;
+    codec::TaskSpotCheckVerdict verdict;
+    po::options_description o("task-spot-check-verdict");
+    o.add_options()("task", po::value(&task)->required(), "the spot-checked task's id")(
+        "upheld", po::bool_switch(&upheld), "the spot check is right: slash the provider")(
+        "rejected", po::bool_switch(&rejected), "the result stands: the bond goes to the provider")(
+        "reason", po::value(&verdict.reason), "why");
+    return runTxPayload("task-spot-check-verdict", o, args, c, [&]() -> Result<TxBuild> {
+        if (upheld == rejected) {
+            return fail(ErrorCode::kInvalidArgument, "give exactly one of --upheld and --rejected");
+        }
+        GL_ASSIGN_OR_RETURN(id, taskArg(task));
+        verdict.taskId = id;
+        verdict.upheld = upheld;
+        return fixedPayload(verdict);
     });
 }
 
@@ -140,6 +196,8 @@ int runTaskTx(const std::string& name, const Args& args) {
         {"task-report-failure", runReportFailure},
         {"task-cancel",
          [](const Args& a) { return runTaskRef<codec::TaskCancel>("task-cancel", a); }},
+        {"task-spot-check", runSpotCheck},
+        {"task-spot-check-verdict", runSpotCheckVerdict},
     };
     for (const auto& [command, run] : commands) {
         if (name == command) {

@@ -105,6 +105,7 @@ void taskCreateToProto(const TaskCreate& t, proto::TaskCreate& pb) {
     }
     pb.set_max_minutes(t.maxMinutes);
     pb.set_spec_hash(optionalHash(t.specHash));
+    pb.set_replicas(t.replicas);
 }
 
 // ---- From protobuf ----
@@ -124,6 +125,7 @@ Result<TaskCreate> taskCreateFromProto(const proto::TaskCreate& pb) {
     t.maxMinutes = pb.max_minutes();
     GL_ASSIGN_OR_RETURN(spec, optionalHashFromProto(pb.spec_hash(), "task_create.spec_hash"));
     t.specHash = spec;
+    t.replicas = pb.replicas();
     return t;
 }
 
@@ -158,7 +160,9 @@ Result<Payload> taskPayloadFromProto(const proto::TxBody& pb) {
         case proto::TxBody::kTaskVerify: {
             const auto& v = pb.task_verify();
             GL_ASSIGN_OR_RETURN(id, taskIdFromProto(v.task_id()));
-            return TaskVerify{id, v.accept(), v.reason()};
+            GL_ASSIGN_OR_RETURN(hash,
+                                optionalHashFromProto(v.result_hash(), "task_verify.result_hash"));
+            return TaskVerify{id, v.accept(), v.reason(), hash};
         }
         case proto::TxBody::kTaskReportFailure: {
             const auto& f = pb.task_report_failure();
@@ -171,6 +175,18 @@ Result<Payload> taskPayloadFromProto(const proto::TxBody& pb) {
         }
         case proto::TxBody::kProviderUnbond:
             return ProviderUnbond{};
+        case proto::TxBody::kTaskSpotCheck: {
+            const auto& c = pb.task_spot_check();
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(c.task_id()));
+            GL_ASSIGN_OR_RETURN(evidence,
+                                optionalHashFromProto(c.evidence(), "task_spot_check.evidence"));
+            return TaskSpotCheck{id, c.reason(), evidence};
+        }
+        case proto::TxBody::kTaskSpotCheckVerdict: {
+            const auto& v = pb.task_spot_check_verdict();
+            GL_ASSIGN_OR_RETURN(id, taskIdFromProto(v.task_id()));
+            return TaskSpotCheckVerdict{id, v.upheld(), v.reason()};
+        }
         default:
             break;
     }
@@ -340,6 +356,7 @@ void payloadToProto(const Payload& payload, proto::TxBody& pb) {
                        out->set_task_id(str(t.taskId.view()));
                        out->set_accept(t.accept);
                        out->set_reason(t.reason);
+                       out->set_result_hash(optionalHash(t.resultHash));
                    },
                    [&pb](const TaskReportFailure& t) {
                        auto* out = pb.mutable_task_report_failure();
@@ -352,6 +369,18 @@ void payloadToProto(const Payload& payload, proto::TxBody& pb) {
                        pb.mutable_task_cancel()->set_task_id(str(t.taskId.view()));
                    },
                    [&pb](const ProviderUnbond& /*unbond*/) { pb.mutable_provider_unbond(); },
+                   [&pb](const TaskSpotCheck& t) {
+                       auto* out = pb.mutable_task_spot_check();
+                       out->set_task_id(str(t.taskId.view()));
+                       out->set_reason(t.reason);
+                       out->set_evidence(optionalHash(t.evidence));
+                   },
+                   [&pb](const TaskSpotCheckVerdict& t) {
+                       auto* out = pb.mutable_task_spot_check_verdict();
+                       out->set_task_id(str(t.taskId.view()));
+                       out->set_upheld(t.upheld);
+                       out->set_reason(t.reason);
+                   },
                },
                payload);
 }

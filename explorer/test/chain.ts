@@ -98,30 +98,47 @@ export async function startNode(bin: string, dir: string, explorerDir: string): 
     writeFileSync(genesisPath, JSON.stringify(genesis));
 
     const configPath = join(home, "config", "node.conf");
-    const port = await freePort();
-    const config = readFileSync(configPath, "utf8")
-        .replace("admin_port = 8546", `admin_port = ${await freePort()}`)
-        .replace("port = 8545", `port = ${port}`)
-        .replace("port = 9464", `port = ${await freePort()}`)
-        .replace("port = 26656", `port = ${await freePort()}`)
-        .replace(/^explorer_dir =.*$/m, `explorer_dir = ${explorerDir}`);
-    assert.match(config, /^explorer_dir = \//m);
-    writeFileSync(configPath, config);
+    const template = readFileSync(configPath, "utf8");
+    // A port found free may be taken by another process before the node binds it: the node then
+    // exits at once, and the start is tried again on other ports.
+    for (let attempt = 1; ; ++attempt) {
+        const port = await freePort();
+        const config = template
+            .replace("admin_port = 8546", `admin_port = ${await freePort()}`)
+            .replace("port = 8545", `port = ${port}`)
+            .replace("port = 9464", `port = ${await freePort()}`)
+            .replace("port = 26656", `port = ${await freePort()}`)
+            .replace(/^explorer_dir =.*$/m, `explorer_dir = ${explorerDir}`);
+        assert.match(config, /^explorer_dir = \//m);
+        writeFileSync(configPath, config);
+        const node = spawn(bin, ["start", "--home", home], { stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        node.stderr!.on("data", (chunk: Buffer) => {
+            stderr += chunk.toString();
+            process.stderr.write(chunk);
+        });
+        const client = new HttpClient(`http://127.0.0.1:${port}/`);
+        if (await serving(client, node)) {
+            const devSecret = readFileSync(join(home, "keys", "dev.key"), "utf8").trim() as Hex;
+            return { process: node, port, client, home, genesisMs, devSecret };
+        }
+        node.kill("SIGKILL");
+        assert.ok(attempt < 3 && node.exitCode !== null, `the node did not start: ${stderr}`);
+    }
+}
 
-    const node = spawn(bin, ["start", "--home", home], { stdio: ["ignore", "ignore", "inherit"] });
-    const client = new HttpClient(`http://127.0.0.1:${port}/`);
+/** Waits until the node answers, false when it exited first or did not answer within 30 s. */
+async function serving(client: HttpClient, node: ChildProcess): Promise<boolean> {
     const deadline = Date.now() + 30_000;
-    for (;;) {
+    while (node.exitCode === null && Date.now() < deadline) {
         try {
             await client.nodeStatus();
-            break;
-        } catch (error) {
-            assert.ok(Date.now() < deadline && node.exitCode === null, `the node did not start: ${error}`);
+            return true;
+        } catch {
             await new Promise((resolve) => setTimeout(resolve, 100));
         }
     }
-    const devSecret = readFileSync(join(home, "keys", "dev.key"), "utf8").trim() as Hex;
-    return { process: node, port, client, home, genesisMs, devSecret };
+    return false;
 }
 
 /** Sends one transaction at a time, each at the height it must land at. */

@@ -28,6 +28,7 @@ Result<value> providerGet(const ChainContext& ctx, const value& params);
 Result<value> tokenomicsGet(const ChainContext& ctx, const value& params);
 Result<value> tokenomicsGetEpoch(const ChainContext& ctx, const value& params);
 Result<value> taskGet(const ChainContext& ctx, const value& params);
+Result<value> taskGetGroup(const ChainContext& ctx, const value& params);
 Result<value> tasksList(const ChainContext& ctx, const value& params);
 Result<value> providersList(const ChainContext& ctx, const value& params);
 Result<value> proposalsList(const ChainContext& ctx, const value& params);

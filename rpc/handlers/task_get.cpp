@@ -1,6 +1,8 @@
 #include <algorithm>
 
 #include <gridledger/base/amount.h>
+#include <gridledger/contracts/spot_checks.h>
+#include <gridledger/contracts/task_groups.h>
 #include <gridledger/contracts/tasks.h>
 
 #include "paging.h"
@@ -32,7 +34,36 @@ Result<contracts::TaskState> stateNamed(const std::string& name) {
     return fail(ErrorCode::kInvalidArgument, "no task state '" + name + "'");
 }
 
-boost::json::object taskJson(const Hash256& id, std::uint64_t height, const contracts::Task& task) {
+std::string hashOrEmpty(const Hash256& hash) {
+    return hash.isZero() ? std::string() : hash.hex();
+}
+
+std::string actorOrEmpty(const Address& actor, bool decided) {
+    if (!decided) {
+        return {};
+    }
+    return actor.isZero() ? std::string("system") : actor.hex();
+}
+
+value spotCheckJson(const std::optional<contracts::SpotCheck>& check) {
+    if (!check) {
+        return nullptr;
+    }
+    const bool decided = check->state != contracts::SpotCheckState::kOpen;
+    return boost::json::object{{"state", std::string(contracts::spotCheckStateName(check->state))},
+                               {"challenger", check->challenger.hex()},
+                               {"bond", toDecimal(check->bond)},
+                               {"opened_height", std::to_string(check->openedHeight)},
+                               {"due_ms", std::to_string(check->dueMs)},
+                               {"reason", check->reason},
+                               {"evidence", hashOrEmpty(check->evidence)},
+                               {"decided_by", actorOrEmpty(check->decidedBy, decided)},
+                               {"decided_height", std::to_string(check->decidedHeight)},
+                               {"verdict_reason", check->verdictReason}};
+}
+
+Result<boost::json::object> taskJson(const ChainContext& ctx, const Hash256& id,
+                                     std::uint64_t height, const contracts::Task& task) {
     boost::json::array constraints;
     for (const auto& c : task.constraints) {
         constraints.push_back(boost::json::string(c));
@@ -41,9 +72,11 @@ boost::json::object taskJson(const Hash256& id, std::uint64_t height, const cont
     for (const auto& a : task.excluded) {
         excluded.push_back(boost::json::string(a.hex()));
     }
+    GL_ASSIGN_OR_RETURN(check, contracts::readSpotCheck(*ctx.tree, height, id));
     return boost::json::object{
         {"id", id.hex()},
         {"height", std::to_string(height)},
+        {"group", hashOrEmpty(task.group)},
         {"consumer", task.consumer.hex()},
         {"provider", task.provider == Address{} ? std::string() : task.provider.hex()},
         {"state", std::string(contracts::taskStateName(task.state))},
@@ -58,8 +91,11 @@ boost::json::object taskJson(const Hash256& id, std::uint64_t height, const cont
         {"spec_hash", task.specHash.hex()},
         {"result_hash", task.resultHash.hex()},
         {"reported_ms", std::to_string(task.reportedMs)},
+        {"charged", toDecimal(task.charged)},
+        {"verdict_due_ms", std::to_string(task.verdictDueMs)},
         {"excluded", std::move(excluded)},
-        {"history", historyJson(task.history)}};
+        {"history", historyJson(task.history)},
+        {"spot_check", spotCheckJson(check)}};
 }
 
 }  // namespace
@@ -72,9 +108,51 @@ Result<value> taskGet(const ChainContext& ctx, const value& params) {
     GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 1));
     GL_ASSIGN_OR_RETURN(task, contracts::readTask(*ctx.tree, height, id));
     if (!task) {
-        return fail(ErrorCode::kTaskNotFound, "no task " + id.hex());
+        GL_ASSIGN_OR_RETURN(group, contracts::readTaskGroup(*ctx.tree, height, id));
+        return fail(ErrorCode::kTaskNotFound,
+                    "no task " + id.hex() +
+                        (group ? std::string(": it is a redundant task, see task_getGroup") : ""));
     }
-    return taskJson(id, height, *task);
+    GL_ASSIGN_OR_RETURN(json, taskJson(ctx, id, height, *task));
+    return json;
+}
+
+/**
+ * params: `id` (32-byte hex), optional `height`. A redundant task: its state, how it was decided
+ * and each replica's state, provider and result.
+ */
+Result<value> taskGetGroup(const ChainContext& ctx, const value& params) {
+    GL_TRY(expectOnly(params, {"id", "height"}));
+    GL_ASSIGN_OR_RETURN(id, requireFixedHex<32>(params, 0, "id"));
+    GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 1));
+    GL_ASSIGN_OR_RETURN(group, contracts::readTaskGroup(*ctx.tree, height, id));
+    if (!group) {
+        return fail(ErrorCode::kTaskNotFound, "no redundant task " + id.hex());
+    }
+    boost::json::array replicas;
+    for (const auto& rid : group->replicas) {
+        GL_ASSIGN_OR_RETURN(task, contracts::readTask(*ctx.tree, height, rid));
+        if (!task) {
+            return fail(ErrorCode::kCorrupt, "group " + id.hex() + " names missing " + rid.hex());
+        }
+        replicas.push_back(boost::json::object{
+            {"id", rid.hex()},
+            {"state", std::string(contracts::taskStateName(task->state))},
+            {"provider", task->provider == Address{} ? std::string() : task->provider.hex()},
+            {"result_hash", hashOrEmpty(task->resultHash)}});
+    }
+    const bool decided = group->state == contracts::GroupState::kResolved;
+    return boost::json::object{
+        {"id", id.hex()},
+        {"height", std::to_string(height)},
+        {"consumer", group->consumer.hex()},
+        {"state", std::string(contracts::groupStateName(group->state))},
+        {"outcome", std::string(contracts::groupOutcomeName(group->outcome))},
+        {"result_hash", hashOrEmpty(group->upheldHash)},
+        {"decided_by", actorOrEmpty(group->decidedBy, decided)},
+        {"verdict_due_ms", std::to_string(group->verdictDueMs)},
+        {"resolved_height", std::to_string(group->resolvedHeight)},
+        {"replicas", std::move(replicas)}};
 }
 
 /**
@@ -114,7 +192,8 @@ Result<value> tasksList(const ChainContext& ctx, const value& params) {
         if (!task) {
             return fail(ErrorCode::kCorrupt, "task index names a missing task " + ids[i].hex());
         }
-        return value(taskJson(ids[i], height, *task));
+        GL_ASSIGN_OR_RETURN(json, taskJson(ctx, ids[i], height, *task));
+        return value(std::move(json));
     });
 }
 

@@ -27,7 +27,9 @@ TEST(Export, EmptyReportsAreAHeaderOrAnEmptyArrayAndBadArgumentsAreRefused) {
               (std::pair<int, std::string>{
                   0,
                   "id,height,consumer,provider,state,category,min_gflops,constraints,"
-                  "max_minutes,rate_per_minute,escrow,created_height,excluded,history\n"}));
+                  "max_minutes,rate_per_minute,escrow,deposit,created_height,spec_hash,"
+                  "result_hash,reported_ms,charged,group,verdict_due_ms,excluded,history,"
+                  "spot_check\n"}));
     EXPECT_EQ(exportCli(node, {"tasks", "--format", "json"}),
               (std::pair<int, std::string>{0, "[]\n"}));
     EXPECT_EQ(exportCli(node, {"tasks"}).second.substr(0, 11), "id,height,c");  // csv by default

@@ -416,8 +416,8 @@ TEST(LongChain, TenThousandBlocksOfTransfersAttestationsTasksAndEpochsReplayToTh
                     break;
                 }
                 case Kind::kTaskAccept:
-                    (void)driver.queue(consumer, codec::TaskVerify{id, true, ""}, Kind::kTaskAccept,
-                                       t);
+                    (void)driver.queue(consumer, codec::TaskVerify{id, true, "", {}},
+                                       Kind::kTaskAccept, t);
                     break;
                 default:
                     (void)driver.queue(consumer, codec::TaskCancel{id}, Kind::kTaskCancel, t);

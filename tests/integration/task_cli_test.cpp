@@ -5,6 +5,11 @@
 // amounts computed by hand from the dev genesis (ml_training at C = 2.5·10^14, pool_share 10 %).
 // A WebSocket subscriber to taskTransitions and attestations receives each of those events once,
 // in order, as the chain's receipts hold them.
+//
+// Checked results (docs/tasks.md "Redundant tasks", "Spot checks"), on a chain whose providers are
+// bonded: a task run by three providers pays the two that agree and slashes the third; two that
+// disagree wait for a verifier's verdict naming the result it upholds; a settled result
+// spot-checked by one verifier and upheld by another refunds the consumer from the slash.
 
 #include <algorithm>
 #include <array>
@@ -14,12 +19,14 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include <gridledger/base/amount.h>
+#include <gridledger/contracts/tasks.h>
 
 #include "support/dev_chain.h"
 #include "support/node_process.h"
@@ -367,6 +374,385 @@ TEST(TaskCli, ATaskGoesFromCreateToSettledAndACancelBillsTheFeeThroughTheCli) {
                                                    "ml_training", "--device", "A100=8", "--wait"});
     EXPECT_EQ(attestCode, 0) << attestOut;
     EXPECT_NE(attestOut.find("\"code\":125"), std::string::npos) << attestOut;
+    node.stop(SIGTERM);
+}
+
+/** The receipt events a `tx … --wait` command printed (its last line is tx_get's answer). */
+json::array receiptEventsOf(const std::string& out) {
+    const std::size_t end = out.find_last_not_of('\n') + 1;  // 0 when there is no line
+    const std::size_t start = out.rfind('\n', end == 0 ? 0 : end - 1);
+    const std::string last = start == std::string::npos || start >= end
+                                 ? out.substr(0, end)
+                                 : out.substr(start + 1, end - start - 1);
+    boost::system::error_code error;
+    const json::value tx = json::parse(last, error);
+    const json::object* object = error ? nullptr : tx.if_object();
+    const json::value* receipt = object != nullptr ? object->if_contains("receipt") : nullptr;
+    EXPECT_NE(receipt, nullptr) << out;
+    return receipt != nullptr ? receipt->at("events").as_array() : json::array{};
+}
+
+/** The attributes of the events of `kind`, in receipt order. */
+std::vector<json::object> eventsOf(const json::array& events, std::string_view kind) {
+    std::vector<json::object> out;
+    for (const auto& event : events) {
+        if (event.at("kind").as_string() == kind) {
+            out.push_back(event.at("attributes").as_object());
+        }
+    }
+    return out;
+}
+
+/** Runs a `tx … --wait` command that commits and is refused with the stable `code`. */
+void refusedWith(const testing::NodeProcess& node, std::vector<std::string> args, int code) {
+    args.push_back("--wait");
+    const auto [exit, out] = node.cli(args);
+    EXPECT_EQ(exit, 0) << out;  // submitted; the receipt carries the refusal
+    EXPECT_NE(out.find("\"success\":false"), std::string::npos) << out;
+    EXPECT_NE(out.find("\"code\":" + std::to_string(code)), std::string::npos) << out;
+}
+
+u128 rawBalanceOf(const testing::NodeProcess& node, const std::string& address) {
+    auto account = node.call("account_get", json::array{json::string(address)});
+    EXPECT_TRUE(account) << account.error().message;
+    if (!account) {
+        return 0;
+    }
+    auto value = parseU128(std::string(account->at("balance").as_string()));
+    EXPECT_TRUE(value.has_value());
+    return value ? *value : 0;
+}
+
+/** Waits until the head's block time reaches `ms` (block times follow the wall clock). */
+void awaitBlockTime(const testing::NodeProcess& node, std::uint64_t ms) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto head = node.call("chain_getHead", json::array{});
+        if (head && u64Of(head->at("header").at("timestamp_ms")) >= ms) {
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    ADD_FAILURE() << "no block reached time " << ms;
+}
+
+/** The block time a task's transition `trigger` happened, from task_get's history. */
+std::uint64_t transitionMs(const json::object& task, std::string_view trigger) {
+    for (const auto& step : task.at("history").as_array()) {
+        if (step.at("trigger").as_string() == trigger) {
+            return u64Of(step.at("timestamp_ms"));
+        }
+    }
+    ADD_FAILURE() << "no " << trigger << " in " << json::serialize(task);
+    return 0;
+}
+
+/** The bond every provider locks on this chain: 1 DPS, so that a slash (10 %) is 0.1 DPS. */
+const u128 kBond = kDps;
+
+/**
+ * A dev node on which providers are bonded (stake.provider_bond = kBond, set by governance before
+ * they register), `providers` of them registered, admitted and attesting this slot; two verifiers,
+ * `checker` and `judge`; and a consumer, `user`, holding 10 DPS. Every step is a CLI process.
+ */
+class CheckedResultsChain {
+  public:
+    explicit CheckedResultsChain(std::size_t providers) {
+        node_.start();
+        user = newKey(node_, "user");
+        checker = newKey(node_, "checker");
+        judge = newKey(node_, "judge");
+        committed(node_, {"tx", "transfer", "--from", "dev", "--to", user, "--amount",
+                          toDecimal(10 * kDps)});
+        for (const auto& verifier : {checker, judge}) {
+            committed(node_, {"tx", "transfer", "--from", "dev", "--to", verifier, "--amount",
+                              toDecimal(kDps)});
+            govern({"grant-verifier", "--account", verifier});
+        }
+        govern(
+            {"set-parameter", "--parameter", "stake.provider_bond", "--value", toDecimal(kBond)});
+        const auto inventory = node_.home().parent_path() / "inventory.json";
+        std::ofstream(inventory) << R"({"devices": [{"model": "A100", "count": "8",
+            "peak_gflops": "312000", "memory_bandwidth_gbps": "4000", "memory_capacity_gb": "80",
+            "features": ["tensor_cores"], "power_watts": "400", "factors": []}],
+            "labels": [{"key": "region", "value": "eu"}], "categories": ["ml_training"]})";
+        for (std::size_t i = 0; i < providers; ++i) {
+            const std::string name = "gpu" + std::to_string(i + 1);
+            gpus.push_back({name, newKey(node_, name)});
+            // The bond and the fees.
+            committed(node_, {"tx", "transfer", "--from", "dev", "--to", gpus.back().address,
+                              "--amount", toDecimal(2 * kDps)});
+            committed(node_, {"tx", "register-provider", "--from", name, "--inventory",
+                              inventory.string()});
+            govern({"admit-provider", "--provider", gpus.back().address});
+        }
+        // Matching takes providers online: attested in this slot (an hour) or the previous one.
+        for (const auto& gpu : gpus) {
+            committed(node_, {"tx", "attest", "--from", gpu.key, "--category", "ml_training",
+                              "--device", "A100=8"});
+            auto provider = node_.call("provider_get", json::array{json::string(gpu.address)});
+            EXPECT_TRUE(provider && provider->at("bond").as_string() == toDecimal(kBond))
+                << (provider ? json::serialize(*provider) : provider.error().message);
+        }
+    }
+
+    [[nodiscard]] testing::NodeProcess& node() { return node_; }
+
+    /** The key name of the provider at `address`. */
+    [[nodiscard]] std::string keyOf(const std::string& address) const {
+        for (const auto& gpu : gpus) {
+            if (gpu.address == address) {
+                return gpu.key;
+            }
+        }
+        ADD_FAILURE() << address << " is none of the providers";
+        return {};
+    }
+
+    struct Gpu {
+        std::string key;
+        std::string address;
+    };
+    std::string user;
+    std::string checker;
+    std::string judge;
+    std::vector<Gpu> gpus;
+
+  private:
+    /** Proposes `action` from the dev validator and votes for it: the proposal passes at once. */
+    void govern(std::vector<std::string> action) {
+        std::vector<std::string> args{"tx", "propose"};
+        args.insert(args.end(), action.begin(), action.end());
+        args.insert(args.end(), {"--from", "validator-account"});
+        committed(node_, args);
+        committed(node_, {"tx", "vote", "--proposal", std::to_string(proposals_++), "--from",
+                          "validator-account"});
+    }
+
+    testing::NodeProcess node_;
+    std::uint64_t proposals_ = 0;
+};
+
+/** A result hash: 0x followed by 63 zeros and `digit`. */
+std::string resultHash(char digit) {
+    return "0x" + std::string(63, '0') + digit;
+}
+
+TEST(TaskCli, ARedundantTaskPaysTheTwoAgreeingReplicasAndSlashesTheMinorityProvider) {
+    CheckedResultsChain chain(3);
+    testing::NodeProcess& node = chain.node();
+    const std::string out =
+        committed(node, {"tx", "task-create", "--from", "user", "--category", "ml_training",
+                         "--min-gflops", "1000000", "--max-minutes", "60", "--replicas", "3"});
+    // Three task_created events, replica i under replicaIdOf(group, i), and the group's event.
+    const json::array created = receiptEventsOf(out);
+    const auto groups = eventsOf(created, "task_group_created");
+    ASSERT_EQ(groups.size(), 1U) << out;
+    EXPECT_EQ(groups[0].at("replicas").as_string(), "3");
+    const std::string group(groups[0].at("group").as_string());
+    const auto replicasCreated = eventsOf(created, "task_created");
+    ASSERT_EQ(replicasCreated.size(), 3U) << out;
+    std::vector<std::string> replicas;
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        replicas.push_back(contracts::replicaIdOf(*Hash256::fromHex(group), i).hex());
+        EXPECT_EQ(replicasCreated[i].at("task").as_string(), replicas[i]);
+        EXPECT_EQ(replicasCreated[i].at("group").as_string(), group);
+    }
+
+    // Each replica goes to another provider; each starts it.
+    std::vector<std::string> runners;
+    std::uint64_t lastStart = 0;
+    for (const auto& id : replicas) {
+        const json::object task = awaitState(node, id, "assigned");
+        runners.push_back(chain.keyOf(std::string(task.at("provider").as_string())));
+        committed(node, {"tx", "task-start", "--from", runners.back(), "--task", id});
+        lastStart = std::max(lastStart, transitionMs(taskOf(node, id), "start"));
+    }
+    EXPECT_EQ(std::set<std::string>(runners.begin(), runners.end()).size(), 3U);
+    // Only a settled result is spot-checked: a running replica is refused (spot_check_closed).
+    refusedWith(node, {"tx", "task-spot-check", "--from", "checker", "--task", replicas[0]}, 127);
+
+    // A minute of block time runs, so that each result bills a minute; the minority reports last.
+    awaitBlockTime(node, lastStart + 61'000);
+    std::string last;
+    for (std::size_t i = 0; i < 3; ++i) {
+        last = committed(
+            node, {"tx", "task-submit-result", "--from", runners[i], "--task", replicas[i],
+                   "--result-hash", resultHash(i < 2 ? '1' : '2'), "--duration-ms", "60000"});
+    }
+    const json::array decided = receiptEventsOf(last);
+    const auto resolved = eventsOf(decided, "task_group_resolved");
+    ASSERT_EQ(resolved.size(), 1U) << last;
+    EXPECT_EQ(resolved[0].at("outcome").as_string(), "majority");
+    EXPECT_EQ(resolved[0].at("result_hash").as_string(), resultHash('1'));
+    EXPECT_EQ(resolved[0].at("replicas").as_string(), "3 replicas: 2 paid, 1 rejected, 1 slashed");
+    EXPECT_EQ(taskOf(node, replicas[0]).at("state").as_string(), "settled");
+    EXPECT_EQ(taskOf(node, replicas[1]).at("state").as_string(), "settled");
+    EXPECT_EQ(taskOf(node, replicas[2]).at("state").as_string(), "rejected");
+
+    // The minority's provider, and only it, is slashed 10 % of its bond by the chain.
+    const std::string minority = chain.gpus[0].key == runners[2]   ? chain.gpus[0].address
+                                 : chain.gpus[1].key == runners[2] ? chain.gpus[1].address
+                                                                   : chain.gpus[2].address;
+    const auto slashed = eventsOf(decided, "provider_slashed");
+    ASSERT_EQ(slashed.size(), 1U) << last;
+    EXPECT_EQ(slashed[0].at("provider").as_string(), minority);
+    EXPECT_EQ(slashed[0].at("task").as_string(), replicas[2]);
+    EXPECT_EQ(slashed[0].at("challenger").as_string(), "system");
+    EXPECT_EQ(slashed[0].at("slashed").as_string(), toDecimal(kBond / 10));
+    auto provider = node.call("provider_get", json::array{json::string(minority)});
+    ASSERT_TRUE(provider) << provider.error().message;
+    EXPECT_EQ(provider->at("bond").as_string(), toDecimal(kBond - kBond / 10));
+
+    // A verdict naming a result waits for a tie: on a group decided by majority it is refused.
+    refusedWith(
+        node,
+        {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash", resultHash('1')},
+        126);
+    node.stop(SIGTERM);
+}
+
+TEST(TaskCli, ATiedRedundantTaskWaitsForAVerifierWhoseVerdictNamesTheResultItUpholds) {
+    CheckedResultsChain chain(2);
+    testing::NodeProcess& node = chain.node();
+    const std::string out =
+        committed(node, {"tx", "task-create", "--from", "user", "--category", "ml_training",
+                         "--min-gflops", "1000000", "--max-minutes", "60", "--replicas", "2"});
+    const auto groups = eventsOf(receiptEventsOf(out), "task_group_created");
+    ASSERT_EQ(groups.size(), 1U) << out;
+    const std::string group(groups[0].at("group").as_string());
+    std::vector<std::string> replicas;
+    std::vector<std::string> runners;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        replicas.push_back(contracts::replicaIdOf(*Hash256::fromHex(group), i).hex());
+        const json::object task = awaitState(node, replicas[i], "assigned");
+        runners.push_back(chain.keyOf(std::string(task.at("provider").as_string())));
+        committed(node, {"tx", "task-start", "--from", runners[i], "--task", replicas[i]});
+    }
+    // Two results, one each: no strict majority, the group waits for a verifier.
+    std::string last;
+    for (std::size_t i = 0; i < 2; ++i) {
+        last = committed(node,
+                         {"tx", "task-submit-result", "--from", runners[i], "--task", replicas[i],
+                          "--result-hash", resultHash(i == 0 ? '1' : '2'), "--duration-ms", "0"});
+    }
+    const auto tied = eventsOf(receiptEventsOf(last), "task_group_tied");
+    ASSERT_EQ(tied.size(), 1U) << last;
+    EXPECT_EQ(tied[0].at("results").as_string(), "2");
+    for (const auto& id : replicas) {
+        EXPECT_EQ(taskOf(node, id).at("state").as_string(), "result_submitted");
+    }
+    // Not the consumer's verdict on a replica, nor a non-verifier's on the group; and a verdict
+    // that upholds no submitted result is refused.
+    refusedWith(node, {"tx", "task-verify", "--from", "user", "--task", replicas[0]}, 126);
+    refusedWith(
+        node,
+        {"tx", "task-verify", "--from", "user", "--task", group, "--result-hash", resultHash('2')},
+        114);
+    refusedWith(
+        node,
+        {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash", resultHash('3')},
+        126);
+
+    // The judge upholds the second result: its replica is paid, the other rejected and its
+    // provider slashed, the judge as the challenger.
+    const json::array decided = receiptEventsOf(
+        committed(node, {"tx", "task-verify", "--from", "judge", "--task", group, "--result-hash",
+                         resultHash('2'), "--reason", "rerun gives 2"}));
+    const auto resolved = eventsOf(decided, "task_group_resolved");
+    ASSERT_EQ(resolved.size(), 1U);
+    EXPECT_EQ(resolved[0].at("outcome").as_string(), "verdict");
+    EXPECT_EQ(resolved[0].at("result_hash").as_string(), resultHash('2'));
+    EXPECT_EQ(resolved[0].at("decided_by").as_string(), chain.judge);
+    EXPECT_EQ(resolved[0].at("reason").as_string(), "rerun gives 2");
+    EXPECT_EQ(taskOf(node, replicas[0]).at("state").as_string(), "rejected");
+    EXPECT_EQ(taskOf(node, replicas[1]).at("state").as_string(), "settled");
+    const auto slashed = eventsOf(decided, "provider_slashed");
+    ASSERT_EQ(slashed.size(), 1U);
+    EXPECT_EQ(slashed[0].at("task").as_string(), replicas[0]);
+    // The verifier gains nothing by its verdict: the slash has no challenger.
+    EXPECT_EQ(slashed[0].at("challenger").as_string(), "system");
+    EXPECT_EQ(slashed[0].at("to_challenger").as_string(), "0");
+    EXPECT_EQ(slashed[0].at("slashed").as_string(), toDecimal(kBond / 10));
+    node.stop(SIGTERM);
+}
+
+TEST(TaskCli, AnUpheldSpotCheckSlashesTheProviderAndRefundsTheConsumerFromTheSlash) {
+    CheckedResultsChain chain(1);
+    testing::NodeProcess& node = chain.node();
+    const std::string id = createdTaskId(
+        committed(node, {"tx", "task-create", "--from", "user", "--category", "ml_training",
+                         "--min-gflops", "1000000", "--max-minutes", "60"}));
+    awaitState(node, id, "assigned");
+    committed(node, {"tx", "task-start", "--from", "gpu1", "--task", id});
+    // A minute of block time, so that the settled result charges one minute of the rate.
+    awaitBlockTime(node, transitionMs(taskOf(node, id), "start") + 61'000);
+    committed(node, {"tx", "task-submit-result", "--from", "gpu1", "--task", id, "--result-hash",
+                     resultHash('1'), "--duration-ms", "60000"});
+    const json::array settled =
+        receiptEventsOf(committed(node, {"tx", "task-verify", "--from", "user", "--task", id}));
+    const auto accepted = eventsOf(settled, "task_transition");
+    ASSERT_EQ(accepted.size(), 1U);
+    EXPECT_EQ(accepted[0].at("charged").as_string(), toDecimal(kRatePerMinute));
+
+    // The checker locks the spot-check bond (genesis/dev.json: 10^9).
+    const u128 checkerBefore = rawBalanceOf(node, chain.checker);
+    const json::array opened = receiptEventsOf(
+        committed(node, {"tx", "task-spot-check", "--from", "checker", "--task", id, "--reason",
+                         "output does not reproduce", "--evidence", resultHash('e')}));
+    const auto open = eventsOf(opened, "task_spot_check_opened");
+    ASSERT_EQ(open.size(), 1U);
+    EXPECT_EQ(open[0].at("evidence").as_string(), resultHash('e'));
+    const u128 bond = *parseU128(std::string(open[0].at("bond").as_string()));
+    EXPECT_TRUE(bond == u128{1'000'000'000});
+    EXPECT_TRUE(rawBalanceOf(node, chain.checker) == checkerBefore - bond - testing::kDevFee);
+    // Its challenger does not decide it; a second spot check of the task is refused.
+    refusedWith(node,
+                {"tx", "task-spot-check-verdict", "--from", "checker", "--task", id, "--upheld"},
+                121);
+    refusedWith(node, {"tx", "task-spot-check", "--from", "judge", "--task", id}, 127);
+
+    // Another verifier upholds it: the provider is slashed, the consumer refunded from the slash
+    // up to what the task charged, the challenger gets its bond back and the challenger's share.
+    const u128 userBefore = rawBalanceOf(node, chain.user);
+    const json::array verdict = receiptEventsOf(
+        committed(node, {"tx", "task-spot-check-verdict", "--from", "judge", "--task", id,
+                         "--upheld", "--reason", "rerun gives another hash"}));
+    const auto decided = eventsOf(verdict, "task_spot_check_decided");
+    ASSERT_EQ(decided.size(), 1U);
+    EXPECT_EQ(decided[0].at("outcome").as_string(), "upheld");
+    EXPECT_EQ(decided[0].at("bond_to").as_string(), chain.checker);
+    const auto slashed = eventsOf(verdict, "provider_slashed");
+    ASSERT_EQ(slashed.size(), 1U);
+    EXPECT_EQ(slashed[0].at("provider").as_string(), chain.gpus[0].address);
+    EXPECT_EQ(slashed[0].at("slashed").as_string(), toDecimal(kBond / 10));
+    ASSERT_TRUE(slashed[0].contains("refund")) << json::serialize(slashed[0]);
+    EXPECT_EQ(slashed[0].at("refund_to").as_string(), chain.user);
+    const u128 refund = *parseU128(std::string(slashed[0].at("refund").as_string()));
+    EXPECT_TRUE(refund == kRatePerMinute) << toDecimal(refund);  // min(charged, slashed)
+    EXPECT_TRUE(rawBalanceOf(node, chain.user) == userBefore + refund)
+        << toDecimal(rawBalanceOf(node, chain.user)) << " after a refund of " << toDecimal(refund);
+    const u128 toChecker = *parseU128(std::string(slashed[0].at("to_challenger").as_string()));
+    EXPECT_TRUE(rawBalanceOf(node, chain.checker) ==
+                checkerBefore - 2 * testing::kDevFee + toChecker);
+    // Decided: no verdict is left to give.
+    refusedWith(node,
+                {"tx", "task-spot-check-verdict", "--from", "judge", "--task", id, "--rejected"},
+                128);
+    // An auditor's task report carries the charge and the decided spot check.
+    const auto [exported, report] = node.cli({"export", "tasks", "--format", "json"});
+    ASSERT_EQ(exported, 0) << report;
+    bool found = false;
+    const json::value rows = json::parse(report);
+    for (const auto& row : rows.as_array()) {
+        if (row.at("id").as_string() == id) {
+            found = true;
+            EXPECT_EQ(row.at("charged").as_string(), toDecimal(kRatePerMinute));
+            EXPECT_EQ(row.at("spot_check").at("state").as_string(), "upheld");
+            EXPECT_EQ(row.at("spot_check").at("decided_by").as_string(), chain.judge);
+        }
+    }
+    EXPECT_TRUE(found) << report;
     node.stop(SIGTERM);
 }
 

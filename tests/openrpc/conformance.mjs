@@ -268,7 +268,17 @@ async function populate(node) {
     const taskEvent = created.receipt.events.find((e) => e.kind === "task_created");
     check(taskEvent !== undefined, "the task creation's receipt carries a task_created event");
     const taskId = taskEvent ? taskEvent.attributes.task : "0x" + "00".repeat(32);
-    return { dev, alice, transfer, proposalId, attestedEpoch, settledHeight: epoch.height, taskId };
+    // A redundant task of two replicas: task_getGroup answers with its group.
+    const redundant = tx(["task-create", "--from", "dev", "--category", "ml_training",
+                          "--min-gflops", "1000000", "--max-minutes", "2", "--replicas", "2"]);
+    check(redundant.receipt.success,
+          `the redundant task's creation commits successfully: ${redundant.receipt.reason}`);
+    const groupEvent = redundant.receipt.events.find((e) => e.kind === "task_group_created");
+    check(groupEvent !== undefined, "its receipt carries a task_group_created event");
+    const groupId = groupEvent ? groupEvent.attributes.group : "0x" + "00".repeat(32);
+    return {
+        dev, alice, transfer, proposalId, attestedEpoch, settledHeight: epoch.height, taskId, groupId,
+    };
 }
 
 // ---- 3. Every method, its result against its schema ----------------------------------------
@@ -309,6 +319,11 @@ function callsFor(chain, transportName) {
         tokenomics_get: [{ params: [] }, { params: { height: "1" } }],
         epoch_get: [{ params: [chain.attestedEpoch] }],
         task_get: [{ params: [chain.taskId] }, { params: [unknownTask], error: -32001 }],
+        task_getGroup: [
+            { params: [chain.groupId] },
+            { params: { id: chain.groupId, height: "1" }, error: -32001 },
+            { params: [chain.taskId], error: -32001 },
+        ],
         task_list: [
             { params: ["state", "pending"] },
             { params: { by: "consumer", key: chain.dev, height: chain.transfer.height } },

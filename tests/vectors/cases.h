@@ -42,8 +42,10 @@ inline Address addressNamed(std::string_view name) {
     return crypto::addressOf(keyNamed(name).publicKey());
 }
 
-/** One case per payload kind, and one per governance action. Alice proposes and votes, Bob
- * consumes, Carol provides, Dave verifies. */
+/** One case per payload kind, one per governance action, and one per optional field of the
+ * checked results (replicas, a verdict's result hash, a spot check's evidence). Alice proposes and
+ * votes, Bob consumes, Carol provides, Dave verifies and spot-checks, Erin decides the spot
+ * check. */
 inline std::vector<Case> cases() {
     const auto body = [](std::string_view signer, std::uint64_t nonce, std::uint64_t validUntil,
                          std::uint64_t fee, codec::Payload payload) {
@@ -62,6 +64,7 @@ inline std::vector<Case> cases() {
                     codec::Propose{std::move(action)});
     };
     const Hash256 task = contracts::taskIdOf(addressNamed("bob"), 7);
+    const Hash256 group = contracts::taskIdOf(addressNamed("bob"), 11);
 
     codec::TaskCreate create;
     create.category = "ml-training";
@@ -69,6 +72,8 @@ inline std::vector<Case> cases() {
     create.constraints = {"region == eu", "gpu_memory_gb >= 80"};
     create.maxMinutes = 90;
     create.specHash = crypto::sha256(asBytes("job spec: fine-tune, 2 epochs"));
+    codec::TaskCreate replicated = create;
+    replicated.replicas = 3;
     codec::DeviceModel a100;
     a100.model = "A100-80GB";
     a100.count = 8;
@@ -132,13 +137,30 @@ inline std::vector<Case> cases() {
               codec::TaskSubmitResult{task, crypto::sha256(asBytes("fine-tuned weights")),
                                       "s3://results/fine-tune-2", 0, 5'400'000})},
         // An empty reason is left out.
-        {"task_verify", "bob", body("bob", 9, 5'000, kFee, codec::TaskVerify{task, true, ""})},
+        {"task_verify", "bob", body("bob", 9, 5'000, kFee, codec::TaskVerify{task, true, "", {}})},
         {"task_report_failure", "carol",
          body("carol", 45, 5'000, kFee,
               codec::TaskReportFailure{task, 137, "out of memory", 1'200'000})},
         {"task_cancel", "bob", body("bob", 10, 5'000, kFee, codec::TaskCancel{task})},
         // No fields: the payload is an empty message.
         {"provider_unbond", "carol", body("carol", 46, 5'000, kFee, codec::ProviderUnbond{})},
+        // Three providers run it: the replicas' ids are derived from the group id (replica_ids).
+        {"task_create_replicas", "bob", body("bob", 11, 5'000, 1'000'000'000'000'000, replicated)},
+        // A verifier decides a tied group by naming the result it upholds.
+        {"task_verify_result_hash", "dave",
+         body("dave", 1, 5'000, kFee,
+              codec::TaskVerify{group, true, "two of three results agree on rerun",
+                                crypto::sha256(asBytes("fine-tuned weights"))})},
+        {"task_spot_check", "dave",
+         body("dave", 2, 250'000, kFee,
+              codec::TaskSpotCheck{task, "output does not reproduce",
+                                   crypto::sha256(asBytes("rerun of task 7"))})},
+        // Without evidence the field is left out.
+        {"task_spot_check_no_evidence", "dave",
+         body("dave", 3, 250'000, kFee, codec::TaskSpotCheck{task, "loss curve implausible", {}})},
+        {"task_spot_check_verdict", "erin",
+         body("erin", 0, 250'000, kFee,
+              codec::TaskSpotCheckVerdict{task, true, "rerun gives another hash"})},
     };
 }
 
@@ -248,12 +270,18 @@ inline boost::json::object fieldsJson(const codec::Challenge& c) {
             {"reason", c.reason},
             {"evidence", c.evidence.hex()}};
 }
+/** An optional hash: "0x" (empty, left out of the encoding) when zero. */
+inline boost::json::string optionalHex(const Hash256& hash) {
+    return boost::json::string(hash.isZero() ? std::string("0x") : hash.hex());
+}
+
 inline boost::json::object fieldsJson(const codec::TaskCreate& c) {
     return {{"category", c.category},
             {"min_gflops", dec(c.minGflops)},
             {"constraints", strings(c.constraints)},
             {"max_minutes", dec(c.maxMinutes)},
-            {"spec_hash", c.specHash.hex()}};
+            {"spec_hash", c.specHash.hex()},
+            {"replicas", dec(c.replicas)}};
 }
 inline boost::json::object fieldsJson(const codec::TaskStart& t) {
     return {{"task_id", t.taskId.hex()}};
@@ -278,7 +306,17 @@ inline boost::json::object fieldsJson(const codec::TaskSubmitResult& t) {
             {"duration_ms", dec(t.durationMs)}};
 }
 inline boost::json::object fieldsJson(const codec::TaskVerify& t) {
-    return {{"task_id", t.taskId.hex()}, {"accept", t.accept}, {"reason", t.reason}};
+    return {{"task_id", t.taskId.hex()},
+            {"accept", t.accept},
+            {"reason", t.reason},
+            {"result_hash", optionalHex(t.resultHash)}};
+}
+inline boost::json::object fieldsJson(const codec::TaskSpotCheck& t) {
+    return {
+        {"task_id", t.taskId.hex()}, {"reason", t.reason}, {"evidence", optionalHex(t.evidence)}};
+}
+inline boost::json::object fieldsJson(const codec::TaskSpotCheckVerdict& t) {
+    return {{"task_id", t.taskId.hex()}, {"upheld", t.upheld}, {"reason", t.reason}};
 }
 inline boost::json::object fieldsJson(const codec::TaskReportFailure& t) {
     return {{"task_id", t.taskId.hex()},
@@ -327,9 +365,17 @@ inline boost::json::object unsignedVector(const Case& c) {
         {"body", bodyJson(c.body)},
         {"body_hex", toHex(bodyBytes)},
         {"signing_digest", crypto::signingDigest(crypto::kTxTag, domain, bodyBytes).hex()}};
-    if (std::holds_alternative<codec::TaskCreate>(c.body.payload)) {
-        out["task_id"] =
-            contracts::taskIdOf(crypto::addressOf(key.publicKey()), c.body.nonce).hex();
+    if (const auto* create = std::get_if<codec::TaskCreate>(&c.body.payload)) {
+        const Hash256 id = contracts::taskIdOf(crypto::addressOf(key.publicKey()), c.body.nonce);
+        out["task_id"] = id.hex();
+        // A redundant task: task_id names the group, replica i is replicaIdOf(group, i).
+        if (create->replicas > 1) {
+            boost::json::array replicas;
+            for (std::uint32_t i = 0; i < create->replicas; ++i) {
+                replicas.push_back(boost::json::string(contracts::replicaIdOf(id, i).hex()));
+            }
+            out["replica_ids"] = std::move(replicas);
+        }
     }
     return out;
 }

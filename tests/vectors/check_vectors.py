@@ -5,8 +5,9 @@ Usage: check_vectors.py tests/vectors/transactions.json
 
 From each vector's secret key and JSON body it derives the public key and address, encodes the
 body canonically, computes the signing digest, verifies the signature (BIP-340), builds the
-transaction bytes and hash, and, for a task creation, the task id; every value must equal the
-vector's. Python's standard library only. Prints one line per vector and exits 1 on a mismatch.
+transaction bytes and hash, and, for a task creation, the task id and the ids of its replicas;
+every value must equal the vector's. Python's standard library only. Prints one line per vector
+and exits 1 on a mismatch.
 """
 
 import hashlib
@@ -180,7 +181,8 @@ def encode_payload(p):
     if kind == "task_create":
         return 22, (text_field(1, p["category"]) + integer_field(2, p["min_gflops"]) +
                     b"".join(text_field(3, c) for c in p["constraints"]) +
-                    integer_field(4, p["max_minutes"]) + hex_field(5, p["spec_hash"]))
+                    integer_field(4, p["max_minutes"]) + hex_field(5, p["spec_hash"]) +
+                    integer_field(6, p["replicas"]))
     task_refs = {"task_start": 23, "task_refuse": 24, "task_cancel": 29}
     if kind in task_refs:
         return task_refs[kind], hex_field(1, p["task_id"])
@@ -192,12 +194,18 @@ def encode_payload(p):
                     integer_field(5, p["duration_ms"]))
     if kind == "task_verify":
         return 27, (hex_field(1, p["task_id"]) + integer_field(2, p["accept"]) +
-                    text_field(3, p["reason"]))
+                    text_field(3, p["reason"]) + hex_field(4, p["result_hash"]))
     if kind == "task_report_failure":
         return 28, (hex_field(1, p["task_id"]) + integer_field(2, p["exit_code"]) +
                     text_field(3, p["error"]) + integer_field(4, p["duration_ms"]))
     if kind == "provider_unbond":
         return 30, b""
+    if kind == "task_spot_check":
+        return 31, (hex_field(1, p["task_id"]) + text_field(2, p["reason"]) +
+                    hex_field(3, p["evidence"]))
+    if kind == "task_spot_check_verdict":
+        return 32, (hex_field(1, p["task_id"]) + integer_field(2, p["upheld"]) +
+                    text_field(3, p["reason"]))
     raise ValueError("no encoder for payload kind " + kind)
 
 
@@ -243,6 +251,15 @@ def check(file):
             task_id = hashlib.sha256(b"gridledger/task-id" + address +
                                      struct.pack(">Q", int(v["body"]["nonce"]))).digest()
             expect(name, "task id", task_id, unhex(v["task_id"]))
+            # A redundant task: replica i is SHA-256("gridledger/task-replica" ‖ group ‖ i u32 BE).
+            replicas = int(v["body"]["payload"]["replicas"])
+            want = [unhex(r) for r in v.get("replica_ids", [])]
+            got = [hashlib.sha256(b"gridledger/task-replica" + task_id +
+                                  struct.pack(">I", i)).digest()
+                   for i in range(replicas if replicas > 1 else 0)]
+            if got != want:
+                failures.append(f"{name}: replica ids are {[r.hex() for r in got]}, "
+                                f"the vector says {[r.hex() for r in want]}")
         print(f"{name}: checked")
     return failures
 

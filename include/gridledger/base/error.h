@@ -87,6 +87,13 @@ enum class ErrorCode : std::uint16_t {
     kBondTooLow = 124,
     /** The provider asked to unbond: it may no longer attest or take tasks. */
     kProviderUnbonding = 125,
+    // Checked results (docs/tasks.md "Redundant tasks", "Spot checks").
+    /** A verdict on one replica of a redundant task, or a group verdict that does not fit. */
+    kRedundantTask = 126,
+    /** A spot check of a task that is not settled, past its window, or already checked. */
+    kSpotCheckClosed = 127,
+    /** A spot-check verdict on a task with no open spot check. */
+    kNoSpotCheck = 128,
 };
 
 /** The stable snake_case token of a code, e.g. "bad_signature". Never changes once published. */

@@ -209,6 +209,11 @@ struct TaskCreate {
     std::uint64_t maxMinutes = 0;
     /** Hash of the job description (image, model, dataset, output references); zero when none. */
     Hash256 specHash;
+    /**
+     * How many providers run it, their results compared (docs/tasks.md "Redundant tasks"); 0 and
+     * 1 mean one.
+     */
+    std::uint32_t replicas = 0;
 
     bool operator==(const TaskCreate&) const = default;
 };
@@ -247,11 +252,16 @@ struct TaskSubmitResult {
     bool operator==(const TaskSubmitResult&) const = default;
 };
 
-/** The consumer's or a verifier's verdict on a submitted result. */
+/**
+ * The consumer's or a verifier's verdict on a submitted result; on a redundant task whose results
+ * tied, a verifier's verdict on the group, naming the result it upholds.
+ */
 struct TaskVerify {
     Hash256 taskId;
     bool accept = false;
     std::string reason;
+    /** A tied group's upheld result; zero otherwise. */
+    Hash256 resultHash;
 
     bool operator==(const TaskVerify&) const = default;
 };
@@ -274,10 +284,30 @@ struct TaskCancel {
     bool operator==(const TaskCancel&) const = default;
 };
 
+/** A verifier spot-checks a settled result, locking the spot-check bond. */
+struct TaskSpotCheck {
+    Hash256 taskId;
+    std::string reason;
+    /** Evidence hash; zero when none. */
+    Hash256 evidence;
+
+    bool operator==(const TaskSpotCheck&) const = default;
+};
+
+/** Another verifier decides an open spot check: upheld slashes the provider. */
+struct TaskSpotCheckVerdict {
+    Hash256 taskId;
+    bool upheld = false;
+    std::string reason;
+
+    bool operator==(const TaskSpotCheckVerdict&) const = default;
+};
+
 /** What a transaction does; one alternative per system-contract action. */
-using Payload = std::variant<Transfer, Propose, ProposalVote, RegisterProvider, Attest, Challenge,
-                             TaskCreate, TaskStart, TaskRefuse, TaskTopUp, TaskSubmitResult,
-                             TaskVerify, TaskReportFailure, TaskCancel, ProviderUnbond>;
+using Payload =
+    std::variant<Transfer, Propose, ProposalVote, RegisterProvider, Attest, Challenge, TaskCreate,
+                 TaskStart, TaskRefuse, TaskTopUp, TaskSubmitResult, TaskVerify, TaskReportFailure,
+                 TaskCancel, ProviderUnbond, TaskSpotCheck, TaskSpotCheckVerdict>;
 
 /** Number of payload kinds (alternatives of Payload). */
 inline constexpr std::size_t kPayloadKindCount = std::variant_size_v<Payload>;
@@ -298,7 +328,9 @@ inline constexpr std::array<std::string_view, kPayloadKindCount> kPayloadKinds =
     "task_verify",
     "task_report_failure",
     "task_cancel",
-    "provider_unbond"};
+    "provider_unbond",
+    "task_spot_check",
+    "task_spot_check_verdict"};
 
 /** The stable snake_case name of a payload kind ("transfer", "propose", "task_create", …). */
 [[nodiscard]] std::string_view payloadKind(const Payload& payload);

@@ -72,6 +72,8 @@ struct FeeParams {
         100'000'000'000'000,      // task_report_failure
         100'000'000'000'000,      // task_cancel
         100'000'000'000'000,      // provider_unbond
+        1'000'000'000'000'000,    // task_spot_check: 0.001 DPS, like a challenge
+        100'000'000'000'000,      // task_spot_check_verdict
     };
 
     /** The fee of `payload`'s kind. */

@@ -20,22 +20,40 @@
  */
 namespace gridledger::contracts {
 
-/** Where one slash goes; burned + toChallenger + toPool == slashed. */
+/** Where one slash goes; refund + burned + toChallenger + toPool == slashed. */
 struct SlashSplit {
     /** floor(bond × slash_bps / 10 000). */
     u128 slashed = 0;
-    /** floor(slashed × slash_burn_bps / 10 000). */
+    /** min(refund cap, slashed): paid back first to whom the slashed result cost (a spot check). */
+    u128 refund = 0;
+    /** floor((slashed − refund) × slash_burn_bps / 10 000). */
     u128 burned = 0;
-    /** floor(slashed × slash_challenger_bps / 10 000). */
+    /** floor((slashed − refund) × slash_challenger_bps / 10 000). */
     u128 toChallenger = 0;
-    /** slashed − burned − toChallenger: the pool takes the rounding remainder. */
+    /** slashed − refund − burned − toChallenger: the pool takes the rounding remainder. */
     u128 toPool = 0;
 
     bool operator==(const SlashSplit&) const = default;
 };
 
-/** The split of a slash of `bond` under `stake` (validated params). kOverflow never in practice. */
-[[nodiscard]] Result<SlashSplit> splitSlash(const StakeParams& stake, u128 bond);
+/**
+ * The split of a slash of `bond` under `stake` (validated params), `refundCap` of it refunded
+ * first. kOverflow never in practice.
+ */
+[[nodiscard]] Result<SlashSplit> splitSlash(const StakeParams& stake, u128 bond,
+                                            u128 refundCap = 0);
+
+/** Who a slash pays besides the burn and the pool. */
+struct SlashPayees {
+    /**
+     * Gets slash_challenger_bps of what the refund leaves. The zero address when the chain
+     * decided by itself (a redundant task's majority): that share then goes to the pool.
+     */
+    Address challenger;
+    /** Gets up to refundCap of the slashed DPS back first (a spot check's consumer). */
+    Address refundTo;
+    u128 refundCap = 0;
+};
 
 /** Chain-wide stake totals, kept in state for audit. */
 struct StakeTotals {
@@ -69,16 +87,16 @@ void storeStakeTotals(StateLayer& state, const StakeTotals& totals);
                                                          Provider& provider);
 
 /**
- * Slashes `provider`'s bond for an upheld challenge by `challenger` (splitSlash): the bond
- * shrinks by `slashed`, the challenger's account gains toChallenger, the reward pool toPool, the
- * burned total `burned`. A bond that is unbonding is still slashed; a released one is 0. Every
- * slash also adds reputation.slash_weight fault points to the provider's reputation in the
- * epoch of `block` (docs/tokenomics.md "Provider reputation"). Requires the provider to exist
- * (kProviderNotFound otherwise).
+ * Slashes `provider`'s bond (splitSlash with payees.refundCap): the bond shrinks by `slashed`,
+ * payees.refundTo gains the refund, the challenger's account toChallenger (the pool when the
+ * challenger is zero), the reward pool toPool, the burned total `burned`. A bond that is unbonding
+ * is still slashed; a released one is 0. Every slash also adds reputation.slash_weight fault points
+ * to the provider's reputation in the epoch of `block` (docs/tokenomics.md "Provider reputation").
+ * Requires the provider to exist (kProviderNotFound otherwise).
  */
 [[nodiscard]] Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params,
                                              const BlockContext& block, const Address& provider,
-                                             const Address& challenger);
+                                             const SlashPayees& payees);
 
 /**
  * Executes provider_unbond: the sender's bond starts unbonding; it is released at the first block

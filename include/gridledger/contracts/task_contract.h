@@ -94,13 +94,14 @@ namespace gridledger::contracts {
 
 /**
  * The chain's task work at `block`, before its transactions (docs/tasks.md "Timeouts",
- * "Matching"): first every due timeout, visiting the tasks the due index lists up to the block's
- * time, by due time then id, until none is left (a Running task first learns its provider's
- * latest attestation; a task that is not due after all is filed under its later due time); then,
- * when some provider is online, every Pending task, in ascending id order, is matched against the
- * providers read from state, each assignment lowering the chosen provider's unassigned capacity.
- * Returns the events for the block's system receipt. Fails only on storage errors or a broken
- * invariant, which the executor treats as fatal for the block.
+ * "Matching", "Spot checks"): first every due timeout, visiting the tasks the due index lists up to
+ * the block's time, by due time then id, until none is left (a Running task first learns its
+ * provider's latest attestation; a task that is not due after all is filed under its later due
+ * time; a replica's step may decide its group), then the spot checks whose verdict window ended;
+ * then, when some provider is online, every Pending task, in ascending id order, is matched against
+ * the providers read from state, each assignment lowering the chosen provider's unassigned
+ * capacity. Returns the events for the block's system receipt. Fails only on storage errors or a
+ * broken invariant, which the executor treats as fatal for the block.
  */
 [[nodiscard]] Result<std::vector<codec::Event>> runTaskSystemWork(StateLayer& state,
                                                                   const BlockContext& block);

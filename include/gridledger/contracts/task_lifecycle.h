@@ -135,13 +135,24 @@ struct TaskParams {
      * one stopped (docs/tasks.md "Matching").
      */
     std::uint64_t matchScanPerBlock = 256;
+    /**
+     * The most providers a redundant task may ask for (docs/tasks.md "Redundant tasks"); 1 turns
+     * redundancy off. At most ledger::kMaxTaskReplicas.
+     */
+    std::uint64_t maxReplicas = 5;
+    /** How long after its settlement a result may be spot-checked (7 days). */
+    std::uint64_t spotCheckWindowMs = 7 * kDayMs;
+    /** How long an open spot check waits for a verdict before it lapses as rejected (1 day). */
+    std::uint64_t spotCheckVerdictMs = kDayMs;
+    /** DPS base units a verifier locks with a spot check (0.01 DPS). */
+    std::uint64_t spotCheckBond = 10'000'000'000'000'000;
 
     bool operator==(const TaskParams&) const = default;
 
     /**
-     * kInvalidArgument when a timeout, panicAfterSlots, maxPendingPerConsumer or
-     * matchScanPerBlock is 0, or
-     * depositForfeitBps is above 10 000.
+     * kInvalidArgument when a timeout, panicAfterSlots, maxPendingPerConsumer,
+     * matchScanPerBlock, maxReplicas or a spot-check window is 0, maxReplicas is above
+     * ledger::kMaxTaskReplicas, or depositForfeitBps is above 10 000.
      */
     [[nodiscard]] Status validate() const;
 };

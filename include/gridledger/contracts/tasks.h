@@ -66,12 +66,38 @@ struct Task {
     /** Providers that refused it or let the claim time out, ascending. */
     std::vector<Address> excluded;
     std::vector<TaskHistoryEntry> history;
+    /** The redundant task it is a replica of (docs/tasks.md "Redundant tasks"); zero when none. */
+    Hash256 group;
+    /**
+     * A replica waiting in ResultSubmitted for its group: the block time its group's verdict
+     * window ends once the results tied; 0 while the group waits for its other replicas.
+     */
+    std::uint64_t verdictDueMs = 0;
+    /** What its ending charged the consumer (TaskBill::charged); 0 while hot. */
+    u128 charged = 0;
 
     bool operator==(const Task&) const = default;
 };
 
 /** SHA-256("gridledger/task-id" ‖ consumer ‖ nonce): the id of the task a consumer's tx creates. */
 [[nodiscard]] Hash256 taskIdOf(const Address& consumer, std::uint64_t nonce);
+
+/** SHA-256("gridledger/task-replica" ‖ group ‖ index as u32 BE): replica `index` of a group. */
+[[nodiscard]] Hash256 replicaIdOf(const Hash256& group, std::uint32_t index);
+
+/**
+ * The block time `task`'s next timeout falls due (timeoutDueAt), but for a replica in
+ * ResultSubmitted: its verdictDueMs, none while that is 0 (its group decides, docs/tasks.md).
+ */
+[[nodiscard]] std::optional<std::uint64_t> taskDueAt(const Task& task, const TaskParams& params,
+                                                     std::uint64_t slotMs);
+
+/**
+ * The timeout due on `task` at block time `nowMs` (dueTimeout), but for a replica in
+ * ResultSubmitted: kVerifyTimeout once its verdictDueMs is set and reached.
+ */
+[[nodiscard]] std::optional<TaskTrigger> taskDueTimeout(const Task& task, const TaskParams& params,
+                                                        std::uint64_t slotMs, std::uint64_t nowMs);
 
 [[nodiscard]] Bytes encodeTask(const Task& task);
 [[nodiscard]] Result<Task> decodeTask(ByteView bytes);

@@ -26,6 +26,8 @@ inline constexpr std::size_t kMaxDeviceFactors = 16;
 inline constexpr std::size_t kMaxLabels = 32;
 inline constexpr std::size_t kMaxCategories = 16;
 inline constexpr std::size_t kMaxEvidence = 16;
+/** The most providers one redundant task may ask for (tasks.max_replicas is at most this). */
+inline constexpr std::uint32_t kMaxTaskReplicas = 16;
 /**
  * Bounds on a registered device model: at most 10^6 devices of at most 10^9 GFLOP/s (1 EFLOP/s,
  * a thousand times today's largest accelerators) each, so one provider declares at most

@@ -125,6 +125,12 @@ class Server {
     /** The number of client connections open right now (HTTP and WebSocket). */
     [[nodiscard]] std::size_t connectionCount() const;
 
+    /**
+     * The number of HTTP connections waiting for a request head right now: the ones a new
+     * connection at the limit may evict (ServerLimits::maxConnections).
+     */
+    [[nodiscard]] std::size_t idleConnectionCount() const;
+
     /** The number of WebSocket connections open right now. */
     [[nodiscard]] std::size_t webSocketCount() const;
 

@@ -141,6 +141,7 @@ export type ProviderJobs = {
 export type Task = {
     "id": Hash;
     "height": Decimal;
+    "group": Hash | "";
     "consumer": Address;
     "provider": Address | "";
     "state": string;
@@ -155,8 +156,42 @@ export type Task = {
     "spec_hash": Hash;
     "result_hash": Hash;
     "reported_ms": Decimal;
+    "charged": Decimal;
+    "verdict_due_ms": Decimal;
     "excluded": Address[];
     "history": TaskTransition[];
+    "spot_check": SpotCheck | null;
+};
+
+export type SpotCheck = {
+    "state": "open" | "upheld" | "rejected" | "lapsed";
+    "challenger": Address;
+    "bond": Decimal;
+    "opened_height": Decimal;
+    "due_ms": Decimal;
+    "reason": string;
+    "evidence": Hash | "";
+    "decided_by": Address | "system" | "";
+    "decided_height": Decimal;
+    "verdict_reason": string;
+};
+
+export type TaskGroup = {
+    "id": Hash;
+    "height": Decimal;
+    "consumer": Address;
+    "state": "open" | "tied" | "resolved";
+    "outcome": "undecided" | "majority" | "verdict" | "lapsed" | "no_result";
+    "result_hash": Hash | "";
+    "decided_by": Address | "system" | "";
+    "verdict_due_ms": Decimal;
+    "resolved_height": Decimal;
+    "replicas": ({
+        "id": Hash;
+        "state": string;
+        "provider": Address | "";
+        "result_hash": Hash | "";
+    })[];
 };
 
 export type Provider = {
@@ -460,6 +495,8 @@ export interface Methods {
                 "task_report_failure": Decimal;
                 "task_cancel": Decimal;
                 "provider_unbond": Decimal;
+                "task_spot_check": Decimal;
+                "task_spot_check_verdict": Decimal;
             };
             "stake": {
                 "provider_bond": Decimal;
@@ -498,6 +535,16 @@ export interface Methods {
             "height"?: Decimal;
         };
         result: Task;
+    };
+    /** A redundant task: how its replicas' results were decided, and each replica's state, provider and result. */
+    "task_getGroup": {
+        params: {
+            /** The redundant task's id (the id a single task of its transaction would have had). */
+            "id": Hash;
+            /** An executed height (decimal string); the executed head when absent. Above the head: -32001. */
+            "height"?: Decimal;
+        };
+        result: TaskGroup;
     };
     /** A page of tasks by consumer, by provider or by state, ascending by id, each as task_get shows it. */
     "task_list": {

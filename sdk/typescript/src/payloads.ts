@@ -50,6 +50,8 @@ export type Payload =
           constraints: string[];
           maxMinutes: bigint;
           specHash: Hex;
+          /** How many providers run it and have their results compared; 0, 1 or absent: one. */
+          replicas?: number;
       }
     | { kind: "task_start" | "task_refuse" | "task_cancel"; taskId: Hex }
     | { kind: "task_top_up"; taskId: Hex; extraMinutes: bigint }
@@ -61,9 +63,20 @@ export type Payload =
           exitCode: number;
           durationMs: bigint;
       }
-    | { kind: "task_verify"; taskId: Hex; accept: boolean; reason: string }
+    | {
+          kind: "task_verify";
+          taskId: Hex;
+          accept: boolean;
+          reason: string;
+          /** A verifier's verdict on a tied redundant task (taskId its group id): the upheld result. */
+          resultHash?: Hex;
+      }
     | { kind: "task_report_failure"; taskId: Hex; exitCode: number; error: string; durationMs: bigint }
-    | { kind: "provider_unbond" };
+    | { kind: "provider_unbond" }
+    /** A verifier doubts a settled result; `evidence` is a 32-byte hash or "0x" (none). */
+    | { kind: "task_spot_check"; taskId: Hex; reason: string; evidence: Hex }
+    /** Another verifier decides an open spot check. */
+    | { kind: "task_spot_check_verdict"; taskId: Hex; upheld: boolean; reason: string };
 
 /** A fixed-length byte string: `length` bytes, or empty (a field left out). */
 function fixed(field: number, hex: Hex, length: number): Uint8Array {
@@ -116,7 +129,7 @@ function encodeDevice(d: Device): Uint8Array {
     );
 }
 
-/** The payload's field number in TxBody (16-29) and its encoded message. */
+/** The payload's field number in TxBody (16-32) and its encoded message. */
 export function encodePayload(p: Payload): [number, Uint8Array] {
     switch (p.kind) {
         case "transfer":
@@ -167,6 +180,7 @@ export function encodePayload(p: Payload): [number, Uint8Array] {
                     repeated(p.constraints, (c) => stringField(3, c)),
                     integerField(4, p.maxMinutes),
                     fixed(5, p.specHash, 32),
+                    integerField(6, p.replicas ?? 0),
                 ),
             ];
         case "task_start":
@@ -187,7 +201,15 @@ export function encodePayload(p: Payload): [number, Uint8Array] {
                 ),
             ];
         case "task_verify":
-            return [27, concat(fixed(1, p.taskId, 32), integerField(2, p.accept), stringField(3, p.reason))];
+            return [
+                27,
+                concat(
+                    fixed(1, p.taskId, 32),
+                    integerField(2, p.accept),
+                    stringField(3, p.reason),
+                    fixed(4, p.resultHash ?? "0x", 32),
+                ),
+            ];
         case "task_report_failure":
             return [
                 28,
@@ -197,5 +219,9 @@ export function encodePayload(p: Payload): [number, Uint8Array] {
             return [29, fixed(1, p.taskId, 32)];
         case "provider_unbond":
             return [30, new Uint8Array(0)];
+        case "task_spot_check":
+            return [31, concat(fixed(1, p.taskId, 32), stringField(2, p.reason), fixed(3, p.evidence, 32))];
+        case "task_spot_check_verdict":
+            return [32, concat(fixed(1, p.taskId, 32), integerField(2, p.upheld), stringField(3, p.reason))];
     }
 }

@@ -78,3 +78,11 @@ export function verifyTxSignature(body: Uint8Array, signature: Hex, sender: Hex,
 export function taskIdOf(consumer: Hex, nonce: bigint): Hex {
     return toHex(sha256(concat(utf8("gridledger/task-id"), fromHex(consumer, 20), u64be(nonce))));
 }
+
+/**
+ * The id of replica `index` (0 ≤ index < replicas) of the redundant task whose transaction has the
+ * group id `group` (the taskIdOf a single task would have).
+ */
+export function replicaIdOf(group: Hex, index: number): Hex {
+    return toHex(sha256(concat(utf8("gridledger/task-replica"), fromHex(group, 32), u32be(index))));
+}

@@ -41,6 +41,9 @@ TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
         {ErrorCode::kTooManyPendingTasks, {123, "too_many_pending_tasks"}},
         {ErrorCode::kBondTooLow, {124, "bond_too_low"}},
         {ErrorCode::kProviderUnbonding, {125, "provider_unbonding"}},
+        {ErrorCode::kRedundantTask, {126, "redundant_task"}},
+        {ErrorCode::kSpotCheckClosed, {127, "spot_check_closed"}},
+        {ErrorCode::kNoSpotCheck, {128, "no_spot_check"}},
     };
     std::set<std::string_view> reasons;
     for (const auto& [code, expected] : pinned) {

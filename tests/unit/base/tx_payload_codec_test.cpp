@@ -66,11 +66,18 @@ std::vector<Payload> everyPayload() {
         TaskRefuse{hash(6)},
         TaskTopUp{hash(6), 30},
         TaskSubmitResult{hash(6), hash(7), "s3://bucket/out", 0, 2'700'000},
-        TaskVerify{hash(6), true, "ok"},
-        TaskVerify{hash(6), false, ""},
+        TaskVerify{hash(6), true, "ok", {}},
+        TaskVerify{hash(6), false, "", {}},
         TaskReportFailure{hash(6), 137, "oom", 600'000},
         TaskCancel{hash(6)},
         ProviderUnbond{},
+        // Checked results: replicas, a tied group's upheld result, spot checks and their verdicts.
+        TaskCreate{"ml_training", 1'000'000, {"region == eu"}, 60, hash(5), 3},
+        TaskVerify{hash(6), true, "two of three agree", hash(7)},
+        TaskSpotCheck{hash(6), "output does not reproduce", hash(8)},
+        TaskSpotCheck{hash(6), "", Hash256{}},
+        TaskSpotCheckVerdict{hash(6), true, "rerun differs"},
+        TaskSpotCheckVerdict{hash(6), false, ""},
     };
 }
 
@@ -108,6 +115,51 @@ TEST(TxPayloadCodec, KindsHaveStableNames) {
     EXPECT_EQ(payloadKind(all[24]), "task_report_failure");
     EXPECT_EQ(payloadKind(all[25]), "task_cancel");
     EXPECT_EQ(payloadKind(all[26]), "provider_unbond");
+    EXPECT_EQ(payloadKind(all[27]), "task_create");
+    EXPECT_EQ(payloadKind(all[28]), "task_verify");
+    EXPECT_EQ(payloadKind(all[29]), "task_spot_check");
+    EXPECT_EQ(payloadKind(all[31]), "task_spot_check_verdict");
+}
+
+TEST(TxPayloadCodec, PayloadKindNamesFollowTheVariantOrderAndTheNewKindsComeLast) {
+    for (const auto& payload : everyPayload()) {
+        EXPECT_EQ(payloadKind(payload), kPayloadKinds[payload.index()]);
+    }
+    ASSERT_EQ(kPayloadKindCount, 17U);
+    EXPECT_EQ(kPayloadKinds[14], "provider_unbond");
+    EXPECT_EQ(kPayloadKinds[15], "task_spot_check");
+    EXPECT_EQ(kPayloadKinds[16], "task_spot_check_verdict");
+    EXPECT_EQ(Payload(TaskSpotCheck{}).index(), 15U);
+    EXPECT_EQ(Payload(TaskSpotCheckVerdict{}).index(), 16U);
+    const std::set<std::string_view> distinct(kPayloadKinds.begin(), kPayloadKinds.end());
+    EXPECT_EQ(distinct.size(), kPayloadKindCount);
+}
+
+/** The body of a transaction carrying `payload`, encoded. */
+Bytes bodyBytes(const Payload& payload) {
+    return encodeTxBody(TxBody{"chain", key().publicKey(), 3, 99, payload, 12'345});
+}
+
+TEST(TxPayloadCodec, ReplicasAndAResultHashAreTheLastFieldsAndLeftOutWhenZero) {
+    // The payload is the body's last field and the new fields are their message's last, so a
+    // set field adds exactly its own bytes at the end (and to the message's length byte); unset,
+    // the bytes are those a client that knows nothing of the fields writes.
+    const TaskCreate single{"hpc", 1, {}, 1, Hash256{}};
+    TaskCreate three = single;
+    three.replicas = 3;
+    const Bytes one = bodyBytes(single);
+    const Bytes replicated = bodyBytes(three);
+    ASSERT_EQ(replicated.size(), one.size() + 2);
+    EXPECT_EQ(Bytes(replicated.end() - 2, replicated.end()), (Bytes{0x30, 0x03}));  // field 6
+
+    const TaskVerify plain{hash(6), true, "", {}};
+    const TaskVerify upholding{hash(6), true, "", hash(7)};
+    const Bytes verdict = bodyBytes(plain);
+    const Bytes named = bodyBytes(upholding);
+    ASSERT_EQ(named.size(), verdict.size() + 34);
+    Bytes tail{0x22, 0x20};  // field 4, length-delimited, 32 bytes
+    append(tail, hash(7).view());
+    EXPECT_EQ(Bytes(named.end() - 34, named.end()), tail);
 }
 
 TEST(TxPayloadCodec, AnyFlippedByteOfEachPayloadBreaksDecodingOrTheSignature) {

@@ -193,7 +193,7 @@ class OpGenerator {
                 return {&anyProvider(), codec::TaskReportFailure{id, 1, "", pick(90'000)}};
             case 5: {
                 const auto& who = pick(2) == 0 ? actors_.verifier : consumer;
-                return {&who, codec::TaskVerify{id, pick(3) != 0, ""}};
+                return {&who, codec::TaskVerify{id, pick(3) != 0, "", {}}};
             }
             case 6:
                 return {&consumer, codec::TaskCancel{id}};

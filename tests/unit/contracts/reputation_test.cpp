@@ -224,7 +224,7 @@ TEST_F(Reputations, ASlashAddsSlashWeightFaultPointsAndSettledJobsRaiseTheScore)
               codec::TaskSubmitResult{ids[0], Hash256::fromHex("0x" + std::string(64, 'a')).value(),
                                       "", 0, 100})
             .success());
-    ASSERT_TRUE(c.run(t + 200, kConsumer, codec::TaskVerify{ids[0], true, ""}).success());
+    ASSERT_TRUE(c.run(t + 200, kConsumer, codec::TaskVerify{ids[0], true, "", {}}).success());
     EXPECT_EQ(provider(kGood).jobs.settled, 1U);
     EXPECT_EQ(provider(kGood).reputation, (Reputation{1, 0, 1}));
     // kBad's slash, read in epoch 1, is halved once: 8 points.

@@ -1,10 +1,12 @@
-// Conservation of DPS with provider stake, over random sequences (seeded; each failure names its
-// seed) of registrations, attestations, challenges (upheld and refused), unbond requests, the
-// releases that follow, task creations and transfers: Σ balances + bonds + task escrow and
-// deposits + reward pool + DPS burned by slashes equals the genesis total after every block, the
-// bonds sum to the recorded total, and the burned total is exactly the sum of the slashes' burned
-// shares. Slashes move value, never create it. A negative control drops the challenger's share
-// of every slash and must make the check fail.
+// Conservation of DPS with provider stake and checked results, over random sequences (seeded;
+// each failure names its seed) of registrations, attestations, challenges (upheld and refused),
+// unbond requests, the releases that follow, single and redundant tasks driven through their
+// lives (results that agree or not, failures, verdicts on single tasks and on tied groups), spot
+// checks (upheld, rejected, lapsed) and transfers: Σ balances + bonds + task escrow and deposits +
+// spot-check bonds + reward pool + DPS burned by slashes equals the genesis total after every
+// block, the bonds sum to the recorded total, and the burned total is exactly the sum of the
+// slashes' burned shares. Slashes move value, never create it. A negative control drops the
+// challenger's share of every slash and must make the check fail.
 
 #include <map>
 #include <random>
@@ -13,7 +15,9 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <gridledger/contracts/spot_checks.h>
 #include <gridledger/contracts/stake.h>
+#include <gridledger/contracts/task_groups.h>
 #include <gridledger/contracts/tasks.h>
 
 #include "chain_harness.h"
@@ -38,6 +42,8 @@ struct Actors {
     /** Keys that register during a run (some cannot cover the bond). */
     std::vector<crypto::SecretKey> newcomers{testKey(23), testKey(24)};
     crypto::SecretKey verifier = testKey(30);
+    /** A second verifier, to decide the first one's spot checks (and open its own). */
+    crypto::SecretKey verifier2 = testKey(31);
     std::vector<crypto::SecretKey> users{testKey(40), testKey(41)};
     std::vector<crypto::SecretKey> validators{testKey(1), testKey(2), testKey(3)};
 
@@ -49,6 +55,7 @@ struct Actors {
             }
         }
         out.push_back(&verifier);
+        out.push_back(&verifier2);
         return out;
     }
 };
@@ -67,8 +74,8 @@ Genesis stakeGenesis(const Actors& actors) {
     g.stake.slashChallengerBps = 3'333;
     g.stake.slashPoolBps = 3'334;
     g.stake.unbondingDelayMs = 2 * kEpochMs;
-    g.tasks.claimTimeoutMs = 3'000;
-    g.tasks.assignTimeoutMs = 20'000;
+    g.tasks.claimTimeoutMs = 10'000;
+    g.tasks.assignTimeoutMs = 60'000;
     g.tasks.creationDeposit = 1'000'003;
     g.tasks.depositForfeitBps = 3'333;
     for (const auto& p : actors.providers) {
@@ -76,7 +83,16 @@ Genesis stakeGenesis(const Actors& actors) {
         g.accounts.push_back(GenesisAccount{addressOf(p), 2 * kDps});
     }
     g.accounts.push_back(GenesisAccount{addressOf(actors.newcomers[0]), 3 * kDps});
-    g.verifiers.push_back(addressOf(actors.verifier));
+    g.verifiers = {addressOf(actors.verifier), addressOf(actors.verifier2)};
+    std::sort(g.verifiers.begin(), g.verifiers.end());
+    g.accounts.push_back(GenesisAccount{addressOf(actors.verifier), kDps});
+    g.accounts.push_back(GenesisAccount{addressOf(actors.verifier2), kDps});
+    g.tasks.verifyWindowMs = 4'000;
+    g.tasks.spotCheckWindowMs = 200'000;
+    g.tasks.spotCheckVerdictMs = 3'000;
+    g.tasks.spotCheckBond = 10'000'000'000'000'007;
+    g.tasks.maxReplicas = 3;
+    g.tasks.panicAfterSlots = 200;  // tasks run across the jumps of more than a minute
     for (const auto& u : actors.users) {
         g.accounts.push_back(GenesisAccount{addressOf(u), 3 * kDps});
     }
@@ -94,16 +110,20 @@ u128 totalOf(const Genesis& g) {
 class OpGenerator {
   public:
     OpGenerator(const Actors& actors, std::string domain, std::uint64_t seed)
-        : actors_(actors), domain_(std::move(domain)), rng_(seed) {}
+        : actors_(actors), domain_(std::move(domain)), rng_(seed), taskHeavy_(seed % 2 == 0) {}
 
     std::uint64_t nextTime(std::uint64_t now) {
         if (pick(12) == 0) {
             return now + kEpochMs * (1 + pick(3)) + pick(kSlotMs);
         }
+        if (pick(8) == 0) {  // past a billed minute of the running tasks
+            return now + 61'000 + pick(60'000);
+        }
         return now + 200 + pick(kSlotMs);
     }
 
-    std::vector<Bytes> txs(std::uint64_t now, std::uint64_t height) {
+    std::vector<Bytes> txs(const StateLayer& state, std::uint64_t now, std::uint64_t height) {
+        state_ = &state;
         std::vector<Bytes> out;
         // The providers mostly attest the current slot, so that there is much to challenge.
         const std::uint64_t epoch = (now - G) / kEpochMs;
@@ -146,15 +166,107 @@ class OpGenerator {
         return pick(5) == 0 ? actors_.newcomers[pick(2)] : actors_.providers[pick(3)];
     }
 
+    /** A random task in `state`, if any. */
+    std::optional<Task> anyTaskIn(TaskState taskState) {
+        const auto ids = loadTasksByState(*state_, taskState);
+        if (!ids || ids->empty()) {
+            return std::nullopt;
+        }
+        auto task = loadTask(*state_, (*ids)[pick(ids->size())]);
+        return task ? *task : std::nullopt;
+    }
+
+    /** The verifier that is not `k`'s… or either, at random. */
+    const crypto::SecretKey& otherVerifier(const Address& challenger) {
+        return addressOf(actors_.verifier) == challenger ? actors_.verifier2 : actors_.verifier;
+    }
+
+    /**
+     * A step of a task's life by its party: a start or refusal of an assigned task, a result
+     * (mostly the common one) or failure of a running one, a verdict on a submitted result (a
+     * verifier's on a tied group), a spot check of a settled one or a spot-check verdict.
+     */
+    std::optional<std::pair<const crypto::SecretKey*, codec::Payload>> taskStep() {
+        const std::uint64_t step = pick(8);
+        if (step <= 1) {
+            if (auto t = anyTaskIn(TaskState::kAssigned)) {
+                const auto* provider = keyOf(t->provider);
+                return std::pair{provider, pick(6) == 0 ? codec::Payload{codec::TaskRefuse{t->id}}
+                                                        : codec::Payload{codec::TaskStart{t->id}}};
+            }
+        }
+        if (step <= 3) {
+            if (auto t = anyTaskIn(TaskState::kRunning)) {
+                const auto* provider = keyOf(t->provider);
+                if (pick(10) == 0) {
+                    return std::pair{provider, codec::Payload{codec::TaskReportFailure{
+                                                   t->id, 1, "oom", pick(180'000)}}};
+                }
+                const Hash256 hash{{static_cast<std::uint8_t>(pick(4) == 0 ? 0xbb : 0xaa)}};
+                return std::pair{provider, codec::Payload{codec::TaskSubmitResult{
+                                               t->id, hash, "", 0, pick(180'000)}}};
+            }
+        }
+        if (step == 4) {
+            if (auto t = anyTaskIn(TaskState::kResultSubmitted)) {
+                if (!t->group.isZero()) {
+                    const Hash256 hash{{static_cast<std::uint8_t>(pick(2) == 0 ? 0xbb : 0xaa)}};
+                    return std::pair{&actors_.verifier, codec::Payload{codec::TaskVerify{
+                                                            t->group, pick(4) != 0, "",
+                                                            pick(4) != 0 ? hash : Hash256{}}}};
+                }
+                return std::pair{keyOf(t->consumer),
+                                 codec::Payload{codec::TaskVerify{t->id, pick(3) != 0, "", {}}}};
+            }
+        }
+        if (step == 5 || step == 6) {
+            if (auto t = anyTaskIn(TaskState::kSettled)) {
+                const auto& who = pick(2) == 0 ? actors_.verifier : actors_.verifier2;
+                return std::pair{&who, codec::Payload{codec::TaskSpotCheck{t->id, "", {}}}};
+            }
+        }
+        const auto open = loadOpenSpotChecks(*state_);
+        if (open && !open->empty()) {
+            const Hash256 id = (*open)[pick(open->size())];
+            const auto check = loadSpotCheck(*state_, id);
+            if (check && *check) {
+                const auto& who = pick(8) == 0 ? *keyOf((*check)->challenger)
+                                               : otherVerifier((*check)->challenger);
+                return std::pair{&who,
+                                 codec::Payload{codec::TaskSpotCheckVerdict{id, pick(2) == 0, ""}}};
+            }
+        }
+        return std::nullopt;
+    }
+
+    const crypto::SecretKey* keyOf(const Address& address) {
+        for (const auto* key : actors_.all()) {
+            if (addressOf(*key) == address) {
+                return key;
+            }
+        }
+        return &anyKey();
+    }
+
     std::pair<const crypto::SecretKey*, codec::Payload> op(std::uint64_t now) {
         const std::uint64_t epoch = (now - G) / kEpochMs;
         const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
-        const std::uint64_t kind = pick(48);
-        if (kind < 12) {  // an attestation of the current or an earlier slot
+        const std::uint64_t kind = pick(64);
+        // Odd seeds weigh stake (many challenges), even seeds the tasks' lives (few challenges,
+        // so that providers keep their bonds and take tasks).
+        const std::uint64_t firstStep = taskHeavy_ ? 24 : 34;
+        const std::uint64_t lastChallenge = taskHeavy_ ? 12 : 22;
+        if (kind >= firstStep) {
+            if (auto step = taskStep()) {
+                return *step;
+            }
+        }
+        if (kind < 10) {  // an attestation of the current or an earlier slot
             const std::uint64_t s = pick(3) == 0 ? pick(slot + 1) : slot;
             return {&anyProvider(), testing::petaflops(epoch, s, 1 + pick(50))};
         }
-        if (kind < 30) {  // a challenge: mostly by the verifier (upheld or already challenged)
+        if (kind <
+            lastChallenge) {  // a challenge: mostly by the verifier (upheld or already challenged)
             const auto& who = pick(5) == 0 ? anyKey() : actors_.verifier;
             codec::Challenge c{addressOf(anyProvider()), epoch, pick(slot + 1), "", {}};
             return {&who, c};
@@ -169,7 +281,10 @@ class OpGenerator {
                 return {&actors_.newcomers[pick(2)], petaflopInventory(1 + pick(30))};
             case 2: {
                 const auto& who = actors_.users[pick(2)];
-                return {&who, codec::TaskCreate{"flat", 1'000'000 * (1 + pick(20)), {}, 1, {}}};
+                const auto replicas = static_cast<std::uint32_t>(pick(4));  // 0 and 1: single
+                return {&who,
+                        codec::TaskCreate{
+                            "flat", 1'000'000 * (1 + pick(20)), {}, 2 + pick(3), {}, replicas}};
             }
             default: {  // a transfer, sometimes of more than the sender holds
                 const auto& from = anyKey();
@@ -183,6 +298,8 @@ class OpGenerator {
     const Actors& actors_;
     std::string domain_;
     std::mt19937_64 rng_;
+    bool taskHeavy_ = false;
+    const StateLayer* state_ = nullptr;
     std::map<Address, std::uint64_t> nonces_;
 };
 
@@ -193,22 +310,46 @@ struct Coverage {
     std::uint64_t releases = 0;
     std::uint64_t registrations = 0;
     std::uint64_t bondRefusals = 0;
+    /** Groups decided by each outcome ("majority", "verdict", "lapsed", "no_result"). */
+    std::map<std::string, std::uint64_t> groups;
+    std::uint64_t ties = 0;
+    /** Spot checks opened, and decided by each outcome ("upheld", "rejected", "lapsed"). */
+    std::uint64_t spotChecks = 0;
+    std::map<std::string, std::uint64_t> spotVerdicts;
+    /** Slashes that refunded a consumer first. */
+    std::uint64_t refunds = 0;
     /** Σ burned shares of the slash events seen. */
     u128 burnedBySlashes = 0;
 };
 
+void tallyEvent(const codec::Event& e, Coverage& coverage) {
+    if (e.kind == "provider_slashed") {
+        coverage.slashes += 1;
+        coverage.burnedBySlashes += *parseU128(attr(e, "burned"));
+        const std::string refund = attr(e, "refund");
+        const u128 refunded = refund.empty() ? u128{0} : *parseU128(refund);
+        coverage.refunds += refunded != 0 ? 1U : 0U;
+        EXPECT_TRUE(*parseU128(attr(e, "slashed")) == refunded + *parseU128(attr(e, "burned")) +
+                                                          *parseU128(attr(e, "to_challenger")) +
+                                                          *parseU128(attr(e, "to_pool")));
+    }
+    coverage.unbonds += e.kind == "unbond_requested" ? 1U : 0U;
+    coverage.registrations += e.kind == "bond_locked" ? 1U : 0U;
+    coverage.releases += e.kind == "bond_released" ? 1U : 0U;
+    coverage.ties += e.kind == "task_group_tied" ? 1U : 0U;
+    coverage.spotChecks += e.kind == "task_spot_check_opened" ? 1U : 0U;
+    if (e.kind == "task_group_resolved") {
+        ++coverage.groups[attr(e, "outcome")];
+    }
+    if (e.kind == "task_spot_check_decided") {
+        ++coverage.spotVerdicts[attr(e, "outcome")];
+    }
+}
+
 void tally(const ExecutedBlock& done, Coverage& coverage) {
     for (const auto& r : done.receipts) {
         for (const auto& e : r.events) {
-            if (e.kind == "provider_slashed") {
-                coverage.slashes += 1;
-                coverage.burnedBySlashes += *parseU128(attr(e, "burned"));
-                EXPECT_TRUE(*parseU128(attr(e, "slashed")) ==
-                            *parseU128(attr(e, "burned")) + *parseU128(attr(e, "to_challenger")) +
-                                *parseU128(attr(e, "to_pool")));
-            }
-            coverage.unbonds += e.kind == "unbond_requested" ? 1U : 0U;
-            coverage.registrations += e.kind == "bond_locked" ? 1U : 0U;
+            tallyEvent(e, coverage);
         }
         coverage.refusedChallenges += r.code == ErrorCode::kAlreadyChallenged ? 1U : 0U;
         coverage.bondRefusals +=
@@ -216,12 +357,15 @@ void tally(const ExecutedBlock& done, Coverage& coverage) {
     }
     if (done.systemReceipt) {
         for (const auto& e : done.systemReceipt->events) {
-            coverage.releases += e.kind == "bond_released" ? 1U : 0U;
+            tallyEvent(e, coverage);
         }
     }
 }
 
-/** Σ balances + bonds + escrow + deposits + pool + burned == totalDps; Σ bonds == bonded. */
+/**
+ * Σ balances + bonds + escrow + deposits + open spot-check bonds + pool + burned == totalDps;
+ * Σ bonds == bonded.
+ */
 void checkConservation(const StateLayer& state, const Actors& actors, u128 totalDps,
                        u128 burnedBySlashes, bool& held) {
     held = false;
@@ -242,6 +386,13 @@ void checkConservation(const StateLayer& state, const Actors& actors, u128 total
             ASSERT_TRUE(task && *task);
             add((*task)->escrow + (*task)->deposit);
         }
+    }
+    const auto checks = loadOpenSpotChecks(state);
+    ASSERT_TRUE(checks);
+    for (const auto& id : *checks) {
+        const auto check = loadSpotCheck(state, id);
+        ASSERT_TRUE(check && *check);
+        add((*check)->bond);
     }
     for (const auto* key : actors.all()) {
         const auto account = loadAccount(state, addressOf(*key));
@@ -267,26 +418,31 @@ void checkConservation(const StateLayer& state, const Actors& actors, u128 total
     held = dps == totalDps && bonds == totals->bonded && totals->burned == burnedBySlashes;
 }
 
+/** One transfer of every slash disabled, for the negative controls. */
+enum class Broken : std::uint8_t { kNone, kChallengerShares, kRefunds };
+
 /**
- * Takes back the challenger's share of every slash in `done` (the state a node would reach with
- * that one transfer of the slash disabled).
+ * Takes back the challenger's share, or the consumer's refund, of every slash in `done` (the
+ * state a node would reach with that one transfer of the slash disabled).
  */
-void dropChallengerShares(StateLayer& state, const ExecutedBlock& done) {
+void dropSlashTransfer(StateLayer& state, const ExecutedBlock& done, Broken broken) {
     for (const auto& r : done.receipts) {
         for (const auto& e : r.events) {
-            if (e.kind != "provider_slashed") {
+            const bool refund = broken == Broken::kRefunds;
+            const std::string to = attr(e, refund ? "refund_to" : "challenger");
+            if (e.kind != "provider_slashed" || to.empty() || to == "system") {
                 continue;
             }
-            const Address challenger = *Address::fromHex(attr(e, "challenger"));
-            auto account = *loadAccount(state, challenger);
-            account.balance -= *parseU128(attr(e, "to_challenger"));
-            storeAccount(state, challenger, account);
+            const Address payee = *Address::fromHex(to);
+            auto account = *loadAccount(state, payee);
+            account.balance -= *parseU128(attr(e, refund ? "refund" : "to_challenger"));
+            storeAccount(state, payee, account);
         }
     }
 }
 
-/** Runs `sequences` seeded sequences of `blocks` blocks; `broken` drops the challenger shares. */
-Coverage runSequences(std::uint64_t sequences, std::uint64_t blocks, bool broken) {
+/** Runs `sequences` seeded sequences of `blocks` blocks; `broken` drops one slash transfer. */
+Coverage runSequences(std::uint64_t sequences, std::uint64_t blocks, Broken broken) {
     const Actors actors;
     const Genesis genesis = stakeGenesis(actors);
     const u128 totalDps = totalOf(genesis);
@@ -304,8 +460,8 @@ Coverage runSequences(std::uint64_t sequences, std::uint64_t blocks, bool broken
             codec::BlockHeader header;
             header.height = h;
             header.timestampMs = now;
-            auto done = chain.executor().execute(state, codec::makeBlock(header, ops.txs(now, h)),
-                                                 alwaysVerified);
+            auto done = chain.executor().execute(
+                state, codec::makeBlock(header, ops.txs(state, now, h)), alwaysVerified);
             EXPECT_TRUE(done) << done.error().message;
             if (!done) {
                 return coverage;
@@ -313,8 +469,8 @@ Coverage runSequences(std::uint64_t sequences, std::uint64_t blocks, bool broken
             const u128 before = coverage.burnedBySlashes;
             tally(*done, coverage);
             burnedBySlashes += coverage.burnedBySlashes - before;
-            if (broken) {
-                dropChallengerShares(state, *done);
+            if (broken != Broken::kNone) {
+                dropSlashTransfer(state, *done, broken);
             }
             // Stops at the first violation (HasFailure() does not see failures that
             // EXPECT_NONFATAL_FAILURE intercepts).
@@ -330,23 +486,45 @@ Coverage runSequences(std::uint64_t sequences, std::uint64_t blocks, bool broken
 
 TEST(StakeConservationProperty, SlashesUnbondsAndReleasesMoveDpsAndNeverCreateIt) {
     constexpr std::uint64_t kSequences = 300;
-    const Coverage coverage = runSequences(kSequences, 24, false);
+    Coverage coverage = runSequences(kSequences, 24, Broken::kNone);
     std::cout << "sequences=" << kSequences << " slashes=" << coverage.slashes
               << " refused_challenges=" << coverage.refusedChallenges
               << " unbonds=" << coverage.unbonds << " releases=" << coverage.releases
               << " registrations=" << coverage.registrations
-              << " bond_refusals=" << coverage.bondRefusals << "\n";
+              << " bond_refusals=" << coverage.bondRefusals << " ties=" << coverage.ties
+              << " majority=" << coverage.groups["majority"]
+              << " verdict=" << coverage.groups["verdict"]
+              << " lapsed=" << coverage.groups["lapsed"]
+              << " no_result=" << coverage.groups["no_result"]
+              << " spot_checks=" << coverage.spotChecks
+              << " upheld=" << coverage.spotVerdicts["upheld"]
+              << " rejected=" << coverage.spotVerdicts["rejected"]
+              << " spot_lapsed=" << coverage.spotVerdicts["lapsed"]
+              << " refunds=" << coverage.refunds << "\n";
     // The runs did exercise every rule the sums are about.
-    EXPECT_GT(coverage.slashes, 500U);
-    EXPECT_GT(coverage.refusedChallenges, 100U);
+    EXPECT_GT(coverage.slashes, 250U);
+    EXPECT_GT(coverage.refusedChallenges, 20U);
     EXPECT_GT(coverage.unbonds, 100U);
     EXPECT_GT(coverage.releases, 50U);
     EXPECT_GT(coverage.registrations, 100U);
     EXPECT_GT(coverage.bondRefusals, 1'000U);
+    EXPECT_GT(coverage.ties, 50U);
+    EXPECT_GT(coverage.groups["majority"], 10U);
+    EXPECT_GT(coverage.groups["verdict"], 10U);
+    EXPECT_GT(coverage.groups["lapsed"], 30U);
+    EXPECT_GT(coverage.spotChecks, 100U);
+    EXPECT_GT(coverage.spotVerdicts["upheld"], 25U);
+    EXPECT_GT(coverage.spotVerdicts["rejected"], 25U);
+    EXPECT_GT(coverage.spotVerdicts["lapsed"], 25U);
+    EXPECT_GT(coverage.refunds, 5U);
 }
 
 TEST(StakeConservationProperty, WithTheChallengerShareOfEachSlashDroppedTheCheckFails) {
-    EXPECT_NONFATAL_FAILURE(runSequences(20, 24, true), "total DPS");
+    EXPECT_NONFATAL_FAILURE(runSequences(20, 24, Broken::kChallengerShares), "total DPS");
+}
+
+TEST(StakeConservationProperty, WithTheConsumerRefundOfEachUpheldSpotCheckDroppedTheCheckFails) {
+    EXPECT_NONFATAL_FAILURE(runSequences(300, 24, Broken::kRefunds), "total DPS");
 }
 
 TEST(StakeReplayDeterminism, CommittedStakeBlocksReplayedIntoAFreshDatabaseGiveTheSameRoots) {
@@ -359,12 +537,15 @@ TEST(StakeReplayDeterminism, CommittedStakeBlocksReplayedIntoAFreshDatabaseGiveT
     Coverage coverage;
     for (int i = 0; i < 200; ++i) {
         now = ops.nextTime(now);
-        auto done = first.block(now, ops.txs(now, first.height() + 1));
+        const StateLayer head(first.tree(), first.height());
+        auto done = first.block(now, ops.txs(head, now, first.height() + 1));
         tally(done, coverage);
         roots.push_back(done.roots);
     }
     EXPECT_GT(coverage.slashes, 0U);
     EXPECT_GT(coverage.releases, 0U);
+    EXPECT_GT(coverage.ties, 0U);
+    EXPECT_GT(coverage.spotChecks, 0U);
     Chain second(genesis);
     for (std::size_t i = 0; i < first.blocksRun().size(); ++i) {
         auto done =

@@ -124,7 +124,7 @@ TEST_F(TaskAdmission, ATaskThatRunsToItsVerdictReturnsTheWholeDeposit) {
     EXPECT_TRUE(c.run(G + 3 * kMin + 30'000, kProvider,
                       codec::TaskSubmitResult{id, result, "s3://out", 0, 3 * kMin})
                     .success());
-    const auto verdict = c.run(G + 5 * kMin, kConsumer, codec::TaskVerify{id, true, "ok"});
+    const auto verdict = c.run(G + 5 * kMin, kConsumer, codec::TaskVerify{id, true, "ok", {}});
     ASSERT_TRUE(verdict.success()) << reasonOf(verdict.code);
     EXPECT_EQ(attr(verdict.events.at(0), "deposit_forfeit"), "0");
     // Billed 2 whole minutes (run from G+1 min+2 ms to G+3.5 min, reported 3): deposit back.

@@ -149,7 +149,7 @@ TEST_F(TaskChain, CreateAssignStartResultAcceptSettlesWithTheHandComputedBill) {
     EXPECT_EQ(task(id).resultHash, resultHash);
     EXPECT_EQ(balance(kP1), u128{0});  // a result alone moves no DPS
 
-    auto accepted = c.run(G + 55 * kMin, kConsumer, codec::TaskVerify{id, true, "ok"});
+    auto accepted = c.run(G + 55 * kMin, kConsumer, codec::TaskVerify{id, true, "ok", {}});
     ASSERT_TRUE(accepted.success()) << reasonOf(accepted.code);
     // 45 minutes × 6·10^13 = 2.7·10^15: 2.7·10^14 to the pool, 2.43·10^15 to kP1, 9·10^14 back.
     const auto& settled = accepted.events.at(0);
@@ -193,7 +193,7 @@ TEST_F(TaskChain, TheVerdictBillsTheRunUpToTheResultNotTheWaitForTheVerdict) {
     // Reported 40 minutes, but the result came 10 minutes after the start: 10 minutes billed.
     ASSERT_TRUE(c.run(G + 3'000 + 10 * kMin, kP1, codec::TaskSubmitResult{id, h, "", 0, 40 * kMin})
                     .success());
-    auto accepted = c.run(G + 25 * kMin, kVerifier, codec::TaskVerify{id, true, ""});
+    auto accepted = c.run(G + 25 * kMin, kVerifier, codec::TaskVerify{id, true, "", {}});
     ASSERT_TRUE(accepted.success()) << reasonOf(accepted.code);
     EXPECT_EQ(attr(accepted.events.at(0), "minutes"), "10");
     EXPECT_EQ(balance(kP1), 10 * kRate - 10 * kRate / 10);
@@ -205,7 +205,7 @@ TEST_F(TaskChain, RejectionByAVerifierRefundsInFullAndLeavesTheProviderUnpaid) {
     Hash256 h;
     h[0] = 2;
     ASSERT_TRUE(c.run(G + 30'000, kP1, codec::TaskSubmitResult{id, h, "", 1, kMin}).success());
-    auto rejected = c.run(G + 40'000, kVerifier, codec::TaskVerify{id, false, "wrong output"});
+    auto rejected = c.run(G + 40'000, kVerifier, codec::TaskVerify{id, false, "wrong output", {}});
     ASSERT_TRUE(rejected.success()) << reasonOf(rejected.code);
     EXPECT_EQ(attr(rejected.events.at(0), "to"), "rejected");
     EXPECT_EQ(attr(rejected.events.at(0), "reason"), "wrong output");

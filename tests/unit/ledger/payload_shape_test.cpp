@@ -35,17 +35,26 @@ TEST(PayloadShape, WellFormedPayloadsPass) {
     PubKey key;
     key[0] = 1;
     for (const codec::Payload& p : std::vector<codec::Payload>{
-             inventory(), attest(), codec::Challenge{someone(), 0, 0, "why", {}},
+             inventory(),
+             attest(),
+             codec::Challenge{someone(), 0, 0, "why", {}},
              codec::ProposalVote{0, true},
              codec::Propose{codec::AddValidator{"v", key, node, someone()}},
              codec::Propose{codec::SetParameter{"tokenomics.pool_share_bps", "500"}},
              codec::TaskCreate{"ml_training", 1, {"region == eu"}, 1, {}},
-             codec::TaskStart{Hash256{{1}}}, codec::TaskRefuse{Hash256{{1}}},
+             codec::TaskStart{Hash256{{1}}},
+             codec::TaskRefuse{Hash256{{1}}},
              codec::TaskTopUp{Hash256{{1}}, 1},
              codec::TaskSubmitResult{Hash256{{1}}, Hash256{{2}}, "s3://out", 0, 0},
-             codec::TaskVerify{Hash256{{1}}, false, "why"},
+             codec::TaskVerify{Hash256{{1}}, false, "why", {}},
              codec::TaskReportFailure{Hash256{{1}}, 1, "oom", 0},
-             codec::TaskCancel{Hash256{{1}}}}) {
+             codec::TaskCancel{Hash256{{1}}},
+             codec::TaskCreate{"ml_training", 1, {}, 1, {}, kMaxTaskReplicas},
+             codec::TaskVerify{Hash256{{1}}, true, "", Hash256{{2}}},
+             codec::TaskSpotCheck{Hash256{{1}}, "does not reproduce", Hash256{{3}}},
+             codec::TaskSpotCheck{Hash256{{1}}, "", {}},
+             codec::TaskSpotCheckVerdict{Hash256{{1}}, true, "rerun differs"},
+             codec::TaskSpotCheckVerdict{Hash256{{1}}, false, ""}}) {
         auto status = checkPayloadShape(p, kSender);
         EXPECT_TRUE(status) << codec::payloadKind(p) << ": " << status.error().message;
     }
@@ -149,6 +158,30 @@ TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
                                  0},
          ErrorCode::kInvalidTask},
         {"non-printable failure error", codec::TaskReportFailure{Hash256{{1}}, 1, "a\tb", 0},
+         ErrorCode::kInvalidTask},
+        // Checked results (docs/tasks.md "Redundant tasks", "Spot checks").
+        {"replicas above the hard cap", codec::TaskCreate{"c", 1, {}, 1, {}, kMaxTaskReplicas + 1},
+         ErrorCode::kInvalidTask},
+        {"replicas at the hard cap", codec::TaskCreate{"c", 1, {}, 1, {}, kMaxTaskReplicas},
+         ErrorCode::kOk},
+        {"a rejecting verdict that upholds a result hash",
+         codec::TaskVerify{Hash256{{1}}, false, "", Hash256{{2}}}, ErrorCode::kInvalidTask},
+        {"verdict reason too long",
+         codec::TaskVerify{Hash256{{1}}, true, std::string(kMaxTextBytes + 1, 'r'), Hash256{{2}}},
+         ErrorCode::kInvalidTask},
+        {"spot check of a zero task id", codec::TaskSpotCheck{Hash256{}, "why", Hash256{{3}}},
+         ErrorCode::kInvalidTask},
+        {"spot-check reason too long",
+         codec::TaskSpotCheck{Hash256{{1}}, std::string(kMaxTextBytes + 1, 'r'), {}},
+         ErrorCode::kInvalidTask},
+        {"spot-check reason at the bound",
+         codec::TaskSpotCheck{Hash256{{1}}, std::string(kMaxTextBytes, 'r'), {}}, ErrorCode::kOk},
+        {"non-printable spot-check reason", codec::TaskSpotCheck{Hash256{{1}}, "a\nb", {}},
+         ErrorCode::kInvalidTask},
+        {"spot-check verdict on a zero task id",
+         codec::TaskSpotCheckVerdict{Hash256{}, true, "why"}, ErrorCode::kInvalidTask},
+        {"spot-check verdict reason too long",
+         codec::TaskSpotCheckVerdict{Hash256{{1}}, false, std::string(kMaxTextBytes + 1, 'r')},
          ErrorCode::kInvalidTask},
     };
     for (const auto& c : cases) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <gridledger/contracts/tasks.h>
 #include <gridledger/rpc/chain_methods.h>
 
 #include "unit/contracts/chain_harness.h"
@@ -311,7 +312,7 @@ TEST(ReputationReads, ProviderGetShowsTheDocumentedScoreOfItsRawCountersAtEachHe
                  codec::TaskSubmitResult{
                      settled, Hash256::fromHex("0x" + std::string(64, 'a')).value(), "", 0, 100})
             .success());
-    ASSERT_TRUE(chain.run(G + 1'000, consumer, codec::TaskVerify{settled, true, ""}).success());
+    ASSERT_TRUE(chain.run(G + 1'000, consumer, codec::TaskVerify{settled, true, "", {}}).success());
     ASSERT_TRUE(chain.run(G + 1'100, verifier, codec::Challenge{addressOf(provider), 0, 0, "", {}})
                     .success());
     const std::uint64_t epoch0 = chain.height();
@@ -369,5 +370,79 @@ TEST(ReputationReads, ProviderGetShowsTheDocumentedScoreOfItsRawCountersAtEachHe
     EXPECT_EQ(params.at("slash_weight"), "16");
 }
 
+TEST(CheckedResultReads, TaskGetGroupAndTaskGetShowAGroupItsReplicasAndASpotCheck) {
+    auto genesis = contracts::testing::shortEpochGenesis(1, kDps);
+    const auto p1 = testKey(50);
+    const auto p2 = testKey(53);
+    const auto v1 = testKey(51);
+    const auto v2 = testKey(54);
+    const auto consumer = testKey(52);
+    genesis.accounts.push_back({addressOf(consumer), 2 * kDps});
+    genesis.accounts.push_back({addressOf(v1), kDps});
+    genesis.providers = {{addressOf(p1), petaflopInventory(10)},
+                         {addressOf(p2), petaflopInventory(10)}};
+    genesis.verifiers = {addressOf(v1), addressOf(v2)};
+    std::sort(genesis.verifiers.begin(), genesis.verifiers.end());
+    Chain chain(genesis);
+    const auto G = kGenesisMs;
+    const Hash256 good = *Hash256::fromHex("0x" + std::string(64, 'a'));
+    ASSERT_TRUE(chain.run(G + 100, p1, petaflops(0, 0, 10)).success());
+    ASSERT_TRUE(chain.run(G + 110, p2, petaflops(0, 0, 10)).success());
+    const auto created =
+        chain.run(G + 200, consumer, codec::TaskCreate{"flat", 1'000'000, {}, 10, {}, 2});
+    ASSERT_TRUE(created.success());
+    const Hash256 group = *Hash256::fromHex(created.events.back().attributes.at(0).second);
+    chain.block(G + 300, {});  // both replicas matched, one to each provider
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        const Hash256 id = contracts::replicaIdOf(group, i);
+        const auto task = *contracts::readTask(chain.tree(), chain.height(), id);
+        const auto& provider = task->provider == addressOf(p1) ? p1 : p2;
+        ASSERT_TRUE(chain.run(G + 400 + i, provider, codec::TaskStart{id}).success());
+        ASSERT_TRUE(chain.run(G + 500 + i, provider, codec::TaskSubmitResult{id, good, "", 0, 100})
+                        .success());
+    }
+    const Hash256 first = contracts::replicaIdOf(group, 0);
+    ASSERT_TRUE(
+        chain.run(G + 600, v1, codec::TaskSpotCheck{first, "rerun differs", Hash256{}}).success());
+
+    ChainContext ctx;
+    ctx.chainId = chain.genesis().chainId;
+    ctx.blocks = &chain.blocks();
+    ctx.tree = &chain.tree();
+    MethodTable table;
+    ASSERT_TRUE(addChainMethods(table, ctx));
+    const auto read = [&](const std::string& method, const Hash256& id) {
+        auto out = (*table.find(method))(json::array{json::string(id.hex())});
+        EXPECT_TRUE(out) << method;
+        return out ? *out : json::value{};
+    };
+    const auto g = read("task_getGroup", group).as_object();
+    EXPECT_EQ(g.at("state"), "resolved");
+    EXPECT_EQ(g.at("outcome"), "majority");
+    EXPECT_EQ(g.at("result_hash"), json::value(good.hex()));
+    EXPECT_EQ(g.at("decided_by"), "system");
+    EXPECT_EQ(g.at("consumer"), json::value(addressOf(consumer).hex()));
+    ASSERT_EQ(g.at("replicas").as_array().size(), 2U);
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        const auto& r = g.at("replicas").as_array()[i].as_object();
+        EXPECT_EQ(r.at("id"), json::value(contracts::replicaIdOf(group, i).hex()));
+        EXPECT_EQ(r.at("state"), "settled");
+        EXPECT_EQ(r.at("result_hash"), json::value(good.hex()));
+    }
+    const auto t = read("task_get", first).as_object();
+    EXPECT_EQ(t.at("group"), json::value(group.hex()));
+    EXPECT_EQ(t.at("state"), "settled");
+    EXPECT_EQ(t.at("verdict_due_ms"), "0");
+    const auto& check = t.at("spot_check").as_object();
+    EXPECT_EQ(check.at("state"), "open");
+    EXPECT_EQ(check.at("challenger"), json::value(addressOf(v1).hex()));
+    EXPECT_EQ(check.at("reason"), "rerun differs");
+    EXPECT_EQ(check.at("decided_by"), "");
+    EXPECT_TRUE(read("task_get", contracts::replicaIdOf(group, 1)).at("spot_check").is_null());
+    // The group's id is no task: task_get says where to look.
+    const auto missing = (*table.find("task_get"))(json::array{json::string(group.hex())});
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("task_getGroup"), std::string::npos);
+}
 }  // namespace
 }  // namespace gridledger::rpc

@@ -125,9 +125,13 @@ TEST(ServerLimits, AtTheLimitANewConnectionEvictsTheLongestIdleOne) {
     HttpTestClient first(server->port());
     HttpTestClient second(server->port());
     // A served request proves that the server has admitted the connection; both then sit idle,
-    // `first` the longer.
+    // `first` the longer. A client reads its reply before the server's session turns to wait for
+    // the next request, and only then is it idle again and evictable: each request waits for
+    // that, so that `first` is idle since before `second`.
     ASSERT_EQ(first.post(requestText("echo", "[1]", 1)).status, 200U);
+    ASSERT_TRUE(test::waitUntil([&] { return server->idleConnectionCount() == 2; }));
     ASSERT_EQ(second.post(requestText("echo", "[2]", 2)).status, 200U);
+    ASSERT_TRUE(test::waitUntil([&] { return server->idleConnectionCount() == 2; }));
     EXPECT_EQ(server->connectionCount(), 2U);
 
     HttpTestClient extra(server->port());

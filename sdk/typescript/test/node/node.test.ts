@@ -261,9 +261,12 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
     };
     const providerSecret: Hex = `0x${"11".repeat(32)}`;
     const verifierSecret: Hex = `0x${"22".repeat(32)}`;
+    // A second verifier decides the first one's spot check: a challenger may not.
+    const judgeSecret: Hex = `0x${"33".repeat(32)}`;
     const provider = addressOf(publicKeyOf(providerSecret));
     const verifier = addressOf(publicKeyOf(verifierSecret));
-    for (const to of [provider, verifier]) {
+    const judge = addressOf(publicKeyOf(judgeSecret));
+    for (const to of [provider, verifier, judge]) {
         await ok(devSecret, { kind: "transfer", to, amount: 10n ** 18n });
     }
 
@@ -288,15 +291,14 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
     const admitted = await ok(validatorSecret, { kind: "propose", action: { kind: "admit_provider", provider } });
     const proposalId = BigInt(admitted.events.find((e) => e.kind === "proposal_created")!.attributes.id!);
     await ok(validatorSecret, { kind: "vote", proposalId, approve: true });
-    const granted = await ok(validatorSecret, {
-        kind: "propose",
-        action: { kind: "grant_verifier", account: verifier },
-    });
-    await ok(validatorSecret, {
-        kind: "vote",
-        proposalId: BigInt(granted.events.find((e) => e.kind === "proposal_created")!.attributes.id!),
-        approve: true,
-    });
+    for (const account of [verifier, judge]) {
+        const granted = await ok(validatorSecret, { kind: "propose", action: { kind: "grant_verifier", account } });
+        await ok(validatorSecret, {
+            kind: "vote",
+            proposalId: BigInt(granted.events.find((e) => e.kind === "proposal_created")!.attributes.id!),
+            approve: true,
+        });
+    }
     await waitFor("the admission", async () =>
         (await client.request("provider_get", { address: provider })).status === "admitted" ? true : undefined,
     );
@@ -371,6 +373,25 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
     ws.close();
     assert.ok(heads.length >= 5, `${heads.length} heads`);
     heads.forEach((height, k) => assert.equal(height, heads[0]! + BigInt(k), "every head once, in order"));
+    // The verifier spot-checks the settled result, locking the bond; the second verifier rejects
+    // the spot check, and the bond goes to the provider (docs/tasks.md "Spot checks").
+    const opened = await ok(verifierSecret, {
+        kind: "task_spot_check",
+        taskId: done,
+        reason: "output does not reproduce",
+        evidence: `0x${"dd".repeat(32)}`,
+    });
+    const bond = opened.events.find((e) => e.kind === "task_spot_check_opened")!.attributes.bond!;
+    const providerBefore = BigInt((await client.account(provider)).balance);
+    const decided = await ok(judgeSecret, { kind: "task_spot_check_verdict", taskId: done, upheld: false, reason: "reproduces" });
+    const decision = decided.events.find((e) => e.kind === "task_spot_check_decided")!.attributes;
+    assert.equal(decision.outcome, "rejected");
+    assert.equal(decision.bond_to, provider);
+    assert.equal(BigInt((await client.account(provider)).balance), providerBefore + BigInt(bond));
+    // A second spot check of the same task is refused with its reason token.
+    const again = await send(verifierSecret, { kind: "task_spot_check", taskId: done, reason: "", evidence: "0x" });
+    assert.ok(!again.success);
+    assert.equal(again.reason, "spot_check_closed");
     const failed = await task();
     await assigned(failed);
     await ok(providerSecret, { kind: "task_start", taskId: failed });
@@ -392,5 +413,5 @@ test("every payload kind, signed by the SDK, commits on the node; a task is foll
         reason: "benchmark does not reproduce",
         evidence: `0x${"bb".repeat(32)}`,
     });
-    assert.equal(kinds.size, 14, [...kinds].join(", "));
+    assert.equal(kinds.size, 16, [...kinds].join(", "));
 });

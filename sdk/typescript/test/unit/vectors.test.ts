@@ -12,6 +12,7 @@ import {
     encodeTxBody,
     fromHex,
     publicKeyOf,
+    replicaIdOf,
     signTx,
     signingDigest,
     signingDomain,
@@ -99,6 +100,7 @@ function payload(p: Json): Payload {
                 constraints: p.constraints,
                 maxMinutes: big(p.max_minutes),
                 specHash: p.spec_hash,
+                replicas: num(p.replicas),
             };
         case "task_start":
         case "task_refuse":
@@ -116,11 +118,15 @@ function payload(p: Json): Payload {
                 durationMs: big(p.duration_ms),
             };
         case "task_verify":
-            return { kind: p.kind, taskId: p.task_id, accept: p.accept, reason: p.reason };
+            return { kind: p.kind, taskId: p.task_id, accept: p.accept, reason: p.reason, resultHash: p.result_hash };
         case "task_report_failure":
             return { kind: p.kind, taskId: p.task_id, exitCode: num(p.exit_code), error: p.error, durationMs: big(p.duration_ms) };
         case "provider_unbond":
             return { kind: p.kind };
+        case "task_spot_check":
+            return { kind: p.kind, taskId: p.task_id, reason: p.reason, evidence: p.evidence };
+        case "task_spot_check_verdict":
+            return { kind: p.kind, taskId: p.task_id, upheld: p.upheld, reason: p.reason };
     }
     throw new Error(`unknown payload kind ${p.kind}`);
 }
@@ -145,7 +151,7 @@ test("the signing domain is the chain id's bytes and the genesis hash", () => {
 
 test("the vectors cover every payload kind", () => {
     const kinds = new Set(file.vectors.map((v: Json) => v.body.payload.kind));
-    assert.equal(kinds.size, 15);
+    assert.equal(kinds.size, 17);
 });
 
 for (const v of file.vectors as Json[]) {
@@ -162,6 +168,10 @@ for (const v of file.vectors as Json[]) {
         assert.equal(signed.hash, v.tx_hash);
         if (v.task_id !== undefined) {
             assert.equal(taskIdOf(v.address as Hex, tx.nonce), v.task_id);
+            // A redundant task's replicas: replica i of the group the task id names.
+            const replicas: Hex[] = v.replica_ids ?? [];
+            assert.equal(replicas.length, num(v.body.payload.replicas) > 1 ? num(v.body.payload.replicas) : 0);
+            replicas.forEach((id, i) => assert.equal(replicaIdOf(v.task_id, i), id));
         }
         // Signing anew gives another signature (fresh auxiliary randomness) that verifies too.
         const again = signTx(tx, v.secret_key, domain);
