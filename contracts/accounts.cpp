@@ -36,6 +36,20 @@ void storeAccount(StateLayer& state, const Address& address, const Account& acco
     state.put(accountKey(address), encodeAccount(account));
 }
 
+Status creditAccount(StateLayer& state, const Address& address, u128 amount) {
+    if (amount == 0) {
+        return {};
+    }
+    GL_ASSIGN_OR_RETURN(account, loadAccount(state, address));
+    const auto balance = checkedAdd(account.balance, amount);
+    if (!balance) {
+        return fail(ErrorCode::kOverflow, "balance of " + address.hex() + " would overflow");
+    }
+    account.balance = *balance;
+    storeAccount(state, address, account);
+    return {};
+}
+
 Result<Account> readAccount(const ledger::StateTree& tree, std::uint64_t version,
                             const Address& address) {
     GL_ASSIGN_OR_RETURN(value, tree.get(accountKey(address), version));

@@ -40,17 +40,6 @@ void storeCheck(StateLayer& state, const SpotCheck& check) {
     state.put(checkKey(check.task), encodeSpotCheck(check));
 }
 
-Status credit(StateLayer& state, const Address& to, u128 amount) {
-    GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
-    const auto balance = checkedAdd(account.balance, amount);
-    if (!balance) {
-        return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " would overflow");
-    }
-    account.balance = *balance;
-    storeAccount(state, to, account);
-    return {};
-}
-
 Status requireVerifier(const StateLayer& state, const Address& sender) {
     GL_ASSIGN_OR_RETURN(verifiers, loadVerifiers(state));
     if (!std::binary_search(verifiers.begin(), verifiers.end(), sender)) {
@@ -262,7 +251,7 @@ Events executeTaskSpotCheckVerdict(StateLayer& state, const BlockContext& block,
     EventList events;
     if (verdict.upheld) {
         closeCheck(state, *check, SpotCheckState::kUpheld, sender, block, verdict.reason);
-        GL_TRY(credit(state, check->challenger, check->bond));
+        GL_TRY(creditAccount(state, check->challenger, check->bond));
         events.push_back(decidedEvent(*check, task));
         GL_ASSIGN_OR_RETURN(slash, slashBond(state, params, block, task.provider,
                                              SlashPayees{.challenger = check->challenger,
@@ -273,7 +262,7 @@ Events executeTaskSpotCheckVerdict(StateLayer& state, const BlockContext& block,
         return events;
     }
     closeCheck(state, *check, SpotCheckState::kRejected, sender, block, verdict.reason);
-    GL_TRY(credit(state, task.provider, check->bond));
+    GL_TRY(creditAccount(state, task.provider, check->bond));
     events.push_back(decidedEvent(*check, task));
     return events;
 }
@@ -289,7 +278,7 @@ Events lapseDueSpotChecks(StateLayer& state, const BlockContext& block) {
         GL_ASSIGN_OR_RETURN(task, taskOf(state, id));
         closeCheck(state, *check, SpotCheckState::kLapsed, Address{}, block,
                    "no verdict within tasks.spot_check_verdict_ms");
-        GL_TRY(credit(state, task.provider, check->bond));
+        GL_TRY(creditAccount(state, task.provider, check->bond));
         events.push_back(decidedEvent(*check, task));
     }
     return events;

@@ -41,17 +41,6 @@ Result<u128> shareOf(u128 amount, std::uint32_t bps) {
     return share.quotient;
 }
 
-Status credit(StateLayer& state, const Address& to, u128 amount) {
-    GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
-    const auto balance = checkedAdd(account.balance, amount);
-    if (!balance) {
-        return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " would overflow");
-    }
-    account.balance = *balance;
-    storeAccount(state, to, account);
-    return {};
-}
-
 Status creditPool(StateLayer& state, u128 amount) {
     GL_ASSIGN_OR_RETURN(tokenomics, loadTokenomics(state));
     const auto pool = checkedAdd(tokenomics.emission.rewardPool, amount);
@@ -168,11 +157,9 @@ Result<codec::Event> slashBond(StateLayer& state, const ChainParams& params,
     totals.burned = *burned;
     storeStakeTotals(state, totals);
     const bool chain = payees.challenger.isZero();
-    if (split.refund != 0) {
-        GL_TRY(credit(state, payees.refundTo, split.refund));
-    }
+    GL_TRY(creditAccount(state, payees.refundTo, split.refund));
     if (!chain) {
-        GL_TRY(credit(state, payees.challenger, split.toChallenger));
+        GL_TRY(creditAccount(state, payees.challenger, split.toChallenger));
     }
     const u128 toPool = chain ? split.toPool + split.toChallenger : split.toPool;
     GL_TRY(creditPool(state, toPool));
@@ -240,7 +227,7 @@ Result<std::vector<codec::Event>> releaseDueBonds(StateLayer& state, const Block
         }
         totals.bonded = *bonded;
         storeStakeTotals(state, totals);
-        GL_TRY(credit(state, address, provider->bond));
+        GL_TRY(creditAccount(state, address, provider->bond));
         events.push_back(codec::Event{
             "bond_released", {{"provider", address.hex()}, {"amount", toDecimal(provider->bond)}}});
         provider->bond = 0;

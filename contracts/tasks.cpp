@@ -95,21 +95,6 @@ Status countPending(StateLayer& state, const Address& consumer, bool up) {
     return {};
 }
 
-/** Credits `amount` to `to`'s account (nothing for 0); kOverflow beyond 128 bits. */
-Status credit(StateLayer& state, const Address& to, u128 amount) {
-    if (amount == 0) {
-        return {};
-    }
-    GL_ASSIGN_OR_RETURN(account, loadAccount(state, to));
-    const auto balance = checkedAdd(account.balance, amount);
-    if (!balance) {
-        return fail(ErrorCode::kOverflow, "balance of " + to.hex() + " overflows");
-    }
-    account.balance = *balance;
-    storeAccount(state, to, account);
-    return {};
-}
-
 /** Files the task under the due time of its next timeout (none once ended), then stores it. */
 Status putTask(StateLayer& state, Task& task) {
     GL_ASSIGN_OR_RETURN(params, loadParams(state));
@@ -401,8 +386,8 @@ Result<TaskBill> endTask(StateLayer& state, Task& task, TaskTrigger trigger,
     if (!refund) {
         return fail(ErrorCode::kOverflow, "refund of task " + task.id.hex() + " overflows");
     }
-    GL_TRY(credit(state, task.provider, bill.toProvider));
-    GL_TRY(credit(state, task.consumer, *refund));
+    GL_TRY(creditAccount(state, task.provider, bill.toProvider));
+    GL_TRY(creditAccount(state, task.consumer, *refund));
     tokenomics.emission = bill.emission;
     storeTokenomics(state, tokenomics);
     task.escrow = 0;

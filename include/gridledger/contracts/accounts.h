@@ -28,6 +28,12 @@ struct Account {
 [[nodiscard]] Result<Account> loadAccount(const StateLayer& state, const Address& address);
 void storeAccount(StateLayer& state, const Address& address, const Account& account);
 
+/**
+ * Adds `amount` to the balance of `address` (nothing at all for 0, so that paying nothing never
+ * creates an account). kOverflow beyond 128 bits, and then nothing is written.
+ */
+[[nodiscard]] Status creditAccount(StateLayer& state, const Address& address, u128 amount);
+
 /** Reads an account from the committed tree at `version`. */
 [[nodiscard]] Result<Account> readAccount(const ledger::StateTree& tree, std::uint64_t version,
                                           const Address& address);
