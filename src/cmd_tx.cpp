@@ -380,10 +380,8 @@ int runChallenge(const Args& args) {
     return runPayload("challenge", o, args, c, [&]() -> Result<Build> {
         GL_ASSIGN_OR_RETURN(who, fixedArg<Address>(provider, "provider"));
         ch.provider = who;
-        if (!evidence.empty()) {
-            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(evidence, "evidence"));
-            ch.evidence = hash;
-        }
+        GL_ASSIGN_OR_RETURN(hash, optionalHashArg(evidence, "evidence"));
+        ch.evidence = hash;
         return fixedPayload(ch);
     });
 }

@@ -59,6 +59,14 @@ Result<Fixed> fixedArg(const std::string& text, std::string_view what) {
     return *value;
 }
 
+/** An optional hash option (an evidence, a spec, an upheld result): zero when not given. */
+inline Result<Hash256> optionalHashArg(const std::string& text, std::string_view what) {
+    if (text.empty()) {
+        return Hash256{};
+    }
+    return fixedArg<Hash256>(text, what);
+}
+
 /** `gridledger tx task-*`: runs the task command `name` ("task-create", …); -1 if unknown. */
 int runTaskTx(const std::string& name, const Args& args);
 

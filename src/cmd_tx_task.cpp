@@ -60,10 +60,8 @@ int runCreate(const Args& args) {
         "spec-hash", po::value(&spec), "0x hash of the job description")(
         "replicas", po::value(&t.replicas), "how many providers run it (default 1)");
     return runTxPayload("task-create", o, args, c, [&]() -> Result<TxBuild> {
-        if (!spec.empty()) {
-            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(spec, "spec-hash"));
-            t.specHash = hash;
-        }
+        GL_ASSIGN_OR_RETURN(hash, optionalHashArg(spec, "spec-hash"));
+        t.specHash = hash;
         return fixedPayload(t);
     });
 }
@@ -114,12 +112,8 @@ int runVerify(const Args& args) {
                                              "a tied group's result that the verdict upholds");
     return runTxPayload("task-verify", o, args, c, [&]() -> Result<TxBuild> {
         GL_ASSIGN_OR_RETURN(id, taskArg(task));
-        codec::TaskVerify verify{id, !reject, reason, {}};
-        if (!hash.empty()) {
-            GL_ASSIGN_OR_RETURN(upheld, fixedArg<Hash256>(hash, "result-hash"));
-            verify.resultHash = upheld;
-        }
-        return fixedPayload(verify);
+        GL_ASSIGN_OR_RETURN(upheld, optionalHashArg(hash, "result-hash"));
+        return fixedPayload(codec::TaskVerify{id, !reject, reason, upheld});
     });
 }
 
@@ -135,10 +129,8 @@ int runSpotCheck(const Args& args) {
     return runTxPayload("task-spot-check", o, args, c, [&]() -> Result<TxBuild> {
         GL_ASSIGN_OR_RETURN(id, taskArg(task));
         check.taskId = id;
-        if (!evidence.empty()) {
-            GL_ASSIGN_OR_RETURN(hash, fixedArg<Hash256>(evidence, "evidence"));
-            check.evidence = hash;
-        }
+        GL_ASSIGN_OR_RETURN(hash, optionalHashArg(evidence, "evidence"));
+        check.evidence = hash;
         return fixedPayload(check);
     });
 }
