@@ -115,8 +115,10 @@ class ByzantineLeader : public ByzantinePeer {
 };
 
 // The faulty member leads its rounds with nothing, so they time out, and it hears the honest
-// timeouts: it assembles TCs from them and its own claim of a QC one round below, which it does
-// not have. A voter that trusted such a TC's highest QC round would refuse the next proposals.
+// timeouts: it assembles TCs from them and its own claim of a QC one round below, with a high QC
+// of a lower round (every TC it sends, not only those where no honest signer had that QC). A
+// voter that trusted such a TC's highest QC round, where it is a lie, would refuse the next
+// proposals.
 TEST_F(ByzantineLeader, ATcThatDoesNotProveItsHighestQcDoesNotStopTheHonestValidators) {
     std::size_t forged = 0;
     const std::uint64_t before = heightOf(*net_, 1);

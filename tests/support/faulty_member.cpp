@@ -170,8 +170,17 @@ std::optional<p2p::Message> FaultyMember::forgedTc() {
                 highQc = timeout.highQc;
             }
         }
-        // Its own entry claims a QC of the round just below, which no honest timeout showed.
+        // Its own entry claims a QC of the round just below. When an honest signer did have
+        // that QC (the round before ended with one), the TC carries an older QC kept from an
+        // earlier round's timeouts instead: either way it does not prove its highest round.
         const std::uint64_t claimed = number - 1;
+        if (highQc.round == claimed) {
+            const auto older = olderQc(epoch, claimed);
+            if (!older) {
+                continue;
+            }
+            highQc = *older;
+        }
         consensus::KeySigner signer(key_);
         entries[member_] = {claimed,
                             signer.sign(consensus::timeoutDigest(domain_, epoch, number, claimed))};
@@ -189,6 +198,22 @@ std::optional<p2p::Message> FaultyMember::forgedTc() {
         return p2p::Message{codec::MessageKind::kTimeoutCert, codec::encodeTc(tc)};
     }
     return std::nullopt;
+}
+
+std::optional<codec::QuorumCert> FaultyMember::olderQc(std::uint64_t epoch,
+                                                       std::uint64_t below) const {
+    std::optional<codec::QuorumCert> found;
+    for (const auto& [key, byMember] : timeouts_) {
+        if (key.first != epoch) {
+            continue;
+        }
+        for (const auto& [index, timeout] : byMember) {
+            if (timeout.highQc.round < below && (!found || timeout.highQc.round > found->round)) {
+                found = timeout.highQc;
+            }
+        }
+    }
+    return found;
 }
 
 p2p::Message FaultyMember::forgedEpochProof(std::uint64_t epoch) const {

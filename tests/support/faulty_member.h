@@ -70,9 +70,10 @@ class FaultyMember {
                                                  std::uint64_t round, std::size_t bytes) const;
     /**
      * A TC of the latest round in which this member heard q − 1 honest timeouts: theirs, and its
-     * own claiming a QC of the round just below, which it does not have. Its high QC is the
-     * honest timeouts' highest, so the TC does not prove its highest QC round (what a voter's V2
-     * would otherwise trust). nullopt until such timeouts arrived.
+     * own claiming a QC of the round just below. Its high QC is the honest timeouts' highest, or,
+     * when that is already the QC of the round just below, an older QC heard in an earlier
+     * round's timeouts: the TC never proves its highest QC round (what a voter's V2 would
+     * otherwise trust). nullopt until such timeouts arrived.
      */
     [[nodiscard]] std::optional<p2p::Message> forgedTc();
 
@@ -90,6 +91,9 @@ class FaultyMember {
     [[nodiscard]] codec::QuorumCert soloQc(std::uint64_t epoch, std::uint64_t round,
                                            const Hash256& id) const;
     void onTimeout(const codec::Timeout& timeout);
+    /** The highest QC below round `below` of `epoch` among the timeouts heard; requires mutex_. */
+    [[nodiscard]] std::optional<codec::QuorumCert> olderQc(std::uint64_t epoch,
+                                                           std::uint64_t below) const;
 
     std::size_t member_;
     std::size_t committeeSize_;
