@@ -20,5 +20,6 @@ int runReplay(const Args& args);
 int runVerifyProof(const Args& args);
 int runExport(const Args& args);
 int runConfig(const Args& args);
+int runSnapshot(const Args& args);
 
 }  // namespace gridledger::node

@@ -24,6 +24,9 @@ commands:
   replay               rebuild the state from genesis, checking every certificate and root
   verify-proof         check a state_getProof proof offline against a trusted state root
   export epochs|tasks  write the settled epochs or the tasks as csv or json (--format)
+  snapshot export|verify FILE
+                       write the state of a certified height as proven chunks (from a
+                       stopped node's data), or check such a file against the genesis
   version              print the version
 
 Every command takes --help; all but testnet take --home DIR (default $GRIDLEDGER_HOME, else
@@ -67,6 +70,9 @@ int main(int argc, char** argv) {
     }
     if (command == "export") {
         return runExport(args);
+    }
+    if (command == "snapshot") {
+        return runSnapshot(args);
     }
     if (command == "config") {
         return runConfig(args);

@@ -56,6 +56,45 @@ struct StateProof {
     bool operator==(const StateProof&) const = default;
 };
 
+/** A key of the tree with its value. */
+struct StateEntry {
+    Hash256 key;
+    Bytes value;
+
+    bool operator==(const StateEntry&) const = default;
+};
+
+/**
+ * A subtree beside the range of a range proof, or the mark that the proof descends into a subtree
+ * the range's boundary cuts (docs/state_tree.md, "Range proofs").
+ */
+struct RangeProofItem {
+    enum class Kind : std::uint8_t { kEmpty = 0, kLeaf = 1, kNode = 2, kSplit = 3 };
+    Kind kind = Kind::kEmpty;
+    /** kLeaf: the key of the subtree's only leaf. */
+    Hash256 key;
+    /** kLeaf: the SHA-256 of that leaf's value; kNode: the subtree's root hash. */
+    Hash256 hash;
+
+    bool operator==(const RangeProofItem&) const = default;
+};
+
+/**
+ * Every key of the tree from `start` to `end` (both included) with its value, and the subtrees
+ * beside that range that prove, under a root, that no other key lies in it: one chunk of a state
+ * snapshot. Consecutive ranges (the next starting at keyAfter(end)) cover the key space.
+ */
+struct StateRange {
+    Hash256 start;
+    Hash256 end;
+    /** Ascending by key. */
+    std::vector<StateEntry> entries;
+    /** In the order verifyRange consumes them. */
+    std::vector<RangeProofItem> items;
+
+    bool operator==(const StateRange&) const = default;
+};
+
 /**
  * The versioned state tree over two column families of a KvStore.
  *
@@ -133,6 +172,16 @@ class StateTree {
      */
     [[nodiscard]] Result<StateProof> prove(const Hash256& key, std::uint64_t version) const;
 
+    /**
+     * The first `limit` keys holding a value at `version` from `start` on, with their values and
+     * the proof that they are all the keys of their range: the range ends at the last of them
+     * when more keys follow, else at the highest key (0xff…ff). verifyRange accepts the result
+     * against rootAt(version). kInvalidArgument for a limit of 0; kNotFound if `version` has no
+     * root; kCorrupt if the stored nodes or values are damaged.
+     */
+    [[nodiscard]] Result<StateRange> proveRange(const Hash256& start, std::uint64_t version,
+                                                std::size_t limit) const;
+
   private:
     storage::KvStore& store_;
     storage::Column nodes_;
@@ -157,6 +206,26 @@ class StateTree {
  * Never crashes, whatever the input.
  */
 [[nodiscard]] Result<StateProof> decodeProof(ByteView bytes);
+
+/**
+ * Checks that `range.entries` are exactly the keys of the tree under `root` from range.start to
+ * range.end, with those values. Pure and total: any malformed or inconsistent range yields
+ * kInvalidArgument, saying what does not hold.
+ */
+[[nodiscard]] Status verifyRange(const Hash256& root, const StateRange& range);
+
+/** The canonical bytes of a range (format in docs/state_tree.md). */
+[[nodiscard]] Bytes encodeRange(const StateRange& range);
+
+/**
+ * Parses the bytes of encodeRange; anything else (truncated, trailing bytes, an unknown format
+ * or item kind) is kMalformed. Never crashes, whatever the input. Checks the encoding only:
+ * verifyRange checks the content.
+ */
+[[nodiscard]] Result<StateRange> decodeRange(ByteView bytes);
+
+/** The key after `key` (key + 1 as a 256-bit integer); std::nullopt after 0xff…ff. */
+[[nodiscard]] std::optional<Hash256> keyAfter(const Hash256& key);
 
 /** The root of the empty tree: the empty-subtree hash, 32 zero bytes. */
 [[nodiscard]] Hash256 emptyTreeRoot();
