@@ -175,7 +175,7 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(0, updates, batch));
     const codec::Block block = genesisBlock(genesis, stateRoot);
     const ledger::ExecRoots roots{stateRoot, resultsRoot({})};
-    blocks_.stageExecuted(batch, block, genesisQc(block), {}, roots);
+    GL_TRY(blocks_.stageExecuted(batch, block, genesisQc(block), {}, roots));
     GL_TRY(store_.write(batch, syncedWrites_));
     return ExecutedBlock{0, {}, std::nullopt, roots};
 }
@@ -197,9 +197,11 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
     if (!tx) {
         return failed(tx.error());
     }
-    GL_ASSIGN_OR_RETURN(location, blocks_.locateTx(tx->hash));
-    if (location || !seen.insert(tx->hash).second) {
-        return failed(Error{ErrorCode::kDuplicateTx, "transaction already executed"});
+    // Only a second copy in this block is a duplicate: a copy of an earlier block's transaction
+    // fails on its own merits (its nonce is spent, or it expired), from the state alone, so that
+    // a ledger started from a state snapshot, without the earlier blocks, executes it alike.
+    if (!seen.insert(tx->hash).second) {
+        return failed(Error{ErrorCode::kDuplicateTx, "transaction already in this block"});
     }
     if (auto envelope = checkEnvelope(*tx, chainId_, signingDomain_, context.height, verified);
         !envelope) {
@@ -302,7 +304,7 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));
     executed.roots =
         ledger::ExecRoots{stateRoot, resultsRoot(executed.systemReceipt, executed.receipts)};
-    blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, executed.roots);
+    GL_TRY(blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, executed.roots));
     if (executed.systemReceipt) {
         blocks_.stageSystemReceipt(batch, block.header.height, *executed.systemReceipt);
     }

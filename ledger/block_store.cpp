@@ -5,6 +5,7 @@ namespace gridledger::ledger {
 namespace {
 
 constexpr std::string_view kExecutedHeightKey = "executed_height";
+constexpr std::string_view kFirstHeightKey = "first_height";
 constexpr std::string_view kRootsPrefix = "roots/";
 constexpr std::string_view kCommitProofPrefix = "commit_proof/";
 
@@ -51,12 +52,19 @@ auto readDecoded(const storage::KvStore& store, storage::Column column, ByteView
     return std::optional<Value>(std::move(*decoded));
 }
 
+std::optional<std::uint64_t> decodeHeight(ByteView bytes) {
+    if (bytes.size() != 8) {
+        return std::nullopt;
+    }
+    return readU64(bytes);
+}
+
 }  // namespace
 
-void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
-                               const codec::QuorumCert& certifyingQc,
-                               const std::vector<codec::Receipt>& receipts,
-                               const ExecRoots& roots) const {
+Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
+                                 const codec::QuorumCert& certifyingQc,
+                                 const std::vector<codec::Receipt>& receipts,
+                                 const ExecRoots& roots) const {
     const std::uint64_t height = block.header.height;
     batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
     batch.put(kHeightsColumn, heightKey(height), block.id.view());
@@ -64,7 +72,11 @@ void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& b
     for (const auto& receipt : receipts) {
         const TxLocation where{height, receipt.index};
         batch.put(kReceiptsColumn, receiptKey(where), codec::encodeReceipt(receipt));
-        if (isIndexed(receipt.code)) {
+        if (!isIndexed(receipt.code)) {
+            continue;
+        }
+        GL_ASSIGN_OR_RETURN(first, store_.get(kTxIndexColumn, receipt.txHash.view()));
+        if (!first) {
             batch.put(kTxIndexColumn, receipt.txHash.view(), receiptKey(where));
         }
     }
@@ -73,6 +85,7 @@ void BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& b
     append(rootBytes, roots.resultsRoot.view());
     batch.put(kMetaColumn, rootsKey(height), rootBytes);
     batch.put(kMetaColumn, asBytes(kExecutedHeightKey), heightKey(height));
+    return {};
 }
 
 void BlockStore::stageSystemReceipt(storage::WriteBatch& batch, std::uint64_t height,
@@ -94,12 +107,17 @@ Result<std::optional<codec::CommitProof>> BlockStore::commitProofAt(std::uint64_
 
 Result<std::optional<std::uint64_t>> BlockStore::executedHeight() const {
     return readDecoded(store_, kMetaColumn, asBytes(kExecutedHeightKey), "executed height",
-                       [](ByteView bytes) -> std::optional<std::uint64_t> {
-                           if (bytes.size() != 8) {
-                               return std::nullopt;
-                           }
-                           return readU64(bytes);
-                       });
+                       decodeHeight);
+}
+
+void BlockStore::stageFirstHeight(storage::WriteBatch& batch, std::uint64_t height) const {
+    batch.put(kMetaColumn, asBytes(kFirstHeightKey), heightKey(height));
+}
+
+Result<std::uint64_t> BlockStore::firstHeight() const {
+    GL_ASSIGN_OR_RETURN(first, readDecoded(store_, kMetaColumn, asBytes(kFirstHeightKey),
+                                           "first height", decodeHeight));
+    return first.value_or(0);
 }
 
 Result<std::optional<codec::Block>> BlockStore::blockById(const Hash256& id) const {

@@ -1,5 +1,6 @@
-// gridledger snapshot export|verify: the state of one height as a file of proven chunks,
-// anchored to a committed header, and its check (docs/snapshots.md).
+// gridledger snapshot export|verify|fetch|import: the state of one height as a file of proven
+// chunks, anchored to a committed header; its check; the same fetched from peers; and a new
+// node's ledger started from it (docs/snapshots.md).
 
 #include <cstdio>
 #include <iostream>
@@ -10,7 +11,9 @@
 
 #include "cli_options.h"
 #include "epochs.h"
+#include "log_format.h"
 #include "snapshot.h"
+#include "state_sync.h"
 
 namespace gridledger::node {
 namespace po = boost::program_options;
@@ -119,11 +122,43 @@ int runVerifySnapshot(const Home& home, const fs::path& data, const fs::path& fi
         [&](std::uint64_t epoch) {
             return snapshotCommittee(*genesis, *genesisBlock, epoch, local);
         },
+        [](const SnapshotManifest&, const CertifiedBase&) -> Status { return {}; },
         [](const ledger::StateRange&) -> Status { return {}; });
     if (!summary) {
         return reportError("snapshot", summary.error());
     }
     printSummary("ok", *summary);
+    return 0;
+}
+
+int runFetchSnapshot(const Home& home, const fs::path& file) {
+    auto genesis = loadGenesis(home.genesisFile());
+    auto config = home.loadConfig();
+    if (!genesis || !config) {
+        return reportError("snapshot", genesis ? config.error() : genesis.error());
+    }
+    auto report = fetchSnapshot(home, *config, *genesis, file,
+                                makeLogger("state_sync", config->logLevel, config->logFormat));
+    if (!report) {
+        return reportError("snapshot", report.error());
+    }
+    printSummary("fetched", report->summary);
+    std::printf("from %zu peers, %zu answers refused\n", report->servingPeers, report->refused);
+    return 0;
+}
+
+int runImportSnapshot(const Home& home, const fs::path& data, const fs::path& file) {
+    auto genesis = loadGenesis(home.genesisFile());
+    if (!genesis) {
+        return reportError("snapshot", genesis.error());
+    }
+    auto summary = importSnapshot(file, *genesis, data);
+    if (!summary) {
+        return reportError("snapshot", summary.error());
+    }
+    printSummary("imported", *summary);
+    std::printf("the node starts from height %llu: blocks below it are not held here\n",
+                static_cast<unsigned long long>(summary->height));
     return 0;
 }
 
@@ -137,8 +172,9 @@ int runSnapshot(const Args& args) {
     std::uint64_t height = 0;
     bool heightGiven = false;
     std::size_t chunkKeys = kSnapshotChunkKeys;
-    po::options_description desc("gridledger snapshot export FILE | verify FILE");
-    desc.add_options()("what", po::value(&what)->required(), "export or verify")(
+    po::options_description desc(
+        "gridledger snapshot export FILE | verify FILE | fetch FILE | import FILE");
+    desc.add_options()("what", po::value(&what)->required(), "export, verify, fetch or import")(
         "file", po::value(&file)->required(), "the snapshot file")(
         "data", po::value(&dataFlag), "the chain database (default: <home>/data/chain)")(
         "height", po::value(&height)->notifier([&](std::uint64_t) { heightGiven = true; }),
@@ -151,8 +187,10 @@ int runSnapshot(const Args& args) {
     if (!parseOptions("snapshot", desc, positional, args, homeFlag, exitCode)) {
         return exitCode;
     }
-    if ((what != "export" && what != "verify") || chunkKeys == 0) {
-        std::cerr << "gridledger snapshot: expected export|verify FILE and --chunk-keys above 0\n"
+    if ((what != "export" && what != "verify" && what != "fetch" && what != "import") ||
+        chunkKeys == 0) {
+        std::cerr << "gridledger snapshot: expected export|verify|fetch|import FILE and "
+                     "--chunk-keys above 0\n"
                   << desc;
         return 2;
     }
@@ -161,6 +199,12 @@ int runSnapshot(const Args& args) {
     if (what == "export") {
         return runExportSnapshot(home, data, file,
                                  heightGiven ? std::optional(height) : std::nullopt, chunkKeys);
+    }
+    if (what == "import") {
+        return runImportSnapshot(home, data, file);
+    }
+    if (what == "fetch") {
+        return runFetchSnapshot(home, file);
     }
     return runVerifySnapshot(home, data, file);
 }

@@ -5,6 +5,8 @@
 #include <ctime>
 
 #include <spdlog/details/log_msg.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 namespace gridledger::node {
 
@@ -124,6 +126,19 @@ void JsonLogFormatter::format(const spdlog::details::log_msg& msg, spdlog::memor
 
 std::unique_ptr<spdlog::formatter> JsonLogFormatter::clone() const {
     return std::make_unique<JsonLogFormatter>();
+}
+
+std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const std::string& level,
+                                           std::string_view format) {
+    auto logger = spdlog::get(name);
+    if (!logger) {
+        logger = spdlog::stderr_color_mt(name);
+    }
+    logger->set_level(spdlog::level::from_str(level));
+    if (format == "json") {
+        logger->set_formatter(std::make_unique<JsonLogFormatter>());
+    }
+    return logger;
 }
 
 }  // namespace gridledger::node

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <spdlog/formatter.h>
+#include <spdlog/logger.h>
 
 namespace gridledger::node {
 
@@ -38,5 +39,13 @@ class JsonLogFormatter final : public spdlog::formatter {
     void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override;
     [[nodiscard]] std::unique_ptr<spdlog::formatter> clone() const override;
 };
+
+/**
+ * The logger `name` at `level` (spdlog's names: "info", "debug", ...), its lines as text or, for
+ * `format` "json", as JsonLogFormatter writes them ([log] in node.conf); created on first use.
+ */
+[[nodiscard]] std::shared_ptr<spdlog::logger> makeLogger(const std::string& name,
+                                                         const std::string& level,
+                                                         std::string_view format);
 
 }  // namespace gridledger::node

@@ -24,9 +24,11 @@ commands:
   replay               rebuild the state from genesis, checking every certificate and root
   verify-proof         check a state_getProof proof offline against a trusted state root
   export epochs|tasks  write the settled epochs or the tasks as csv or json (--format)
-  snapshot export|verify FILE
+  snapshot export|verify|fetch|import FILE
                        write the state of a certified height as proven chunks (from a
-                       stopped node's data), or check such a file against the genesis
+                       stopped node's data), check such a file against the genesis, fetch
+                       one from the peers, or start a new home's ledger from it (start
+                       --state-sync does the last two at once)
   version              print the version
 
 Every command takes --help; all but testnet take --home DIR (default $GRIDLEDGER_HOME, else

@@ -18,25 +18,12 @@ namespace {
  */
 constexpr std::chrono::milliseconds kReconnectCap{2'000};
 
-/** The logger `name` at the config's level, its lines as text or JSON ([log] in node.conf). */
-std::shared_ptr<spdlog::logger> makeLogger(const std::string& name, const NodeConfig& config) {
-    auto logger = spdlog::get(name);
-    if (!logger) {
-        logger = spdlog::stderr_color_mt(name);
-    }
-    logger->set_level(spdlog::level::from_str(config.logLevel));
-    if (config.logFormat == "json") {
-        logger->set_formatter(std::make_unique<JsonLogFormatter>());
-    }
-    return logger;
-}
-
 }  // namespace
 
 Status NodeImpl::open(const Home& home) {
     GL_ASSIGN_OR_RETURN(config, home.loadConfig());
     config_ = config;
-    log_ = makeLogger("node", config_);
+    log_ = makeLogger("node", config_.logLevel, config_.logFormat);
     GL_ASSIGN_OR_RETURN(genesisText, readFile(home.genesisFile()));
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(genesisText));
     genesis_ = std::move(genesis);
@@ -80,6 +67,8 @@ Status NodeImpl::openLedger(const Home& home) {
                                                       signingDomain_);
     consensusStore_ = std::make_unique<ConsensusStore>(*store_);
     barrier_ = std::make_unique<SendBarrier>(*store_);
+    GL_ASSIGN_OR_RETURN(first, blocks_->firstHeight());
+    firstHeight_ = first;
     GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
     if (!executed) {
         GL_ASSIGN_OR_RETURN(written, executor_->commitGenesis(genesis_));
@@ -182,7 +171,10 @@ Result<consensus::RecoveryData> NodeImpl::recoveryData(
             data.qcs.push_back(std::move(qc));
         }
     }
-    for (std::uint64_t h = data.root.header.execHeight; h <= *executed; ++h) {
+    // A ledger started from a snapshot holds the roots of its first height on, not those of the
+    // heights below it that the root block's header names: the core knows no execution there.
+    for (std::uint64_t h = std::max(data.root.header.execHeight, firstHeight_); h <= *executed;
+         ++h) {
         GL_ASSIGN_OR_RETURN(roots, blocks_->rootsAt(h));
         if (!roots) {
             return fail(ErrorCode::kCorrupt, "roots of height " + std::to_string(h) + " missing");
@@ -302,7 +294,7 @@ Status NodeImpl::openNetwork() {
     options.allowed = allowedNodes();
     options.persistentPeers = config_.persistentPeers;
     options.timers.reconnectCap = kReconnectCap;
-    options.logger = makeLogger("p2p", config_);
+    options.logger = makeLogger("p2p", config_.logLevel, config_.logFormat);
     const NodeId self = nodeKey_.nodeId();
     options.seed = readU64(self.view());
     network_ = std::make_unique<p2p::Network>(std::move(options), nodeKey_);
@@ -468,9 +460,12 @@ void NodeImpl::deliver(EventBody body) {
 Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
                                                      const codec::QuorumCert& certifying) {
     // The roots this block certifies must be this node's own: a node whose state left the
-    // certified one stops rather than execute and serve more of it.
-    GL_ASSIGN_OR_RETURN(local, blocks_->rootsAt(block.header.execHeight));
-    GL_TRY(checkCertifiedRoots(block.header, local));
+    // certified one stops rather than execute and serve more of it. A node started from a
+    // snapshot has no roots of the heights below its first one, which its certificates vouch for.
+    if (block.header.execHeight >= firstHeight_) {
+        GL_ASSIGN_OR_RETURN(local, blocks_->rootsAt(block.header.execHeight));
+        GL_TRY(checkCertifiedRoots(block.header, local));
+    }
     const auto started = std::chrono::steady_clock::now();
     GL_ASSIGN_OR_RETURN(done,
                         executor_->executeAndCommit(block, certifying, [this](const Hash256& hash) {
@@ -618,7 +613,7 @@ void NodeImpl::fatal(const Error& error) {
 
 Result<std::unique_ptr<Node>> Node::start(const Home& home) {
     GL_ASSIGN_OR_RETURN(config, home.loadConfig());
-    const auto log = makeLogger("node", config);
+    const auto log = makeLogger("node", config.logLevel, config.logFormat);
     Passphrase passphrase(PassphraseSource{
         .file = config.keyPassphraseFile.empty() ? std::filesystem::path()
                                                  : home.root() / config.keyPassphraseFile,

@@ -234,6 +234,9 @@ class NodeImpl {
     void serveSyncRequest(const NodeId& from, ByteView payload);
     /** Answers with the proof that ended the asked epoch, when it has ended here. */
     void serveEpochProofRequest(const NodeId& from, ByteView payload);
+    /** State sync (docs/snapshots.md): this ledger's latest manifest, and one proven range. */
+    void serveStateManifest(const NodeId& from);
+    void serveStateChunk(const NodeId& from, ByteView payload);
     /** Sends a served answer and charges it to the asking peer's serving budget. */
     void sendServed(const NodeId& to, p2p::Message answer, std::size_t blocks);
     void invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
@@ -348,6 +351,8 @@ class NodeImpl {
     /** The highest block height seen in a checked proposal (a claim: for /readyz only). */
     std::atomic<std::uint64_t> seenHeight_{0};
     std::atomic<std::uint64_t> executedHeight_{0};
+    /** The ledger's first height: 0, or the height of the snapshot it started from. */
+    std::uint64_t firstHeight_ = 0;
     std::atomic<bool> member_{false};
     /** Written on the consensus thread; read by /readyz and the metrics too. */
     std::atomic<Hold> hold_{Hold::kNone};

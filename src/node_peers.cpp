@@ -1,6 +1,7 @@
 // The node's P2P side: votes and fetches out, peer messages in, block sync
 // (docs/p2p.md, "Node messages" and "Block sync").
 #include "node_impl.h"
+#include "snapshot.h"
 
 namespace gridledger::node {
 
@@ -17,7 +18,9 @@ bool movesRounds(codec::MessageKind kind) {
 
 bool isServedKind(codec::MessageKind kind) {
     return kind == codec::MessageKind::kSyncRequest || kind == codec::MessageKind::kBlockRequest ||
-           kind == codec::MessageKind::kEpochProofRequest;
+           kind == codec::MessageKind::kEpochProofRequest ||
+           kind == codec::MessageKind::kStateManifestRequest ||
+           kind == codec::MessageKind::kStateChunkRequest;
 }
 
 }  // namespace
@@ -95,6 +98,12 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
             return;
         case codec::MessageKind::kEpochProofRequest:
             serveEpochProofRequest(from, message.payload);
+            return;
+        case codec::MessageKind::kStateManifestRequest:
+            serveStateManifest(from);
+            return;
+        case codec::MessageKind::kStateChunkRequest:
+            serveStateChunk(from, message.payload);
             return;
         case codec::MessageKind::kEpochProof: {
             auto proof = codec::decodeEpochProof(message.payload);
@@ -241,6 +250,42 @@ void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
     } else {
         serving_.charge(from, 1, 0, ServingBudget::Clock::now());
     }
+}
+
+void NodeImpl::serveStateManifest(const NodeId& from) {
+    auto manifest = snapshotManifest(*blocks_, genesis_, executedHeight_.load(), std::nullopt);
+    if (!manifest) {
+        log_->debug("no state manifest to serve peer={}: {}", from.hex(), manifest.error().message);
+    }
+    const Bytes encoded = manifest ? encodeManifest(*manifest) : Bytes{};
+    sendServed(from,
+               p2p::Message{codec::MessageKind::kStateManifest,
+                            codec::encodeStateManifest(codec::StateManifest{encoded})},
+               1);
+}
+
+void NodeImpl::serveStateChunk(const NodeId& from, ByteView payload) {
+    auto request = codec::decodeStateChunkRequest(payload);
+    if (!request) {
+        invalidMessage(from, codec::MessageKind::kStateChunkRequest, request.error(),
+                       kInvalidMessagePoints);
+        return;
+    }
+    codec::StateChunk answer{request->height, request->start, {}};
+    if (request->height >= firstHeight_ && request->height <= executedHeight_.load()) {
+        const std::size_t keys = request->maxKeys == 0
+                                     ? kSnapshotChunkKeys
+                                     : std::min<std::size_t>(request->maxKeys, kSnapshotChunkKeys);
+        auto range = tree_->proveRange(request->start, request->height, keys);
+        if (range) {
+            answer.range = ledger::encodeRange(*range);
+        } else {
+            log_->debug("cannot serve state chunk height={} start={}: {}", request->height,
+                        request->start.hex(), range.error().message);
+        }
+    }
+    sendServed(from, p2p::Message{codec::MessageKind::kStateChunk, codec::encodeStateChunk(answer)},
+               1);
 }
 
 void NodeImpl::invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,

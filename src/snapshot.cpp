@@ -3,6 +3,7 @@
 
 #include "snapshot.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -137,7 +138,78 @@ Result<std::uint64_t> highestCertifiedHeight(const ledger::BlockStore& blocks,
     return fail(ErrorCode::kNotFound, "no committed block above genesis has a commit proof yet");
 }
 
+Status sameChain(const SnapshotManifest& manifest, const contracts::Genesis& genesis) {
+    if (manifest.chainId != genesis.chainId ||
+        manifest.genesisHash != contracts::genesisHash(genesis)) {
+        return fail(ErrorCode::kWrongChainId, "snapshot of chain " + manifest.chainId +
+                                                  " (genesis " + manifest.genesisHash.hex() +
+                                                  "), not of this genesis");
+    }
+    return {};
+}
+
 }  // namespace
+
+Result<CertifiedBase> verifyManifest(const SnapshotManifest& manifest,
+                                     const contracts::Genesis& genesis,
+                                     const consensus::Committee& committee) {
+    GL_TRY(sameChain(manifest, genesis));
+    const codec::BlockHeader& anchor = manifest.anchor.header;
+    if (anchor.execHeight != manifest.height || anchor.execStateRoot != manifest.stateRoot) {
+        return fail(ErrorCode::kInvalidBlock,
+                    "the anchor header certifies height " + std::to_string(anchor.execHeight) +
+                        " with root " + anchor.execStateRoot.hex() + ", the manifest claims " +
+                        std::to_string(manifest.height) + " with " + manifest.stateRoot.hex());
+    }
+    const std::string domain = contracts::signingDomainOf(genesis);
+    codec::Block anchorBlock;
+    anchorBlock.header = anchor;
+    anchorBlock.headerBytes = manifest.anchor.headerBytes;
+    anchorBlock.id = manifest.anchor.id;
+    GL_TRY(consensus::verifyCommitProof(anchorBlock, manifest.anchorProof, committee, domain));
+    // Base, the headers between and the anchor form one chain: the anchor's commit makes them
+    // all committed.
+    const codec::BlockHeader& base = manifest.base.header;
+    if (base.height != manifest.height) {
+        return fail(ErrorCode::kInvalidBlock, "the base block is at height " +
+                                                  std::to_string(base.height) + ", not " +
+                                                  std::to_string(manifest.height));
+    }
+    if (base.epoch != anchor.epoch) {
+        return fail(ErrorCode::kUnavailable,
+                    "an epoch change lies between the base block and the anchor");
+    }
+    // The base block is stored and served as it comes: its author's signature too.
+    if (auto signed_ = consensus::verifyProposal(manifest.base, committee, domain); !signed_) {
+        return fail(ErrorCode::kInvalidBlock, "the base block: " + signed_.error().message);
+    }
+    Hash256 parent = manifest.base.id;
+    std::uint64_t height = base.height;
+    std::optional<codec::QuorumCert> certifying;
+    auto link = [&](const codec::BlockHeader& header, const Hash256& id) -> Status {
+        if (header.parentId != parent || header.height != height + 1) {
+            return fail(ErrorCode::kInvalidBlock, "the block at height " +
+                                                      std::to_string(height + 1) +
+                                                      " does not follow the one below it");
+        }
+        if (!certifying) {
+            certifying = header.qc;
+        }
+        parent = id;
+        ++height;
+        return {};
+    };
+    for (const codec::ProofHeader& header : manifest.between) {
+        GL_TRY(link(header.header, header.id));
+    }
+    GL_TRY(link(anchor, manifest.anchor.id));
+    if (!certifying || certifying->blockId != manifest.base.id) {
+        return fail(ErrorCode::kInvalidCertificate,
+                    "the QC above the base block does not certify it");
+    }
+    GL_TRY(consensus::verifyQuorumCert(*certifying, committee, domain));
+    return CertifiedBase{*certifying, anchor.execResultsRoot};
+}
 
 Bytes encodeManifest(const SnapshotManifest& manifest) {
     Bytes out;
@@ -148,6 +220,11 @@ Bytes encodeManifest(const SnapshotManifest& manifest) {
     append(out, manifest.genesisHash.view());
     appendU64(out, manifest.height);
     append(out, manifest.stateRoot.view());
+    appendSized(out, codec::encodeBlock(manifest.base));
+    appendU32(out, static_cast<std::uint32_t>(manifest.between.size()));
+    for (const codec::ProofHeader& header : manifest.between) {
+        appendSized(out, header.headerBytes);
+    }
     appendSized(out, manifest.anchor.headerBytes);
     appendSized(out, codec::encodeCommitProof(manifest.anchorProof));
     return out;
@@ -172,9 +249,34 @@ Result<SnapshotManifest> decodeManifest(ByteView bytes) {
     manifest.genesisHash = hashAt(*fixed);
     manifest.height = readU64(fixed->subspan(Hash256::size()));
     manifest.stateRoot = hashAt(fixed->subspan(Hash256::size() + 8));
+    const auto base = in.sized();
+    if (!base) {
+        return std::unexpected(malformed("truncated base block"));
+    }
+    auto baseBlock = codec::decodeBlock(*base);
+    if (!baseBlock) {
+        return std::unexpected(malformed("base block: " + baseBlock.error().message));
+    }
+    manifest.base = std::move(*baseBlock);
+    const auto count = in.take(4);
+    if (!count || readU32(*count) > codec::kMaxCommitProofPath) {
+        return std::unexpected(malformed("truncated or too many headers between base and anchor"));
+    }
+    for (std::uint32_t i = readU32(*count); i > 0; --i) {
+        const auto between = in.sized();
+        if (!between) {
+            return std::unexpected(malformed("truncated header between base and anchor"));
+        }
+        auto header = codec::makeProofHeader(Bytes(between->begin(), between->end()));
+        if (!header) {
+            return std::unexpected(
+                malformed("header between base and anchor: " + header.error().message));
+        }
+        manifest.between.push_back(std::move(*header));
+    }
     const auto header = in.sized();
     const auto proof = header ? in.sized() : std::nullopt;
-    if (!proof) {
+    if (!header || !proof) {
         return std::unexpected(malformed("truncated anchor"));
     }
     if (!in.done()) {
@@ -204,6 +306,10 @@ Result<SnapshotManifest> snapshotManifest(const ledger::BlockStore& blocks,
         GL_ASSIGN_OR_RETURN(highest, highestCertifiedHeight(blocks, executedHeight));
         at = highest;
     }
+    if (at == 0) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "height 0 is the genesis state, which every node computes itself");
+    }
     if (at > executedHeight) {
         return fail(ErrorCode::kNotFound, "height " + std::to_string(at) +
                                               " is above the executed height " +
@@ -221,15 +327,27 @@ Result<SnapshotManifest> snapshotManifest(const ledger::BlockStore& blocks,
     manifest.genesisHash = contracts::genesisHash(genesis);
     manifest.height = at;
     manifest.stateRoot = roots->stateRoot;
+    GL_ASSIGN_OR_RETURN(base, blocks.blockAt(at));
+    if (!base) {
+        return fail(ErrorCode::kCorrupt, "no stored block at height " + std::to_string(at));
+    }
+    manifest.base = std::move(*base);
+    for (std::uint64_t h = at + 1; h < anchor.first.header.height; ++h) {
+        GL_ASSIGN_OR_RETURN(between, blocks.blockAt(h));
+        if (!between) {
+            return fail(ErrorCode::kCorrupt, "no stored block at height " + std::to_string(h));
+        }
+        manifest.between.push_back(
+            codec::ProofHeader{between->header, between->headerBytes, between->id});
+    }
     manifest.anchor =
         codec::ProofHeader{anchor.first.header, anchor.first.headerBytes, anchor.first.id};
     manifest.anchorProof = std::move(anchor.second);
     return manifest;
 }
 
-Result<SnapshotSummary> writeSnapshot(const ledger::StateTree& tree,
-                                      const SnapshotManifest& manifest, std::size_t chunkKeys,
-                                      const fs::path& file) {
+Result<SnapshotWriter> SnapshotWriter::create(const fs::path& file,
+                                              const SnapshotManifest& manifest) {
     if (manifest.chainId.size() > kMaxChainIdBytes) {
         return fail(ErrorCode::kInvalidArgument, "chain id too long for a snapshot manifest");
     }
@@ -237,46 +355,73 @@ Result<SnapshotSummary> writeSnapshot(const ledger::StateTree& tree,
     if (fs::exists(file, ec)) {
         return fail(ErrorCode::kInvalidArgument, file.string() + " already exists");
     }
+    SnapshotWriter writer;
+    writer.file_ = file;
+    writer.partial_ = fs::path(file).concat(".partial");
+    writer.out_ =
+        std::make_unique<std::ofstream>(writer.partial_, std::ios::binary | std::ios::trunc);
+    if (!*writer.out_) {
+        return fail(ErrorCode::kIo, "cannot create " + writer.partial_.string());
+    }
+    writer.summary_ =
+        SnapshotSummary{manifest.height, manifest.stateRoot, manifest.anchor.header.epoch, 0, 0, 0};
+    Bytes head(kMagic.begin(), kMagic.end());
+    appendSized(head, encodeManifest(manifest));
+    GL_TRY(writeAll(*writer.out_, head, writer.partial_));
+    writer.summary_.bytes += head.size();
+    return writer;
+}
+
+Status SnapshotWriter::add(const ledger::StateRange& range) {
+    Bytes part;
+    appendSized(part, ledger::encodeRange(range));
+    GL_TRY(writeAll(*out_, part, partial_));
+    summary_.bytes += part.size();
+    summary_.entries += range.entries.size();
+    ++summary_.chunks;
+    return {};
+}
+
+Result<SnapshotSummary> SnapshotWriter::finish() {
+    out_->close();
+    if (!*out_) {
+        return fail(ErrorCode::kIo, "cannot write " + partial_.string());
+    }
+    std::error_code ec;
+    fs::rename(partial_, file_, ec);
+    if (ec) {
+        return fail(ErrorCode::kIo, "cannot rename " + partial_.string() + ": " + ec.message());
+    }
+    return summary_;
+}
+
+SnapshotWriter::~SnapshotWriter() {
+    if (out_ && out_->is_open()) {
+        out_->close();
+        std::error_code ec;
+        fs::remove(partial_, ec);
+    }
+}
+
+Result<SnapshotSummary> writeSnapshot(const ledger::StateTree& tree,
+                                      const SnapshotManifest& manifest, std::size_t chunkKeys,
+                                      const fs::path& file) {
     GL_ASSIGN_OR_RETURN(root, tree.rootAt(manifest.height));
     if (root != manifest.stateRoot) {
         return fail(ErrorCode::kCorrupt, "the state tree's root of height " +
                                              std::to_string(manifest.height) +
                                              " is not the manifest's");
     }
-    // Written beside the target and renamed once complete: a snapshot file is always whole.
-    const fs::path partial = fs::path(file).concat(".partial");
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        return fail(ErrorCode::kIo, "cannot create " + partial.string());
-    }
-    SnapshotSummary summary{
-        manifest.height, manifest.stateRoot, manifest.anchor.header.epoch, 0, 0, 0};
-    Bytes head(kMagic.begin(), kMagic.end());
-    appendSized(head, encodeManifest(manifest));
-    GL_TRY(writeAll(out, head, partial));
-    summary.bytes += head.size();
+    GL_ASSIGN_OR_RETURN(writer, SnapshotWriter::create(file, manifest));
     std::optional<Hash256> start = Hash256{};
     while (start) {
         GL_ASSIGN_OR_RETURN(range, tree.proveRange(*start, manifest.height, chunkKeys));
         // The proof is checked before it leaves: a damaged store makes no unusable backup.
         GL_TRY(ledger::verifyRange(manifest.stateRoot, range));
-        Bytes part;
-        appendSized(part, ledger::encodeRange(range));
-        GL_TRY(writeAll(out, part, partial));
-        summary.bytes += part.size();
-        summary.entries += range.entries.size();
-        ++summary.chunks;
+        GL_TRY(writer.add(range));
         start = ledger::keyAfter(range.end);
     }
-    out.close();
-    if (!out) {
-        return fail(ErrorCode::kIo, "cannot write " + partial.string());
-    }
-    fs::rename(partial, file, ec);
-    if (ec) {
-        return fail(ErrorCode::kIo, "cannot rename " + partial.string() + ": " + ec.message());
-    }
-    return summary;
+    return writer.finish();
 }
 
 Result<consensus::Committee> snapshotCommittee(const contracts::Genesis& genesis,
@@ -300,6 +445,7 @@ Result<consensus::Committee> snapshotCommittee(const contracts::Genesis& genesis
 Result<SnapshotSummary> readSnapshot(
     const fs::path& file, const contracts::Genesis& genesis,
     const std::function<Result<consensus::Committee>(std::uint64_t epoch)>& committeeFor,
+    const std::function<Status(const SnapshotManifest&, const CertifiedBase&)>& onManifest,
     const std::function<Status(const ledger::StateRange&)>& onChunk) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
@@ -316,29 +462,13 @@ Result<SnapshotSummary> readSnapshot(
         return fail(ErrorCode::kMalformed, "snapshot has no manifest");
     }
     GL_ASSIGN_OR_RETURN(manifest, decodeManifest(*manifestBytes));
-    if (manifest.chainId != genesis.chainId ||
-        manifest.genesisHash != contracts::genesisHash(genesis)) {
-        return fail(ErrorCode::kWrongChainId, "snapshot of chain " + manifest.chainId +
-                                                  " (genesis " + manifest.genesisHash.hex() +
-                                                  "), not of this genesis");
-    }
-    const codec::BlockHeader& anchor = manifest.anchor.header;
-    if (anchor.execHeight != manifest.height || anchor.execStateRoot != manifest.stateRoot) {
-        return fail(ErrorCode::kInvalidBlock,
-                    "the anchor header certifies height " + std::to_string(anchor.execHeight) +
-                        " with root " + anchor.execStateRoot.hex() + ", the manifest claims " +
-                        std::to_string(manifest.height) + " with " + manifest.stateRoot.hex());
-    }
-    GL_ASSIGN_OR_RETURN(committee, committeeFor(anchor.epoch));
-    codec::Block anchorBlock;
-    anchorBlock.header = anchor;
-    anchorBlock.headerBytes = manifest.anchor.headerBytes;
-    anchorBlock.id = manifest.anchor.id;
-    GL_TRY(consensus::verifyCommitProof(anchorBlock, manifest.anchorProof, committee,
-                                        contracts::signingDomainOf(genesis)));
+    GL_TRY(sameChain(manifest, genesis));
+    GL_ASSIGN_OR_RETURN(committee, committeeFor(manifest.anchor.header.epoch));
+    GL_ASSIGN_OR_RETURN(base, verifyManifest(manifest, genesis, committee));
+    GL_TRY(onManifest(manifest, base));
     SnapshotSummary summary{manifest.height,
                             manifest.stateRoot,
-                            anchor.epoch,
+                            manifest.anchor.header.epoch,
                             0,
                             0,
                             kMagic.size() + 4 + manifestBytes->size()};
@@ -372,6 +502,94 @@ Result<SnapshotSummary> readSnapshot(
         return fail(ErrorCode::kMalformed, "bytes follow the last chunk of the snapshot");
     }
     return summary;
+}
+
+namespace {
+
+/** importSnapshot's work once `chainDir` is created; the caller removes it on error. */
+Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesis& genesis,
+                                   const fs::path& chainDir) {
+    GL_ASSIGN_OR_RETURN(
+        store, storage::KvStore::open(chainDir, ledger::columnNames(), ledger::storeOptions()));
+    ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
+    ledger::BlockStore blocks(*store);
+    contracts::Executor executor(*store, tree, blocks, genesis.chainId,
+                                 contracts::signingDomainOf(genesis));
+    GL_TRY(executor.commitGenesis(genesis));
+    GL_ASSIGN_OR_RETURN(genesisBlock, blocks.blockAt(0));
+    if (!genesisBlock) {
+        return fail(ErrorCode::kInternal, "the new ledger holds no genesis block");
+    }
+    std::optional<SnapshotManifest> manifest;
+    CertifiedBase base;
+    std::vector<ledger::TreeUpdate> updates;
+    GL_ASSIGN_OR_RETURN(
+        summary, readSnapshot(
+                     file, genesis,
+                     [&](std::uint64_t epoch) {
+                         return snapshotCommittee(genesis, *genesisBlock, epoch, std::nullopt);
+                     },
+                     [&](const SnapshotManifest& read, const CertifiedBase& certified) -> Status {
+                         if (read.height == 0) {
+                             return fail(
+                                 ErrorCode::kInvalidArgument,
+                                 "a snapshot of height 0 is the genesis state: start from genesis");
+                         }
+                         manifest = read;
+                         base = certified;
+                         return {};
+                     },
+                     [&](const ledger::StateRange& range) -> Status {
+                         for (const ledger::StateEntry& entry : range.entries) {
+                             updates.push_back(ledger::TreeUpdate{entry.key, entry.value});
+                         }
+                         return {};
+                     }));
+    // The snapshot is the whole state: genesis keys it does not hold were deleted since.
+    Hash256 highest;
+    std::fill_n(highest.data(), Hash256::size(), std::uint8_t{0xff});
+    GL_ASSIGN_OR_RETURN(genesisKeys, tree.keysBetween(Hash256{}, highest, 0));
+    const std::size_t held = updates.size();
+    for (const Hash256& key : genesisKeys) {
+        const auto found = std::lower_bound(
+            updates.begin(), updates.begin() + static_cast<std::ptrdiff_t>(held), key,
+            [](const ledger::TreeUpdate& update, const Hash256& k) { return update.key < k; });
+        if (found == updates.begin() + static_cast<std::ptrdiff_t>(held) || found->key != key) {
+            updates.push_back(ledger::TreeUpdate{key, std::nullopt});
+        }
+    }
+    if (!manifest) {
+        return fail(ErrorCode::kInternal, "the snapshot was read without its manifest");
+    }
+    auto batch = store->batch();
+    GL_ASSIGN_OR_RETURN(root, tree.apply(manifest->height, updates, batch));
+    if (root != manifest->stateRoot) {
+        return fail(ErrorCode::kInternal, "the imported state has root " + root.hex() + ", not " +
+                                              manifest->stateRoot.hex());
+    }
+    GL_TRY(blocks.stageExecuted(batch, manifest->base, base.certifyingQc, {},
+                                ledger::ExecRoots{manifest->stateRoot, base.resultsRoot}));
+    blocks.stageFirstHeight(batch, manifest->height);
+    GL_TRY(store->write(batch, true));
+    return summary;
+}
+
+}  // namespace
+
+Result<SnapshotSummary> importSnapshot(const fs::path& file, const contracts::Genesis& genesis,
+                                       const fs::path& chainDir) {
+    if (fs::exists(chainDir)) {
+        return fail(ErrorCode::kInvalidArgument,
+                    chainDir.string() + " already holds a ledger: import needs a new home");
+    }
+    std::error_code created;
+    fs::create_directories(chainDir.parent_path(), created);
+    auto imported = importInto(file, genesis, chainDir);
+    if (!imported) {
+        std::error_code ec;
+        fs::remove_all(chainDir, ec);
+    }
+    return imported;
 }
 
 Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis,

@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <gridledger/base/result.h>
 #include <gridledger/codec/block.h>
@@ -31,6 +34,10 @@ struct SnapshotManifest {
     /** The executed height whose state the snapshot holds. */
     std::uint64_t height = 0;
     Hash256 stateRoot;
+    /** The committed block at `height`, its transactions included: a ledger's head after import. */
+    codec::Block base;
+    /** The headers of the committed blocks between `base` and `anchor`, ascending. */
+    std::vector<codec::ProofHeader> between;
     /** A committed header with exec_height = height and exec_state_root = stateRoot. */
     codec::ProofHeader anchor;
     /** Shows the anchor committed (consensus::verifyCommitProof). */
@@ -38,6 +45,25 @@ struct SnapshotManifest {
 
     bool operator==(const SnapshotManifest&) const = default;
 };
+
+/** What a checked manifest vouches for, beyond the state root. */
+struct CertifiedBase {
+    /** The QC that certifies manifest.base (carried by the header above it). */
+    codec::QuorumCert certifyingQc;
+    /** The results root of manifest.height, from the anchor. */
+    Hash256 resultsRoot;
+};
+
+/**
+ * Checks a manifest against the chain of `genesis` and `committee` (the committee of the
+ * anchor's epoch): chain id and genesis hash; the anchor certifies the height and state root, and
+ * its commit proof verifies; the base block, the headers between and the anchor chain by parent
+ * id and height; the QC above the base certifies it and verifies; base and anchor are of one
+ * epoch. Fails with the first fault.
+ */
+[[nodiscard]] Result<CertifiedBase> verifyManifest(const SnapshotManifest& manifest,
+                                                   const contracts::Genesis& genesis,
+                                                   const consensus::Committee& committee);
 
 [[nodiscard]] Bytes encodeManifest(const SnapshotManifest& manifest);
 /** kMalformed on anything encodeManifest does not produce. */
@@ -66,6 +92,36 @@ struct SnapshotSummary {
 };
 
 /**
+ * Writes a snapshot file: the manifest, then each range added, in order. Written beside the
+ * target (FILE.partial) and renamed by finish(), so that a snapshot file is always whole; the
+ * partial file is removed when the writer goes without finishing.
+ */
+class SnapshotWriter {
+  public:
+    /** Requires `file` not to exist (kInvalidArgument otherwise). */
+    [[nodiscard]] static Result<SnapshotWriter> create(const std::filesystem::path& file,
+                                                       const SnapshotManifest& manifest);
+    SnapshotWriter(SnapshotWriter&&) = default;
+    SnapshotWriter& operator=(SnapshotWriter&&) = default;
+    SnapshotWriter(const SnapshotWriter&) = delete;
+    SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+    ~SnapshotWriter();
+
+    [[nodiscard]] Status add(const ledger::StateRange& range);
+    /** The chunks added so far. */
+    [[nodiscard]] std::size_t chunks() const { return summary_.chunks; }
+    [[nodiscard]] Result<SnapshotSummary> finish();
+
+  private:
+    SnapshotWriter() = default;
+
+    std::filesystem::path file_;
+    std::filesystem::path partial_;
+    std::unique_ptr<std::ofstream> out_;
+    SnapshotSummary summary_;
+};
+
+/**
  * Writes the snapshot of `manifest` to `file` (which must not exist): the manifest, then the
  * state of manifest.height in ranges of `chunkKeys` keys, each proven (StateTree::proveRange).
  */
@@ -87,17 +143,29 @@ struct SnapshotSummary {
     const std::optional<consensus::Committee>& local);
 
 /**
- * Reads `file` and checks it whole: the manifest is of `genesis`'s chain; the anchor header
- * certifies the manifest's height and root and its commit proof verifies against the committee
- * `committeeFor` gives for the anchor's epoch; every chunk verifies against the root
- * (ledger::verifyRange), the chunks follow each other from the lowest key to the highest, and
- * nothing follows the last. Each verified chunk is handed to `onChunk` in order. Fails with the
- * first error, naming the chunk.
+ * Reads `file` and checks it whole: the manifest verifies (verifyManifest) against the committee
+ * `committeeFor` gives for the anchor's epoch, and is handed to `onManifest`; every chunk
+ * verifies against the root (ledger::verifyRange), the chunks follow each other from the lowest
+ * key to the highest, and nothing follows the last. Each verified chunk is handed to `onChunk` in
+ * order. Fails with the first error, naming the chunk.
  */
 [[nodiscard]] Result<SnapshotSummary> readSnapshot(
     const std::filesystem::path& file, const contracts::Genesis& genesis,
     const std::function<Result<consensus::Committee>(std::uint64_t epoch)>& committeeFor,
+    const std::function<Status(const SnapshotManifest&, const CertifiedBase&)>& onManifest,
     const std::function<Status(const ledger::StateRange&)>& onChunk);
+
+/**
+ * Starts a ledger in `chainDir` (which must not exist) from the snapshot `file` of `genesis`'s
+ * chain: the genesis block and state; the snapshot's state as the state of its height; its base
+ * block as the executed head, certified by the QC above it, with the roots the anchor certifies;
+ * and that height as the ledger's first height (ledger::BlockStore::firstHeight). The file is
+ * checked whole first, as readSnapshot does, against the genesis committee (an anchor of a later
+ * epoch is kUnavailable); on any error nothing is left in `chainDir`.
+ */
+[[nodiscard]] Result<SnapshotSummary> importSnapshot(const std::filesystem::path& file,
+                                                     const contracts::Genesis& genesis,
+                                                     const std::filesystem::path& chainDir);
 
 /** The genesis block of `genesis`, its state written into a scratch store under `scratch`. */
 [[nodiscard]] Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis,

@@ -108,6 +108,14 @@ std::string_view kindName(MessageKind kind) {
             return "epoch_proof_request";
         case MessageKind::kEpochProof:
             return "epoch_proof";
+        case MessageKind::kStateManifestRequest:
+            return "state_manifest_request";
+        case MessageKind::kStateManifest:
+            return "state_manifest";
+        case MessageKind::kStateChunkRequest:
+            return "state_chunk_request";
+        case MessageKind::kStateChunk:
+            return "state_chunk";
     }
     return "unknown";
 }
@@ -242,6 +250,48 @@ Result<EpochProofRequest> decodeEpochProofRequest(ByteView raw) {
     proto::EpochProofRequest pb;
     GL_TRY(detail::parse(pb, raw, "epoch proof request"));
     return EpochProofRequest{pb.epoch()};
+}
+
+Bytes encodeStateManifest(const StateManifest& manifest) {
+    proto::StateManifest pb;
+    pb.set_manifest(str(manifest.manifest));
+    return detail::serialize(pb);
+}
+
+Result<StateManifest> decodeStateManifest(ByteView raw) {
+    proto::StateManifest pb;
+    GL_TRY(detail::parse(pb, raw, "state manifest"));
+    return StateManifest{Bytes(pb.manifest().begin(), pb.manifest().end())};
+}
+
+Bytes encodeStateChunkRequest(const StateChunkRequest& request) {
+    proto::StateChunkRequest pb;
+    pb.set_height(request.height);
+    pb.set_start(str(request.start.view()));
+    pb.set_max_keys(request.maxKeys);
+    return detail::serialize(pb);
+}
+
+Result<StateChunkRequest> decodeStateChunkRequest(ByteView raw) {
+    proto::StateChunkRequest pb;
+    GL_TRY(detail::parse(pb, raw, "state chunk request"));
+    GL_ASSIGN_OR_RETURN(start, detail::fixed<Hash256>(pb.start(), "state chunk request start"));
+    return StateChunkRequest{pb.height(), start, pb.max_keys()};
+}
+
+Bytes encodeStateChunk(const StateChunk& chunk) {
+    proto::StateChunk pb;
+    pb.set_height(chunk.height);
+    pb.set_start(str(chunk.start.view()));
+    pb.set_range(str(chunk.range));
+    return detail::serialize(pb);
+}
+
+Result<StateChunk> decodeStateChunk(ByteView raw) {
+    proto::StateChunk pb;
+    GL_TRY(detail::parse(pb, raw, "state chunk"));
+    GL_ASSIGN_OR_RETURN(start, detail::fixed<Hash256>(pb.start(), "state chunk start"));
+    return StateChunk{pb.height(), start, Bytes(pb.range().begin(), pb.range().end())};
 }
 
 Bytes encodeEpochProof(const EpochProof& proof) {

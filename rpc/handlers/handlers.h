@@ -41,7 +41,8 @@ Result<std::uint64_t> executedHeight(const ChainContext& ctx);
 
 /**
  * The state height a read method looks at: the optional decimal param `height` (position `index`
- * or the named member), at most the executed head (kNotFound above it), else the head.
+ * or the named member), at most the executed head (kNotFound above it), else the head. On a node
+ * started from a state snapshot, heights between genesis and its first height are kNotFound too.
  */
 Result<std::uint64_t> readHeight(const ChainContext& ctx, const value& params, std::size_t index);
 

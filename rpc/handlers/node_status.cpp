@@ -6,6 +6,7 @@ Result<value> nodeStatus(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {}));
     GL_ASSIGN_OR_RETURN(height, executedHeight(ctx));
     GL_ASSIGN_OR_RETURN(roots, ctx.blocks->rootsAt(height));
+    GL_ASSIGN_OR_RETURN(first, ctx.blocks->firstHeight());
     const NodeStatus status = ctx.status();
     return boost::json::object{
         {"chain_id", ctx.chainId},
@@ -13,6 +14,7 @@ Result<value> nodeStatus(const ChainContext& ctx, const value& params) {
         {"version", status.version},
         {"validator", status.validator.hex()},
         {"executed_height", std::to_string(height)},
+        {"first_height", std::to_string(first)},
         {"state_root", roots ? roots->stateRoot.hex() : Hash256{}.hex()},
         {"consensus_epoch", std::to_string(status.epoch)},
         {"consensus_round", std::to_string(status.round)},

@@ -32,14 +32,7 @@ Result<Hash256> stateKeyParam(const value& params) {
 Result<value> stateGetProof(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"key", "height"}));
     GL_ASSIGN_OR_RETURN(key, stateKeyParam(params));
-    GL_ASSIGN_OR_RETURN(at, optionalU64Decimal(params, 1, "height"));
-    GL_ASSIGN_OR_RETURN(head, executedHeight(ctx));
-    const std::uint64_t height = at.value_or(head);
-    if (height > head) {
-        return fail(ErrorCode::kNotFound, "height " + std::to_string(height) +
-                                              " is above the executed head " +
-                                              std::to_string(head));
-    }
+    GL_ASSIGN_OR_RETURN(height, readHeight(ctx, params, 1));
     GL_ASSIGN_OR_RETURN(roots, ctx.blocks->rootsAt(height));
     if (!roots) {
         return fail(ErrorCode::kNotFound, "no state root at height " + std::to_string(height));

@@ -28,6 +28,12 @@ Result<std::uint64_t> readHeight(const ChainContext& ctx, const value& params, s
                                               " is above the executed head " +
                                               std::to_string(head));
     }
+    GL_ASSIGN_OR_RETURN(first, ctx.blocks->firstHeight());
+    if (height != 0 && height < first) {
+        return fail(ErrorCode::kNotFound,
+                    "height " + std::to_string(height) + " is below this node's first height " +
+                        std::to_string(first) + " (it started from a state snapshot)");
+    }
     return height;
 }
 

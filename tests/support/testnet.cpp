@@ -198,13 +198,14 @@ Testnet::Node& Testnet::node(std::size_t i) {
     return const_cast<Node&>(std::as_const(*this).node(i));
 }
 
-void Testnet::start(std::size_t i) {
+void Testnet::start(std::size_t i, const std::vector<std::string>& extraArgs) {
     auto& n = node(i);
     if (n.process && n.process->running()) {
         return;
     }
-    n.process = std::make_unique<Process>(
-        bin(), std::vector<std::string>{"start", "--home", n.home.string()}, n.log);
+    std::vector<std::string> args{"start", "--home", n.home.string()};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+    n.process = std::make_unique<Process>(bin(), std::move(args), n.log);
     const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
     while (std::chrono::steady_clock::now() < deadline) {
         if (call(i, "node_getStatus", boost::json::array{})) {

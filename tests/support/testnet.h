@@ -65,10 +65,11 @@ class Testnet {
     [[nodiscard]] std::size_t size() const { return nodes_.size(); }
 
     /**
-     * Starts node i and waits (at most 30 s) until its node_getStatus answers; throws with the log
-     * when it does not. A node that is running is left alone.
+     * Starts node i (`gridledger start --home <home>` and `extraArgs`) and waits (at most 30 s)
+     * until its node_getStatus answers; throws with the log when it does not. A node that is
+     * running is left alone.
      */
-    void start(std::size_t i);
+    void start(std::size_t i, const std::vector<std::string>& extraArgs = {});
     /** Starts every node in index order. */
     void startAll();
     /** Sends `signal` to node i (SIGKILL simulates a crash) and waits for it to exit. */

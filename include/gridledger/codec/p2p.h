@@ -30,10 +30,14 @@ enum class MessageKind : std::uint8_t {
     kSyncResponse = 9,
     kEpochProofRequest = 10,
     kEpochProof = 11,
+    kStateManifestRequest = 12,
+    kStateManifest = 13,
+    kStateChunkRequest = 14,
+    kStateChunk = 15,
 };
 
 /** The highest MessageKind this build knows. */
-inline constexpr MessageKind kLastMessageKind = MessageKind::kEpochProof;
+inline constexpr MessageKind kLastMessageKind = MessageKind::kStateChunk;
 
 /** A stable lower-case name of a kind for logs, e.g. "block_request"; "unknown" otherwise. */
 [[nodiscard]] std::string_view kindName(MessageKind kind);
@@ -97,6 +101,33 @@ struct EpochProof {
     CommitProof proof;
 };
 
+/**
+ * Payload of MessageKind::kStateManifest: an encoded snapshot manifest (docs/snapshots.md), empty
+ * when the responder has none to give. (kStateManifestRequest carries an empty payload.)
+ */
+struct StateManifest {
+    Bytes manifest;
+};
+
+/**
+ * Payload of MessageKind::kStateChunkRequest: the range of the state of `height` from `start`, of
+ * at most `maxKeys` keys (0: as many as the responder gives).
+ */
+struct StateChunkRequest {
+    std::uint64_t height = 0;
+    Hash256 start;
+    std::uint32_t maxKeys = 0;
+
+    bool operator==(const StateChunkRequest&) const = default;
+};
+
+/** Payload of MessageKind::kStateChunk: that range, encoded (empty when it cannot be given). */
+struct StateChunk {
+    std::uint64_t height = 0;
+    Hash256 start;
+    Bytes range;
+};
+
 [[nodiscard]] Bytes encodeTxBatch(const TxBatch& batch);
 /** Fails with kMalformed on garbage or more than kMaxTxBatch txs, kTxTooLarge on a big tx. */
 [[nodiscard]] Result<TxBatch> decodeTxBatch(ByteView raw);
@@ -113,6 +144,15 @@ struct EpochProof {
 
 [[nodiscard]] Bytes encodeEpochProofRequest(const EpochProofRequest& request);
 [[nodiscard]] Result<EpochProofRequest> decodeEpochProofRequest(ByteView raw);
+[[nodiscard]] Bytes encodeStateManifest(const StateManifest& manifest);
+[[nodiscard]] Result<StateManifest> decodeStateManifest(ByteView raw);
+[[nodiscard]] Bytes encodeStateChunkRequest(const StateChunkRequest& request);
+/** Fails with kMalformed on garbage, kBadLength on a start that is not 32 bytes. */
+[[nodiscard]] Result<StateChunkRequest> decodeStateChunkRequest(ByteView raw);
+[[nodiscard]] Bytes encodeStateChunk(const StateChunk& chunk);
+/** Fails with kMalformed on garbage, kBadLength on a start that is not 32 bytes. */
+[[nodiscard]] Result<StateChunk> decodeStateChunk(ByteView raw);
+
 [[nodiscard]] Bytes encodeEpochProof(const EpochProof& proof);
 /** Fails with kMalformed on garbage, a header that does not decode or a bad commit proof. */
 [[nodiscard]] Result<EpochProof> decodeEpochProof(ByteView raw);

@@ -25,10 +25,10 @@ inline constexpr std::uint32_t kSystemReceiptIndex = 0xffffffffU;
 
 /**
  * True iff a transaction whose receipt has `code` is indexed by its hash as committed at that
- * receipt's place. Not indexed: a replayed copy of a committed transaction (kDuplicateTx keeps
- * the first place), and a transaction refused for what may still change (a nonce gap, a fee
- * below the current fee, a balance that cannot pay it): it changed nothing, and the same
- * transaction may still execute in a later block.
+ * receipt's place (unless the hash is indexed already: the first place is kept). Not indexed: a
+ * second copy in one block (kDuplicateTx), and a transaction refused for what may still change
+ * (a nonce gap, a fee below the current fee, a balance that cannot pay it): it changed nothing,
+ * and the same transaction may still execute in a later block.
  */
 [[nodiscard]] constexpr bool isIndexed(ErrorCode code) {
     return code != ErrorCode::kDuplicateTx && code != ErrorCode::kNonceGap &&
@@ -51,10 +51,16 @@ class BlockStore final : public ChainReader {
   public:
     explicit BlockStore(storage::KvStore& store) : store_(store) {}
 
-    /** Stages a committed, executed block with its certifying QC, receipts and roots. */
-    void stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
-                       const codec::QuorumCert& certifyingQc,
-                       const std::vector<codec::Receipt>& receipts, const ExecRoots& roots) const;
+    /**
+     * Stages a committed, executed block with its certifying QC, receipts and roots, and indexes
+     * each receipt's transaction that isIndexed and not indexed yet (the index keeps a hash's
+     * first place: a later copy of a committed transaction fails with a receipt of its own).
+     * kStorage when the index cannot be read; the batch may then hold part of the block.
+     */
+    [[nodiscard]] Status stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
+                                       const codec::QuorumCert& certifyingQc,
+                                       const std::vector<codec::Receipt>& receipts,
+                                       const ExecRoots& roots) const;
 
     /**
      * Stages the system receipt of the block at `height` under (height, kSystemReceiptIndex). It
@@ -69,6 +75,14 @@ class BlockStore final : public ChainReader {
      */
     void stageCommitProof(storage::WriteBatch& batch, std::uint64_t height,
                           const codec::CommitProof& proof) const;
+
+    /**
+     * Stages the first height of a ledger started from a state snapshot of that height: it holds
+     * the genesis block and every block from that height on, and the state of those heights.
+     */
+    void stageFirstHeight(storage::WriteBatch& batch, std::uint64_t height) const;
+    /** The height from which on this ledger holds every block: 0 unless started from a snapshot. */
+    [[nodiscard]] Result<std::uint64_t> firstHeight() const;
 
     [[nodiscard]] Result<std::optional<std::uint64_t>> executedHeight() const override;
     [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;

@@ -267,6 +267,7 @@ export interface Methods {
             "version": string;
             "validator": PubKey;
             "executed_height": Decimal;
+            "first_height": Decimal;
             "state_root": Hash;
             "consensus_epoch": Decimal;
             "consensus_round": Decimal;

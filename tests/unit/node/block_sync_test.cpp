@@ -54,9 +54,10 @@ class Ledger {
     void commitBlock(const codec::Block& block, const codec::QuorumCert& certifying) {
         auto batch = store_->batch();
         const std::string tag = std::to_string(block.header.height);
-        blocks_->stageExecuted(batch, block, certifying, {},
-                               ledger::ExecRoots{crypto::sha256(asBytes("state-" + tag)),
-                                                 crypto::sha256(asBytes("results-" + tag))});
+        ASSERT_TRUE(
+            blocks_->stageExecuted(batch, block, certifying, {},
+                                   ledger::ExecRoots{crypto::sha256(asBytes("state-" + tag)),
+                                                     crypto::sha256(asBytes("results-" + tag))}));
         ASSERT_TRUE(store_->write(batch, false));
     }
 

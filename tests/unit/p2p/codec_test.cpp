@@ -38,8 +38,30 @@ TEST(P2pCodec, EveryKnownKindHasAStableName) {
     EXPECT_EQ(kindName(MessageKind::kBlockRequest), "block_request");
     EXPECT_EQ(kindName(MessageKind::kSyncResponse), "sync_response");
     EXPECT_EQ(kindName(MessageKind::kEpochProofRequest), "epoch_proof_request");
-    EXPECT_EQ(kindName(kLastMessageKind), "epoch_proof");
-    EXPECT_EQ(static_cast<int>(kLastMessageKind), 11);
+    EXPECT_EQ(kindName(MessageKind::kEpochProof), "epoch_proof");
+    EXPECT_EQ(kindName(MessageKind::kStateManifestRequest), "state_manifest_request");
+    EXPECT_EQ(kindName(kLastMessageKind), "state_chunk");
+    EXPECT_EQ(static_cast<int>(kLastMessageKind), 15);
+}
+
+TEST(P2pCodec, StateSyncPayloadsRoundTripAndRefuseAShortStart) {
+    Hash256 start;
+    start[0] = 0x80;
+    const StateChunkRequest request{42, start, 7};
+    EXPECT_EQ(decodeStateChunkRequest(encodeStateChunkRequest(request)).value(), request);
+    const auto chunk = decodeStateChunk(encodeStateChunk(StateChunk{42, start, Bytes{1, 2, 3}}));
+    ASSERT_TRUE(chunk);
+    EXPECT_EQ(chunk->height, 42U);
+    EXPECT_EQ(chunk->start, start);
+    EXPECT_EQ(chunk->range, (Bytes{1, 2, 3}));
+    EXPECT_EQ(decodeStateManifest(encodeStateManifest(StateManifest{Bytes{9}})).value().manifest,
+              Bytes{9});
+    // A request whose start is not 32 bytes.
+    const Bytes shortStart = encodeStateChunkRequest(StateChunkRequest{1, Hash256{}, 0});
+    Bytes cut(shortStart.begin(), shortStart.end() - 1);
+    cut[cut.size() - 32] = 31;  // the length byte of the start field (the last field written)
+    EXPECT_EQ(decodeStateChunkRequest(cut).error().code, ErrorCode::kBadLength);
+    EXPECT_EQ(decodeStateChunk(asBytes("garbage")).error().code, ErrorCode::kMalformed);
 }
 
 TEST(P2pCodec, GarbageAndEmptyEnvelopesAreMalformed) {
