@@ -14,8 +14,9 @@
 # 4. The network: docker-compose drives podman through podman's Docker-compatible API and starts
 #    validator-0..3 of docker/compose.yml (the testnet service first writes their homes).
 # 5. Asserts: every validator's published JSON-RPC (127.0.0.1:8545..8548) answers /livez and
-#    reaches height 5, all four return the same block and state root at height 5, and each
-#    validator's HEALTHCHECK passes, run by podman, inside its container, as uid 10001.
+#    reaches height 5, all four return the same block and state root at height 5, each
+#    validator's HEALTHCHECK passes, run by podman inside its container, and the node runs as
+#    uid 10001 (gridledger), not root.
 # Every container, network and volume of the compose project and the image built are removed on
 # exit, failure included; a run killed before that is cleaned up by the next one.
 set -euo pipefail
@@ -122,10 +123,13 @@ done
 if podman image exists "$base"; then
     step "base image $base present"
 else
-    step "base image $base: mmdebstrap --variant=minbase bookworm ${GRIDLEDGER_DEBIAN_MIRROR:-}"
-    # shellcheck disable=SC2086 # the mirror is one word, or none (mmdebstrap's default)
-    timeout 480 mmdebstrap --quiet --variant=minbase bookworm "$work/rootfs.tar" \
-        ${GRIDLEDGER_DEBIAN_MIRROR:-}
+    # From deb.debian.org (mmdebstrap's default), or the mirror GRIDLEDGER_DEBIAN_MIRROR names.
+    mirror=()
+    if [ -n "${GRIDLEDGER_DEBIAN_MIRROR:-}" ]; then
+        mirror=("$GRIDLEDGER_DEBIAN_MIRROR")
+    fi
+    step "base image $base: mmdebstrap --variant=minbase bookworm ${mirror[*]}"
+    timeout 480 mmdebstrap --quiet --variant=minbase bookworm "$work/rootfs.tar" "${mirror[@]}"
     podman import --quiet "$work/rootfs.tar" "$base" >/dev/null
     rm -f "$work/rootfs.tar"
 fi
@@ -196,7 +200,10 @@ while True:
 print(f"heights: {heads}")
 
 for port in ports:
-    status, body = get(port, "/livez")
+    try:
+        status, body = get(port, "/livez")
+    except OSError as error:  # urllib raises for any status but 2xx
+        sys.exit(f"FAIL: /livez on {port}: {error}")
     if status != 200:
         sys.exit(f"FAIL: /livez on {port} answered {status} {body!r}")
 blocks = {port: rpc(port, "block_get", [str(height)]) for port in ports}
@@ -214,7 +221,8 @@ for validator in "${validators[@]}"; do
         echo "FAIL: $validator's HEALTHCHECK failed"
         exit 1
     fi
-    uid=$(podman exec "$container" id -u)
+    # The node is the container's process 1.
+    uid=$(podman exec "$container" awk '/^Uid:/ { print $2 }' /proc/1/status)
     if [ "$uid" != 10001 ]; then
         echo "FAIL: $validator runs as uid $uid, not gridledger (10001)"
         exit 1
