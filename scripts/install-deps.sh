@@ -13,6 +13,11 @@ packages=(
     # make test's checks of deploy/ and docker/: promtool, a node exporter to scrape, yamllint,
     # systemd-analyze, docker-compose (its config check needs no engine)
     prometheus prometheus-node-exporter yamllint systemd docker-compose
+    # and the container engine that builds the node's image and runs docker/compose.yml's
+    # network: podman with runc (crun refuses cgroups v1 in hybrid mode), its network stack and
+    # DNS (the validators dial each other by name), and mmdebstrap, which makes the base image
+    # from Debian packages where no image registry is reachable
+    podman runc netavark aardvark-dns iptables mmdebstrap
     wrk  # the HTTP load of make bench's JSON-RPC read run (bench/wrk/)
     chromium  # the headless browser of the explorer's browser tests (explorer/test)
 )
