@@ -215,4 +215,22 @@ class Sender {
     std::map<std::string, std::string> committed_;
 };
 
+/**
+ * Streams `sender`'s transfers until node `follower` has executed 30 heights past node
+ * `leader`'s head at the call (120 s at most); its height then, or nullopt.
+ */
+inline std::optional<std::uint64_t> followedHead(const Testnet& net, std::size_t follower,
+                                                 std::size_t leader, Sender& sender) {
+    const std::uint64_t target = heightOf(net, leader) + 30;
+    if (!waitFor(
+            [&] {
+                sender.step(8);
+                return heightOf(net, follower) >= target;
+            },
+            std::chrono::seconds(120))) {
+        return std::nullopt;
+    }
+    return heightOf(net, follower);
+}
+
 }  // namespace gridledger::testing

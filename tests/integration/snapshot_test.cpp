@@ -60,6 +60,36 @@ fs::path withFlippedByte(const fs::path& file, std::size_t offset, const fs::pat
     return to;
 }
 
+/** A snapshot file as readSnapshot checks it against the testnet's genesis, and its entries. */
+struct ReadBack {
+    node::SnapshotSummary summary;
+    std::map<Hash256, Bytes> entries;
+};
+
+Result<ReadBack> readBack(const Testnet& net, const fs::path& file) {
+    GL_ASSIGN_OR_RETURN(text, node::readFile(net.home(0) / "config" / "genesis.json"));
+    GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(text));
+    GL_ASSIGN_OR_RETURN(genesisBlock,
+                        node::computeGenesisBlock(genesis, net.dir() / "genesis-scratch"));
+    ReadBack out;
+    GL_ASSIGN_OR_RETURN(
+        summary,
+        node::readSnapshot(
+            file, genesis,
+            [&](std::uint64_t epoch) {
+                return node::snapshotCommittee(genesis, genesisBlock, epoch, std::nullopt);
+            },
+            [](const node::SnapshotManifest&, const node::CertifiedBase&) -> Status { return {}; },
+            [&](const ledger::StateRange& range) -> Status {
+                for (const auto& entry : range.entries) {
+                    out.entries.emplace(entry.key, entry.value);
+                }
+                return {};
+            }));
+    out.summary = summary;
+    return out;
+}
+
 class Snapshot : public ::testing::Test {
   protected:
     void SetUp() override {
@@ -98,26 +128,11 @@ TEST_F(Snapshot, HoldsEveryKeyOfACertifiedHeightWithTheValuesTheNodeProves) {
     EXPECT_EQ(summaryOf(verifyOut), summaryOf(out));
 
     // Every key with its value, read back through the reader the import uses.
-    std::map<Hash256, Bytes> entries;
-    auto genesis = contracts::parseGenesis(readText(net_->home(0) / "config" / "genesis.json"));
-    ASSERT_TRUE(genesis);
-    auto genesisBlock = node::computeGenesisBlock(*genesis, net_->dir() / "genesis-scratch");
-    ASSERT_TRUE(genesisBlock) << genesisBlock.error().message;
-    auto read = node::readSnapshot(
-        file, *genesis,
-        [&](std::uint64_t epoch) {
-            return node::snapshotCommittee(*genesis, *genesisBlock, epoch, std::nullopt);
-        },
-        [](const node::SnapshotManifest&, const node::CertifiedBase&) -> Status { return {}; },
-        [&](const ledger::StateRange& range) -> Status {
-            for (const auto& entry : range.entries) {
-                entries.emplace(entry.key, entry.value);
-            }
-            return {};
-        });
+    auto read = readBack(*net_, file);
     ASSERT_TRUE(read) << read.error().message;
-    EXPECT_EQ(read->entries, entries.size());
-    EXPECT_EQ(read->chunks, (entries.size() + 15) / 16);
+    const auto& entries = read->entries;
+    EXPECT_EQ(read->summary.entries, entries.size());
+    EXPECT_EQ(read->summary.chunks, (entries.size() + 15) / 16);
 
     // The node, started again, proves the same root at that height and the same value for every
     // key of the snapshot, the dev account among them.
@@ -251,36 +266,18 @@ TEST(SnapshotImport, AFullNodeStartsFromASnapshotAndAnswersAsTheValidatorsDo) {
     EXPECT_EQ(field(*status, "first_height"), std::to_string(base));
 
     // It follows the head while transfers go on, executing the blocks above its first height.
-    const std::uint64_t target = heightOf(net, 0) + 30;
-    ASSERT_TRUE(waitFor(
-        [&] {
-            sender.step(8);
-            return heightOf(net, kFull) >= target;
-        },
-        std::chrono::seconds(120)))
-        << readText(net.log(kFull));
-    const std::uint64_t at = heightOf(net, kFull);
+    const auto followed = followedHead(net, kFull, 0, sender);
+    ASSERT_TRUE(followed) << readText(net.log(kFull));
+    const std::uint64_t at = *followed;
     ASSERT_GE(heightOf(net, 0), at);
 
     // Every key the snapshot held, and the sender's account: the same proofs at that height.
-    std::vector<Hash256> keys{contracts::accountKey(crypto::addressOf(dev->publicKey()))};
-    auto genesis = contracts::parseGenesis(readText(net.home(0) / "config" / "genesis.json"));
-    ASSERT_TRUE(genesis);
-    auto genesisBlock = node::computeGenesisBlock(*genesis, net.dir() / "genesis-scratch");
-    ASSERT_TRUE(genesisBlock);
-    auto read = node::readSnapshot(
-        file, *genesis,
-        [&](std::uint64_t epoch) {
-            return node::snapshotCommittee(*genesis, *genesisBlock, epoch, std::nullopt);
-        },
-        [](const node::SnapshotManifest&, const node::CertifiedBase&) -> Status { return {}; },
-        [&](const ledger::StateRange& range) -> Status {
-            for (const auto& entry : range.entries) {
-                keys.push_back(entry.key);
-            }
-            return {};
-        });
+    auto read = readBack(net, file);
     ASSERT_TRUE(read) << read.error().message;
+    std::vector<Hash256> keys{contracts::accountKey(crypto::addressOf(dev->publicKey()))};
+    for (const auto& [key, value] : read->entries) {
+        keys.push_back(key);
+    }
     for (const Hash256& key : keys) {
         const json::array params{json::string(key.hex()), json::string(std::to_string(at))};
         auto full = net.call(kFull, "state_getProof", params);

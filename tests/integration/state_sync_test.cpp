@@ -134,15 +134,9 @@ TEST(StateSync, AFullNodeStartsFromItsPeersStateAndRefusesATamperedChunk) {
 
     // It follows the head while transfers go on; at a height both executed it has the same
     // block and the same state root as a validator, and proves the same balance.
-    const std::uint64_t target = heightOf(net, 0) + 30;
-    ASSERT_TRUE(waitFor(
-        [&] {
-            sender.step(8);
-            return heightOf(net, kFull) >= target;
-        },
-        std::chrono::seconds(120)))
-        << readText(net.log(kFull));
-    const std::uint64_t at = heightOf(net, kFull);
+    const auto followed = followedHead(net, kFull, 0, sender);
+    ASSERT_TRUE(followed) << readText(net.log(kFull));
+    const std::uint64_t at = *followed;
     ASSERT_GE(heightOf(net, 0), at);
     EXPECT_EQ(blockOf(net, kFull, at), blockOf(net, 0, at));
     const json::array params{
