@@ -225,12 +225,12 @@ inline std::optional<std::uint64_t> followedHead(const Testnet& net, std::size_t
     if (!waitFor(
             [&] {
                 sender.step(8);
-                return heightOf(net, follower) >= target;
+                return heightOf(net, follower) >= target && heightOf(net, leader) >= target;
             },
             std::chrono::seconds(120))) {
         return std::nullopt;
     }
-    return heightOf(net, follower);
+    return target;
 }
 
 }  // namespace gridledger::testing
