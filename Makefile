@@ -119,7 +119,7 @@ format-check: deps
 ## and print one table of every figure, its ratio and its target (scripts/bench.py).
 bench: deps
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
-	cmake --build build/bench -j $(JOBS) --target gridledger gridledger_node_load \
+	cmake --build build/bench -j $(JOBS) --target gridledger gridledger_node_load gridledger_join_load \
 		gridledger_crypto_bench gridledger_mempool_bench gridledger_executor_bench gridledger_state_tree_bench \
 		gridledger_task_admission_bench gridledger_accounts_bench gridledger_wan_sim
 	python3 scripts/bench.py build/bench

@@ -45,6 +45,7 @@
 #include <gridledger/crypto/sha256.h>
 
 #include "home.h"
+#include "load_support.h"
 #include "read_load.h"
 #include "rpc_connection.h"
 #include "support/node_process.h"
@@ -55,8 +56,13 @@ namespace gridledger {
 namespace {
 
 namespace json = boost::json;
+using bench::Clock;
 using bench::Connection;
-using Clock = std::chrono::steady_clock;
+using bench::kTransferFee;
+using bench::nonceOf;
+using bench::transfer;
+using bench::verifyRatePerCore;
+using bench::waitFor;
 
 constexpr std::size_t kSenders = 64;
 constexpr std::size_t kTxsPerSender = 400;
@@ -81,48 +87,6 @@ enum class Mode : std::uint8_t { kThroughput, kCrashOne, kReads };
 /** The genesis default leader reputation window, in blocks (docs/protocol.md §1). */
 constexpr std::uint32_t kLeaderReputationWindow = 20;
 
-/** Waits until `done()`, polling; false when the deadline passes first. */
-template <typename Done>
-bool waitFor(Clock::time_point deadline, Done done) {
-    while (!done()) {
-        if (Clock::now() > deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
-}
-
-/** Schnorr verifications per second on this thread (one core), over about `seconds`. */
-double verifyRatePerCore(double seconds) {
-    const auto key = crypto::SecretKey::generate();
-    const Hash256 digest = crypto::sha256(asBytes("gridledger load"));
-    const Signature sig = key.sign(digest);
-    std::size_t count = 0;
-    const auto start = Clock::now();
-    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
-        for (int i = 0; i < 100; ++i) {
-            count += crypto::verify(key.publicKey(), digest, sig) ? 1U : 0U;
-        }
-    }
-    return static_cast<double>(count) / std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::uint64_t nonceOf(Connection& rpc, const Address& address) {
-    auto res = rpc.call("account_get", {json::string(address.hex())});
-    return *parseU64(res.at("result").at("nonce").as_string());
-}
-
-/** The fee of a transfer in the genesis that `init` and `testnet` write (genesis/dev.json). */
-constexpr std::uint64_t kTransferFee = 1'000'000'000;
-
-Bytes transfer(const std::string& chainId, const std::string& domain, const crypto::SecretKey& from,
-               const Address& to, std::uint64_t nonce, u128 amount) {
-    codec::TxBody body{chainId,     from.publicKey(), nonce, 90'000, codec::Transfer{to, amount},
-                       kTransferFee};
-    return codec::signTx(body, from, domain).raw;
-}
-
 /** Commit latency at a steady offered load. */
 struct Latency {
     double offered = 0;
@@ -138,21 +102,15 @@ struct Latency {
  * replay verifies every signature on one thread). False when the replay fails.
  */
 bool reportReplay(const std::filesystem::path& home, double perCore) {
-    const auto log = home.parent_path() / "replay.log";
-    const int code = testing::runCommand(GRIDLEDGER_BIN, {"replay", "--home", home.string()}, log);
-    const std::string output = testing::readText(log);
-    std::smatch match;
-    const std::regex summary(
-        R"(heights 1\.\.(\d+), (\d+) blocks, (\d+) txs, .* ([0-9.]+) s \((\d+) blocks/s, (\d+) txs/s\))");
-    if (code != 0 || !std::regex_search(output, match, summary)) {
-        std::cerr << "gridledger replay failed: " << output << "\n";
+    const auto replay = bench::replayFromGenesis(home);
+    if (!replay) {
         return false;
     }
-    const double txsPerS = std::stod(match[6]);
-    std::cout << "replay_blocks=" << match[2] << " replay_txs=" << match[3]
-              << " replay_seconds=" << match[4] << " replay_blocks_per_s=" << match[5]
-              << " replay_tx_per_s=" << txsPerS
-              << " replay_ratio_to_verify_rate_per_core=" << txsPerS / perCore << "\n";
+    std::cout << "replay_blocks=" << replay->blocks << " replay_txs=" << replay->txs
+              << " replay_seconds=" << replay->seconds
+              << " replay_blocks_per_s=" << replay->blocksPerS
+              << " replay_tx_per_s=" << replay->txsPerS
+              << " replay_ratio_to_verify_rate_per_core=" << replay->txsPerS / perCore << "\n";
     return true;
 }
 

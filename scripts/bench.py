@@ -71,6 +71,7 @@ def main():
         run([os.path.join(programs, "gridledger_node_load")] + args,
             os.path.join(results, name + ".txt"))
     run([os.path.join(programs, "gridledger_wan_sim")], os.path.join(results, "wan.txt"))
+    run([os.path.join(programs, "gridledger_join_load")], os.path.join(results, "join.txt"))
 
     crypto = benchmarks(os.path.join(results, "crypto.json"))
     mempool = benchmarks(os.path.join(results, "mempool.json"))
@@ -149,6 +150,12 @@ def main():
         p99 = wan[f"wan_{name}_p99_ms"] / wan["wan_tcp_p99_ms"]
         row(f"WAN, 10 of 31 members down / none ({label})", "", f"p50 {p50:.2f}, p99 {p99:.2f}",
             "≤ 2", p50 <= 2 and p99 <= 2)
+    join = values(os.path.join(results, "join.txt"))
+    ratio = join["join_ratio_to_replay"]
+    row(f"state sync join, 4 validators, {join['chain_blocks']:,.0f} blocks, "
+        f"{join['keys']:,.0f} keys / replay from genesis",
+        f"{join['join_seconds']:.2f} s / {join['replay_wall_seconds']:.2f} s", f"{ratio:.2f}",
+        "< 0.2", ratio < 0.2)
 
     print()
     print(f"| measure (V = one-core verify rate, {cores:.0f} cores) | figure | ratio | target | met |")

@@ -199,20 +199,44 @@ class StateSync {
     std::size_t servingPeers_ = 0;
 };
 
-/** The connected peers once the first is in and the others had `settle` to follow. */
-std::vector<NodeId> awaitPeers(const p2p::Network& network, std::size_t expected,
-                               const StateSyncLimits& limits) {
+/** The persistent peers whose dial failed (refused, unreachable, or a failed handshake). */
+class FailedDials {
+  public:
+    void add(const NodeId& peer) {
+        const std::lock_guard lock(mutex_);
+        failed_.insert(peer);
+    }
+    [[nodiscard]] bool contains(const NodeId& peer) const {
+        const std::lock_guard lock(mutex_);
+        return failed_.contains(peer);
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::set<NodeId> failed_;
+};
+
+/**
+ * The connected peers once the first is in and every other persistent peer is in too or failed
+ * its dial, or had `settle` to follow.
+ */
+std::vector<NodeId> awaitPeers(const p2p::Network& network, const std::vector<NodeId>& expected,
+                               const FailedDials& failed, const StateSyncLimits& limits) {
     const auto until = Clock::now() + limits.connect;
     std::optional<Clock::time_point> settled;
     while (Clock::now() < until) {
-        const std::size_t connected = network.connectedPeers().size();
-        if (connected > 0 && !settled) {
+        const auto connected = network.connectedPeers();
+        const std::set<NodeId> in(connected.begin(), connected.end());
+        if (!in.empty() && !settled) {
             settled = Clock::now() + limits.settle;
         }
-        if (connected >= expected || (settled && Clock::now() >= *settled)) {
+        const bool allHeard = std::ranges::all_of(expected, [&](const NodeId& peer) {
+            return in.contains(peer) || failed.contains(peer);
+        });
+        if ((!in.empty() && allHeard) || (settled && Clock::now() >= *settled)) {
             break;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     auto peers = network.connectedPeers();
     std::sort(peers.begin(), peers.end());
@@ -245,13 +269,24 @@ Result<StateSyncReport> fetchSnapshot(const Home& home, const NodeConfig& config
             inbox.push(from, std::move(message));
         }
     });
+    FailedDials failed;
+    network.onConnectionFailed([&failed](const p2p::ConnectionFailure& failure) {
+        if (failure.outbound) {
+            failed.add(failure.nodeId);
+        }
+    });
     GL_TRY(network.start());
     struct Stop {
         p2p::Network& network;
         ~Stop() { network.stop(); }
     } stop{network};
     const auto started = Clock::now();
-    const auto peers = awaitPeers(network, config.persistentPeers.size(), limits);
+    std::vector<NodeId> expected;
+    expected.reserve(config.persistentPeers.size());
+    for (const auto& peer : config.persistentPeers) {
+        expected.push_back(peer.nodeId);
+    }
+    const auto peers = awaitPeers(network, expected, failed, limits);
     if (peers.empty()) {
         return fail(ErrorCode::kUnavailable, "state sync reached no peer");
     }

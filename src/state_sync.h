@@ -21,7 +21,7 @@ namespace gridledger::node {
 struct StateSyncLimits {
     /** How long to wait for the first peer, and for the others after it. */
     std::chrono::milliseconds connect{30'000};
-    std::chrono::milliseconds settle{2'000};
+    std::chrono::milliseconds settle{500};
     /** How long one peer may take to answer one request. */
     std::chrono::milliseconds answer{10'000};
     /** Keys asked for per chunk (peers give at most kSnapshotChunkKeys). */
