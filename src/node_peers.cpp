@@ -253,7 +253,7 @@ void NodeImpl::serveEpochProofRequest(const NodeId& from, ByteView payload) {
 }
 
 void NodeImpl::serveStateManifest(const NodeId& from) {
-    auto manifest = snapshotManifest(*blocks_, genesis_, executedHeight_.load(), std::nullopt);
+    auto manifest = genesisVerifiableManifest(*blocks_, genesis_, executedHeight_.load());
     if (!manifest) {
         log_->debug("no state manifest to serve peer={}: {}", from.hex(), manifest.error().message);
     }

@@ -13,6 +13,7 @@
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/columns.h>
 
+#include "block_sync.h"
 #include "epochs.h"
 
 namespace gridledger::node {
@@ -344,6 +345,19 @@ Result<SnapshotManifest> snapshotManifest(const ledger::BlockStore& blocks,
         codec::ProofHeader{anchor.first.header, anchor.first.headerBytes, anchor.first.id};
     manifest.anchorProof = std::move(anchor.second);
     return manifest;
+}
+
+Result<SnapshotManifest> genesisVerifiableManifest(const ledger::BlockStore& blocks,
+                                                   const contracts::Genesis& genesis,
+                                                   std::uint64_t executedHeight) {
+    GL_ASSIGN_OR_RETURN(genesisBlock, blocks.blockAt(0));
+    if (!genesisBlock) {
+        return fail(ErrorCode::kCorrupt, "the ledger holds no genesis block");
+    }
+    GL_ASSIGN_OR_RETURN(last, lastBlockOfEpoch(blocks, genesisBlock->header.epoch, executedHeight));
+    const std::uint64_t bound = last ? last->header.height : executedHeight;
+    GL_ASSIGN_OR_RETURN(height, highestCertifiedHeight(blocks, bound));
+    return snapshotManifest(blocks, genesis, executedHeight, height);
 }
 
 Result<SnapshotWriter> SnapshotWriter::create(const fs::path& file,

@@ -81,6 +81,16 @@ struct CertifiedBase {
                                                         std::uint64_t executedHeight,
                                                         std::optional<std::uint64_t> height);
 
+/**
+ * The manifest a node that holds only the genesis can verify, the one peers are served: of the
+ * highest certified height while the ledger is in the genesis epoch; once that epoch has ended,
+ * of the highest height a committed header of the genesis epoch certifies (the joining node then
+ * crosses the epoch changes by block sync). Fails as snapshotManifest does.
+ */
+[[nodiscard]] Result<SnapshotManifest> genesisVerifiableManifest(const ledger::BlockStore& blocks,
+                                                                 const contracts::Genesis& genesis,
+                                                                 std::uint64_t executedHeight);
+
 /** What writeSnapshot wrote or readSnapshot checked. */
 struct SnapshotSummary {
     std::uint64_t height = 0;

@@ -71,10 +71,13 @@ inline std::pair<std::string, std::string> blockOf(const Testnet& net, std::size
     return {field(block->as_object().at("header"), "id"), field(*block, "state_root")};
 }
 
-/** Asserts that nodes `nodes` hold the same block id and state root at every height 1..top. */
+/**
+ * Asserts that nodes `nodes` hold the same block id and state root at every height from..top
+ * (`from` above 1 for a node started from a snapshot, which holds no block below it).
+ */
 inline void expectSameChain(const Testnet& net, const std::vector<std::size_t>& nodes,
-                            std::uint64_t top) {
-    for (std::uint64_t h = 1; h <= top; ++h) {
+                            std::uint64_t top, std::uint64_t from = 1) {
+    for (std::uint64_t h = from; h <= top; ++h) {
         const auto expected = blockOf(net, nodes.front(), h);
         ASSERT_FALSE(expected.first.empty()) << "node " << nodes.front() << " height " << h;
         for (const auto i : nodes) {

@@ -200,10 +200,13 @@ TEST(Reconfiguration, GovernanceAddsAFifthValidatorThatSignsThenRemovesOneAndThe
 TEST(Reconfiguration, AValidatorThatWasDownWhileTheSetChangedCrossesTheEpochOnItsEpochProof) {
     TestnetOptions options;
     options.validators = 4;
+    options.fullNodes = 1;  // joins by state sync at the end
     options.logLevel = "debug";
     Testnet net(options);
     TempDir dir;
-    net.startAll();
+    for (std::size_t i = 0; i < 4; ++i) {
+        net.start(i);
+    }
     ASSERT_TRUE(waitFor([&] { return heightOf(net, 0) >= 3; }, std::chrono::seconds(60)));
 
     // Validator 3 goes down; governance removes validator 2 with the votes of 0, 1 and 2. The
@@ -238,6 +241,27 @@ TEST(Reconfiguration, AValidatorThatWasDownWhileTheSetChangedCrossesTheEpochOnIt
     ASSERT_TRUE(
         waitFor([&] { return heightOf(net, 3) >= switched + 5; }, std::chrono::seconds(30)));
     expectSameChain(net, {0, 1, 3}, switched + 5);
+
+    // A full node that joins by state sync now is served the last certified state of the genesis
+    // epoch, the latest its genesis can check; it crosses the epoch change by block sync, and no
+    // peer is refused.
+    constexpr std::size_t kJoining = 4;
+    const std::uint64_t joinAt = heightOf(net, 0);
+    net.start(kJoining, {"--state-sync"});
+    ASSERT_TRUE(
+        waitFor([&] { return heightOf(net, kJoining) >= joinAt; }, std::chrono::seconds(90)))
+        << readText(net.log(kJoining));
+    const std::string log = readText(net.log(kJoining));
+    std::smatch fetched;
+    ASSERT_TRUE(std::regex_search(
+        log, fetched, std::regex(R"(state sync fetched height=(\d+) .* refused=(\d+) )")))
+        << log;
+    EXPECT_EQ(fetched[2].str(), "0") << log;
+    const std::uint64_t base = std::stoull(fetched[1].str());
+    EXPECT_LT(base, switched) << log;
+    EXPECT_EQ(countMatches(net.log(kJoining), "state sync: .* refused"), 0U) << log;
+    EXPECT_GT(countMatches(net.log(kJoining), "epoch change .*members=3 member=false"), 0U) << log;
+    expectSameChain(net, {0, kJoining}, joinAt, base);
 }
 
 }  // namespace
