@@ -219,6 +219,21 @@ class Sender {
 };
 
 /**
+ * Streams `sender`'s transfers until at least `committed` of them committed and node 0 executed
+ * `height` (`timeout` at most); whether that happened.
+ */
+inline bool sendUntil(const Testnet& net, Sender& sender, std::size_t committed,
+                      std::uint64_t height,
+                      std::chrono::seconds timeout = std::chrono::seconds(120)) {
+    return waitFor(
+        [&] {
+            sender.step(8);
+            return sender.committed().size() >= committed && heightOf(net, 0) >= height;
+        },
+        timeout);
+}
+
+/**
  * Streams `sender`'s transfers until node `follower` has executed 30 heights past node
  * `leader`'s head at the call (120 s at most); its height then, or nullopt.
  */

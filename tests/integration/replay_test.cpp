@@ -143,12 +143,7 @@ TEST(Replay, OverRpcMatchesTheDataDirReplayAndTrustsNothingTheNodeServes) {
     Sender sender(net, 0, *dev, "gridledger-testnet", 11);
     ASSERT_TRUE(sender.resync());
     // More than two batches of block_getRaw (256 blocks each), with transfers in them.
-    ASSERT_TRUE(waitFor(
-        [&] {
-            sender.step(8);
-            return sender.committed().size() >= 150 && heightOf(net, 0) >= 600;
-        },
-        std::chrono::seconds(180)));
+    ASSERT_TRUE(sendUntil(net, sender, 150, 600, std::chrono::seconds(180)));
     const std::uint64_t seen = heightOf(net, 0);
     const std::string rpc = "127.0.0.1:" + std::to_string(net.rpcPort(0));
     const std::string genesis = (net.home(0) / "config" / "genesis.json").string();

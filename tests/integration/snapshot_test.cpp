@@ -101,12 +101,7 @@ class Snapshot : public ::testing::Test {
         ASSERT_TRUE(dev);
         Sender sender(*net_, 0, *dev, std::string(kTestnetChainId), 5);
         ASSERT_TRUE(sender.resync());
-        ASSERT_TRUE(waitFor(
-            [&] {
-                sender.step(8);
-                return sender.committed().size() >= 120 && heightOf(*net_, 0) >= 60;
-            },
-            std::chrono::seconds(120)));
+        ASSERT_TRUE(sendUntil(*net_, sender, 120, 60));
         dev_ = crypto::addressOf(dev->publicKey());
         net_->stop(0, SIGTERM);
     }
@@ -239,12 +234,7 @@ TEST(SnapshotImport, AFullNodeStartsFromASnapshotAndAnswersAsTheValidatorsDo) {
     ASSERT_TRUE(dev);
     Sender sender(net, 0, *dev, std::string(kTestnetChainId), 9);
     ASSERT_TRUE(sender.resync());
-    ASSERT_TRUE(waitFor(
-        [&] {
-            sender.step(8);
-            return sender.committed().size() >= 60 && heightOf(net, 0) >= 80;
-        },
-        std::chrono::seconds(120)));
+    ASSERT_TRUE(sendUntil(net, sender, 60, 80));
 
     // Validator 3 stops (the other three go on), exports, and rejoins.
     net.stop(3, SIGTERM);

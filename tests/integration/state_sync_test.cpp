@@ -95,12 +95,7 @@ TEST(StateSync, AFullNodeStartsFromItsPeersStateAndRefusesATamperedChunk) {
     ASSERT_TRUE(dev);
     Sender sender(net, 0, *dev, std::string(kTestnetChainId), 13);
     ASSERT_TRUE(sender.resync());
-    ASSERT_TRUE(waitFor(
-        [&] {
-            sender.step(8);
-            return sender.committed().size() >= 60 && heightOf(net, 0) >= 80;
-        },
-        std::chrono::seconds(120)));
+    ASSERT_TRUE(sendUntil(net, sender, 60, 80));
 
     // Validator 3's place is taken by a peer that changes one byte of every chunk it relays; the
     // other three validators go on committing.
