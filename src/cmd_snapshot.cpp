@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <random>
 
 #include <gridledger/ledger/columns.h>
 #include <gridledger/storage/kv_store.h>
@@ -54,11 +53,6 @@ Result<contracts::Genesis> loadGenesis(const fs::path& file) {
     return contracts::parseGenesis(text);
 }
 
-fs::path scratchDir() {
-    std::random_device random;
-    return fs::temp_directory_path() / ("gridledger-snapshot-" + std::to_string(random()));
-}
-
 void printSummary(const char* verb, const SnapshotSummary& summary) {
     std::printf(
         "snapshot %s: height %llu, state root %s, epoch %llu, %zu chunks, %zu keys, "
@@ -102,7 +96,7 @@ int runVerifySnapshot(const Home& home, const fs::path& data, const fs::path& fi
     if (!genesis) {
         return reportError("snapshot", genesis.error());
     }
-    auto genesisBlock = computeGenesisBlock(*genesis, scratchDir());
+    auto genesisBlock = computeGenesisBlock(*genesis);
     if (!genesisBlock) {
         return reportError("snapshot", genesisBlock.error());
     }

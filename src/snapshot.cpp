@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <string_view>
 
 #include <gridledger/contracts/executor.h>
@@ -606,8 +607,10 @@ Result<SnapshotSummary> importSnapshot(const fs::path& file, const contracts::Ge
     return imported;
 }
 
-Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis,
-                                         const fs::path& scratch) {
+Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis) {
+    std::random_device random;
+    const fs::path scratch =
+        fs::temp_directory_path() / ("gridledger-genesis-" + std::to_string(random()));
     if (fs::exists(scratch)) {
         return fail(ErrorCode::kInvalidArgument, scratch.string() + " already exists");
     }

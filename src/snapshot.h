@@ -177,8 +177,10 @@ class SnapshotWriter {
                                                      const contracts::Genesis& genesis,
                                                      const std::filesystem::path& chainDir);
 
-/** The genesis block of `genesis`, its state written into a scratch store under `scratch`. */
-[[nodiscard]] Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis,
-                                                       const std::filesystem::path& scratch);
+/**
+ * The genesis block of `genesis`, its state written into a scratch store under the system's
+ * temporary directory, which is removed again.
+ */
+[[nodiscard]] Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis);
 
 }  // namespace gridledger::node

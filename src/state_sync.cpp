@@ -4,7 +4,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 
@@ -57,11 +56,6 @@ class Inbox {
     std::condition_variable ready_;
     std::deque<std::pair<NodeId, p2p::Message>> messages_;
 };
-
-fs::path scratchDir() {
-    std::random_device random;
-    return fs::temp_directory_path() / ("gridledger-state-sync-" + std::to_string(random()));
-}
 
 class StateSync {
   public:
@@ -249,7 +243,7 @@ Result<StateSyncReport> fetchSnapshot(const Home& home, const NodeConfig& config
                                       const contracts::Genesis& genesis, const fs::path& file,
                                       const std::shared_ptr<spdlog::logger>& log,
                                       const StateSyncLimits& limits) {
-    GL_ASSIGN_OR_RETURN(genesisBlock, computeGenesisBlock(genesis, scratchDir()));
+    GL_ASSIGN_OR_RETURN(genesisBlock, computeGenesisBlock(genesis));
     GL_ASSIGN_OR_RETURN(nodeKey, home.loadNodeKey());
     p2p::Options options;
     options.listenHost = config.p2pAddress;

@@ -69,8 +69,7 @@ struct ReadBack {
 Result<ReadBack> readBack(const Testnet& net, const fs::path& file) {
     GL_ASSIGN_OR_RETURN(text, node::readFile(net.home(0) / "config" / "genesis.json"));
     GL_ASSIGN_OR_RETURN(genesis, contracts::parseGenesis(text));
-    GL_ASSIGN_OR_RETURN(genesisBlock,
-                        node::computeGenesisBlock(genesis, net.dir() / "genesis-scratch"));
+    GL_ASSIGN_OR_RETURN(genesisBlock, node::computeGenesisBlock(genesis));
     ReadBack out;
     GL_ASSIGN_OR_RETURN(
         summary,
