@@ -46,7 +46,7 @@ test: deps format-check
 ## and the simulator's scenarios still fit the CI budget. The simulator's negative controls
 ## (label `controls`) test the checker, not the code, and run in the plain build only.
 ## ASAN_LABELS='unit|sim|integration|e2e' also builds the node binary, which the integration and
-## end-to-end tests start as real processes, and runs those tests too (22 minutes on two cores
+## end-to-end tests start as real processes, and runs those tests too (22 minutes on two cores at -O2
 ## for every label, the extra build included). Every process, each node included, writes its
 ## reports under build/asan/reports; any report fails the target and is printed.
 ## GCC 12 reports std::regex internals as maybe-uninitialized once -fsanitize=address instruments
