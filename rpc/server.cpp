@@ -192,7 +192,6 @@ class Server::Impl {
     }
 
     void runIo() {
-        ::pthread_setname_np(::pthread_self(), "gl-rpc");
         if (options_.ioNice > 0) {
             // Per thread on Linux: this thread's niceness, not the process's. Raising it needs
             // no privilege; should it fail anyway, the thread serves at the process's priority.
@@ -203,6 +202,8 @@ class Server::Impl {
                               std::min(current + options_.ioNice, kMaxNice));
             }
         }
+        // Named once its niceness is set, so that a thread seen by its name already runs at it.
+        ::pthread_setname_np(::pthread_self(), "gl-rpc");
         for (;;) {
             try {
                 io_.run();
