@@ -153,7 +153,7 @@ TEST_F(RpcBadInput, RawBatchesAdmitAndRefuseEachTransactionAsTxSubmitWould) {
     request.set(boost::beast::http::field::content_type, "application/octet-stream");
     request.body() = testing::txFrames(txs);
     request.prepare_payload();
-    const auto reply = client.send(std::move(request));
+    const auto reply = client.send(request);
     ASSERT_EQ(reply.status, 200U) << reply.body;
 
     std::vector<std::pair<std::string, std::string>> outcomes;  // (hash, reason)

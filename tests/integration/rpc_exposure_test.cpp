@@ -61,9 +61,9 @@ http::request<http::string_body> postOf(const std::string& method) {
     return request;
 }
 
-rpc::test::HttpReply sendTo(std::uint16_t port, http::request<http::string_body> request) {
+rpc::test::HttpReply sendTo(std::uint16_t port, const http::request<http::string_body>& request) {
     HttpTestClient client(port);
-    return client.send(std::move(request));
+    return client.send(request);
 }
 
 class RpcExposure : public ::testing::Test {
@@ -136,12 +136,12 @@ TEST_F(RpcExposure, ForeignOriginAndRebindingHostGet403WhileNonBrowserClientsKee
     // DNS rebinding: the page's own name in Host, on a POST and on an upgrade.
     auto rebound = postOf("chain_getHead");
     rebound.set(http::field::host, "evil.example:" + std::to_string(node_.port()));
-    const auto refused = sendTo(node_.port(), std::move(rebound));
+    const auto refused = sendTo(node_.port(), rebound);
     EXPECT_EQ(refused.status, 403U);
     expectRpcError(refused.json(), -32600, "forbidden_host");
     auto reboundUpgrade = rpc::test::websocketUpgrade("");
     reboundUpgrade.set(http::field::host, "evil.example");
-    EXPECT_EQ(sendTo(node_.port(), std::move(reboundUpgrade)).status, 403U);
+    EXPECT_EQ(sendTo(node_.port(), reboundUpgrade).status, 403U);
 
     // Clients that are not browsers send no Origin: the CLI's client and a WebSocket client.
     EXPECT_TRUE(node_.call("chain_getHead", json::array{}));
@@ -166,7 +166,7 @@ TEST_F(RpcExposure, NodePeersIsServedOnTheLoopbackAdminListenerOnly) {
     EXPECT_TRUE(node_.callAdmin("chain_getHead", json::array{}));
     auto rebound = postOf("node_getPeers");
     rebound.set(http::field::host, "evil.example");
-    EXPECT_EQ(sendTo(node_.adminPort(), std::move(rebound)).status, 403U);
+    EXPECT_EQ(sendTo(node_.adminPort(), rebound).status, 403U);
 }
 
 TEST_F(RpcExposure, AdminListenerOnANonLoopbackAddressIsRefusedAtStart) {
@@ -201,14 +201,14 @@ TEST_F(RpcExposure, TokenGuardsThePublicListenerAndTheCliSendsIt) {
     expectRpcError(missing.json(), -32600, "unauthorized");
     auto wrong = postOf("chain_getHead");
     wrong.set(http::field::authorization, "Bearer " + token.substr(0, 31) + "0");
-    EXPECT_EQ(sendTo(node_.port(), std::move(wrong)).status, 401U);
+    EXPECT_EQ(sendTo(node_.port(), wrong).status, 401U);
     EXPECT_EQ(sendTo(node_.port(), rpc::test::websocketUpgrade("")).status, 401U);
     auto right = postOf("chain_getHead");
     right.set(http::field::authorization, "Bearer " + token);
-    EXPECT_EQ(sendTo(node_.port(), std::move(right)).status, 200U);
+    EXPECT_EQ(sendTo(node_.port(), right).status, 200U);
     auto upgrade = rpc::test::websocketUpgrade("");
     upgrade.set(http::field::authorization, "Bearer " + token);
-    EXPECT_EQ(sendTo(node_.port(), std::move(upgrade)).status, 101U);
+    EXPECT_EQ(sendTo(node_.port(), upgrade).status, 101U);
     EXPECT_EQ(sendTo(node_.port(), requestOf(http::verb::get, "/livez")).status, 200U);
     // The admin listener is loopback only and asks for no token.
     EXPECT_TRUE(node_.callAdmin("node_getPeers", json::array{}));

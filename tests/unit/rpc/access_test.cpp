@@ -97,9 +97,9 @@ class AccessServer : public ::testing::Test {
         ASSERT_TRUE(started) << started.error().message;
     }
 
-    HttpReply send(http::request<http::string_body> request) {
+    HttpReply send(const http::request<http::string_body>& request) {
         HttpTestClient client(server_->port());
-        return client.send(std::move(request));
+        return client.send(request);
     }
 
     std::unique_ptr<Server> server_;
@@ -132,7 +132,7 @@ TEST_F(AccessServer, ForeignHostGets403OnPostAndOnUpgrade) {
     expectRpcError(rebound.json(), kInvalidRequest, "forbidden_host");
     auto upgrade = test::websocketUpgrade("");
     upgrade.set(http::field::host, "evil.example");
-    EXPECT_EQ(send(std::move(upgrade)).status, 403U);
+    EXPECT_EQ(send(upgrade).status, 403U);
     EXPECT_EQ(server_->webSocketCount(), 0U);
 
     // A Host of bytes that are not UTF-8 is refused with an answer that still parses.
@@ -151,7 +151,7 @@ TEST_F(AccessServer, ForeignOriginOnAPostIsRefusedToo) {
     start(AccessPolicy{});
     auto request = postRequest();
     request.set(http::field::origin, "https://evil.example");
-    const HttpReply reply = send(std::move(request));
+    const HttpReply reply = send(request);
     EXPECT_EQ(reply.status, 403U);
     expectRpcError(reply.json(), kInvalidRequest, "forbidden_origin");
 }
@@ -163,18 +163,18 @@ TEST_F(AccessServer, TokenIsRequiredOnEveryRequestAndUpgrade) {
     expectRpcError(missing.json(), kInvalidRequest, "unauthorized");
     auto wrong = postRequest();
     wrong.set(http::field::authorization, "Bearer s3cret-tokeX");
-    EXPECT_EQ(send(std::move(wrong)).status, 401U);
+    EXPECT_EQ(send(wrong).status, 401U);
     EXPECT_EQ(send(test::websocketUpgrade("")).status, 401U);
     EXPECT_EQ(server_->webSocketCount(), 0U);
 
     auto right = postRequest();
     right.set(http::field::authorization, "Bearer s3cret-token");
-    const HttpReply served = send(std::move(right));
+    const HttpReply served = send(right);
     EXPECT_EQ(served.status, 200U);
     EXPECT_EQ(served.json().at("result"), json::parse("[1]"));
     auto upgrade = test::websocketUpgrade("");
     upgrade.set(http::field::authorization, "Bearer s3cret-token");
-    EXPECT_EQ(send(std::move(upgrade)).status, 101U);
+    EXPECT_EQ(send(upgrade).status, 101U);
     EXPECT_EQ(send(requestOf(http::verb::get, "/readyz")).status, 200U);
 }
 

@@ -74,14 +74,14 @@ bool HttpTestClient::connected() const {
     return !connection_->connectEc;
 }
 
-HttpReply HttpTestClient::post(std::string body, std::string contentType, bool keepAlive) {
+HttpReply HttpTestClient::post(std::string body, const std::string& contentType, bool keepAlive) {
     http::request<http::string_body> request{http::verb::post, "/", 11};
     request.set(http::field::host, "127.0.0.1");
     request.set(http::field::content_type, contentType);
     request.keep_alive(keepAlive);
     request.body() = std::move(body);
     request.prepare_payload();
-    return send(std::move(request));
+    return send(request);
 }
 
 boost::json::value HttpTestClient::call(const std::string& method,
@@ -91,13 +91,13 @@ boost::json::value HttpTestClient::call(const std::string& method,
         .json();
 }
 
-HttpReply HttpTestClient::get(std::string target, http::verb verb) {
+HttpReply HttpTestClient::get(const std::string& target, http::verb verb) {
     http::request<http::string_body> request{verb, target, 11};
     request.set(http::field::host, "127.0.0.1");
-    return send(std::move(request));
+    return send(request);
 }
 
-HttpReply HttpTestClient::send(http::request<http::string_body> request) {
+HttpReply HttpTestClient::send(const http::request<http::string_body>& request) {
     Connection& c = *connection_;
     boost::beast::error_code ec;
     c.stream.expires_after(kIoTimeout);

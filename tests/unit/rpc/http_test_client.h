@@ -62,18 +62,18 @@ class HttpTestClient {
     [[nodiscard]] bool connected() const;
 
     /** Sends `body` as a JSON-RPC POST on this connection and reads the reply. */
-    HttpReply post(std::string body, std::string contentType = "application/json",
+    HttpReply post(std::string body, const std::string& contentType = "application/json",
                    bool keepAlive = true);
 
     /** The JSON-RPC response (result or error) of one call of `method` with `params`, id 1. */
     boost::json::value call(const std::string& method, const boost::json::value& params);
 
     /** Sends a bodiless request with `verb` on `target`. */
-    HttpReply get(std::string target,
+    HttpReply get(const std::string& target,
                   boost::beast::http::verb verb = boost::beast::http::verb::get);
 
     /** Writes `request` and reads the reply. */
-    HttpReply send(boost::beast::http::request<boost::beast::http::string_body> request);
+    HttpReply send(const boost::beast::http::request<boost::beast::http::string_body>& request);
 
     /** Writes raw bytes (for malformed or partial requests). */
     boost::beast::error_code writeRaw(std::string_view bytes);
