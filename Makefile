@@ -44,8 +44,9 @@ test: deps format-check
 ## UndefinedBehaviorSanitizer, at -O1: the instrumented build takes about 30 % less time to
 ## compile than at -O2 (41 s against 29 s for the node), and the simulator's scenarios still fit
 ## the CI budget. The tests' own sources compile at -Og in this build as in the plain one
-## (cmake/Module.cmake), in about half the time -O1 takes with both sanitizers. The simulator's negative controls
-## (label `controls`) test the checker, not the code, and run in the plain build only.
+## (cmake/Module.cmake), in 50 to 60 % of the time -O1 takes with both sanitizers. The
+## simulator's negative controls (label `controls`) test the checker, not the code, and run in
+## the plain build only.
 ## ASAN_LABELS='unit|sim|integration|e2e' also builds the node binary, which the integration and
 ## end-to-end tests start as real processes, and runs those tests too (22 minutes on two cores at -O2
 ## for every label, the extra build included). Every process, each node included, writes its

@@ -1,5 +1,4 @@
 #include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -7,7 +6,6 @@
 #include <span>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/json/parse.hpp>
@@ -334,10 +332,10 @@ TEST(ServerThreads, IoThreadsAreNamedAndRunAsMuchNicerAsAsked) {
     Server server(test::testMethods(), ServerOptions{.ioThreads = 3, .ioNice = 4});
     ASSERT_TRUE(server.start());
     std::vector<int> nice;
-    for (int wait = 0; wait < 500 && nice.size() < 3; ++wait) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    test::waitUntil([&nice] {
         nice = nicenessOfThreadsNamed("gl-rpc");
-    }
+        return nice.size() >= 3;
+    });
     ASSERT_EQ(nice.size(), 3U);
     for (const int n : nice) {
         EXPECT_EQ(n, std::min(base + 4, 19));
@@ -345,14 +343,7 @@ TEST(ServerThreads, IoThreadsAreNamedAndRunAsMuchNicerAsAsked) {
     server.stop();
     // A joined thread's /proc entry goes a moment after the join returns: the kernel wakes the
     // joiner before it releases the task.
-    bool gone = false;
-    for (int wait = 0; wait < 500 && !gone; ++wait) {
-        gone = nicenessOfThreadsNamed("gl-rpc").empty();
-        if (!gone) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    }
-    EXPECT_TRUE(gone);
+    EXPECT_TRUE(test::waitUntil([] { return nicenessOfThreadsNamed("gl-rpc").empty(); }));
 
     for (const int bad : {-1, 20}) {
         Server refused(test::testMethods(), ServerOptions{.ioNice = bad});
