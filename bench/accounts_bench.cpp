@@ -158,6 +158,7 @@ class Bench {
             std::exit(1);
         }
         ++version_;
+        ledger_.tree->committed(version_);
     }
 
     bench::LedgerFixture ledger_{kChain, kDomain};

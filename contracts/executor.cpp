@@ -177,6 +177,7 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
     const ledger::ExecRoots roots{stateRoot, resultsRoot({})};
     GL_TRY(blocks_.stageExecuted(batch, block, genesisQc(block), {}, roots));
     GL_TRY(store_.write(batch, syncedWrites_));
+    tree_.committed(0);
     return ExecutedBlock{0, {}, std::nullopt, roots};
 }
 
@@ -309,6 +310,7 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
         blocks_.stageSystemReceipt(batch, block.header.height, *executed.systemReceipt);
     }
     GL_TRY(store_.write(batch, syncedWrites_));
+    tree_.committed(block.header.height);
     return executed;
 }
 

@@ -5,6 +5,7 @@
 #include <gridledger/ledger/state_tree.h>
 
 #include "state_tree_cache.h"
+#include "state_tree_latest.h"
 #include "state_tree_node.h"
 
 namespace gridledger::ledger {
@@ -337,11 +338,12 @@ Error notFound(std::uint64_t version) {
 }  // namespace
 
 StateTree::StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values,
-                     std::size_t applyCacheBytes)
+                     std::size_t applyCacheBytes, std::size_t latestValueBytes)
     : store_(store),
       nodes_(nodes),
       values_(values),
-      cache_(std::make_unique<NodeCache>(applyCacheBytes)) {}
+      cache_(std::make_unique<NodeCache>(applyCacheBytes)),
+      latest_(std::make_unique<tree::LatestValues>(latestValueBytes)) {}
 
 StateTree::~StateTree() = default;
 
@@ -398,13 +400,29 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     for (const auto& [key, value] : writes) {
         batch.put(nodes_, key, value);
     }
+    pending_.clear();
+    pending_.reserve(unique.size());
     for (const TreeUpdate* update : unique) {
         batch.put(values_, tree::valueKey(update->key, version), tree::encodeValue(update->value));
+        pending_.push_back(*update);
     }
+    pendingVersion_ = version;
     return root.hash;
 }
 
+void StateTree::committed(std::uint64_t version) {
+    if (pendingVersion_ != version) {
+        return;
+    }
+    latest_->advance(version, pending_);
+    pendingVersion_.reset();
+    pending_.clear();
+}
+
 Result<std::optional<Bytes>> StateTree::get(const Hash256& key, std::uint64_t version) const {
+    if (auto known = latest_->find(key, version)) {
+        return std::move(known->value);
+    }
     auto cursor = store_.prefixCursor(values_);
     cursor.seekForPrev(tree::valueKey(key, version));
     if (!cursor.valid()) {
@@ -419,7 +437,9 @@ Result<std::optional<Bytes>> StateTree::get(const Hash256& key, std::uint64_t ve
     if (found.size() != Hash256::size() + 8) {
         return fail(ErrorCode::kCorrupt, "state tree: malformed value key");
     }
-    return tree::decodeValue(cursor.value());
+    GL_ASSIGN_OR_RETURN(value, tree::decodeValue(cursor.value()));
+    latest_->learn(key, version, readU64(found.subspan(Hash256::size())), value);
+    return value;
 }
 
 Result<Hash256> StateTree::rootAt(std::uint64_t version) const {

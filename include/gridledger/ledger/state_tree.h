@@ -24,6 +24,7 @@
 namespace gridledger::ledger {
 
 namespace tree {
+class LatestValues;
 class NodeCache;
 }  // namespace tree
 
@@ -101,22 +102,30 @@ struct StateRange {
  * `nodes` holds the tree nodes under (version ‖ nibble path), never overwritten, and one root
  * record per applied version; `values` holds every written value under (key ‖ version). Reads
  * (get, rootAt, prove, latestVersion) may run concurrently with each other and with apply; one
- * apply at a time. Reads take everything from the store. Apply also keeps the internal nodes it
- * read and wrote in memory (up to kApplyCacheBytes of them, with the hashes inside each node and
- * the keys of their leaves), so that a version costs no read of what earlier applies of this tree
- * wrote, and a node whose children changed in one slot costs 4 hashes instead of 15.
+ * apply at a time. Reads take everything from the store but get, which first asks the latest
+ * values: the value of each key as of the last version the tree was told is committed (up to
+ * kLatestValueBytes of them, filled by committed and by gets at that version). Apply also keeps
+ * the internal nodes it read and wrote in memory (up to kApplyCacheBytes of them, with the hashes
+ * inside each node and the keys of their leaves), so that a version costs no read of what earlier
+ * applies of this tree wrote, and a node whose children changed in one slot costs 4 hashes
+ * instead of 15.
  */
 class StateTree {
   public:
     /** The memory apply's node cache may take: every internal node of a 1M-key tree fits. */
     static constexpr std::size_t kApplyCacheBytes = std::size_t{320} << 20U;
 
+    /** The memory the latest values may take: the accounts of a 1M-account state fit. */
+    static constexpr std::size_t kLatestValueBytes = std::size_t{256} << 20U;
+
     /**
      * Requires `store` to outlive the tree and both columns to be used by this tree only.
-     * `applyCacheBytes` bounds apply's node cache (0: none, every node is read from the store).
+     * `applyCacheBytes` bounds apply's node cache (0: none, every node is read from the store);
+     * `latestValueBytes` the latest values (0: none, every get is a seek in the store).
      */
     StateTree(storage::KvStore& store, storage::Column nodes, storage::Column values,
-              std::size_t applyCacheBytes = kApplyCacheBytes);
+              std::size_t applyCacheBytes = kApplyCacheBytes,
+              std::size_t latestValueBytes = kLatestValueBytes);
     ~StateTree();
     StateTree(const StateTree&) = delete;
     StateTree& operator=(const StateTree&) = delete;
@@ -138,9 +147,20 @@ class StateTree {
                                         storage::WriteBatch& batch);
 
     /**
+     * Tells the tree that the batch of the last apply, of `version`, is committed to the store:
+     * get then answers reads of its keys at `version` from memory. Call it once that batch is
+     * written; until then get reads `version` from the store.
+     * A call for another version, or with no apply since the last call, changes nothing. A
+     * committed version the tree is not told of (a batch written but not reported, or another
+     * tree instance's) only costs the next committed call its latest values, never a wrong read.
+     */
+    void committed(std::uint64_t version);
+
+    /**
      * The value of `key` as of `version`: the last value written at a version <= `version`, or
-     * std::nullopt if none or if it was deleted since. One seek in the value column. Sees committed
-     * batches only. kStorage / kCorrupt on a failing or damaged store.
+     * std::nullopt if none or if it was deleted since. Answered from the latest values when they
+     * know the key at `version`, else one seek in the value column. Sees committed batches only.
+     * kStorage / kCorrupt on a failing or damaged store.
      */
     [[nodiscard]] Result<std::optional<Bytes>> get(const Hash256& key, std::uint64_t version) const;
 
@@ -187,6 +207,10 @@ class StateTree {
     storage::Column nodes_;
     storage::Column values_;
     std::unique_ptr<tree::NodeCache> cache_;
+    std::unique_ptr<tree::LatestValues> latest_;
+    /** The last apply's version and its writes, each key once, until committed. */
+    std::optional<std::uint64_t> pendingVersion_;
+    std::vector<TreeUpdate> pending_;
 };
 
 /**

@@ -61,16 +61,26 @@ class TestDb {
         open();
     }
 
-    /** Applies `updates` as `version` and commits the batch; returns the new root. */
+    /**
+     * Applies `updates` as `version`, commits the batch and tells the tree, as the executor does;
+     * returns the new root.
+     */
     Hash256 commit(std::uint64_t version, const std::vector<TreeUpdate>& updates) {
+        return commitTo(*tree_, version, updates);
+    }
+
+    /** commit, through another tree over the same store. */
+    Hash256 commitTo(StateTree& tree, std::uint64_t version,
+                     const std::vector<TreeUpdate>& updates) {
         auto batch = store_->batch();
-        auto root = tree_->apply(version, updates, batch);
+        auto root = tree.apply(version, updates, batch);
         if (!root) {
             throw std::runtime_error("apply failed: " + root.error().message);
         }
         if (!store_->write(batch, false)) {
             throw std::runtime_error("commit failed");
         }
+        tree.committed(version);
         return *root;
     }
 

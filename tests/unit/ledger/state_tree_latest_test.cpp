@@ -1,0 +1,214 @@
+// The state tree's latest values: a get at the committed tip is answered from memory, and no get
+// ever answers other than the store would.
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "state_tree_support.h"
+
+namespace gridledger::ledger {
+namespace {
+
+using tree_testing::kNodes;
+using tree_testing::kValues;
+using tree_testing::TestDb;
+
+Hash256 keyOf(std::uint8_t tag) {
+    Hash256 key;
+    key[0] = tag;
+    key[31] = tag;
+    return key;
+}
+
+/** The value `key` gets at `version` in these tests: both in its bytes. */
+Bytes valueAt(std::uint64_t version, std::uint8_t tag) {
+    Bytes out{tag};
+    appendU64(out, version);
+    return out;
+}
+
+/** The value a successful get returned; a failed get is a test failure, read as no value. */
+std::optional<Bytes> valueOf(const Result<std::optional<Bytes>>& read) {
+    if (!read) {
+        ADD_FAILURE() << "get failed: " << read.error().message;
+        return std::nullopt;
+    }
+    return *read;
+}
+
+std::optional<Bytes> holds(Bytes value) {
+    return value;
+}
+
+std::optional<Bytes> holdsNone() {
+    return std::nullopt;
+}
+
+/** The value column's key of `key` at `version`, as docs/state_tree.md lays it out. */
+Bytes valueRecordKey(const Hash256& key, std::uint64_t version) {
+    Bytes out(key.view().begin(), key.view().end());
+    appendU64(out, version);
+    return out;
+}
+
+/** Overwrites `key`'s record at `version` with bytes that decode as no value record. */
+void damageValueRecord(storage::KvStore& store, const Hash256& key, std::uint64_t version) {
+    auto batch = store.batch();
+    batch.put(kValues, valueRecordKey(key, version), Bytes{0xee, 0xee});
+    ASSERT_TRUE(store.write(batch, false));
+}
+
+TEST(StateTreeLatest, AGetAtTheCommittedTipIsAnsweredFromMemoryAndOthersFromTheStore) {
+    TestDb db;
+    const Hash256 k = keyOf(1);
+    db.commit(1, {TreeUpdate{k, valueAt(1, 1)}});
+    db.commit(2, {TreeUpdate{k, valueAt(2, 1)}});
+    damageValueRecord(db.store(), k, 2);
+    damageValueRecord(db.store(), k, 1);
+
+    // The committed version's write is in memory: its damaged record is never read.
+    EXPECT_EQ(valueOf(db.tree().get(k, 2)), holds(valueAt(2, 1)));
+    // A version before the key's last write is read from the store, and finds the damage.
+    const auto older = db.tree().get(k, 1);
+    ASSERT_FALSE(older);
+    EXPECT_EQ(older.error().code, ErrorCode::kCorrupt);
+}
+
+TEST(StateTreeLatest, AStoreReadAtTheTipKeepsTheRecordItFoundButNotAKeyNeverWritten) {
+    TestDb db;
+    const Hash256 k = keyOf(1);
+    const Hash256 untouched = keyOf(2);
+    db.commit(1, {TreeUpdate{untouched, valueAt(1, 2)}, TreeUpdate{k, valueAt(1, 1)}});
+    // A new tree over the store knows no tip: it learns nothing until it is told of a commit.
+    StateTree fresh(db.store(), kNodes, kValues);
+    EXPECT_EQ(valueOf(fresh.get(untouched, 1)), holds(valueAt(1, 2)));
+    db.commitTo(fresh, 2, {TreeUpdate{k, valueAt(2, 1)}});
+    // `untouched` read at the tip (2) from the store, kept, then its record damaged.
+    EXPECT_EQ(valueOf(fresh.get(untouched, 2)), holds(valueAt(1, 2)));
+    const Hash256 absent = keyOf(3);
+    EXPECT_EQ(valueOf(fresh.get(absent, 2)), holdsNone());
+    damageValueRecord(db.store(), untouched, 1);
+    EXPECT_EQ(valueOf(fresh.get(untouched, 2)), holds(valueAt(1, 2)));
+    EXPECT_EQ(valueOf(fresh.get(untouched, 1)), holds(valueAt(1, 2)));
+    // A key never written is not kept: a record that appears for it is read.
+    auto batch = db.store().batch();
+    batch.put(kValues, valueRecordKey(absent, 2), Bytes{0x01, 0x0a});
+    ASSERT_TRUE(db.store().write(batch, false));
+    EXPECT_EQ(valueOf(fresh.get(absent, 2)), holds(Bytes{0x0a}));
+    db.commitTo(fresh, 3, {TreeUpdate{absent, valueAt(3, 3)}});
+    EXPECT_EQ(valueOf(fresh.get(absent, 3)), holds(valueAt(3, 3)));
+    EXPECT_EQ(valueOf(fresh.get(absent, 1)), holdsNone());
+}
+
+TEST(StateTreeLatest, AStoreReadBelowTheTipIsNotKept) {
+    TestDb db;
+    StateTree other(db.store(), kNodes, kValues);
+    const Hash256 k = keyOf(1);
+    db.commit(1, {TreeUpdate{k, valueAt(1, 1)}});
+    db.commitTo(other, 2, {TreeUpdate{k, valueAt(2, 1)}});
+    // Version 2 was written by the other tree: the next committed version drops what this tree
+    // knew, so `k` is no longer known here.
+    db.commit(3, {TreeUpdate{keyOf(2), valueAt(3, 2)}});
+    // Read below the tip, `k` has its version-1 value, which is not its value at the tip.
+    EXPECT_EQ(valueOf(db.tree().get(k, 1)), holds(valueAt(1, 1)));
+    EXPECT_EQ(valueOf(db.tree().get(k, 3)), holds(valueAt(2, 1)));
+}
+
+TEST(StateTreeLatest, AVersionWrittenByAnotherTreeIsNeverAnsweredFromMemory) {
+    TestDb db;
+    StateTree other(db.store(), kNodes, kValues);
+    const Hash256 k = keyOf(1);
+    db.commit(1, {TreeUpdate{k, valueAt(1, 1)}});
+    db.commitTo(other, 2, {TreeUpdate{k, std::nullopt}});
+    // Beyond this tree's tip: from the store.
+    EXPECT_EQ(valueOf(db.tree().get(k, 2)), holdsNone());
+    EXPECT_EQ(valueOf(db.tree().get(k, 1)), holds(valueAt(1, 1)));
+    db.commit(3, {TreeUpdate{keyOf(2), valueAt(3, 2)}});
+    EXPECT_EQ(valueOf(db.tree().get(k, 3)), holdsNone());
+    EXPECT_EQ(valueOf(db.tree().get(k, 2)), holdsNone());
+    EXPECT_EQ(valueOf(db.tree().get(k, 1)), holds(valueAt(1, 1)));
+}
+
+TEST(StateTreeLatest, ADroppedApplyNeverReachesMemory) {
+    TestDb db;
+    const Hash256 k = keyOf(1);
+    db.commit(1, {TreeUpdate{k, valueAt(1, 1)}});
+    {
+        auto dropped = db.store().batch();
+        const std::vector<TreeUpdate> updates{TreeUpdate{k, Bytes{0x0d}}};
+        ASSERT_TRUE(db.tree().apply(2, updates, dropped));
+    }
+    db.tree().committed(1);  // not the pending version: changes nothing
+    EXPECT_EQ(valueOf(db.tree().get(k, 1)), holds(valueAt(1, 1)));
+    EXPECT_EQ(valueOf(db.tree().get(k, 2)), holds(valueAt(1, 1)));
+    db.commit(2, {TreeUpdate{keyOf(2), valueAt(2, 2)}});
+    EXPECT_EQ(valueOf(db.tree().get(k, 2)), holds(valueAt(1, 1)));
+    // Told twice: the second call has no apply behind it.
+    db.tree().committed(2);
+    EXPECT_EQ(valueOf(db.tree().get(keyOf(2), 2)), holds(valueAt(2, 2)));
+}
+
+TEST(StateTreeLatest, WithoutMemoryEveryGetReadsTheStore) {
+    TestDb db;
+    StateTree uncached(db.store(), kNodes, kValues, StateTree::kApplyCacheBytes, 0);
+    const Hash256 k = keyOf(1);
+    db.commitTo(uncached, 1, {TreeUpdate{k, valueAt(1, 1)}});
+    damageValueRecord(db.store(), k, 1);
+    const auto read = uncached.get(k, 1);
+    ASSERT_FALSE(read);
+    EXPECT_EQ(read.error().code, ErrorCode::kCorrupt);
+}
+
+TEST(StateTreeLatest, ReadersAtTheTipSeeEachVersionWhileItIsCommitted) {
+    // Key 1 is written at every version, key 2 at every even one, key 3 never: a reader that
+    // reads the latest committed version from the store must find exactly that version's values.
+    constexpr std::uint64_t kVersions = 300;
+    TestDb db;
+    db.commit(1, {TreeUpdate{keyOf(1), valueAt(1, 1)}, TreeUpdate{keyOf(2), valueAt(0, 2)}});
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> reads{0};
+    std::atomic<std::uint64_t> wrong{0};
+    auto reader = [&] {
+        while (!done.load()) {
+            const auto latest = db.tree().latestVersion();
+            if (!latest || !*latest) {
+                ++wrong;
+                return;
+            }
+            const std::uint64_t v = **latest;
+            const auto every = db.tree().get(keyOf(1), v);
+            const auto even = db.tree().get(keyOf(2), v);
+            const auto never = db.tree().get(keyOf(3), v);
+            if (!every || !even || !never) {
+                ++wrong;
+                continue;
+            }
+            const std::uint64_t lastEven = v - v % 2;
+            if (*every != holds(valueAt(v, 1)) || *even != holds(valueAt(lastEven, 2)) ||
+                *never != holdsNone()) {
+                ++wrong;
+            }
+            ++reads;
+        }
+    };
+    std::thread first(reader);
+    std::thread second(reader);
+    for (std::uint64_t v = 2; v <= kVersions; ++v) {
+        std::vector<TreeUpdate> updates{TreeUpdate{keyOf(1), valueAt(v, 1)}};
+        if (v % 2 == 0) {
+            updates.push_back(TreeUpdate{keyOf(2), valueAt(v, 2)});
+        }
+        db.commit(v, updates);
+    }
+    done = true;
+    first.join();
+    second.join();
+    EXPECT_EQ(wrong.load(), 0U);
+    EXPECT_GT(reads.load(), 0U);
+}
+
+}  // namespace
+}  // namespace gridledger::ledger
