@@ -185,16 +185,15 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
                                            std::uint32_t index, ByteView raw,
                                            const VerifiedCache& verified, const FeeParams& fees,
                                            std::set<Hash256>& seen, u128& feesPaid) const {
+    auto tx = codec::decodeTx(raw);
     codec::Receipt receipt;
-    receipt.txHash = crypto::sha256(raw);
+    receipt.txHash = tx ? tx->hash : crypto::sha256(raw);
     receipt.height = context.height;
     receipt.index = index;
     auto failed = [&receipt](const Error& error) {
         receipt.code = error.code;
         return receipt;
     };
-
-    auto tx = codec::decodeTx(raw);
     if (!tx) {
         return failed(tx.error());
     }

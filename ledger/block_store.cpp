@@ -75,6 +75,13 @@ Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block&
         if (!isIndexed(receipt.code)) {
             continue;
         }
+        // A transaction that paid its fee consumed its nonce here, so no earlier place of it was
+        // indexed: every indexed failure before the fee (expired, bad signature, wrong chain, a
+        // spent nonce) would fail it again, and a paid one would have spent the nonce.
+        if (receipt.fee != 0) {
+            batch.put(kTxIndexColumn, receipt.txHash.view(), receiptKey(where));
+            continue;
+        }
         GL_ASSIGN_OR_RETURN(first, store_.get(kTxIndexColumn, receipt.txHash.view()));
         if (!first) {
             batch.put(kTxIndexColumn, receipt.txHash.view(), receiptKey(where));

@@ -55,7 +55,9 @@ class BlockStore final : public ChainReader {
      * Stages a committed, executed block with its certifying QC, receipts and roots, and indexes
      * each receipt's transaction that isIndexed and not indexed yet (the index keeps a hash's
      * first place: a later copy of a committed transaction fails with a receipt of its own).
-     * kStorage when the index cannot be read; the batch may then hold part of the block.
+     * A receipt with a fee paid is indexed without reading the index: its transaction spent its
+     * nonce in this block, so no earlier place of it can have been indexed. kStorage when the
+     * index cannot be read; the batch may then hold part of the block.
      */
     [[nodiscard]] Status stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
