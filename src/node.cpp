@@ -97,18 +97,21 @@ Status NodeImpl::openMempool() {
     options.maxValidityBlocks = genesis_.consensus.maxValidityBlocks;
     options.committedHeight = *executed;
     options.verifierThreads = config_.verifyThreads;
+    // Admission reads the state at the executed height, which executeCommitted moves as soon as
+    // a block's write is done, as the store's own record of it moves.
+    executedHeight_.store(executed.value_or(0), std::memory_order_release);
     options.feeReader = [this](const codec::Payload& payload) -> Result<std::uint64_t> {
-        GL_ASSIGN_OR_RETURN(height, blocks_->executedHeight());
+        const std::uint64_t height = executedHeight_.load(std::memory_order_acquire);
         const std::lock_guard lock(feesMutex_);
-        if (!fees_ || fees_->first != height.value_or(0)) {
-            GL_ASSIGN_OR_RETURN(params, contracts::readParams(*tree_, height.value_or(0)));
-            fees_.emplace(height.value_or(0), params.fees);
+        if (!fees_ || fees_->first != height) {
+            GL_ASSIGN_OR_RETURN(params, contracts::readParams(*tree_, height));
+            fees_.emplace(height, params.fees);
         }
         return fees_->second.of(payload);
     };
     auto accounts = [this](const Address& address) -> Result<ledger::AccountView> {
-        GL_ASSIGN_OR_RETURN(height, blocks_->executedHeight());
-        GL_ASSIGN_OR_RETURN(account, contracts::readAccount(*tree_, height.value_or(0), address));
+        const std::uint64_t height = executedHeight_.load(std::memory_order_acquire);
+        GL_ASSIGN_OR_RETURN(account, contracts::readAccount(*tree_, height, address));
         return ledger::AccountView{account.nonce, account.balance};
     };
     mempool_ = std::make_unique<ledger::Mempool>(options, accounts);
@@ -471,6 +474,8 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
                         executor_->executeAndCommit(block, certifying, [this](const Hash256& hash) {
                             return mempool_->isVerified(hash);
                         }));
+    // Before the mempool learns of the block: admission that sees its commit reads this height.
+    executedHeight_.store(block.header.height, std::memory_order_release);
     const auto failed = std::count_if(done.receipts.begin(), done.receipts.end(),
                                       [](const auto& r) { return !r.success(); });
     metrics_->blockCommitted(
@@ -485,7 +490,6 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
     if (journal_) {
         journal_->prune(hashes, block.header.height + 1);
     }
-    executedHeight_.store(block.header.height, std::memory_order_relaxed);
     log_->debug("committed height={} txs={} state_root={}", block.header.height, block.txs.size(),
                 done.roots.stateRoot.hex());
     if (rpc_) {

@@ -350,6 +350,7 @@ class NodeImpl {
     std::string haltReason_;
     /** The highest block height seen in a checked proposal (a claim: for /readyz only). */
     std::atomic<std::uint64_t> seenHeight_{0};
+    /** The store's executed height, moved as soon as a block's write is done (release). */
     std::atomic<std::uint64_t> executedHeight_{0};
     /** The ledger's first height: 0, or the height of the snapshot it started from. */
     std::uint64_t firstHeight_ = 0;
