@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 namespace gridledger::ledger::tree {
 
@@ -40,7 +41,7 @@ void LatestValues::learn(const Hash256& key, std::uint64_t version, std::uint64_
     setLocked(key, writtenAt, value);
 }
 
-void LatestValues::advance(std::uint64_t version, std::span<const TreeUpdate> writes) {
+void LatestValues::advance(std::uint64_t version, std::vector<TreeUpdate> writes) {
     const std::unique_lock lock(mutex_);
     if (!tip_ || version != *tip_ + 1) {
         // A version in between may have been written without passing here.
@@ -48,14 +49,9 @@ void LatestValues::advance(std::uint64_t version, std::span<const TreeUpdate> wr
         bytes_ = 0;
     }
     tip_ = version;
-    for (const auto& write : writes) {
-        setLocked(write.key, version, write.value);
+    for (auto& write : writes) {
+        setLocked(write.key, version, std::move(write.value));
     }
-}
-
-std::size_t LatestValues::bytes() const {
-    const std::shared_lock lock(mutex_);
-    return bytes_;
 }
 
 std::size_t LatestValues::footprint(const std::optional<Bytes>& value) {
@@ -65,16 +61,16 @@ std::size_t LatestValues::footprint(const std::optional<Bytes>& value) {
 }
 
 void LatestValues::setLocked(const Hash256& key, std::uint64_t writtenAt,
-                             const std::optional<Bytes>& value) {
+                             std::optional<Bytes> value) {
     const std::size_t size = footprint(value);
     if (const auto it = entries_.find(key); it != entries_.end()) {
         bytes_ = bytes_ - footprint(it->second.value) + size;
-        it->second = Entry{writtenAt, value};
+        it->second = Entry{writtenAt, std::move(value)};
         return;
     }
     if (bytes_ + size <= budgetBytes_) {
         bytes_ += size;
-        entries_.emplace(key, Entry{writtenAt, value});
+        entries_.emplace(key, Entry{writtenAt, std::move(value)});
     }
 }
 

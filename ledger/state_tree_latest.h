@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <shared_mutex>
-#include <span>
 #include <unordered_map>
+#include <vector>
 
 #include <gridledger/base/bytes.h>
 #include <gridledger/ledger/state_tree.h>
@@ -50,11 +50,8 @@ class LatestValues {
     void learn(const Hash256& key, std::uint64_t version, std::uint64_t writtenAt,
                const std::optional<Bytes>& value);
 
-    /** Version `version` is committed, with these writes (each key once). */
-    void advance(std::uint64_t version, std::span<const TreeUpdate> writes);
-
-    /** The approximate heap bytes the entries take. */
-    [[nodiscard]] std::size_t bytes() const;
+    /** Version `version` is committed, with these writes (each key once), taken over. */
+    void advance(std::uint64_t version, std::vector<TreeUpdate> writes);
 
   private:
     struct Entry {
@@ -67,7 +64,7 @@ class LatestValues {
 
     static std::size_t footprint(const std::optional<Bytes>& value);
     /** Sets the entry of `key`, or adds it within the budget. Requires the lock held alone. */
-    void setLocked(const Hash256& key, std::uint64_t writtenAt, const std::optional<Bytes>& value);
+    void setLocked(const Hash256& key, std::uint64_t writtenAt, std::optional<Bytes> value);
 
     std::size_t budgetBytes_;
     mutable std::shared_mutex mutex_;

@@ -70,6 +70,9 @@ Status NodeImpl::openLedger(const Home& home) {
     GL_ASSIGN_OR_RETURN(first, blocks_->firstHeight());
     firstHeight_ = first;
     GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
+    // Admission reads the state at this height from the journal's replay on; executeCommitted
+    // moves it as soon as a block's write is done, as the store's own record of it moves.
+    executedHeight_.store(executed.value_or(0), std::memory_order_release);
     if (!executed) {
         GL_ASSIGN_OR_RETURN(written, executor_->commitGenesis(genesis_));
         log_->info("genesis written chain_id={} state_root={}", genesis_.chainId,
@@ -87,7 +90,6 @@ Status NodeImpl::openLedger(const Home& home) {
 }
 
 Status NodeImpl::openMempool() {
-    GL_ASSIGN_OR_RETURN(executed, blocks_->executedHeight());
     ledger::MempoolOptions options;
     options.chainId = genesis_.chainId;
     options.signingDomain = signingDomain_;
@@ -95,11 +97,8 @@ Status NodeImpl::openMempool() {
     options.maxBytes = config_.mempoolMaxBytes;
     options.nonceWindow = config_.mempoolNonceWindow;
     options.maxValidityBlocks = genesis_.consensus.maxValidityBlocks;
-    options.committedHeight = *executed;
+    options.committedHeight = executedHeight_.load(std::memory_order_acquire);
     options.verifierThreads = config_.verifyThreads;
-    // Admission reads the state at the executed height, which executeCommitted moves as soon as
-    // a block's write is done, as the store's own record of it moves.
-    executedHeight_.store(executed.value_or(0), std::memory_order_release);
     options.feeReader = [this](const codec::Payload& payload) -> Result<std::uint64_t> {
         const std::uint64_t height = executedHeight_.load(std::memory_order_acquire);
         const std::lock_guard lock(feesMutex_);
@@ -244,7 +243,6 @@ Status NodeImpl::openConsensus() {
     }
     validatorNodes_.assign(set.nodeIds.begin(), set.nodeIds.end());
     member_.store(committee.contains(proposer_.publicKey()));
-    executedHeight_.store(executed.value_or(0));
     committee_.store(std::make_shared<const consensus::Committee>(std::move(committee)));
     return buildCore();
 }
