@@ -17,8 +17,7 @@ namespace {
 
 /** Checks that do not depend on state: chain, expiry, signature. */
 Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId,
-                     const std::string& domain, std::uint64_t height,
-                     const VerifiedCache& verified) {
+                     const std::string& domain, std::uint64_t height, bool verified) {
     if (tx.body.chainId != chainId) {
         return fail(ErrorCode::kWrongChainId, "transaction is for chain '" + tx.body.chainId + "'");
     }
@@ -26,7 +25,7 @@ Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId,
         return fail(ErrorCode::kExpired,
                     "transaction expired at height " + std::to_string(tx.body.validUntilHeight));
     }
-    if (!(verified && verified(tx.hash)) && !codec::verifyTxSignature(tx, domain)) {
+    if (!verified && !codec::verifyTxSignature(tx, domain)) {
         return fail(ErrorCode::kBadSignature, "signature does not verify");
     }
     return {};
@@ -144,13 +143,22 @@ Hash256 Executor::resultsRoot(const std::vector<codec::Receipt>& receipts) {
 
 Hash256 Executor::resultsRoot(const std::optional<codec::Receipt>& system,
                               const std::vector<codec::Receipt>& receipts) {
-    std::vector<Hash256> leaves;
-    leaves.reserve(receipts.size() + 1);
+    std::vector<Bytes> encoded;
+    encoded.reserve(receipts.size() + 1);
     if (system) {
-        leaves.push_back(crypto::sha256(codec::encodeReceipt(*system)));
+        encoded.push_back(codec::encodeReceipt(*system));
     }
     for (const auto& receipt : receipts) {
-        leaves.push_back(crypto::sha256(codec::encodeReceipt(receipt)));
+        encoded.push_back(codec::encodeReceipt(receipt));
+    }
+    return resultsRootOfEncoded(encoded);
+}
+
+Hash256 Executor::resultsRootOfEncoded(std::span<const Bytes> encodedReceipts) {
+    std::vector<Hash256> leaves;
+    leaves.reserve(encodedReceipts.size());
+    for (const Bytes& encoded : encodedReceipts) {
+        leaves.push_back(crypto::sha256(encoded));
     }
     return codec::merkleRoot(leaves);
 }
@@ -175,27 +183,33 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(0, updates, batch));
     const codec::Block block = genesisBlock(genesis, stateRoot);
     const ledger::ExecRoots roots{stateRoot, resultsRoot({})};
-    GL_TRY(blocks_.stageExecuted(batch, block, genesisQc(block), {}, roots));
+    GL_TRY(blocks_.stageExecuted(batch, block, genesisQc(block), {}, {}, roots));
     GL_TRY(store_.write(batch, syncedWrites_));
     tree_.committed(0);
     return ExecutedBlock{0, {}, std::nullopt, roots};
 }
 
 Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext& context,
-                                           std::uint32_t index, ByteView raw,
-                                           const VerifiedCache& verified, const FeeParams& fees,
-                                           std::set<Hash256>& seen, u128& feesPaid) const {
-    auto tx = codec::decodeTx(raw);
+                                           std::uint32_t index, ByteView raw, const KnownTxs& known,
+                                           const FeeParams& fees, std::set<Hash256>& seen,
+                                           u128& feesPaid) const {
     codec::Receipt receipt;
-    receipt.txHash = tx ? tx->hash : crypto::sha256(raw);
+    receipt.txHash = crypto::sha256(raw);
     receipt.height = context.height;
     receipt.index = index;
     auto failed = [&receipt](const Error& error) {
         receipt.code = error.code;
         return receipt;
     };
-    if (!tx) {
-        return failed(tx.error());
+    const ledger::KnownTx knownTx = known ? known(receipt.txHash) : ledger::KnownTx{};
+    std::optional<codec::SignedTx> decoded;
+    const codec::SignedTx* tx = knownTx.decoded.get();
+    if (tx == nullptr) {
+        auto fromRaw = codec::decodeTx(raw);
+        if (!fromRaw) {
+            return failed(fromRaw.error());
+        }
+        tx = &decoded.emplace(std::move(*fromRaw));
     }
     // Only a second copy in this block is a duplicate: a copy of an earlier block's transaction
     // fails on its own merits (its nonce is spent, or it expired), from the state alone, so that
@@ -203,7 +217,8 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
     if (!seen.insert(tx->hash).second) {
         return failed(Error{ErrorCode::kDuplicateTx, "transaction already in this block"});
     }
-    if (auto envelope = checkEnvelope(*tx, chainId_, signingDomain_, context.height, verified);
+    if (auto envelope =
+            checkEnvelope(*tx, chainId_, signingDomain_, context.height, knownTx.verified);
         !envelope) {
         return failed(envelope.error());
     }
@@ -239,7 +254,7 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
 }
 
 Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& block,
-                                        const VerifiedCache& verified) const {
+                                        const KnownTxs& known) const {
     const BlockContext context{block.header.height, block.header.timestampMs};
     ExecutedBlock out;
     out.height = context.height;
@@ -265,9 +280,8 @@ Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& b
     std::set<Hash256> seen;
     u128 feesPaid = 0;  // at most kMaxBlockTxs fees below 2^64 each: no overflow
     for (std::size_t i = 0; i < block.txs.size(); ++i) {
-        GL_ASSIGN_OR_RETURN(receipt,
-                            executeTx(state, context, static_cast<std::uint32_t>(i), block.txs[i],
-                                      verified, params.fees, seen, feesPaid));
+        GL_ASSIGN_OR_RETURN(receipt, executeTx(state, context, static_cast<std::uint32_t>(i),
+                                               block.txs[i], known, params.fees, seen, feesPaid));
         out.receipts.push_back(std::move(receipt));
     }
     if (feesPaid != 0) {
@@ -284,7 +298,7 @@ Result<ExecutedBlock> Executor::execute(StateLayer& state, const codec::Block& b
 
 Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
                                                  const codec::QuorumCert& certifyingQc,
-                                                 const VerifiedCache& verified) {
+                                                 const KnownTxs& known) {
     GL_ASSIGN_OR_RETURN(executed, blocks_.executedHeight());
     const std::uint64_t height = block.header.height;
     if (!executed || height != *executed + 1) {
@@ -292,7 +306,7 @@ Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
                     "block at height " + std::to_string(height) + " is not the next to execute");
     }
     StateLayer state(tree_, *executed);
-    GL_ASSIGN_OR_RETURN(done, execute(state, block, verified));
+    GL_ASSIGN_OR_RETURN(done, execute(state, block, known));
     return commit(block, certifyingQc, state, std::move(done));
 }
 
@@ -302,11 +316,22 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
     auto batch = store_.batch();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));
-    executed.roots =
-        ledger::ExecRoots{stateRoot, resultsRoot(executed.systemReceipt, executed.receipts)};
-    GL_TRY(blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, executed.roots));
+    // Each receipt is encoded once, for the results root and for the store. The system receipt,
+    // when there is one, is the root's first leaf.
+    std::vector<Bytes> encoded;
+    encoded.reserve(executed.receipts.size() + 1);
     if (executed.systemReceipt) {
-        blocks_.stageSystemReceipt(batch, block.header.height, *executed.systemReceipt);
+        encoded.push_back(codec::encodeReceipt(*executed.systemReceipt));
+    }
+    for (const auto& receipt : executed.receipts) {
+        encoded.push_back(codec::encodeReceipt(receipt));
+    }
+    executed.roots = ledger::ExecRoots{stateRoot, resultsRootOfEncoded(encoded)};
+    const auto txReceipts = std::span<const Bytes>(encoded).last(executed.receipts.size());
+    GL_TRY(blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, txReceipts,
+                                 executed.roots));
+    if (executed.systemReceipt) {
+        blocks_.stageSystemReceipt(batch, block.header.height, encoded.front());
     }
     GL_TRY(store_.write(batch, syncedWrites_));
     tree_.committed(block.header.height);

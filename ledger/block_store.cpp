@@ -63,15 +63,20 @@ std::optional<std::uint64_t> decodeHeight(ByteView bytes) {
 
 Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
                                  const codec::QuorumCert& certifyingQc,
-                                 const std::vector<codec::Receipt>& receipts,
+                                 std::span<const codec::Receipt> receipts,
+                                 std::span<const Bytes> encodedReceipts,
                                  const ExecRoots& roots) const {
+    if (encodedReceipts.size() != receipts.size()) {
+        return fail(ErrorCode::kInvalidArgument, "every receipt needs its encoding");
+    }
     const std::uint64_t height = block.header.height;
     batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
     batch.put(kHeightsColumn, heightKey(height), block.id.view());
     batch.put(kCertsColumn, heightKey(height), codec::encodeQc(certifyingQc));
-    for (const auto& receipt : receipts) {
+    for (std::size_t i = 0; i < receipts.size(); ++i) {
+        const codec::Receipt& receipt = receipts[i];
         const TxLocation where{height, receipt.index};
-        batch.put(kReceiptsColumn, receiptKey(where), codec::encodeReceipt(receipt));
+        batch.put(kReceiptsColumn, receiptKey(where), encodedReceipts[i]);
         if (!isIndexed(receipt.code)) {
             continue;
         }
@@ -96,9 +101,8 @@ Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block&
 }
 
 void BlockStore::stageSystemReceipt(storage::WriteBatch& batch, std::uint64_t height,
-                                    const codec::Receipt& receipt) const {
-    batch.put(kReceiptsColumn, receiptKey(TxLocation{height, kSystemReceiptIndex}),
-              codec::encodeReceipt(receipt));
+                                    ByteView encodedReceipt) const {
+    batch.put(kReceiptsColumn, receiptKey(TxLocation{height, kSystemReceiptIndex}), encodedReceipt);
 }
 
 void BlockStore::stageCommitProof(storage::WriteBatch& batch, std::uint64_t height,

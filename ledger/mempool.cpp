@@ -500,13 +500,13 @@ std::size_t Mempool::bytes() const {
     return bytes_;
 }
 
-bool Mempool::isVerified(const Hash256& hash) const {
+KnownTx Mempool::known(const Hash256& hash) const {
     const std::lock_guard lock(mutex_);
-    if (entries_.contains(hash)) {
-        return true;
+    if (const auto held = entries_.find(hash); held != entries_.end()) {
+        return KnownTx{true, held->second.tx};
     }
     const auto verdict = verdicts_.find(hash);
-    return verdict != verdicts_.end() && verdict->second;
+    return KnownTx{verdict != verdicts_.end() && verdict->second, nullptr};
 }
 
 std::size_t Mempool::verifyProposed(std::span<const Bytes> txs) {

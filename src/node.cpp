@@ -470,7 +470,7 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
     const auto started = std::chrono::steady_clock::now();
     GL_ASSIGN_OR_RETURN(done,
                         executor_->executeAndCommit(block, certifying, [this](const Hash256& hash) {
-                            return mempool_->isVerified(hash);
+                            return mempool_->known(hash);
                         }));
     // Before the mempool learns of the block: admission that sees its commit reads this height.
     executedHeight_.store(block.header.height, std::memory_order_release);

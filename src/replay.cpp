@@ -27,19 +27,30 @@ std::unexpected<Error> atHeight(std::uint64_t height, ErrorCode code, const std:
 constexpr std::size_t kLookaheadBlocks = 8;
 
 /**
- * One block read ahead of execution, and the verdicts on its transactions' signatures, which the
- * pool works out on every core while the blocks before it execute. A transaction the pool could
- * not take, or that does not decode, has no verdict: the executor checks it itself.
+ * One block read ahead of execution, its transactions decoded and the verdicts on their
+ * signatures, which the pool works out on every core while the blocks before it execute. A
+ * transaction the pool could not take, or that does not decode, is not listed: the executor
+ * decodes and checks it itself.
  */
 struct Prefetched {
+    struct Checked {
+        ledger::TxPtr tx;
+        std::shared_future<Status> verdict;
+    };
     Result<ReplayEntry> entry;
-    std::map<Hash256, std::future<Status>> verdicts;
+    std::map<Hash256, Checked> txs;
 
-    /** For the executor: whether the pool found the signature of `hash` valid (waits for it). */
-    [[nodiscard]] contracts::VerifiedCache verified() {
+    /**
+     * For the executor: the decoded transaction of `hash` and whether the pool found its
+     * signature valid (waits for the verdict).
+     */
+    [[nodiscard]] contracts::KnownTxs known() {
         return [this](const Hash256& hash) {
-            const auto it = verdicts.find(hash);
-            return it != verdicts.end() && it->second.get().has_value();
+            const auto it = txs.find(hash);
+            if (it == txs.end()) {
+                return ledger::KnownTx{};
+            }
+            return ledger::KnownTx{it->second.verdict.get().has_value(), it->second.tx};
         };
     }
 };
@@ -50,13 +61,14 @@ Prefetched prefetch(ReplaySource& source, ledger::VerifyPool& pool, std::uint64_
         return out;
     }
     for (const Bytes& raw : out.entry->block->txs) {
-        auto tx = codec::decodeTx(raw);
-        if (!tx || out.verdicts.contains(tx->hash)) {
+        auto decoded = codec::decodeTx(raw);
+        if (!decoded || out.txs.contains(decoded->hash)) {
             continue;
         }
+        auto tx = std::make_shared<const codec::SignedTx>(std::move(*decoded));
         const Hash256 hash = tx->hash;
-        if (auto verdict = pool.submit(std::make_shared<const codec::SignedTx>(std::move(*tx)))) {
-            out.verdicts.emplace(hash, std::move(*verdict));
+        if (auto verdict = pool.submit(tx)) {
+            out.txs.emplace(hash, Prefetched::Checked{std::move(tx), verdict->share()});
         }
     }
     return out;
@@ -179,7 +191,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
         if (auto same = checkCertifiedRoots(b.header, execRoots); !same) {
             return atHeight(h, same.error().code, same.error().message);
         }
-        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, current.verified()));
+        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, current.known()));
         // A block whose execution changed the validator set ends its epoch: the blocks above it
         // are checked against the next committee, seeded by it (docs/protocol.md §12).
         GL_ASSIGN_OR_RETURN(

@@ -582,7 +582,7 @@ Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesi
         return fail(ErrorCode::kInternal, "the imported state has root " + root.hex() + ", not " +
                                               manifest->stateRoot.hex());
     }
-    GL_TRY(blocks.stageExecuted(batch, manifest->base, base.certifyingQc, {},
+    GL_TRY(blocks.stageExecuted(batch, manifest->base, base.certifyingQc, {}, {},
                                 ledger::ExecRoots{manifest->stateRoot, base.resultsRoot}));
     blocks.stageFirstHeight(batch, manifest->height);
     GL_TRY(store->write(batch, true));

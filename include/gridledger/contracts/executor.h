@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include <gridledger/contracts/state.h>
 #include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/state_tree.h>
+#include <gridledger/ledger/verify_pool.h>
 #include <gridledger/storage/kv_store.h>
 
 namespace gridledger::contracts {
@@ -34,8 +36,12 @@ struct ExecutedBlock {
 /** The tx hash of the system receipt at `height`: SHA-256("gridledger/system-receipt" ‖ height). */
 [[nodiscard]] Hash256 systemReceiptHash(std::uint64_t height);
 
-/** Tells whether a transaction's signature was already verified (e.g. at mempool admission). */
-using VerifiedCache = std::function<bool(const Hash256& txHash)>;
+/**
+ * What the caller knows of a block's transaction by its hash (SHA-256 of its bytes) before the
+ * block executes, e.g. Mempool::known. A decoded transaction it gives must have been decoded from
+ * those bytes; the executor uses it instead of decoding them again. Null: the caller knows nothing.
+ */
+using KnownTxs = std::function<ledger::KnownTx(const Hash256& txHash)>;
 
 /**
  * The chain's state machine: executes committed blocks strictly in height order through the system
@@ -69,10 +75,12 @@ class Executor {
      */
     [[nodiscard]] Result<ExecutedBlock> executeAndCommit(const codec::Block& block,
                                                          const codec::QuorumCert& certifyingQc,
-                                                         const VerifiedCache& verified);
+                                                         const KnownTxs& known);
 
     /** Root of the results of one block: Merkle root over SHA-256 of each encoded receipt. */
     [[nodiscard]] static Hash256 resultsRoot(const std::vector<codec::Receipt>& receipts);
+    /** The same over receipts already encoded (codec::encodeReceipt), in leaf order. */
+    [[nodiscard]] static Hash256 resultsRootOfEncoded(std::span<const Bytes> encodedReceipts);
     /**
      * The same with the block's system receipt, when there is one, as the first leaf (it ran
      * before the transactions); without one it equals resultsRoot(receipts).
@@ -87,14 +95,13 @@ class Executor {
      * pool beyond 128 bits.
      */
     [[nodiscard]] Result<ExecutedBlock> execute(StateLayer& state, const codec::Block& block,
-                                                const VerifiedCache& verified) const;
+                                                const KnownTxs& known) const;
 
   private:
     [[nodiscard]] Result<codec::Receipt> executeTx(StateLayer& state, const BlockContext& context,
                                                    std::uint32_t index, ByteView raw,
-                                                   const VerifiedCache& verified,
-                                                   const FeeParams& fees, std::set<Hash256>& seen,
-                                                   u128& feesPaid) const;
+                                                   const KnownTxs& known, const FeeParams& fees,
+                                                   std::set<Hash256>& seen, u128& feesPaid) const;
     [[nodiscard]] Result<ExecutedBlock> commit(const codec::Block& block,
                                                const codec::QuorumCert& certifyingQc,
                                                const StateLayer& state, ExecutedBlock executed);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include <gridledger/codec/block.h>
 #include <gridledger/codec/receipt.h>
@@ -55,21 +56,24 @@ class BlockStore final : public ChainReader {
      * Stages a committed, executed block with its certifying QC, receipts and roots, and indexes
      * each receipt's transaction that isIndexed and not indexed yet (the index keeps a hash's
      * first place: a later copy of a committed transaction fails with a receipt of its own).
-     * A receipt with a fee paid is indexed without reading the index: its transaction spent its
-     * nonce in this block, so no earlier place of it can have been indexed. kStorage when the
-     * index cannot be read; the batch may then hold part of the block.
+     * `encodedReceipts[i]` is codec::encodeReceipt(receipts[i]), made once by the caller, which
+     * also hashes it into the results root. A receipt with a fee paid is indexed without reading
+     * the index: its transaction spent its nonce in this block, so no earlier place of it can have
+     * been indexed. kInvalidArgument when the two lists differ in length; kStorage when the index
+     * cannot be read; the batch may then hold part of the block.
      */
     [[nodiscard]] Status stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
-                                       const std::vector<codec::Receipt>& receipts,
+                                       std::span<const codec::Receipt> receipts,
+                                       std::span<const Bytes> encodedReceipts,
                                        const ExecRoots& roots) const;
 
     /**
-     * Stages the system receipt of the block at `height` under (height, kSystemReceiptIndex). It
-     * is not indexed by tx hash: no transaction carries it.
+     * Stages the system receipt of the block at `height`, encoded (codec::encodeReceipt), under
+     * (height, kSystemReceiptIndex). It is not indexed by tx hash: no transaction carries it.
      */
     void stageSystemReceipt(storage::WriteBatch& batch, std::uint64_t height,
-                            const codec::Receipt& receipt) const;
+                            ByteView encodedReceipt) const;
 
     /**
      * Stages the commit proof of the committed block at `height` (a node serves committed blocks

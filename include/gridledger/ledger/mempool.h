@@ -200,14 +200,15 @@ class Mempool {
     /** Sum of the raw sizes of the held transactions. */
     [[nodiscard]] std::size_t bytes() const;
     /**
-     * True iff the transaction's signature is known valid: held here, or verified valid
-     * recently. Block validation skips the signature of such transactions.
+     * What this mempool knows of the transaction: verified when its signature is known valid
+     * (held here, or verified valid recently), and decoded when it is held. Block execution
+     * skips the signature of a verified transaction and the decoding of a decoded one.
      */
-    [[nodiscard]] bool isVerified(const Hash256& hash) const;
+    [[nodiscard]] KnownTx known(const Hash256& hash) const;
     /**
      * Verifies the signatures of a proposed block's transactions (raw bytes) that have no
      * verdict yet, in parallel on the verify pool and the calling thread, and remembers each
-     * verdict, so that isVerified() answers for them when the block executes. Held and already
+     * verdict, so that known() answers for them when the block executes. Held and already
      * judged transactions and ones that do not decode are skipped. Returns how many signatures
      * it verified. Call it off the consensus thread.
      */

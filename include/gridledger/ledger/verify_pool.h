@@ -23,6 +23,16 @@ namespace gridledger::ledger {
 using TxPtr = std::shared_ptr<const codec::SignedTx>;
 
 /**
+ * What a node knows of a transaction before a block that carries it executes (Mempool::known):
+ * whether its signature was found valid, and the transaction decoded from the same bytes when the
+ * node holds it. Block execution then neither verifies the signature again nor decodes the bytes.
+ */
+struct KnownTx {
+    bool verified = false;
+    TxPtr decoded;
+};
+
+/**
  * Decides whether a transaction's signature is valid. The production verifier is
  * codec::verifyTxSignature; tests inject counting or gated ones. Must be safe to call from
  * several threads at once and must not throw.

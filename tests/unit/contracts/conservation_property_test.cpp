@@ -394,7 +394,7 @@ TEST(ConservationProperty, RandomSequencesConserveDpsAndGflAndSettleEachEpochOnc
     const u128 totalDps = totalOf(genesis);
     ASSERT_TRUE(totalDps == 905 * kDps / 100 + 10 * testing::kFeeFloat);
     Chain chain(genesis);
-    const auto alwaysVerified = [](const Hash256&) { return true; };
+    const auto alwaysVerified = [](const Hash256&) { return ledger::KnownTx{true, {}}; };
     Coverage coverage;
     constexpr std::uint64_t kSequences = 2'000;
     constexpr std::uint64_t kBlocks = 16;

@@ -1,3 +1,7 @@
+#include <map>
+#include <memory>
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include <gridledger/codec/tx.h>
@@ -64,13 +68,16 @@ class ExecutorTest : public ::testing::Test {
         return codec::signTx(body, from, signingDomainOf(genesis())).raw;
     }
 
-    Result<ExecutedBlock> run(std::vector<Bytes> txs) {
+    codec::Block nextBlock(std::vector<Bytes> txs) {
         auto height = blocks_->executedHeight();
         codec::BlockHeader header;
         header.height = **height + 1;
         header.round = header.height;
-        return executor_->executeAndCommit(codec::makeBlock(header, std::move(txs)),
-                                           codec::QuorumCert{}, nullptr);
+        return codec::makeBlock(header, std::move(txs));
+    }
+
+    Result<ExecutedBlock> run(std::vector<Bytes> txs, const KnownTxs& known = nullptr) {
+        return executor_->executeAndCommit(nextBlock(std::move(txs)), codec::QuorumCert{}, known);
     }
 
     Account account(const crypto::SecretKey& key) {
@@ -137,6 +144,93 @@ TEST_F(ExecutorTest, InvalidTransactionsFailWithoutTouchingState) {
     EXPECT_EQ(account(alice_), (Account{0, 100 * kDps}));
     EXPECT_EQ(account(bob_), (Account{0, 0})) << "bob's nonce is not consumed";
     EXPECT_EQ(done->roots.stateRoot, genesisRoot_) << "nothing was written";
+}
+
+// A transaction the caller knows decoded is executed from that decoding, and a known verdict
+// stands for its signature check. The caller vouches that both come from the block's bytes: the
+// mempool gives only what it decoded from bytes of the same hash. Garbage bytes whose hash is
+// known as a valid transfer therefore execute as that transfer, which shows they were not decoded.
+TEST_F(ExecutorTest, AKnownTransactionIsNeitherDecodedNorVerifiedAgain) {
+    const Bytes garbage{0xde, 0xad};
+    const Hash256 garbageHash = crypto::sha256(garbage);
+    const auto decoded =
+        std::make_shared<const codec::SignedTx>(*codec::decodeTx(transfer(alice_, bob_, 0, kDps)));
+    const KnownTxs known = [&](const Hash256& hash) {
+        return hash == garbageHash ? ledger::KnownTx{true, decoded} : ledger::KnownTx{};
+    };
+    auto done = run({garbage}, known);
+    ASSERT_TRUE(done) << done.error().message;
+    EXPECT_EQ(done->receipts[0].code, ErrorCode::kOk);
+    EXPECT_EQ(done->receipts[0].txHash, garbageHash) << "a receipt names the block's bytes";
+    EXPECT_EQ(account(bob_), (Account{0, kDps}));
+}
+
+TEST_F(ExecutorTest, AKnownDecodingWithoutAVerdictHasItsSignatureChecked) {
+    Bytes forged = transfer(alice_, bob_, 0, kDps);
+    forged.back() ^= 0x01;  // last byte of the signature
+    const auto decoded = std::make_shared<const codec::SignedTx>(*codec::decodeTx(forged));
+    const KnownTxs known = [&](const Hash256& hash) {
+        return hash == decoded->hash ? ledger::KnownTx{false, decoded} : ledger::KnownTx{};
+    };
+    auto done = run({forged}, known);
+    ASSERT_TRUE(done);
+    EXPECT_EQ(done->receipts[0].code, ErrorCode::kBadSignature);
+    EXPECT_EQ(account(alice_), (Account{0, 100 * kDps}));
+}
+
+// Given what a mempool would know (valid transactions decoded and verified, a forged one decoded
+// without a verdict, garbage unknown), a block executes to the same receipts and state writes as
+// when the executor decodes and verifies everything itself.
+TEST_F(ExecutorTest, KnownTransactionsExecuteAsDecodedOnes) {
+    Bytes forged = transfer(alice_, bob_, 1, kDps);
+    forged.back() ^= 0x01;
+    const Bytes first = transfer(alice_, bob_, 0, kDps);
+    const std::vector<Bytes> txs{first,
+                                 Bytes{0xde, 0xad},
+                                 forged,
+                                 first,
+                                 transfer(alice_, bob_, 1, 2 * kDps),
+                                 transfer(alice_, bob_, 2, 1000 * kDps),
+                                 transfer(alice_, bob_, 9, kDps)};
+    std::map<Hash256, ledger::KnownTx> held;
+    for (const Bytes& raw : txs) {
+        auto decoded = codec::decodeTx(raw);
+        if (decoded) {
+            const bool valid = codec::verifyTxSignature(*decoded, signingDomainOf(genesis()));
+            const Hash256 hash = decoded->hash;
+            held[hash] = {valid, std::make_shared<const codec::SignedTx>(std::move(*decoded))};
+        }
+    }
+    ASSERT_EQ(held.size(), 5U);
+    const KnownTxs known = [&held](const Hash256& hash) {
+        const auto it = held.find(hash);
+        return it == held.end() ? ledger::KnownTx{} : it->second;
+    };
+    const codec::Block block = nextBlock(txs);
+    StateLayer own(*tree_, block.header.height - 1);
+    StateLayer given(*tree_, block.header.height - 1);
+    auto decodedHere = executor_->execute(own, block, nullptr);
+    auto fromKnown = executor_->execute(given, block, known);
+    ASSERT_TRUE(decodedHere);
+    ASSERT_TRUE(fromKnown);
+    ASSERT_EQ(decodedHere->receipts.size(), txs.size());
+    ASSERT_EQ(fromKnown->receipts.size(), txs.size());
+    std::set<ErrorCode> codes;
+    for (std::size_t i = 0; i < txs.size(); ++i) {
+        EXPECT_EQ(codec::encodeReceipt(fromKnown->receipts[i]),
+                  codec::encodeReceipt(decodedHere->receipts[i]))
+            << "receipt " << i;
+        codes.insert(decodedHere->receipts[i].code);
+    }
+    EXPECT_EQ(codes.size(), 6U) << "success and five kinds of failure";
+    const auto ownUpdates = own.updates();
+    const auto givenUpdates = given.updates();
+    ASSERT_FALSE(ownUpdates.empty());
+    ASSERT_EQ(givenUpdates.size(), ownUpdates.size());
+    for (std::size_t i = 0; i < ownUpdates.size(); ++i) {
+        EXPECT_EQ(givenUpdates[i].key, ownUpdates[i].key);
+        EXPECT_EQ(givenUpdates[i].value, ownUpdates[i].value);
+    }
 }
 
 // A copy of an earlier block's transaction fails from the state alone (its nonce is spent), as

@@ -165,7 +165,11 @@ TEST_F(MempoolTest, AdmitsAValidTxOnceVerifiedAndReportsIt) {
     ASSERT_TRUE(admitted) << admitted.error().message;
     EXPECT_EQ(*admitted, tx.hash);
     EXPECT_TRUE(pool->contains(tx.hash));
-    EXPECT_TRUE(pool->isVerified(tx.hash));
+    const ledger::KnownTx known = pool->known(tx.hash);
+    EXPECT_TRUE(known.verified);
+    ASSERT_NE(known.decoded, nullptr) << "a held transaction is given decoded";
+    EXPECT_EQ(known.decoded->raw, tx.raw);
+    EXPECT_EQ(known.decoded->sender, tx.sender);
     const auto pending = pool->get(tx.hash);
     ASSERT_TRUE(pending);
     EXPECT_EQ(pending->tx->raw, tx.raw);
@@ -197,7 +201,7 @@ TEST_F(MempoolTest, RefusesATxSignedByAnotherKeyThanItsSenderWithBadSignature) {
     const codec::SignedTx forged =
         codec::signTx(transferBody(alice_.publicKey(), {}), bob_, kDomain);
     EXPECT_EQ(codeOf(pool->submit(forged.raw)), ErrorCode::kBadSignature);
-    EXPECT_FALSE(pool->isVerified(forged.hash));
+    EXPECT_FALSE(pool->known(forged.hash).verified);
 }
 
 TEST_F(MempoolTest, RefusesAnExpiredTxWithExpired) {
@@ -577,12 +581,13 @@ TEST_F(MempoolTest, AProposalsUncachedSignaturesAreVerifiedOnceInABatchAndRememb
     forged.back() ^= 0x01;
     const Hash256 forgedHash = crypto::sha256(forged);
     const std::vector<Bytes> block = {held.raw, fresh.raw, forged, Bytes{0x01, 0x02}};
-    EXPECT_FALSE(pool->isVerified(fresh.hash));
+    EXPECT_FALSE(pool->known(fresh.hash).verified);
 
     EXPECT_EQ(pool->verifyProposed(block), 2U);  // the held one and the undecodable one skipped
     EXPECT_EQ(verifier_.calls(), afterAdmission + 2);
-    EXPECT_TRUE(pool->isVerified(fresh.hash));
-    EXPECT_FALSE(pool->isVerified(forgedHash));
+    EXPECT_TRUE(pool->known(fresh.hash).verified);
+    EXPECT_EQ(pool->known(fresh.hash).decoded, nullptr) << "verified, not held";
+    EXPECT_FALSE(pool->known(forgedHash).verified);
     EXPECT_EQ(pool->size(), 1U) << "verified block txs are remembered, not admitted";
 
     EXPECT_EQ(pool->verifyProposed(block), 0U);
@@ -666,7 +671,7 @@ TEST_F(MempoolTest, AVerifiedTxThatLostTheRaceIsNeverVerifiedAgain) {
     verifier_.open();
     EXPECT_EQ(codeOf(loser.get()), ErrorCode::kNonceTaken);
     EXPECT_EQ(verifier_.calls(), 2);
-    EXPECT_TRUE(pool->isVerified(second.hash)) << "its verdict is cached though it was refused";
+    EXPECT_TRUE(pool->known(second.hash).verified) << "its verdict is cached though it was refused";
 
     pool->onCommitted({}, 20);  // `first` expires, nonce 0 is free again
     ASSERT_FALSE(pool->contains(first.hash));

@@ -55,7 +55,7 @@ class Ledger {
         auto batch = store_->batch();
         const std::string tag = std::to_string(block.header.height);
         ASSERT_TRUE(
-            blocks_->stageExecuted(batch, block, certifying, {},
+            blocks_->stageExecuted(batch, block, certifying, {}, {},
                                    ledger::ExecRoots{crypto::sha256(asBytes("state-" + tag)),
                                                      crypto::sha256(asBytes("results-" + tag))}));
         ASSERT_TRUE(store_->write(batch, false));
