@@ -52,15 +52,22 @@ function argument(name) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function freePort() {
-    return new Promise((resolve, reject) => {
-        const server = net.createServer();
-        server.once("error", reject);
-        server.listen(0, "127.0.0.1", () => {
-            const { port } = server.address();
-            server.close(() => resolve(port));
-        });
-    });
+/** `count` distinct free ports: each listener stays open until every port is chosen. */
+async function freePorts(count) {
+    const servers = [];
+    try {
+        for (let i = 0; i < count; ++i) {
+            const server = net.createServer();
+            servers.push(server);
+            await new Promise((resolve, reject) => {
+                server.once("error", reject);
+                server.listen(0, "127.0.0.1", resolve);
+            });
+        }
+        return servers.map((server) => server.address().port);
+    } finally {
+        await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
 }
 
 // ---- 1. The document against the meta-schema ------------------------------------------------
@@ -130,15 +137,6 @@ async function startNode(bin) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gridledger-openrpc-"));
     const home = path.join(dir, "home");
     cli(bin, home, ["init"]);
-    const rpcPort = await freePort();
-    const configPath = path.join(home, "config", "node.conf");
-    let config = fs.readFileSync(configPath, "utf8");
-    const adminPort = await freePort();
-    config = config.replace("admin_port = 8546", `admin_port = ${adminPort}`);
-    config = config.replace("port = 8545", `port = ${rpcPort}`);
-    config = config.replace("port = 9464", `port = ${await freePort()}`);
-    config = config.replace("port = 26656", `port = ${await freePort()}`);
-    fs.writeFileSync(configPath, config);
     // Short GFL epochs (8 s of 1 s slots), so that an epoch settles while the test runs.
     const genesisPath = path.join(home, "config", "genesis.json");
     const genesis = JSON.parse(fs.readFileSync(genesisPath, "utf8"));
@@ -146,25 +144,52 @@ async function startNode(bin) {
     genesis.tokenomics.slot_ms = "1000";
     fs.writeFileSync(genesisPath, JSON.stringify(genesis, null, 2));
 
-    const log = fs.openSync(path.join(dir, "node.log"), "w");
-    const child = spawn(bin, ["start", "--home", home], { stdio: ["ignore", log, log] });
-    const node = { bin, dir, home, child, rpcPort, adminPort, exited: false };
-    child.on("exit", () => {
-        node.exited = true;
-    });
-    const http = httpClient(rpcPort);
-    const deadline = Date.now() + kStartTimeoutMs;
-    for (;;) {
-        try {
-            await http.request({ method: "node_getStatus", params: [] });
+    const configPath = path.join(home, "config", "node.conf");
+    const template = fs.readFileSync(configPath, "utf8");
+    // A port found free may be taken by another process before the node binds it: the node then
+    // exits, and the status that answered on its RPC port came from that other process (its P2P
+    // node id is not the one this node logged). The start is then tried again on other ports.
+    for (let attempt = 1; ; ++attempt) {
+        const [rpcPort, adminPort, metricsPort, p2pPort] = await freePorts(4);
+        fs.writeFileSync(configPath, template
+            .replace("admin_port = 8546", `admin_port = ${adminPort}`)
+            .replace("port = 8545", `port = ${rpcPort}`)
+            .replace("port = 9464", `port = ${metricsPort}`)
+            .replace("port = 26656", `port = ${p2pPort}`));
+        const log = fs.openSync(path.join(dir, "node.log"), "w");
+        const child = spawn(bin, ["start", "--home", home], { stdio: ["ignore", log, log] });
+        const node = { bin, dir, home, child, rpcPort, adminPort, exited: false };
+        child.on("exit", () => {
+            node.exited = true;
+        });
+        const status = await firstStatus(node);
+        const own = /p2p listening .* node_id=(0x[0-9a-f]+)/.exec(nodeLog(node));
+        if (status !== undefined && !node.exited && own && status.node_id === own[1]) {
             return node;
-        } catch (error) {
-            if (node.exited || Date.now() > deadline) {
-                throw new Error(`the node did not start: ${error}\n` + nodeLog(node));
-            }
+        }
+        if (attempt === 3 || (status === undefined && !node.exited)) {
+            throw new Error("the node did not start:\n" + nodeLog(node));
+        }
+        if (!node.exited) {
+            const exited = new Promise((resolve) => child.once("exit", resolve));
+            child.kill("SIGTERM");
+            await exited;
+        }
+    }
+}
+
+/** The first node_getStatus answer on the node's RPC port; undefined once it exited or timed out. */
+async function firstStatus(node) {
+    const http = httpClient(node.rpcPort);
+    const deadline = Date.now() + kStartTimeoutMs;
+    while (!node.exited && Date.now() <= deadline) {
+        try {
+            return await http.request({ method: "node_getStatus", params: [] });
+        } catch {
             await sleep(kPollMs);
         }
     }
+    return undefined;
 }
 
 function nodeLog(node) {
@@ -613,6 +638,12 @@ async function main() {
             wsAdmin.close();
         }
         writeExamples();
+    } catch (error) {
+        // Kept with the node's home (stopNode keeps them when a check failed) for the report.
+        failures.push(String(error));
+        console.error(`the node ${node.exited ? "had exited" : "was running"}; its log:\n` +
+                      nodeLog(node));
+        throw error;
     } finally {
         await stopNode(node);
     }
