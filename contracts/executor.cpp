@@ -31,6 +31,20 @@ Status checkEnvelope(const codec::SignedTx& tx, const std::string& chainId,
     return {};
 }
 
+/** The leaves of a block's results root, encoded: its system receipt first, if any. */
+std::vector<Bytes> encodeReceipts(const std::optional<codec::Receipt>& system,
+                                  const std::vector<codec::Receipt>& receipts) {
+    std::vector<Bytes> encoded;
+    encoded.reserve(receipts.size() + 1);
+    if (system) {
+        encoded.push_back(codec::encodeReceipt(*system));
+    }
+    for (const auto& receipt : receipts) {
+        encoded.push_back(codec::encodeReceipt(receipt));
+    }
+    return encoded;
+}
+
 /** Dispatches a payload to its system contract; `nonce` is the transaction's (task ids). */
 Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext& block,
                                            const Address& sender, std::uint64_t nonce,
@@ -143,15 +157,7 @@ Hash256 Executor::resultsRoot(const std::vector<codec::Receipt>& receipts) {
 
 Hash256 Executor::resultsRoot(const std::optional<codec::Receipt>& system,
                               const std::vector<codec::Receipt>& receipts) {
-    std::vector<Bytes> encoded;
-    encoded.reserve(receipts.size() + 1);
-    if (system) {
-        encoded.push_back(codec::encodeReceipt(*system));
-    }
-    for (const auto& receipt : receipts) {
-        encoded.push_back(codec::encodeReceipt(receipt));
-    }
-    return resultsRootOfEncoded(encoded);
+    return resultsRootOfEncoded(encodeReceipts(system, receipts));
 }
 
 Hash256 Executor::resultsRootOfEncoded(std::span<const Bytes> encodedReceipts) {
@@ -316,16 +322,8 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
     auto batch = store_.batch();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));
-    // Each receipt is encoded once, for the results root and for the store. The system receipt,
-    // when there is one, is the root's first leaf.
-    std::vector<Bytes> encoded;
-    encoded.reserve(executed.receipts.size() + 1);
-    if (executed.systemReceipt) {
-        encoded.push_back(codec::encodeReceipt(*executed.systemReceipt));
-    }
-    for (const auto& receipt : executed.receipts) {
-        encoded.push_back(codec::encodeReceipt(receipt));
-    }
+    // Each receipt is encoded once, for the results root and for the store.
+    const std::vector<Bytes> encoded = encodeReceipts(executed.systemReceipt, executed.receipts);
     executed.roots = ledger::ExecRoots{stateRoot, resultsRootOfEncoded(encoded)};
     const auto txReceipts = std::span<const Bytes>(encoded).last(executed.receipts.size());
     GL_TRY(blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, txReceipts,

@@ -158,6 +158,7 @@ async function startNode(bin) {
             .replace("port = 26656", `port = ${p2pPort}`));
         const log = fs.openSync(path.join(dir, "node.log"), "w");
         const child = spawn(bin, ["start", "--home", home], { stdio: ["ignore", log, log] });
+        fs.closeSync(log);  // the node writes through its own copy
         const node = { bin, dir, home, child, rpcPort, adminPort, exited: false };
         child.on("exit", () => {
             node.exited = true;
