@@ -24,6 +24,15 @@ VoteCollector::Added VoteCollector::add(const Committee& committee, std::size_t 
     return Added::kNew;
 }
 
+std::size_t VoteCollector::count(std::uint64_t round, const Hash256& blockId) const {
+    const auto it = rounds_.find(round);
+    if (it == rounds_.end()) {
+        return 0;
+    }
+    const auto votes = it->second.byBlock.find(blockId);
+    return votes == it->second.byBlock.end() ? 0 : votes->second.size();
+}
+
 void VoteCollector::pruneBelow(std::uint64_t round) {
     rounds_.erase(rounds_.begin(), rounds_.lower_bound(round));
 }

@@ -25,6 +25,9 @@ class VoteCollector {
     Added add(const Committee& committee, std::size_t index, const codec::Vote& vote,
               std::optional<codec::QuorumCert>& qc);
 
+    /** How many members voted for `blockId` in `round`. */
+    [[nodiscard]] std::size_t count(std::uint64_t round, const Hash256& blockId) const;
+
     /** Forgets every round below `round`. */
     void pruneBelow(std::uint64_t round);
 

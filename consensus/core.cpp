@@ -63,11 +63,18 @@ Effects CoreImpl::step(const Event& event) {
                 onTimeout(body.timeout);
             } else if constexpr (std::is_same_v<T, TimeoutCertReceived>) {
                 processTc(body.tc, false);
+            } else if constexpr (std::is_same_v<T, QcReceived>) {
+                processQc(body.qc, std::nullopt);
             } else if constexpr (std::is_same_v<T, TimerFired>) {
                 onTimer(body);
             } else if constexpr (std::is_same_v<T, BlockFetched>) {
                 if (fetching_.contains(body.block.id)) {
-                    handleBlock(std::make_shared<const codec::Block>(body.block), Origin::kFetched);
+                    // The proposal this validator missed and asked a voter for is handled as
+                    // the proposal it is, while its round lasts: checked as live, voted for.
+                    const bool proposal =
+                        votedFetch_ == std::make_pair(pacemaker_.round(), body.block.id);
+                    handleBlock(std::make_shared<const codec::Block>(body.block),
+                                proposal ? Origin::kProposal : Origin::kFetched);
                 }
             } else if constexpr (std::is_same_v<T, Executed>) {
                 onExecuted(body);
@@ -123,8 +130,39 @@ void CoreImpl::onVote(const codec::Vote& vote) {
                    " voted twice in round=" + std::to_string(vote.round));
     }
     if (qc) {
+        forwardQc(*qc);
         processQc(*qc, std::nullopt);
+    } else {
+        fetchVotedProposal(vote);
     }
+}
+
+void CoreImpl::forwardQc(const codec::QuorumCert& qc) {
+    // Votes go to every member, so each forms the QC; with exactly a quorum of members alive the
+    // next leader forms it only once its own copy of every live vote arrived. Any member's QC
+    // will do: the first one to reach the leader moves it to the next round.
+    const BlockPtr block = tree_.find(qc.blockId);
+    if (!selfIndex_ || !block) {
+        return;
+    }
+    const PubKey& leader = leaderAfter(qc.round + 1, *block);
+    if (!isSelf(leader)) {
+        emit(ForwardQc{leader, qc});
+    }
+}
+
+void CoreImpl::fetchVotedProposal(const codec::Vote& vote) {
+    // With exactly a quorum of members alive, every live vote is needed: a member whose copy of
+    // the proposal is lost or late would hold the round up to its timeout. f + 1 votes show that
+    // an honest member holds the block, and they come after the direct copy unless it is late.
+    if (!selfIndex_ || vote.round != pacemaker_.round() || safety_.lastVotedRound >= vote.round ||
+        tree_.contains(vote.blockId) || isWaiting(vote.blockId) ||
+        (firstProposal_ && firstProposal_->first == vote.round) ||
+        votes_.count(vote.round, vote.blockId) < maxFaultyOf(committee_.size()) + 1) {
+        return;
+    }
+    votedFetch_ = std::make_pair(vote.round, vote.blockId);
+    requestFetch(vote.blockId, vote.voter);
 }
 
 void CoreImpl::onTimeout(const codec::Timeout& timeout) {

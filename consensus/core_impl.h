@@ -81,6 +81,10 @@ class CoreImpl {
     // core.cpp
     void start();
     void onVote(const codec::Vote& vote);
+    /** Sends a QC formed here from votes to the leader of the next round. */
+    void forwardQc(const codec::QuorumCert& qc);
+    /** Asks a voter for the current round's proposal once f + 1 members voted for it unseen. */
+    void fetchVotedProposal(const codec::Vote& vote);
     void onTimeout(const codec::Timeout& timeout);
     void onTimer(const TimerFired& timer);
     void onExecuted(const Executed& executed);
@@ -171,6 +175,7 @@ class CoreImpl {
     std::map<Hash256, Waiting> waiting_;
     std::map<Hash256, codec::QuorumCert> pendingQcs_;
     std::set<Hash256> fetching_;
+    std::optional<std::pair<std::uint64_t, Hash256>> votedFetch_;  // (round, id) asked to vote
     std::deque<std::pair<BlockPtr, Origin>> ready_;
     std::uint64_t waitSeq_ = 0;
 

@@ -93,6 +93,7 @@ void Runner::perform(const Effect& effect) {
                            adaptor_.sendVote(e.vote, e.to);
                        }
                    },
+                   [this](const ForwardQc& e) { adaptor_.forwardQc(e.qc, e.to); },
                    [this](const ScheduleTimer& e) { adaptor_.schedule(e); },
                    [this](const Fetch& e) { adaptor_.fetch(e); },
                    [this](const Commit& e) { commit(e); },

@@ -61,6 +61,16 @@ void NodeAdaptor::sendVote(const codec::Vote& vote, const PubKey& nextLeader) {
     node_.network_->broadcast(p2p::Message{codec::MessageKind::kVote, codec::encodeVote(vote)});
 }
 
+void NodeAdaptor::forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) {
+    // To the next leader alone (docs/protocol.md §5): not connected, it hears of the QC through
+    // the other members' copies or forms it itself.
+    const auto peer = node_.nodeIds_.find(nextLeader);
+    if (peer != node_.nodeIds_.end()) {
+        (void)node_.network_->send(
+            peer->second, p2p::Message{codec::MessageKind::kQuorumCert, codec::encodeQc(qc)});
+    }
+}
+
 void NodeAdaptor::schedule(const consensus::ScheduleTimer& timer) {
     auto handle = std::make_shared<asio::steady_timer>(node_.io_);
     handle->expires_after(std::chrono::milliseconds(timer.delayMs));

@@ -120,6 +120,7 @@ class NodeAdaptor final : public consensus::Adaptor {
     Status beforeSend() override;
     void broadcast(const consensus::Broadcast& message) override;
     void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
+    void forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) override;
     void schedule(const consensus::ScheduleTimer& timer) override;
     void fetch(const consensus::Fetch& request) override;
     consensus::ProposalPayload collectTxs(const consensus::BuildProposal& request) override;

@@ -13,7 +13,8 @@ namespace {
  */
 bool movesRounds(codec::MessageKind kind) {
     return kind == codec::MessageKind::kProposal || kind == codec::MessageKind::kVote ||
-           kind == codec::MessageKind::kTimeout || kind == codec::MessageKind::kTimeoutCert;
+           kind == codec::MessageKind::kTimeout || kind == codec::MessageKind::kTimeoutCert ||
+           kind == codec::MessageKind::kQuorumCert;
 }
 
 bool isServedKind(codec::MessageKind kind) {
@@ -128,6 +129,17 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
                 onSyncResponse(from, std::move(response));
             });
             return;
+        }
+        case codec::MessageKind::kQuorumCert: {
+            // Every member forwards the QC it forms to the next leader, which has mostly formed
+            // it too: one no higher than the core's highest is dropped before its signatures
+            // are checked.
+            const auto qc = codec::decodeQc(message.payload);
+            if (qc && qc->epoch == epoch_.load(std::memory_order_relaxed) &&
+                qc->round <= highestQcRound_.load(std::memory_order_relaxed)) {
+                return;
+            }
+            break;
         }
         default:
             break;

@@ -27,6 +27,7 @@ bool isConsensusKind(codec::MessageKind kind) {
         case codec::MessageKind::kVote:
         case codec::MessageKind::kTimeout:
         case codec::MessageKind::kTimeoutCert:
+        case codec::MessageKind::kQuorumCert:
         case codec::MessageKind::kBlockResponse:
             return true;
         default:
@@ -82,6 +83,12 @@ Result<CheckedInput> checkConsensusMessage(const codec::NetMessage& message,
             GL_TRY(sameEpoch(tc.epoch, committee));
             GL_TRY(consensus::verifyTimeoutCert(tc, committee, chainId));
             return consensus::TimeoutCertReceived{std::move(tc)};
+        }
+        case codec::MessageKind::kQuorumCert: {
+            GL_ASSIGN_OR_RETURN(qc, codec::decodeQc(payload));
+            GL_TRY(sameEpoch(qc.epoch, committee));
+            GL_TRY(consensus::verifyQuorumCert(qc, committee, chainId));
+            return consensus::QcReceived{std::move(qc)};
         }
         default:
             break;

@@ -30,7 +30,7 @@ inline constexpr std::string_view kLaterEpochMessage = "message of a later epoch
 /** A consensus message from a peer, decoded and checked, ready for the core. */
 using CheckedInput =
     std::variant<consensus::ProposalReceived, consensus::VoteReceived, consensus::TimeoutReceived,
-                 consensus::TimeoutCertReceived, consensus::BlockFetched>;
+                 consensus::TimeoutCertReceived, consensus::QcReceived, consensus::BlockFetched>;
 
 /** The wire message of a Broadcast effect (a proposal, a timeout or a TC). */
 [[nodiscard]] codec::NetMessage broadcastMessage(const consensus::Broadcast& broadcast);
@@ -39,8 +39,9 @@ using CheckedInput =
 [[nodiscard]] bool isConsensusKind(codec::MessageKind kind);
 
 /**
- * Decodes a proposal, vote, timeout, TC or block response and checks it as the core requires
- * (verifyProposal, verifyVote, verifyTimeout, verifyTimeoutCert against `committee`). A block
+ * Decodes a proposal, vote, timeout, TC, forwarded QC or block response and checks it as the core
+ * requires (verifyProposal, verifyVote, verifyTimeout, verifyTimeoutCert, verifyQuorumCert
+ * against `committee`). A block
  * response becomes BlockFetched; the caller still checks that it asked for that block. Fails
  * with the decoding or verification error; never crashes on any input.
  */

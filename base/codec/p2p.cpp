@@ -116,6 +116,8 @@ std::string_view kindName(MessageKind kind) {
             return "state_chunk_request";
         case MessageKind::kStateChunk:
             return "state_chunk";
+        case MessageKind::kQuorumCert:
+            return "quorum_cert";
     }
     return "unknown";
 }

@@ -95,6 +95,10 @@ void InstanceAdaptor::schedule(const consensus::ScheduleTimer& timer) {
     sim_.local(i_, consensus::TimerFired{timer.kind, timer.round}, timer.delayMs);
 }
 
+void InstanceAdaptor::forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) {
+    sim_.forwardQc(i_, qc, nextLeader);
+}
+
 void InstanceAdaptor::fetch(const consensus::Fetch& request) {
     sim_.fetch(i_, request);
 }
@@ -221,6 +225,15 @@ void Simulator::sendVote(std::size_t i, const codec::Vote& vote, const PubKey& n
         return;
     }
     broadcast(i, vote);
+}
+
+void Simulator::forwardQc(std::size_t i, const codec::QuorumCert& qc, const PubKey& nextLeader) {
+    // Like the node: to the next leader alone.
+    for (const auto j : instancesOf(nextLeader)) {
+        if (j != i) {
+            send(i, j, qc);
+        }
+    }
 }
 
 void Simulator::fetch(std::size_t i, const consensus::Fetch& request) {

@@ -390,6 +390,15 @@ void Simulator::receive(std::size_t i, const NetMessage& message) {
                 if (ok) {
                     step(i, consensus::TimeoutCertReceived{payload});
                 }
+            } else if constexpr (std::is_same_v<T, codec::QuorumCert>) {
+                if (!epochAdmits(i, message.from, payload.epoch)) {
+                    return;
+                }
+                note(i, message.from, TraceKind::kQc, payload.round, 0, &payload.blockId);
+                ok = verifier_.quorumCert(payload);
+                if (ok) {
+                    step(i, consensus::QcReceived{payload});
+                }
             } else if constexpr (std::is_same_v<T, FetchRequest>) {
                 answerFetch(i, message.from, payload.id);
             } else if constexpr (std::is_same_v<T, BatchPut>) {
@@ -615,7 +624,8 @@ std::optional<std::uint64_t> Simulator::roundOf(const Payload& payload) {
                 return value.block->header.round;  // a block travels in its own round
             } else if constexpr (std::is_same_v<T, codec::Vote> ||
                                  std::is_same_v<T, codec::Timeout> ||
-                                 std::is_same_v<T, codec::TimeoutCert>) {
+                                 std::is_same_v<T, codec::TimeoutCert> ||
+                                 std::is_same_v<T, codec::QuorumCert>) {
                 return value.round;
             } else {
                 return std::nullopt;
@@ -637,6 +647,8 @@ std::uint64_t Simulator::wireBytes(const Payload& payload) {
                 return frameBytes(MessageKind::kTimeout, codec::encodeTimeout(value));
             } else if constexpr (std::is_same_v<T, codec::TimeoutCert>) {
                 return frameBytes(MessageKind::kTimeoutCert, codec::encodeTc(value));
+            } else if constexpr (std::is_same_v<T, codec::QuorumCert>) {
+                return frameBytes(MessageKind::kQuorumCert, codec::encodeQc(value));
             } else if constexpr (std::is_same_v<T, FetchRequest>) {
                 return frameBytes(MessageKind::kBlockRequest,
                                   codec::encodeBlockRequest(codec::BlockRequest{value.id}));

@@ -76,6 +76,7 @@ class InstanceAdaptor final : public consensus::Adaptor {
     Status beforeSend() override;
     void broadcast(const consensus::Broadcast& message) override;
     void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
+    void forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) override;
     void schedule(const consensus::ScheduleTimer& timer) override;
     void fetch(const consensus::Fetch& request) override;
     consensus::ProposalPayload collectTxs(const consensus::BuildProposal& request) override;
@@ -330,9 +331,10 @@ class Simulator {
         std::shared_ptr<const consensus::Batch> batch;
     };
     /** Block sync and epoch proofs travel as the node's own P2P messages (docs/p2p.md §10). */
-    using Payload = std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout,
-                                 codec::TimeoutCert, FetchRequest, FetchReply, p2p::Message,
-                                 BatchPut, BatchAck, BatchCertMsg, BatchRequest, BatchReply>;
+    using Payload =
+        std::variant<consensus::BlockPtr, codec::Vote, codec::Timeout, codec::TimeoutCert,
+                     codec::QuorumCert, FetchRequest, FetchReply, p2p::Message, BatchPut, BatchAck,
+                     BatchCertMsg, BatchRequest, BatchReply>;
     struct NetMessage {
         std::size_t from = 0;
         Payload payload;
@@ -408,6 +410,7 @@ class Simulator {
                             const consensus::Effects& effects);
     void sendProposal(std::size_t i, const consensus::BlockPtr& block);
     void sendVote(std::size_t i, const codec::Vote& vote, const PubKey& nextLeader);
+    void forwardQc(std::size_t i, const codec::QuorumCert& qc, const PubKey& nextLeader);
     void fetch(std::size_t i, const consensus::Fetch& request);
     [[nodiscard]] consensus::ProposalPayload collectTxs(std::size_t i);
     [[nodiscard]] Result<consensus::Execution> execute(std::size_t i, const codec::Block& block);

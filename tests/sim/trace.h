@@ -33,6 +33,7 @@ enum class TraceKind : std::uint8_t {
     kCrash,
     kRestart,
     kRejected,  // round field: the error code
+    kQc,        // received: a QC forwarded to this instance as the next leader
 };
 
 /** One step or one effect of one instance. */

@@ -34,10 +34,11 @@ enum class MessageKind : std::uint8_t {
     kStateManifest = 13,
     kStateChunkRequest = 14,
     kStateChunk = 15,
+    kQuorumCert = 16,
 };
 
 /** The highest MessageKind this build knows. */
-inline constexpr MessageKind kLastMessageKind = MessageKind::kStateChunk;
+inline constexpr MessageKind kLastMessageKind = MessageKind::kQuorumCert;
 
 /** A stable lower-case name of a kind for logs, e.g. "block_request"; "unknown" otherwise. */
 [[nodiscard]] std::string_view kindName(MessageKind kind);

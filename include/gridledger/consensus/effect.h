@@ -55,6 +55,16 @@ struct SendVote {
     codec::Vote vote;
 };
 
+/**
+ * Send `qc`, which this member formed from the votes it received, to `to`, the leader of the round
+ * after the QC's. A leader whose own copy of some vote is lost or late then proposes with the QC
+ * of the first member that has it (docs/protocol.md §5).
+ */
+struct ForwardQc {
+    PubKey to;
+    codec::QuorumCert qc;
+};
+
 /** Deliver TimerFired{kind, round} after `delayMs`. Earlier timers need not be cancelled. */
 struct ScheduleTimer {
     TimerKind kind = TimerKind::kRound;
@@ -112,7 +122,7 @@ struct Rejected {
 
 /** An output of the core. The driver performs a step's effects in order. */
 using Effect = std::variant<PersistSafety, PersistBlock, PersistQc, PersistTc, Broadcast, SendVote,
-                            ScheduleTimer, Fetch, Commit, BuildProposal, Rejected>;
+                            ForwardQc, ScheduleTimer, Fetch, Commit, BuildProposal, Rejected>;
 using Effects = std::vector<Effect>;
 
 }  // namespace gridledger::consensus

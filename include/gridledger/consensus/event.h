@@ -46,6 +46,11 @@ struct TimeoutCertReceived {
     codec::TimeoutCert tc;
 };
 
+/** A QC forwarded by a member (ForwardQc). The driver checked verifyQuorumCert(). */
+struct QcReceived {
+    codec::QuorumCert qc;
+};
+
 /** A timer scheduled by ScheduleTimer{kind, round} expired. */
 struct TimerFired {
     TimerKind kind = TimerKind::kRound;
@@ -93,7 +98,8 @@ struct EpochChange {
 struct Event {
     std::uint64_t nowMs = 0;
     std::variant<Start, ProposalReceived, VoteReceived, TimeoutReceived, TimeoutCertReceived,
-                 TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable, EpochChange>
+                 QcReceived, TimerFired, BlockFetched, Executed, ProposalBuilt, PayloadAvailable,
+                 EpochChange>
         body;
 };
 

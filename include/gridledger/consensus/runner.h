@@ -76,6 +76,8 @@ class Adaptor {
      * the other members. The runner has already looped the vote back to its own core.
      */
     virtual void sendVote(const codec::Vote& vote, const PubKey& nextLeader) = 0;
+    /** Sends `qc` to `nextLeader`, which delivers it (checked) as QcReceived. */
+    virtual void forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) = 0;
     /** Delivers TimerFired{kind, round} to Runner::deliver after the delay. */
     virtual void schedule(const ScheduleTimer& timer) = 0;
     /** Obtains the block and delivers it (checked) as BlockFetched. */

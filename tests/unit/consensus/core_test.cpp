@@ -319,6 +319,100 @@ TEST_F(CoreTest, AProposalOnAnUnknownParentFetchesItThenVotes) {
     EXPECT_EQ(core.currentRound(), 2U);
 }
 
+TEST_F(CoreTest, AMemberForwardsTheQcItFormsToTheNextLeaderWhichMovesOnWithIt) {
+    const std::size_t member = nonLeaderOf({1, 2});
+    const std::size_t leader = committee_.leaderIndex(2);
+    const codec::Block b1 = propose(1, genesis_, genesisQc(0, genesis_.id));
+    const auto voteOf = [&](std::size_t i) {
+        KeySigner signer(keys_[i]);
+        return signVote(signer, kChainId, 0, 1, b1.id);
+    };
+    std::vector<std::size_t> others;
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+        if (i != member && i != leader) {
+            others.push_back(i);
+        }
+    }
+    ASSERT_EQ(others.size(), 2U);
+
+    // The member forms the QC from its own vote and two others, and sends it to round 2's leader.
+    Core core = makeCore(member);
+    (void)step(core, Start{});
+    (void)step(core, VoteReceived{votesIn(step(core, ProposalReceived{b1})).at(0)->vote});
+    EXPECT_TRUE(effectsOf<ForwardQc>(step(core, VoteReceived{voteOf(others[0])})).empty());
+    const Effects formed = step(core, VoteReceived{voteOf(others[1])});
+    const auto forwarded = effectsOf<ForwardQc>(formed);
+    ASSERT_EQ(forwarded.size(), 1U);
+    EXPECT_EQ(forwarded[0]->to, committee_.leaderOf(2));
+    EXPECT_EQ(forwarded[0]->qc.blockId, b1.id);
+    EXPECT_EQ(forwarded[0]->qc.round, 1U);
+    EXPECT_TRUE(verifyQuorumCert(forwarded[0]->qc, committee_, kChainId).has_value());
+    EXPECT_EQ(core.currentRound(), 2U);
+
+    // The leader, which has only its own vote, enters round 2 on the forwarded QC and proposes
+    // on it; a leader that forms the QC itself forwards it to no one.
+    Core next = makeCore(leader);
+    (void)step(next, Start{});
+    (void)step(next, VoteReceived{votesIn(step(next, ProposalReceived{b1})).at(0)->vote});
+    EXPECT_EQ(next.currentRound(), 1U);
+    (void)step(next, QcReceived{forwarded[0]->qc});
+    EXPECT_EQ(next.currentRound(), 2U);
+    const Effects proposing = step(next, PayloadAvailable{});
+    const auto builds = effectsOf<BuildProposal>(proposing);
+    ASSERT_EQ(builds.size(), 1U);
+    EXPECT_EQ(builds[0]->qc, forwarded[0]->qc);
+
+    Core formsItself = makeCore(leader);
+    (void)step(formsItself, Start{});
+    (void)step(formsItself,
+               VoteReceived{votesIn(step(formsItself, ProposalReceived{b1})).at(0)->vote});
+    Effects effects = step(formsItself, VoteReceived{voteOf(others[0])});
+    const auto more = step(formsItself, VoteReceived{voteOf(others[1])});
+    effects.insert(effects.end(), more.begin(), more.end());
+    EXPECT_EQ(formsItself.currentRound(), 2U);
+    EXPECT_TRUE(effectsOf<ForwardQc>(effects).empty());
+}
+
+TEST_F(CoreTest, AMemberThatMissedTheProposalAsksAVoterOnceFPlusOneVotedAndVotesForIt) {
+    const std::size_t member = nonLeaderOf({1});
+    const codec::Block b1 = propose(1, genesis_, genesisQc(0, genesis_.id));
+    std::vector<std::size_t> voters;
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+        if (i != member) {
+            voters.push_back(i);
+        }
+    }
+    const auto voteOf = [&](std::size_t i, std::uint64_t round, const Hash256& id) {
+        KeySigner signer(keys_[i]);
+        return signVote(signer, kChainId, 0, round, id);
+    };
+    Core core = makeCore(member);
+    (void)step(core, Start{});
+
+    // f = 1 vote proves nothing; f + 1 do: the member asks the last voter for the block.
+    EXPECT_TRUE(effectsOf<Fetch>(step(core, VoteReceived{voteOf(voters[0], 1, b1.id)})).empty());
+    const Effects asked = step(core, VoteReceived{voteOf(voters[1], 1, b1.id)});
+    const auto fetches = effectsOf<Fetch>(asked);
+    ASSERT_EQ(fetches.size(), 1U);
+    EXPECT_EQ(fetches[0]->blockId, b1.id);
+    EXPECT_EQ(fetches[0]->hint, keys_[voters[1]].publicKey());
+
+    // The fetched proposal is voted for as if it had arrived itself.
+    const Effects fetched = step(core, BlockFetched{b1});
+    const auto votes = votesIn(fetched);
+    ASSERT_EQ(votes.size(), 1U);
+    EXPECT_EQ(votes[0]->vote.blockId, b1.id);
+    EXPECT_EQ(votes[0]->to, committee_.leaderOf(2));
+
+    // A member that timed out the round has nothing to vote for: it asks for nothing.
+    Core timedOut = makeCore(member);
+    (void)step(timedOut, Start{});
+    (void)step(timedOut, TimerFired{TimerKind::kRound, 1});
+    (void)step(timedOut, VoteReceived{voteOf(voters[0], 1, b1.id)});
+    EXPECT_TRUE(
+        effectsOf<Fetch>(step(timedOut, VoteReceived{voteOf(voters[1], 1, b1.id)})).empty());
+}
+
 TEST_F(CoreTest, ATimedOutRoundSignsOneTimeoutAndAQuorumOfTimeoutsMovesOnWithBackoff) {
     const std::size_t self = nonLeaderOf({1});
     Core core = makeCore(self);

@@ -134,6 +134,7 @@ class ClusterAdaptor final : public Adaptor {
     Status persistTc(const codec::TimeoutCert& tc) override;
     void broadcast(const Broadcast& message) override;
     void sendVote(const codec::Vote& vote, const PubKey& nextLeader) override;
+    void forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) override;
     void schedule(const ScheduleTimer& timer) override;
     void fetch(const Fetch& request) override;
     ProposalPayload collectTxs(const BuildProposal& request) override;
@@ -425,6 +426,13 @@ inline void ClusterAdaptor::sendVote(const codec::Vote& vote, const PubKey& next
     cluster_.nodes_[i_].sentVotes.push_back(vote);
     if (const std::size_t to = cluster_.indexOf(nextLeader); to != i_) {
         cluster_.send(i_, to, VoteReceived{vote});
+    }
+}
+
+inline void ClusterAdaptor::forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) {
+    EXPECT_TRUE(verifyQuorumCert(qc, cluster_.committee_, kChainId).has_value());
+    if (const std::size_t to = cluster_.indexOf(nextLeader); to != i_) {
+        cluster_.send(i_, to, QcReceived{qc});
     }
 }
 

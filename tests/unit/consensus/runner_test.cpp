@@ -68,6 +68,7 @@ class RecordingAdaptor final : public Adaptor {
         timers.emplace(std::make_pair(now + timer.delayMs, serial++),
                        TimerFired{timer.kind, timer.round});
     }
+    void forwardQc(const codec::QuorumCert& /*qc*/, const PubKey& /*nextLeader*/) override {}
     void fetch(const Fetch& /*request*/) override {}
     ProposalPayload collectTxs(const BuildProposal& /*request*/) override {
         ++proposals;

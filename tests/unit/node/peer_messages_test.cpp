@@ -108,8 +108,9 @@ TEST_F(PeerMessagesTest, EveryBroadcastPassesThePeersCheck) {
 
 // ---- isConsensusKind ----
 
-TEST_F(PeerMessagesTest, ConsensusKindsAreExactlyTheFiveTheCheckTakes) {
+TEST_F(PeerMessagesTest, ConsensusKindsAreExactlyTheSixTheCheckTakes) {
     EXPECT_TRUE(isConsensusKind(MessageKind::kProposal));
+    EXPECT_TRUE(isConsensusKind(MessageKind::kQuorumCert));
     EXPECT_TRUE(isConsensusKind(MessageKind::kVote));
     EXPECT_TRUE(isConsensusKind(MessageKind::kTimeout));
     EXPECT_TRUE(isConsensusKind(MessageKind::kTimeoutCert));
@@ -174,6 +175,14 @@ TEST_F(PeerMessagesTest, AValidTcBecomesTimeoutCertReceived) {
     const auto* received = std::get_if<consensus::TimeoutCertReceived>(&*checked);
     ASSERT_NE(received, nullptr);
     EXPECT_EQ(received->tc, timeoutCert());
+}
+
+TEST_F(PeerMessagesTest, AValidForwardedQcBecomesQcReceived) {
+    auto checked = check(MessageKind::kQuorumCert, codec::encodeQc(chain_.certifyingQc(3)));
+    ASSERT_TRUE(checked) << checked.error().message;
+    const auto* received = std::get_if<consensus::QcReceived>(&*checked);
+    ASSERT_NE(received, nullptr);
+    EXPECT_EQ(received->qc, chain_.certifyingQc(3));
 }
 
 // ---- checkConsensusMessage: non-members ----
@@ -272,6 +281,19 @@ TEST_F(PeerMessagesTest, RefusesATimeoutWhoseHighQcIsForged) {
     consensus::KeySigner signer(members().keys[1]);
     const codec::Timeout t = consensus::signTimeout(signer, kChainId, 0, 4, highQc);
     expectRefused(MessageKind::kTimeout, codec::encodeTimeout(t), ErrorCode::kInvalidCertificate);
+}
+
+TEST_F(PeerMessagesTest, RefusesAForwardedQcWithAFlippedSignatureByteOrTooFewSigners) {
+    codec::QuorumCert flipped = chain_.certifyingQc(3);
+    flipped.signatures[1][7] ^= 0x01;
+    expectRefused(MessageKind::kQuorumCert, codec::encodeQc(flipped),
+                  ErrorCode::kInvalidCertificate);
+    codec::QuorumCert fewer = chain_.certifyingQc(3);
+    fewer.signatures.pop_back();
+    expectRefused(MessageKind::kQuorumCert, codec::encodeQc(fewer), ErrorCode::kInvalidCertificate);
+    const Bytes encoded = codec::encodeQc(chain_.certifyingQc(3));
+    expectRefused(MessageKind::kQuorumCert, Bytes(encoded.begin(), encoded.end() - 5),
+                  ErrorCode::kMalformed);
 }
 
 TEST_F(PeerMessagesTest, RefusesATcWithAFlippedSignatureByte) {

@@ -40,8 +40,8 @@ TEST(P2pCodec, EveryKnownKindHasAStableName) {
     EXPECT_EQ(kindName(MessageKind::kEpochProofRequest), "epoch_proof_request");
     EXPECT_EQ(kindName(MessageKind::kEpochProof), "epoch_proof");
     EXPECT_EQ(kindName(MessageKind::kStateManifestRequest), "state_manifest_request");
-    EXPECT_EQ(kindName(kLastMessageKind), "state_chunk");
-    EXPECT_EQ(static_cast<int>(kLastMessageKind), 15);
+    EXPECT_EQ(kindName(kLastMessageKind), "quorum_cert");
+    EXPECT_EQ(static_cast<int>(kLastMessageKind), 16);
 }
 
 TEST(P2pCodec, StateSyncPayloadsRoundTripAndRefuseAShortStart) {
