@@ -62,7 +62,7 @@ void NodeAdaptor::sendVote(const codec::Vote& vote, const PubKey& nextLeader) {
 }
 
 void NodeAdaptor::forwardQc(const codec::QuorumCert& qc, const PubKey& nextLeader) {
-    // To the next leader alone (docs/protocol.md §5): not connected, it hears of the QC through
+    // To the next leader alone (docs/protocol.md §6): not connected, it hears of the QC through
     // the other members' copies or forms it itself.
     const auto peer = node_.nodeIds_.find(nextLeader);
     if (peer != node_.nodeIds_.end()) {

@@ -41,9 +41,9 @@ using CheckedInput =
 /**
  * Decodes a proposal, vote, timeout, TC, forwarded QC or block response and checks it as the core
  * requires (verifyProposal, verifyVote, verifyTimeout, verifyTimeoutCert, verifyQuorumCert
- * against `committee`). A block
- * response becomes BlockFetched; the caller still checks that it asked for that block. Fails
- * with the decoding or verification error; never crashes on any input.
+ * against `committee`). A block response becomes BlockFetched; the caller still checks that it
+ * asked for that block. Fails with the decoding or verification error; never crashes on any
+ * input.
  */
 [[nodiscard]] Result<CheckedInput> checkConsensusMessage(const codec::NetMessage& message,
                                                          const consensus::Committee& committee,

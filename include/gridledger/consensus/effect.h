@@ -58,7 +58,7 @@ struct SendVote {
 /**
  * Send `qc`, which this member formed from the votes it received, to `to`, the leader of the round
  * after the QC's. A leader whose own copy of some vote is lost or late then proposes with the QC
- * of the first member that has it (docs/protocol.md §5).
+ * of the first member that has it (docs/protocol.md §6, "Forwarded QCs").
  */
 struct ForwardQc {
     PubKey to;
