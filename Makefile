@@ -64,7 +64,7 @@ ASAN_UNIT_TARGETS = --target base_unit_test ledger_unit_test consensus_unit_test
 	contracts_unit_test rpc_unit_test p2p_unit_test node_unit_test sim_test floors_test
 asan-test: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
-		-DGRIDLEDGER_BENCH=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" $(ASAN_LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
+		-DGRIDLEDGER_BENCH=OFF -DGRIDLEDGER_JEMALLOC=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" $(ASAN_LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/asan -j $(JOBS) $(if $(filter unit|sim,$(ASAN_LABELS)),$(ASAN_UNIT_TARGETS))
 	rm -rf build/asan/reports && mkdir -p build/asan/reports
 	cd build/asan && \
@@ -87,7 +87,7 @@ asan-test: deps
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer -Wno-maybe-uninitialized -Wno-tsan
 tsan-test: deps
 	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
-		-DGRIDLEDGER_BENCH=OFF -DGRIDLEDGER_SHARED_ROCKSDB=ON "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" $(LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
+		-DGRIDLEDGER_BENCH=OFF -DGRIDLEDGER_JEMALLOC=OFF -DGRIDLEDGER_SHARED_ROCKSDB=ON "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" $(LINE_TABLES) $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/tsan -j $(JOBS)
 	rm -rf build/tsan/reports && mkdir -p build/tsan/reports
 	cd build/tsan && TSAN_OPTIONS=log_path=$(CURDIR)/build/tsan/reports/tsan:second_deadlock_stack=1:history_size=7:ignore_noninstrumented_modules=1:suppressions=$(CURDIR)/tests/tsan.supp \

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <deque>
 #include <string>
 #include <utility>
 
@@ -11,8 +12,8 @@
 namespace gridledger::ledger {
 namespace {
 
-using tree::CachedInternal;
 using tree::ChildRef;
+using tree::InnerHashes;
 using tree::InternalNode;
 using tree::LeafNode;
 using tree::NibblePath;
@@ -28,17 +29,16 @@ struct Op {
 
 /**
  * A subtree during an apply, before or after the update: its kind and hash, the content of a
- * leaf when known, and the version under which it is stored at its current path (none for a leaf
- * created or moved by this apply, which is written once its final position is known). A stored
- * leaf's key may be known without its content (from the cached parent), which spares reading the
- * leaf to tell whether an update is for it.
+ * leaf when known (this apply made it, or the cached parent holds it), and the version under
+ * which it is stored at its current path (none for a leaf created or moved by this apply, which is
+ * written once its final position is known). A stored leaf's content is read from the store only
+ * when an update needs it and the cache did not know it.
  */
 struct Subtree {
     RootKind kind = RootKind::kEmpty;
     Hash256 hash;
     std::optional<LeafNode> leaf;
     std::optional<std::uint64_t> storedAt;
-    std::optional<Hash256> leafKey;
 
     [[nodiscard]] bool sameAs(const Subtree& other) const {
         return kind == other.kind && hash == other.hash && storedAt == other.storedAt;
@@ -46,19 +46,19 @@ struct Subtree {
 };
 
 Subtree newLeaf(const LeafNode& leaf) {
-    return Subtree{RootKind::kLeaf, tree::hashLeaf(leaf), leaf, std::nullopt, leaf.key};
+    return Subtree{RootKind::kLeaf, tree::hashLeaf(leaf), leaf, std::nullopt};
 }
 
 /** Child `slot` of a cached internal node. */
-Subtree childOf(const CachedInternal& parent, std::size_t slot) {
-    const auto& child = parent.node.children[slot];
+Subtree childOf(const NodeCache::Entry& parent, std::size_t slot) {
+    const auto child = parent.child(slot);
     if (!child) {
         return {};
     }
     Subtree out{child->isLeaf ? RootKind::kLeaf : RootKind::kInternal, child->hash, std::nullopt,
-                child->version, std::nullopt};
-    if (child->isLeaf && ((parent.leafKeysKnown >> slot) & 1U) != 0) {
-        out.leafKey = parent.leafKeys[slot];
+                child->version};
+    if (const LeafNode* leaf = parent.leaf(slot)) {
+        out.leaf = *leaf;
     }
     return out;
 }
@@ -126,7 +126,11 @@ class Updater {
     }
 
     [[nodiscard]] std::vector<std::pair<Bytes, Bytes>>& writes() { return writes_; }
-    [[nodiscard]] std::vector<std::pair<NibblePath, CachedInternal>>& written() { return written_; }
+    /** The nodes read from the store, then those written, for the cache once apply succeeded. */
+    [[nodiscard]] std::deque<std::pair<NibblePath, NodeCache::Entry>>& read() { return read_; }
+    [[nodiscard]] std::vector<std::pair<NibblePath, NodeCache::Entry>>& written() {
+        return written_;
+    }
 
   private:
     /** A subtree that was empty: a leaf for a single put, else an internal node. */
@@ -148,27 +152,22 @@ class Updater {
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
             const auto childPath = path.child(static_cast<std::uint8_t>(slot));
             GL_ASSIGN_OR_RETURN(child, build(childPath, ranges[slot]));
-            children[slot] = std::move(child);
+            children[slot] = child;
         }
         return assemble(path, children, nullptr, kAllSlots);
     }
 
     /** A subtree that was a single leaf: keep, replace or delete it, or split below it. */
     Result<Subtree> mergeLeaf(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
-        // The key decides whether an update is for this leaf; the content is read from the store
-        // only when neither the leaf nor its cached parent knows the key.
-        std::optional<LeafNode> content = old.leaf;
-        if (!old.leafKey && !content) {
-            GL_ASSIGN_OR_RETURN(loaded, leafOf(old, path));
-            content = loaded;
-        }
-        const Hash256 key = old.leafKey ? *old.leafKey : content->key;
-        const auto it = std::lower_bound(ops.begin(), ops.end(), key,
+        // The key decides whether an update is for this leaf; the content comes from the store
+        // only when neither this apply nor the cached parent knows it.
+        GL_ASSIGN_OR_RETURN(leaf, leafOf(old, path));
+        const auto it = std::lower_bound(ops.begin(), ops.end(), leaf.key,
                                          [](const Op& op, const Hash256& k) { return op.key < k; });
-        const bool touched = it != ops.end() && it->key == key;
+        const bool touched = it != ops.end() && it->key == leaf.key;
         const std::size_t otherPuts = countPuts(ops) - (touched && it->valueHash ? 1 : 0);
         Subtree kept = old;
-        kept.leafKey = key;
+        kept.leaf = leaf;
         if (otherPuts == 0) {
             if (!touched) {
                 return kept;
@@ -176,17 +175,12 @@ class Updater {
             if (!it->valueHash) {
                 return Subtree{};
             }
-            Subtree replaced = newLeaf(LeafNode{key, *it->valueHash});
+            Subtree replaced = newLeaf(LeafNode{leaf.key, *it->valueHash});
             return replaced.hash == old.hash ? kept : replaced;
         }
         if (touched) {
             return build(path, ops);
         }
-        if (!content) {
-            GL_ASSIGN_OR_RETURN(loaded, leafOf(old, path));
-            content = loaded;
-        }
-        const LeafNode& leaf = *content;
         std::vector<Op> merged;
         merged.reserve(ops.size() + 1);
         merged.insert(merged.end(), ops.begin(), it);
@@ -203,18 +197,18 @@ class Updater {
         std::array<Subtree, tree::kRadix> children;
         std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            const Subtree before = childOf(base, slot);
+            const Subtree before = childOf(*base, slot);
             const auto childPath = path.child(static_cast<std::uint8_t>(slot));
             GL_ASSIGN_OR_RETURN(after, update(before, childPath, ranges[slot]));
             if (!after.sameAs(before)) {
                 changed = static_cast<std::uint16_t>(changed | (1U << slot));
             }
-            children[slot] = std::move(after);
+            children[slot] = after;
         }
         if (changed == 0) {
             return old;
         }
-        return assemble(path, children, &base, changed);
+        return assemble(path, children, base, changed);
     }
 
     /**
@@ -224,7 +218,7 @@ class Updater {
      * reused for the others.
      */
     Result<Subtree> assemble(const NibblePath& path, std::array<Subtree, tree::kRadix>& children,
-                             const CachedInternal* base, std::uint16_t changed) {
+                             const NodeCache::Entry* base, std::uint16_t changed) {
         std::size_t count = 0;
         std::size_t last = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
@@ -241,8 +235,8 @@ class Updater {
             GL_ASSIGN_OR_RETURN(leaf, leafOf(children[last], childPath));
             return newLeaf(leaf);
         }
-        CachedInternal entry;
-        entry.version = version_;
+        InternalNode node;
+        std::array<const LeafNode*, tree::kRadix> leaves{};
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
             Subtree& child = children[slot];
             if (child.kind == RootKind::kEmpty) {
@@ -250,39 +244,33 @@ class Updater {
             }
             place(child, path.child(static_cast<std::uint8_t>(slot)));
             const bool isLeaf = child.kind == RootKind::kLeaf;
-            entry.node.children[slot] = ChildRef{child.hash, *child.storedAt, isLeaf};
-            if (isLeaf && child.leafKey) {
-                entry.leafKeys[slot] = *child.leafKey;
-                entry.leafKeysKnown =
-                    static_cast<std::uint16_t>(entry.leafKeysKnown | (1U << slot));
+            node.children[slot] = ChildRef{child.hash, *child.storedAt, isLeaf};
+            if (isLeaf && child.leaf) {
+                leaves[slot] = &*child.leaf;
             }
         }
-        if (base != nullptr) {
-            entry.inner = base->inner;
-        }
-        tree::rehashInner(entry.node, base != nullptr ? changed : kAllSlots, entry.inner);
-        const Hash256 hash = entry.inner[1];
-        writeNode(path, tree::Node{entry.node});
-        written_.emplace_back(path, std::move(entry));
-        return Subtree{RootKind::kInternal, hash, std::nullopt, version_, std::nullopt};
+        InnerHashes inner = base != nullptr ? base->inner() : InnerHashes{};
+        tree::rehashInner(node, base != nullptr ? changed : kAllSlots, inner);
+        const Hash256 hash = inner[1];
+        writeNode(path, tree::Node{node});
+        written_.emplace_back(path, NodeCache::Entry(version_, node, inner, leaves));
+        return Subtree{RootKind::kInternal, hash, std::nullopt, version_};
     }
 
     /** The internal node at (version, path), whose parent records `expectedHash`. */
-    Result<CachedInternal> internalAt(std::uint64_t version, const NibblePath& path,
-                                      const Hash256& expectedHash) {
-        if (auto hit = cache_.find(version, path)) {
-            return std::move(*hit);
+    Result<const NodeCache::Entry*> internalAt(std::uint64_t version, const NibblePath& path,
+                                               const Hash256& expectedHash) {
+        if (const NodeCache::Entry* hit = cache_.find(version, path)) {
+            return hit;
         }
         GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, version, path));
-        CachedInternal entry;
-        entry.version = version;
-        entry.node = std::move(node);
-        tree::rehashInner(entry.node, kAllSlots, entry.inner);
-        if (entry.inner[1] != expectedHash) {
+        InnerHashes inner;
+        tree::rehashInner(node, kAllSlots, inner);
+        if (inner[1] != expectedHash) {
             return fail(ErrorCode::kCorrupt, "state tree: internal node does not match its parent");
         }
-        cache_.put(path, entry);
-        return entry;
+        read_.emplace_back(path, NodeCache::Entry(version, node, inner, {}));
+        return &read_.back().second;
     }
 
     /** The content of a leaf subtree, read from the store if this apply did not make it. */
@@ -302,7 +290,9 @@ class Updater {
     NodeCache& cache_;
     std::uint64_t version_;
     std::vector<std::pair<Bytes, Bytes>> writes_;
-    std::vector<std::pair<NibblePath, CachedInternal>> written_;
+    /** A deque, so that an entry stays where internalAt's caller points while more are read. */
+    std::deque<std::pair<NibblePath, NodeCache::Entry>> read_;
+    std::vector<std::pair<NibblePath, NodeCache::Entry>> written_;
 };
 
 /** The updates sorted by key, the last update of each key only. */
@@ -328,7 +318,7 @@ Subtree fromRoot(const RootRecord& record) {
     if (record.kind == RootKind::kEmpty) {
         return {};
     }
-    return Subtree{record.kind, record.hash, std::nullopt, record.nodeVersion, std::nullopt};
+    return Subtree{record.kind, record.hash, std::nullopt, record.nodeVersion};
 }
 
 Error notFound(std::uint64_t version) {
@@ -387,8 +377,11 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     Updater updater(store_, nodes_, *cache_, version, ops.size());
     GL_ASSIGN_OR_RETURN(root, updater.update(fromRoot(base), NibblePath{}, ops));
     updater.place(root, NibblePath{});
-    for (const auto& [path, entry] : updater.written()) {
-        cache_->put(path, entry);
+    for (auto& [path, entry] : updater.read()) {
+        cache_->put(path, std::move(entry));
+    }
+    for (auto& [path, entry] : updater.written()) {
+        cache_->put(path, std::move(entry));
     }
 
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};

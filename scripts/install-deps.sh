@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
     build-essential cmake pkg-config git
     libboost1.81-all-dev libboost-json1.81-dev
-    libssl-dev librocksdb-dev libsecp256k1-dev
+    libssl-dev librocksdb-dev libsecp256k1-dev libjemalloc-dev
     libprotobuf-dev protobuf-compiler
     libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev libbenchmark-dev

@@ -106,9 +106,9 @@ struct StateRange {
  * values: the value of each key as of the last version the tree was told is committed (up to
  * kLatestValueBytes of them, filled by committed and by gets at that version). Apply also keeps
  * the internal nodes it read and wrote in memory (up to kApplyCacheBytes of them, with the hashes
- * inside each node and the keys of their leaves), so that a version costs no read of what earlier
- * applies of this tree wrote, and a node whose children changed in one slot costs 4 hashes
- * instead of 15.
+ * inside each node and the keys and value hashes of their leaves), so that a version costs no
+ * read of what earlier applies of this tree wrote, and a node whose children changed in one slot
+ * costs 4 hashes instead of 15.
  */
 class StateTree {
   public:

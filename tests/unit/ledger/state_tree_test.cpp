@@ -391,6 +391,38 @@ TEST(StateTree, RootsDoNotDependOnApplysNodeCache) {
     }
 }
 
+TEST(StateTree, ASplitBesideALeafTheTreeWroteTakesTheLeafFromMemory) {
+    // Keys with nibbles 0,2 and 1,0: a root with two leaves. A third key with nibbles 0,1 lands
+    // beside the first leaf, whose content the new internal node at path [0] needs.
+    Hash256 first;
+    first[0] = 0x02;
+    Hash256 second;
+    second[0] = 0x10;
+    Hash256 beside;
+    beside[0] = 0x01;
+    const std::map<Hash256, Bytes> base{{first, Bytes{1}}, {second, Bytes{2}}};
+    std::map<Hash256, Bytes> merged = base;
+    merged[beside] = Bytes{3};
+    const std::vector<TreeUpdate> insert{{beside, Bytes{3}}};
+
+    TestDb db;
+    db.commit(1, asUpdates(base));
+    Bytes firstLeafKey;  // version 1, nibble path [0] (docs/state_tree.md)
+    appendU64(firstLeafKey, 1);
+    firstLeafKey.push_back(1);
+    firstLeafKey.push_back(0x00);
+    ASSERT_TRUE(db.store().put(kNodes, firstLeafKey, Bytes{0x07}, false));
+    // The tree that wrote the leaf knows its key and value hash, so the damaged record is unread.
+    EXPECT_EQ(db.commit(2, insert), referenceRoot(merged));
+
+    TestDb cold;
+    cold.commit(1, asUpdates(base));
+    ASSERT_TRUE(cold.store().put(kNodes, firstLeafKey, Bytes{0x07}, false));
+    cold.reopen();
+    auto batch = cold.store().batch();
+    EXPECT_EQ(cold.tree().apply(2, insert, batch).error().code, ErrorCode::kCorrupt);
+}
+
 TEST(StateTree, DeletingEveryKeyReturnsTheEmptyRoot) {
     std::mt19937_64 rng(29);
     const auto model = randomContents(rng, 500);
