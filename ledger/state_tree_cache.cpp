@@ -4,6 +4,21 @@
 
 namespace gridledger::ledger::tree {
 
+namespace {
+
+/** Whether `slot`'s bit is set in `map`. */
+bool has(std::uint16_t map, std::size_t slot) {
+    return ((static_cast<unsigned>(map) >> slot) & 1U) != 0;
+}
+
+/** The index of `slot` among the slots set in `map`. */
+std::size_t rank(std::uint16_t map, std::size_t slot) {
+    return static_cast<std::size_t>(
+        std::popcount(static_cast<std::uint16_t>(map & ((1U << slot) - 1U))));
+}
+
+}  // namespace
+
 NodeCache::Entry::Entry(std::uint64_t version, const InternalNode& node, const InnerHashes& inner,
                         const std::array<const LeafNode*, kRadix>& leaves)
     : version_(version) {
@@ -22,7 +37,7 @@ NodeCache::Entry::Entry(std::uint64_t version, const InternalNode& node, const I
         if (const auto& child = node.children[slot]) {
             children_.push_back(Child{child->hash, child->version});
         }
-        if (((leavesKnown_ >> slot) & 1U) != 0) {
+        if (has(leavesKnown_, slot)) {
             leaves_.push_back(*leaves[slot]);
         }
     }
@@ -31,26 +46,16 @@ NodeCache::Entry::Entry(std::uint64_t version, const InternalNode& node, const I
     }
 }
 
-namespace {
-
-/** The index of `slot` among the slots set in `map`. */
-std::size_t rank(std::uint16_t map, std::size_t slot) {
-    return static_cast<std::size_t>(
-        std::popcount(static_cast<std::uint16_t>(map & ((1U << slot) - 1U))));
-}
-
-}  // namespace
-
 std::optional<ChildRef> NodeCache::Entry::child(std::size_t slot) const {
-    if (((childMap_ >> slot) & 1U) == 0) {
+    if (!has(childMap_, slot)) {
         return std::nullopt;
     }
     const Child& child = children_[rank(childMap_, slot)];
-    return ChildRef{child.hash, child.version, ((leafMap_ >> slot) & 1U) != 0};
+    return ChildRef{child.hash, child.version, has(leafMap_, slot)};
 }
 
 const LeafNode* NodeCache::Entry::leaf(std::size_t slot) const {
-    if (((leavesKnown_ >> slot) & 1U) == 0) {
+    if (!has(leavesKnown_, slot)) {
         return nullptr;
     }
     return &leaves_[rank(leavesKnown_, slot)];
