@@ -31,8 +31,15 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"attestation_list", handlers::attestationsList},
     };
     for (const auto& [name, fn] : methods) {
+        KeptResult kept;
+        if (std::string_view(name) == "block_get" && context.blockAnswers) {
+            kept = [context](const boost::json::value& params) {
+                return handlers::keptBlock(context, params);
+            };
+        }
         GL_TRY(table.add(
-            name, [context, fn](const boost::json::value& params) { return fn(context, params); }));
+            name, [context, fn](const boost::json::value& params) { return fn(context, params); },
+            std::move(kept)));
     }
     return {};
 }

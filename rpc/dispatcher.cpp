@@ -51,6 +51,20 @@ std::string_view view(const boost::json::string& text) {
     return {text.data(), text.size()};
 }
 
+/**
+ * The JSON text of the success response to `id` whose result's text is `result`: what
+ * serialising successValue() gives, without parsing the result or serialising it again.
+ */
+std::string keptResponse(const boost::json::value& id, const std::string& result) {
+    constexpr std::string_view kHead = R"({"jsonrpc":"2.0","id":)";
+    constexpr std::string_view kResult = R"(,"result":)";
+    const std::string idText = boost::json::serialize(id);
+    std::string out;
+    out.reserve(kHead.size() + idText.size() + kResult.size() + result.size() + 1);
+    out.append(kHead).append(idText).append(kResult).append(result).push_back('}');
+    return out;
+}
+
 /** The response to a request whose method exists; never throws. */
 boost::json::value callHandler(const Handler& handler, const boost::json::value& id,
                                const boost::json::value& params) {
@@ -84,6 +98,31 @@ std::optional<std::string> serializeWithin(const boost::json::value& value, std:
     }
     return out;
 }
+
+}  // namespace
+
+/**
+ * One request's response: its JSON value, or the JSON text of a success response made from a
+ * kept result (KeptResult), which is written as it is.
+ */
+struct Dispatcher::Reply {
+    boost::json::value id;        // what the response echoes
+    boost::json::value response;  // null when `text` holds the response
+    std::optional<std::string> text;
+
+    /**
+     * The response's JSON text (a kept one is moved out), or nullopt as soon as it would exceed
+     * `budget` bytes.
+     */
+    [[nodiscard]] std::optional<std::string> takeText(std::size_t budget) {
+        if (text) {
+            return text->size() <= budget ? std::exchange(text, std::nullopt) : std::nullopt;
+        }
+        return serializeWithin(response, budget);
+    }
+};
+
+namespace {
 
 /** The id a response to `request` would echo; nullopt for a notification (no answer at all). */
 std::optional<boost::json::value> replyIdOf(const boost::json::value& request) {
@@ -162,42 +201,45 @@ Dispatcher::Dispatcher(MethodTable methods, const ServerLimits& limits,
       adminOnly_(std::move(adminOnly)),
       settle_(std::move(settle)) {}
 
-std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value& request,
-                                                        const MethodTable* connection) const {
+std::optional<Dispatcher::Reply> Dispatcher::handleOne(const boost::json::value& request,
+                                                       const MethodTable* connection) const {
+    const auto refuse = [](const boost::json::value& id, const RpcError& error) {
+        return Reply{id, errorValue(id, error), std::nullopt};
+    };
     try {
         const boost::json::object* object = request.if_object();
         if (object == nullptr) {
-            return errorValue(nullptr, frameworkError(kInvalidRequest, "request must be an object",
-                                                      reason::kInvalidRequest));
+            return refuse(nullptr, frameworkError(kInvalidRequest, "request must be an object",
+                                                  reason::kInvalidRequest));
         }
         const boost::json::value* id = object->if_contains("id");
         if (id != nullptr && !isValidId(*id)) {
-            return errorValue(
-                nullptr, frameworkError(kInvalidRequest, "id must be a string, a number or null",
-                                        reason::kBadId));
+            return refuse(nullptr,
+                          frameworkError(kInvalidRequest, "id must be a string, a number or null",
+                                         reason::kBadId));
         }
         const boost::json::value& replyId = id != nullptr ? *id : boost::json::value();
         const boost::json::value* version = object->if_contains("jsonrpc");
         if (version == nullptr || !version->is_string() || view(version->get_string()) != "2.0") {
-            return errorValue(replyId,
-                              frameworkError(kInvalidRequest, "\"jsonrpc\" must be \"2.0\"",
-                                             reason::kBadVersion));
+            return refuse(replyId, frameworkError(kInvalidRequest, "\"jsonrpc\" must be \"2.0\"",
+                                                  reason::kBadVersion));
         }
         const boost::json::value* method = object->if_contains("method");
         if (method == nullptr || !method->is_string()) {
-            return errorValue(
-                replyId,
-                frameworkError(kInvalidRequest, "\"method\" must be a string", reason::kBadMethod));
+            return refuse(replyId, frameworkError(kInvalidRequest, "\"method\" must be a string",
+                                                  reason::kBadMethod));
         }
         const boost::json::value* params = object->if_contains("params");
         if (params != nullptr && !params->is_array() && !params->is_object()) {
-            return errorValue(
+            return refuse(
                 replyId, frameworkError(kInvalidRequest, "\"params\" must be an array or an object",
                                         reason::kBadParams));
         }
         const std::string_view name = view(method->get_string());
-        const Handler* handler = connection != nullptr ? connection->find(name) : nullptr;
+        const MethodTable* table = connection;
+        const Handler* handler = table != nullptr ? table->find(name) : nullptr;
         if (handler == nullptr) {
+            table = &methods_;
             handler = methods_.find(name);
         }
         if (handler == nullptr) {
@@ -205,27 +247,31 @@ std::optional<boost::json::value> Dispatcher::handleOne(const boost::json::value
                 return std::nullopt;
             }
             if (std::find(adminOnly_.begin(), adminOnly_.end(), name) != adminOnly_.end()) {
-                return errorValue(
-                    replyId, frameworkError(kMethodNotFound,
-                                            std::string(name) + " is served on the admin listener "
-                                                                "only (rpc.admin_port)",
-                                            reason::kAdminOnly));
+                return refuse(replyId,
+                              frameworkError(kMethodNotFound,
+                                             std::string(name) + " is served on the admin listener "
+                                                                 "only (rpc.admin_port)",
+                                             reason::kAdminOnly));
             }
-            return errorValue(
-                replyId,
-                frameworkError(kMethodNotFound,
-                               "method not found: " + std::string(name.substr(0, kMaxEchoedName)),
-                               reason::kMethodNotFound));
+            return refuse(replyId, frameworkError(kMethodNotFound,
+                                                  "method not found: " +
+                                                      std::string(name.substr(0, kMaxEchoedName)),
+                                                  reason::kMethodNotFound));
         }
-        boost::json::value response =
-            callHandler(*handler, replyId, params != nullptr ? *params : boost::json::value());
+        const boost::json::value noParams;
+        const boost::json::value& given = params != nullptr ? *params : noParams;
         if (id == nullptr) {
+            (void)callHandler(*handler, replyId, given);
             return std::nullopt;  // A notification: the client asked for no answer.
         }
-        return response;
+        if (const KeptResult* kept = table->findKept(name)) {
+            if (const std::shared_ptr<const std::string> result = (*kept)(given)) {
+                return Reply{replyId, nullptr, keptResponse(replyId, *result)};
+            }
+        }
+        return Reply{replyId, callHandler(*handler, replyId, given), std::nullopt};
     } catch (...) {
-        return errorValue(nullptr,
-                          frameworkError(kInternalError, "internal error", reason::kInternal));
+        return refuse(nullptr, frameworkError(kInternalError, "internal error", reason::kInternal));
     }
 }
 
@@ -240,36 +286,37 @@ std::optional<std::string> Dispatcher::handleBatch(const boost::json::array& bat
     std::size_t answered = 0;
     bool full = false;
     for (const boost::json::value& request : batch) {
-        std::optional<boost::json::value> entry;
+        std::optional<boost::json::value> refused;
         if (full) {
             std::optional<boost::json::value> id = replyIdOf(request);
             if (!id) {
                 continue;  // A notification past the cap: neither run nor answered.
             }
-            entry = errorValue(*id, responseTooLarge(limit, false));
+            refused = errorValue(*id, responseTooLarge(limit, false));
         } else {
-            entry = handleOne(request, connection);
-            if (!entry) {
+            std::optional<Reply> reply = handleOne(request, connection);
+            if (!reply) {
                 continue;
             }
             // Room for this entry's separator and for the closing bracket.
             const std::size_t taken = out.size() + (answered == 0 ? 0 : 1) + 1;
-            std::optional<std::string> text =
-                taken <= limit ? serializeWithin(*entry, limit - taken) : std::nullopt;
+            const std::optional<std::string> text =
+                taken <= limit ? reply->takeText(limit - taken) : std::nullopt;
             if (text) {
-                out += (answered == 0 ? "" : ",") + *text;
+                if (answered != 0) {
+                    out += ',';
+                }
+                out += *text;
                 ++answered;
                 continue;
             }
             full = true;
-            const boost::json::value* id = entry->as_object().if_contains("id");
-            entry = errorValue(id != nullptr ? *id : boost::json::value(),
-                               responseTooLarge(limit, true));
+            refused = errorValue(reply->id, responseTooLarge(limit, true));
         }
         if (answered != 0) {
             out += ',';
         }
-        out += boost::json::serialize(*entry);
+        out += boost::json::serialize(*refused);
         ++answered;
     }
     if (answered == 0) {
@@ -317,16 +364,14 @@ std::optional<std::string> Dispatcher::answer(std::string_view payload,
         }
         const boost::json::array* batch = parsed.if_array();
         if (batch == nullptr) {
-            std::optional<boost::json::value> response = handleOne(parsed, connection);
-            if (!response) {
+            std::optional<Reply> reply = handleOne(parsed, connection);
+            if (!reply) {
                 return std::nullopt;
             }
-            std::optional<std::string> text = serializeWithin(*response, limits_.maxResponseBytes);
+            std::optional<std::string> text = reply->takeText(limits_.maxResponseBytes);
             if (!text) {
-                const boost::json::value* id = response->as_object().if_contains("id");
                 return boost::json::serialize(
-                    errorValue(id != nullptr ? *id : boost::json::value(),
-                               responseTooLarge(limits_.maxResponseBytes, true)));
+                    errorValue(reply->id, responseTooLarge(limits_.maxResponseBytes, true)));
             }
             return text;
         }

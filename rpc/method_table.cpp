@@ -15,7 +15,7 @@ bool isNameChar(char c) {
 
 }  // namespace
 
-Status MethodTable::add(std::string name, Handler handler) {
+Status MethodTable::add(std::string name, Handler handler, KeptResult kept) {
     if (name.empty() || name.size() > kMaxNameLength ||
         !std::all_of(name.begin(), name.end(), isNameChar)) {
         return fail(ErrorCode::kInvalidArgument, "invalid method name \"" + name + "\"");
@@ -26,19 +26,24 @@ Status MethodTable::add(std::string name, Handler handler) {
     if (handlers_.contains(name)) {
         return fail(ErrorCode::kInvalidArgument, "method already registered: " + name);
     }
-    handlers_.emplace(std::move(name), std::move(handler));
+    handlers_.emplace(std::move(name), Method{std::move(handler), std::move(kept)});
     return {};
 }
 
 const Handler* MethodTable::find(std::string_view name) const {
     const auto it = handlers_.find(name);
-    return it == handlers_.end() ? nullptr : &it->second;
+    return it == handlers_.end() ? nullptr : &it->second.handler;
+}
+
+const KeptResult* MethodTable::findKept(std::string_view name) const {
+    const auto it = handlers_.find(name);
+    return it == handlers_.end() || !it->second.kept ? nullptr : &it->second.kept;
 }
 
 std::vector<std::string> MethodTable::names() const {
     std::vector<std::string> out;
     out.reserve(handlers_.size());
-    for (const auto& [name, handler] : handlers_) {
+    for (const auto& [name, method] : handlers_) {
         out.push_back(name);
     }
     return out;

@@ -93,7 +93,9 @@ Status addNodeMethods(MethodTable& table, const ChainContext& context, Listener 
                 return fail(ErrorCode::kInvalidArgument,
                             "alias " + std::string(alias.alias) + " of an unknown method");
             }
-            GL_TRY(table.add(std::string(alias.alias), Handler(*handler)));
+            const KeptResult* kept = table.findKept(alias.name);
+            GL_TRY(table.add(std::string(alias.alias), Handler(*handler),
+                             kept != nullptr ? *kept : KeptResult()));
         }
         return {};
     }
@@ -102,7 +104,8 @@ Status addNodeMethods(MethodTable& table, const ChainContext& context, Listener 
     const std::vector<std::string> admin = withAliases(adminMethodNames());
     for (const std::string& name : all.names()) {
         if (std::find(admin.begin(), admin.end(), name) == admin.end()) {
-            GL_TRY(table.add(name, *all.find(name)));
+            const KeptResult* kept = all.findKept(name);
+            GL_TRY(table.add(name, *all.find(name), kept != nullptr ? *kept : KeptResult()));
         }
     }
     return {};

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <gridledger/crypto/sha256.h>
 
@@ -8,23 +8,10 @@
 
 namespace gridledger::rpc::handlers {
 
-namespace {
-
-/** About the size of `answer` once serialised: what a kept answer counts against the budget. */
-std::size_t answerBytes(const codec::Block& block, bool fullTxs) {
-    constexpr std::size_t kFixed = 4096;  // header, certificate, roots and receipt, generously
-    std::size_t bytes = kFixed;
-    for (const auto& tx : block.txs) {
-        bytes += (fullTxs ? 2 * tx.size() : 2 * Hash256::kSize) + 5;
-    }
-    return bytes;
-}
-
-}  // namespace
-
 /**
  * params: [height] as a decimal string, or {"id": "0x…"}; optional "full_txs": bool. The answer
- * of a final block (executed and certified) read by height is kept in ctx.blockAnswers.
+ * of a final block (executed and certified) read by height is kept in ctx.blockAnswers, as JSON
+ * text, which keptBlock() serves.
  */
 Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
     GL_TRY(expectOnly(params, {"height", "id", "full_txs"}));
@@ -37,13 +24,6 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
         block = std::move(found);
     } else {
         GL_ASSIGN_OR_RETURN(height, requireU64Decimal(params, 0, "height"));
-        if (ctx.blockAnswers) {
-            if (const auto kept = ctx.blockAnswers->find(height, fullTxs)) {
-                // One arena for the copy: a few allocations instead of one per transaction.
-                return value(*kept,
-                             boost::json::make_shared_resource<boost::json::monotonic_resource>());
-            }
-        }
         GL_ASSIGN_OR_RETURN(found, ctx.blocks->blockAt(height));
         block = std::move(found);
     }
@@ -73,11 +53,29 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
         out["state_root"] = roots->stateRoot.hex();
         out["results_root"] = roots->resultsRoot.hex();
     }
-    if (ctx.blockAnswers && cert && roots) {
+    if (ctx.blockAnswers && cert && roots &&
+        !ctx.blockAnswers->contains(block->header.height, fullTxs)) {
         // Final: executed, so its roots and system receipt are written, and certified.
-        ctx.blockAnswers->keep(block->header.height, fullTxs, out, answerBytes(*block, fullTxs));
+        ctx.blockAnswers->keep(block->header.height, fullTxs, boost::json::serialize(out));
     }
     return out;
+}
+
+/**
+ * The kept answer of block_get by height, for params chainGetBlock() accepts; null for a block
+ * read by id, for params it would refuse (it answers their error), and for an answer not kept.
+ */
+std::shared_ptr<const std::string> keptBlock(const ChainContext& ctx, const value& params) {
+    if (!ctx.blockAnswers || !expectOnly(params, {"height", "id", "full_txs"}) ||
+        (params.is_object() && findParam(params, 0, "id") != nullptr)) {
+        return nullptr;
+    }
+    const auto fullTxs = optionalBool(params, 1, "full_txs");
+    const auto height = requireU64Decimal(params, 0, "height");
+    if (!fullTxs || !height) {
+        return nullptr;
+    }
+    return ctx.blockAnswers->find(*height, fullTxs->value_or(false));
 }
 
 namespace {

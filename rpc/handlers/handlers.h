@@ -20,6 +20,7 @@ Result<value> txGet(const ChainContext& ctx, const value& params);
 Result<value> accountGet(const ChainContext& ctx, const value& params);
 Result<value> chainGetHead(const ChainContext& ctx, const value& params);
 Result<value> chainGetBlock(const ChainContext& ctx, const value& params);
+std::shared_ptr<const std::string> keptBlock(const ChainContext& ctx, const value& params);
 Result<value> chainGetRawBlocks(const ChainContext& ctx, const value& params);
 Result<value> stateGetProof(const ChainContext& ctx, const value& params);
 Result<value> validatorGetSet(const ChainContext& ctx, const value& params);

@@ -5,19 +5,19 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
-
-#include <boost/json/value.hpp>
 
 namespace gridledger::rpc {
 
 /**
- * block_get answers of final blocks, by height and form (transaction hashes or whole
+ * block_get answers of final blocks as JSON text, by height and form (transaction hashes or whole
  * transactions), kept in least-recently-used order within a byte budget. A block is final once
  * it is executed and certified: its answer (header, transactions, certificate, roots, system
- * receipt) never changes again, so a repeated read costs a copy instead of a decode that hashes
- * every transaction twice (the transactions root, then the answer's hashes). Thread-safe: the
- * RPC's I/O threads share one cache.
+ * receipt) never changes again, so a repeated read is written out as it was serialised the
+ * first time, instead of a decode that hashes every transaction twice (the transactions root,
+ * then the answer's hashes) and a serialisation. Thread-safe: the RPC's I/O threads share one
+ * cache.
  */
 class BlockAnswers {
   public:
@@ -26,15 +26,18 @@ class BlockAnswers {
 
     explicit BlockAnswers(std::size_t budgetBytes = kDefaultBudgetBytes);
 
-    /** The kept answer, marked as most recently used; null when none is kept. */
-    [[nodiscard]] std::shared_ptr<const boost::json::value> find(std::uint64_t height,
-                                                                 bool fullTxs);
+    /** The kept answer's JSON text, marked as most recently used; null when none is kept. */
+    [[nodiscard]] std::shared_ptr<const std::string> find(std::uint64_t height, bool fullTxs);
+
+    /** Whether an answer is kept for `height` and `fullTxs` (without marking it used). */
+    [[nodiscard]] bool contains(std::uint64_t height, bool fullTxs) const;
 
     /**
-     * Keeps `answer`, whose serialised size is about `bytes`, dropping the least recently used
-     * answers until the budget holds it. An answer larger than the whole budget is not kept.
+     * Keeps `text`, an answer's JSON text, dropping the least recently used answers until the
+     * budget holds it. An answer larger than the whole budget is not kept, nor a second one for
+     * the same height and form.
      */
-    void keep(std::uint64_t height, bool fullTxs, boost::json::value answer, std::size_t bytes);
+    void keep(std::uint64_t height, bool fullTxs, std::string text);
 
     [[nodiscard]] std::size_t keptBytes() const;
     [[nodiscard]] std::size_t size() const;
@@ -42,8 +45,7 @@ class BlockAnswers {
   private:
     struct Entry {
         std::uint64_t key = 0;
-        std::size_t bytes = 0;
-        std::shared_ptr<const boost::json::value> answer;
+        std::shared_ptr<const std::string> text;
     };
 
     std::size_t budget_;

@@ -51,18 +51,19 @@ class Dispatcher {
     [[nodiscard]] std::optional<std::string> handle(std::string_view payload,
                                                     const MethodTable* connection = nullptr) const;
 
-    /**
-     * The response to one already-parsed request (an element of a batch), or std::nullopt for a
-     * notification, with `connection` as for handle(). Exposed for transports that parse
-     * themselves; never throws.
-     */
-    [[nodiscard]] std::optional<boost::json::value> handleOne(
-        const boost::json::value& request, const MethodTable* connection = nullptr) const;
-
     /** The methods served. */
     [[nodiscard]] const MethodTable& methods() const { return methods_; }
 
   private:
+    struct Reply;
+
+    /**
+     * The response to one parsed request (the payload or an element of a batch), or
+     * std::nullopt for a notification; never throws. A method's kept result, when it has one
+     * for the request's params, is answered without running its handler.
+     */
+    [[nodiscard]] std::optional<Reply> handleOne(const boost::json::value& request,
+                                                 const MethodTable* connection) const;
     /** handle() before `settle`. */
     [[nodiscard]] std::optional<std::string> answer(std::string_view payload,
                                                     const MethodTable* connection) const;

@@ -1,4 +1,6 @@
-// The kept block_get answers: least recently used dropped first, within the byte budget.
+// The kept block_get answers' texts: least recently used dropped first, within the byte budget.
+
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -7,18 +9,23 @@
 namespace gridledger::rpc {
 namespace {
 
-boost::json::value answer(std::uint64_t height) {
-    return boost::json::object{{"height", std::to_string(height)}};
+/** An answer's text of `bytes` characters that tells `height`. */
+std::string answer(std::uint64_t height, std::size_t bytes = 100) {
+    std::string text = std::to_string(height);
+    text.resize(bytes, ' ');
+    return text;
 }
 
 TEST(BlockAnswers, FindsWhatItKeptByHeightAndForm) {
     BlockAnswers answers(1'000);
-    answers.keep(7, false, answer(7), 100);
+    answers.keep(7, false, answer(7));
     ASSERT_NE(answers.find(7, false), nullptr);
     EXPECT_EQ(*answers.find(7, false), answer(7));
+    EXPECT_TRUE(answers.contains(7, false));
     EXPECT_EQ(answers.find(7, true), nullptr);
+    EXPECT_FALSE(answers.contains(7, true));
     EXPECT_EQ(answers.find(8, false), nullptr);
-    answers.keep(7, true, answer(70), 100);
+    answers.keep(7, true, answer(70));
     EXPECT_EQ(*answers.find(7, true), answer(70));
     EXPECT_EQ(*answers.find(7, false), answer(7));
     EXPECT_EQ(answers.keptBytes(), 200U);
@@ -26,11 +33,12 @@ TEST(BlockAnswers, FindsWhatItKeptByHeightAndForm) {
 
 TEST(BlockAnswers, DropsTheLeastRecentlyUsedToStayWithinItsBudget) {
     BlockAnswers answers(300);
-    answers.keep(1, false, answer(1), 100);
-    answers.keep(2, false, answer(2), 100);
-    answers.keep(3, false, answer(3), 100);
+    answers.keep(1, false, answer(1));
+    answers.keep(2, false, answer(2));
+    answers.keep(3, false, answer(3));
     ASSERT_NE(answers.find(1, false), nullptr);  // 2 is now the least recently used
-    answers.keep(4, false, answer(4), 150);      // needs 2 and then 3 gone
+    EXPECT_TRUE(answers.contains(2, false));     // which contains() does not change
+    answers.keep(4, false, answer(4, 150));      // needs 2 and then 3 gone
     EXPECT_EQ(answers.find(2, false), nullptr);
     EXPECT_EQ(answers.find(3, false), nullptr);
     EXPECT_NE(answers.find(1, false), nullptr);
@@ -41,11 +49,11 @@ TEST(BlockAnswers, DropsTheLeastRecentlyUsedToStayWithinItsBudget) {
 
 TEST(BlockAnswers, KeepsNothingLargerThanTheBudgetAndNothingTwice) {
     BlockAnswers answers(300);
-    answers.keep(1, false, answer(1), 301);
+    answers.keep(1, false, answer(1, 301));
     EXPECT_EQ(answers.find(1, false), nullptr);
     EXPECT_EQ(answers.keptBytes(), 0U);
-    answers.keep(2, false, answer(2), 100);
-    answers.keep(2, false, answer(20), 100);
+    answers.keep(2, false, answer(2));
+    answers.keep(2, false, answer(20));
     EXPECT_EQ(*answers.find(2, false), answer(2));
     EXPECT_EQ(answers.keptBytes(), 100U);
 }

@@ -1,12 +1,20 @@
 // The RPC views of the system contracts over a real executed chain: receipts' events rendered
 // generically by tx_get, the system receipt on block_get, and the contract read methods.
 
+#include <optional>
+#include <string>
+
+#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
 #include <gridledger/contracts/tasks.h>
 #include <gridledger/rpc/chain_methods.h>
+#include <gridledger/rpc/dispatcher.h>
+#include <gridledger/rpc/errors.h>
+#include <gridledger/rpc/openrpc.h>
 
 #include "unit/contracts/chain_harness.h"
+#include "unit/rpc/test_methods.h"
 
 namespace gridledger::rpc {
 namespace {
@@ -18,6 +26,7 @@ using contracts::testing::kGenesisMs;
 using contracts::testing::petaflopInventory;
 using contracts::testing::petaflops;
 using contracts::testing::testKey;
+using test::requestText;
 namespace json = boost::json;
 
 class ContractReads : public ::testing::Test {
@@ -40,8 +49,14 @@ class ContractReads : public ::testing::Test {
         ctx.blocks = &chain_->blocks();
         ctx.tree = &chain_->tree();
         ASSERT_TRUE(addChainMethods(uncached_, ctx));
+        MethodTable uncachedNode;
+        ASSERT_TRUE(addNodeMethods(uncachedNode, ctx, Listener::kPublic));
+        uncachedNode_.emplace(std::move(uncachedNode), ServerLimits{});
         ctx.blockAnswers = answers_;
         ASSERT_TRUE(addChainMethods(table_, ctx));
+        MethodTable node;
+        ASSERT_TRUE(addNodeMethods(node, ctx, Listener::kPublic));
+        node_.emplace(std::move(node), ServerLimits{});
     }
 
     json::value call(const std::string& method, json::value params) {
@@ -55,7 +70,9 @@ class ContractReads : public ::testing::Test {
     std::unique_ptr<Chain> chain_;
     std::shared_ptr<BlockAnswers> answers_ = std::make_shared<BlockAnswers>();
     MethodTable table_;
-    MethodTable uncached_;  // the same methods with no kept block answers
+    MethodTable uncached_;                    // the same methods with no kept block answers
+    std::optional<Dispatcher> node_;          // a node's public listener, answers kept
+    std::optional<Dispatcher> uncachedNode_;  // the same with no kept block answers
     Hash256 attestHash_;
     std::uint64_t settledAt_ = 0;
 };
@@ -82,15 +99,19 @@ TEST_F(ContractReads, ChainGetBlockShowsTheSystemReceiptOfASettlingBlock) {
 }
 
 TEST_F(ContractReads, ChainGetBlockAnswersAgainFromKeptAnswersExactlyAsFromTheStore) {
-    const auto* uncached = uncached_.find("block_get");
-    ASSERT_NE(uncached, nullptr);
+    int id = 0;
     for (int pass = 0; pass < 2; ++pass) {
         for (std::uint64_t height = 1; height <= settledAt_; ++height) {
             for (const bool full : {false, true}) {
-                const json::value params{{"height", std::to_string(height)}, {"full_txs", full}};
-                const auto fromStore = (*uncached)(params);
-                ASSERT_TRUE(fromStore);
-                EXPECT_EQ(call("block_get", params), *fromStore) << height << " " << full;
+                for (const char* method : {"block_get", "chain_getBlock"}) {
+                    const std::string params = R"({"height":")" + std::to_string(height) +
+                                               R"(","full_txs":)" + (full ? "true" : "false") + "}";
+                    const std::string request = requestText(method, params, ++id);
+                    const std::optional<std::string> answer = node_->handle(request);
+                    ASSERT_TRUE(answer);
+                    EXPECT_EQ(answer, uncachedNode_->handle(request)) << request;
+                    EXPECT_TRUE(json::parse(*answer).as_object().contains("result")) << *answer;
+                }
             }
         }
         // Every executed block is final: each height and form is kept once, read again after.
@@ -101,6 +122,34 @@ TEST_F(ContractReads, ChainGetBlockAnswersAgainFromKeptAnswersExactlyAsFromTheSt
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
     EXPECT_EQ(answers_->size(), 2 * settledAt_);
+}
+
+TEST_F(ContractReads, AKeptBlockAnswerIsServedAsItWasKeptToParamsTheMethodAccepts) {
+    // What the node serves is the kept text itself, not an answer built again: a stand-in shows it.
+    answers_->keep(1, false, R"({"kept":true})");
+    const auto resultOf = [&](const std::string& params) {
+        const std::optional<std::string> answer =
+            node_->handle(requestText("block_get", params, 1));
+        EXPECT_TRUE(answer);
+        return answer ? json::parse(*answer) : json::value();
+    };
+    const json::value kept = json::parse(R"({"kept":true})");
+    EXPECT_EQ(resultOf(R"(["1"])").at("result"), kept);
+    EXPECT_EQ(resultOf(R"({"height":"1","full_txs":false})").at("result"), kept);
+    EXPECT_EQ(json::parse(node_->handle(requestText("chain_getBlock", R"(["1"])", 2)).value())
+                  .at("result"),
+              kept);
+    // The other form, a read by id, and params the method refuses are not answered from it.
+    EXPECT_NE(resultOf(R"(["1",true])").at("result"), kept);
+    const auto* block = uncached_.find("block_get");
+    const auto first = (*block)(json::array{json::string("1")});
+    ASSERT_TRUE(first);
+    EXPECT_NE(
+        resultOf(R"({"id":")" + test::textOf(first->at("header").at("id")) + R"("})").at("result"),
+        kept);
+    EXPECT_EQ(resultOf(R"({"height":"1","extra":1})").at("error").at("code"), kInvalidParams);
+    EXPECT_EQ(resultOf(R"({"height":"1","full_txs":"yes"})").at("error").at("code"),
+              kInvalidParams);
 }
 
 TEST_F(ContractReads, ReadMethodsShowValidatorsProposalsProvidersAndTokenomics) {
