@@ -6,14 +6,21 @@ namespace gridledger::rpc {
 
 Status addChainMethods(MethodTable& table, const ChainContext& context) {
     using Fn = Result<boost::json::value> (*)(const ChainContext&, const boost::json::value&);
-    const std::pair<const char*, Fn> methods[] = {
+    using KeptFn =
+        std::shared_ptr<const std::string> (*)(const ChainContext&, const boost::json::value&);
+    struct Method {
+        const char* name;
+        Fn fn;
+        KeptFn kept = nullptr;  // served when the context keeps block answers
+    };
+    const Method methods[] = {
         {"node_getStatus", handlers::nodeStatus},
         {"node_getPeers", handlers::nodePeers},
         {"tx_submit", handlers::txSubmit},
         {"tx_get", handlers::txGet},
         {"account_get", handlers::accountGet},
         {"chain_getHead", handlers::chainGetHead},
-        {"block_get", handlers::chainGetBlock},
+        {"block_get", handlers::chainGetBlock, handlers::keptBlock},
         {"block_getRaw", handlers::chainGetRawBlocks},
         {"state_getProof", handlers::stateGetProof},
         {"validator_getSet", handlers::validatorGetSet},
@@ -30,11 +37,11 @@ Status addChainMethods(MethodTable& table, const ChainContext& context) {
         {"block_list", handlers::blocksList},
         {"attestation_list", handlers::attestationsList},
     };
-    for (const auto& [name, fn] : methods) {
+    for (const auto& [name, fn, keptFn] : methods) {
         KeptResult kept;
-        if (std::string_view(name) == "block_get" && context.blockAnswers) {
-            kept = [context](const boost::json::value& params) {
-                return handlers::keptBlock(context, params);
+        if (keptFn != nullptr && context.blockAnswers) {
+            kept = [context, keptFn](const boost::json::value& params) {
+                return keptFn(context, params);
             };
         }
         GL_TRY(table.add(

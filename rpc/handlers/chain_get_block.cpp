@@ -8,25 +8,43 @@
 
 namespace gridledger::rpc::handlers {
 
+namespace {
+
+/** What a block_get asks for: a block by height or by id, and in which form. */
+struct BlockQuery {
+    std::optional<std::uint64_t> height;  // unset: by `id`
+    Hash256 id;
+    bool fullTxs = false;
+};
+
+/** block_get's params, by the one set of rules that chainGetBlock() and keptBlock() follow. */
+Result<BlockQuery> readBlockQuery(const value& params) {
+    GL_TRY(expectOnly(params, {"height", "id", "full_txs"}));
+    GL_ASSIGN_OR_RETURN(fullTxs, optionalBool(params, 1, "full_txs"));
+    BlockQuery query;
+    query.fullTxs = fullTxs.value_or(false);
+    if (params.is_object() && findParam(params, 0, "id") != nullptr) {
+        GL_ASSIGN_OR_RETURN(id, requireFixedHex<32>(params, 0, "id"));
+        query.id = id;
+    } else {
+        GL_ASSIGN_OR_RETURN(height, requireU64Decimal(params, 0, "height"));
+        query.height = height;
+    }
+    return query;
+}
+
+}  // namespace
+
 /**
  * params: [height] as a decimal string, or {"id": "0x…"}; optional "full_txs": bool. The answer
  * of a final block (executed and certified) read by height is kept in ctx.blockAnswers, as JSON
  * text, which keptBlock() serves.
  */
 Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
-    GL_TRY(expectOnly(params, {"height", "id", "full_txs"}));
-    GL_ASSIGN_OR_RETURN(fullTxsParam, optionalBool(params, 1, "full_txs"));
-    const bool fullTxs = fullTxsParam.value_or(false);
-    std::optional<codec::Block> block;
-    if (findParam(params, 0, "id") != nullptr && params.is_object()) {
-        GL_ASSIGN_OR_RETURN(id, requireFixedHex<32>(params, 0, "id"));
-        GL_ASSIGN_OR_RETURN(found, ctx.blocks->blockById(id));
-        block = std::move(found);
-    } else {
-        GL_ASSIGN_OR_RETURN(height, requireU64Decimal(params, 0, "height"));
-        GL_ASSIGN_OR_RETURN(found, ctx.blocks->blockAt(height));
-        block = std::move(found);
-    }
+    GL_ASSIGN_OR_RETURN(query, readBlockQuery(params));
+    const bool fullTxs = query.fullTxs;
+    GL_ASSIGN_OR_RETURN(
+        block, query.height ? ctx.blocks->blockAt(*query.height) : ctx.blocks->blockById(query.id));
     if (!block) {
         return fail(ErrorCode::kNotFound, "no committed block there");
     }
@@ -66,16 +84,12 @@ Result<value> chainGetBlock(const ChainContext& ctx, const value& params) {
  * read by id, for params it would refuse (it answers their error), and for an answer not kept.
  */
 std::shared_ptr<const std::string> keptBlock(const ChainContext& ctx, const value& params) {
-    if (!ctx.blockAnswers || !expectOnly(params, {"height", "id", "full_txs"}) ||
-        (params.is_object() && findParam(params, 0, "id") != nullptr)) {
+    const Result<BlockQuery> query = readBlockQuery(params);
+    if (!ctx.blockAnswers || !query) {
         return nullptr;
     }
-    const auto fullTxs = optionalBool(params, 1, "full_txs");
-    const auto height = requireU64Decimal(params, 0, "height");
-    if (!fullTxs || !height) {
-        return nullptr;
-    }
-    return ctx.blockAnswers->find(*height, fullTxs->value_or(false));
+    const std::optional<std::uint64_t> height = query->height;
+    return height ? ctx.blockAnswers->find(*height, query->fullTxs) : nullptr;
 }
 
 namespace {
