@@ -217,11 +217,11 @@ void ServerState::releaseWs(const WsSession* session) {
     }
 }
 
-void ServerState::publish(const std::vector<Notification>& notifications) {
+void ServerState::publish(std::vector<Notification> notifications) {
     if (notifications.empty()) {
         return;
     }
-    const auto shared = std::make_shared<const std::vector<Notification>>(notifications);
+    const auto shared = std::make_shared<const std::vector<Notification>>(std::move(notifications));
     for (const std::shared_ptr<WsSession>& session : openWebSockets()) {
         session->deliver(shared);
     }

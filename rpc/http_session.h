@@ -85,8 +85,8 @@ class ServerState {
     [[nodiscard]] bool wsFull() const;
     /** Forgets a WebSocket session (called by its destructor). */
     void releaseWs(const WsSession* session);
-    /** Hands the notifications of an executed block to every WebSocket session; never blocks. */
-    void publish(const std::vector<Notification>& notifications);
+    /** Hands the notifications of executed blocks to every WebSocket session; never blocks. */
+    void publish(std::vector<Notification> notifications);
     /** A number for a new subscription id, unique in this server. */
     [[nodiscard]] std::uint64_t nextSubscriptionNumber() { return ++subscriptionNumber_; }
     /** Counts a WebSocket client dropped because it did not read its messages. */

@@ -102,7 +102,7 @@ class Server::Impl {
             }
             auto notifications = options_.feed(height);
             if (notifications) {
-                state_->publish(*notifications);
+                state_->publish(std::move(*notifications));
             }
         });
     }

@@ -27,6 +27,13 @@ namespace json = boost::json;
 
 constexpr std::string_view kServerName = "gridledger";
 
+// A notification is these parts around its subscription id and its result's JSON text.
+constexpr std::string_view kNotificationPrefix =
+    R"({"jsonrpc":"2.0","method":"chain_subscription","params":{"subscription":")";
+constexpr std::string_view kNotificationResult = R"(","result":)";
+constexpr std::string_view kNotificationSuffix = "}}";
+static_assert(kNotificationPrefix.find(kNotificationMethod) != std::string_view::npos);
+
 std::string subscriptionId(std::uint64_t number) {
     char text[19];
     std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(number));
@@ -83,9 +90,7 @@ void WsSession::onAccept(beast::error_code ec) {
         return;
     }
     open_ = true;
-    if (!outbox_.empty() && !writing_) {
-        writeNext();
-    }
+    ws_.next_layer().startFrames();
     readNext();
 }
 
@@ -96,8 +101,16 @@ void WsSession::readNext() {
 }
 
 void WsSession::onRead(beast::error_code ec) {
+    if (ec == websocket::error::closed) {
+        // The close handshake: Beast queued its close frame, and the stream closes once it is
+        // sent.
+        closed_ = true;
+        subscriptions_.clear();
+        return;
+    }
     if (ec || closed_) {
-        // The client closed, sent a message above the limit, or stayed silent past the idle time.
+        // The client sent a message above the limit (Beast queued a close frame with code 1009),
+        // stayed silent past the idle time, or the connection failed.
         doClose();
         return;
     }
@@ -106,7 +119,7 @@ void WsSession::onRead(beast::error_code ec) {
     // The connection's own methods run here, on its strand, like every handler of this read.
     std::optional<std::string> answer = state_->dispatcher().handle(text, &methods_);
     if (answer) {
-        send(std::move(*answer));
+        send({*answer});
     }
     readNext();
 }
@@ -142,31 +155,27 @@ void WsSession::onDeliver(const SharedNotifications& notifications) {
     }
     for (const Notification& notification : *notifications) {
         for (const auto& [subscription, topic] : subscriptions_) {
-            if (topic != notification.topic) {
-                continue;
-            }
-            std::string message;
-            message.reserve(notification.resultJson.size() + 96);
-            message += R"({"jsonrpc":"2.0","method":")";
-            message += kNotificationMethod;
-            message += R"(","params":{"subscription":")";
-            message += subscription;
-            message += R"(","result":)";
-            message += notification.resultJson;
-            message += "}}";
-            send(std::move(message));
-            if (closed_) {
+            if (topic == notification.topic &&
+                !send({kNotificationPrefix, subscription, kNotificationResult,
+                       notification.resultJson, kNotificationSuffix})) {
                 return;
             }
         }
     }
 }
 
-void WsSession::send(std::string message) {
-    if (closed_ || message.empty()) {
-        return;
+bool WsSession::send(std::initializer_list<std::string_view> parts) {
+    if (closed_ || !open_) {
+        // Nothing is sent before the upgrade completes: requests and subscriptions come after it.
+        return false;
     }
-    if (outboxBytes_ + message.size() > state_->limits().maxSendBufferBytes) {
+    std::size_t size = 0;
+    for (const std::string_view part : parts) {
+        size += part.size();
+    }
+    const TextFrameHeader header(size);
+    WriteBehindStream& stream = ws_.next_layer();
+    if (stream.queuedBytes() + header.bytes().size() + size > state_->limits().maxSendBufferBytes) {
         // The client does not read what it asked for: drop it rather than buffer without end.
         // Reset, not a graceful close: what is queued for it would never be read.
         state_->countSlowClientDropped();
@@ -174,34 +183,13 @@ void WsSession::send(std::string message) {
         beast::get_lowest_layer(ws_).socket().set_option(net::socket_base::linger(true, 0),
                                                          ignored);
         doClose();
-        return;
+        return false;
     }
-    outboxBytes_ += message.size();
-    outbox_.push_back(std::move(message));
-    if (open_ && !writing_) {
-        writeNext();
+    stream.append(header.bytes());
+    for (const std::string_view part : parts) {
+        stream.append(part);
     }
-}
-
-void WsSession::writeNext() {
-    writing_ = true;
-    ws_.text(true);
-    ws_.async_write(
-        net::buffer(outbox_.front()),
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
-}
-
-void WsSession::onWrite(beast::error_code ec) {
-    writing_ = false;
-    if (ec || closed_) {
-        doClose();
-        return;
-    }
-    outboxBytes_ -= outbox_.front().size();
-    outbox_.pop_front();
-    if (!outbox_.empty()) {
-        writeNext();
-    }
+    return true;
 }
 
 void WsSession::doClose() {
@@ -212,7 +200,7 @@ void WsSession::doClose() {
     subscriptions_.clear();
     // Without a close handshake: the client may not be reading at all. Pending operations end
     // with an error and release the session.
-    beast::get_lowest_layer(ws_).close();
+    ws_.next_layer().close();
 }
 
 }  // namespace gridledger::rpc::detail

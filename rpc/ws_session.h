@@ -4,16 +4,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/stream.hpp>
@@ -21,6 +21,8 @@
 
 #include <gridledger/rpc/method_table.h>
 #include <gridledger/rpc/subscriptions.h>
+
+#include "write_behind_stream.h"
 
 namespace gridledger::rpc::detail {
 
@@ -35,8 +37,10 @@ using SharedNotifications = std::shared_ptr<const std::vector<Notification>>;
  * table (also inside a batch), and the notifications of its subscriptions. Its work runs on the
  * strand of its socket.
  *
- * Outgoing messages wait in a queue bounded by ServerLimits::maxSendBufferBytes; a client that
- * does not read them is disconnected when the queue would exceed it, so nobody ever waits for it.
+ * Outgoing messages are framed here and queued on the connection's WriteBehindStream, which
+ * sends everything queued in one write; the queue is bounded by ServerLimits::maxSendBufferBytes,
+ * and a client that does not read is disconnected when it would exceed it, so nobody ever waits
+ * for it.
  */
 class WsSession : public std::enable_shared_from_this<WsSession> {
   public:
@@ -64,17 +68,13 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     /** chain_unsubscribe on this connection: whether the subscription existed. */
     Result<boost::json::value> unsubscribe(const boost::json::value& params);
     void onDeliver(const SharedNotifications& notifications);
-    void send(std::string message);
-    void writeNext();
-    void onWrite(boost::beast::error_code ec);
+    /** Queues one text message made of `parts`; false when the connection closed or was dropped. */
+    bool send(std::initializer_list<std::string_view> parts);
     void doClose();
 
-    boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+    boost::beast::websocket::stream<WriteBehindStream> ws_;
     boost::beast::flat_buffer buffer_;
     std::shared_ptr<ServerState> state_;
-    std::deque<std::string> outbox_;
-    std::size_t outboxBytes_ = 0;
-    bool writing_ = false;
     bool open_ = false;
     bool closed_ = false;
     /** chain_subscribe and chain_unsubscribe, bound to this connection. */

@@ -2,6 +2,7 @@
 // receive what the feed publishes in order, the limits hold, and a client that stops reading is
 // dropped without holding up the others.
 
+#include <array>
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -10,10 +11,15 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/dynamic_body.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/stream.hpp>
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
@@ -152,6 +158,29 @@ TEST_F(WebSocketTest, SubscribersReceiveEveryPublishedHeightInOrder) {
     EXPECT_EQ(echo.at("id"), 4);
 }
 
+// Heights arrive in the order announced, also when they are not consecutive (a node that
+// started from a snapshot announces from there) and announced faster than they are sent.
+TEST_F(WebSocketTest, HeightsArriveInTheOrderAnnounced) {
+    startServer(ServerLimits{});
+    WsClient client(server_->port());
+    const std::string id = client.subscribe("newHeads", 1);
+    ASSERT_FALSE(id.empty());
+    const std::vector<std::uint64_t> announced{900, 901, 7, 1'000'000, 902};
+    for (int round = 0; round < 50; ++round) {
+        for (const std::uint64_t height : announced) {
+            server_->publishExecuted(height);
+        }
+    }
+    for (int round = 0; round < 50; ++round) {
+        for (const std::uint64_t height : announced) {
+            const json::value note = client.read();
+            ASSERT_EQ(note.at("params").at("subscription"), json::string(id));
+            ASSERT_EQ(note.at("params").at("result").at("height"),
+                      json::string(std::to_string(height)));
+        }
+    }
+}
+
 TEST_F(WebSocketTest, SubscriptionLimitsAndBadTopicsAreRefused) {
     ServerLimits limits;
     limits.maxSubscriptions = 2;
@@ -209,6 +238,146 @@ TEST_F(WebSocketTest, AClientThatStopsReadingIsDroppedAndOthersKeepTheirStream) 
                   json::string(std::to_string(height)));
     }
     std::cout << "slow client dropped after " << height - 3 << " heights of 8 KiB\n";
+}
+
+/**
+ * A client's masked text frame of `payload` (RFC 6455 §5.2), below 64 KiB, with a zero masking
+ * key.
+ */
+std::string maskedTextFrame(std::string_view payload) {
+    std::string frame{'\x81'};
+    if (payload.size() < 126) {
+        frame += static_cast<char>(0x80 | payload.size());
+    } else {
+        frame += static_cast<char>(0x80 | 126);
+        frame += static_cast<char>(payload.size() >> 8U);
+        frame += static_cast<char>(payload.size() & 0xffU);
+    }
+    frame.append(4, '\0');  // XOR with a zero key leaves the payload as it is
+    frame.append(payload);
+    return frame;
+}
+
+/** Reads one server frame from `socket`: its first byte, length field bytes and payload. */
+struct RawFrame {
+    unsigned char first = 0;
+    std::vector<unsigned char> lengthField;
+    std::string payload;
+};
+RawFrame readRawFrame(tcp::socket& socket) {
+    RawFrame frame;
+    std::array<unsigned char, 2> head{};
+    net::read(socket, net::buffer(head));
+    frame.first = head[0];
+    EXPECT_EQ(head[1] & 0x80U, 0U) << "a server frame is not masked";
+    std::size_t length = head[1] & 0x7fU;
+    frame.lengthField.push_back(head[1]);
+    const std::size_t extended = length == 126 ? 2 : length == 127 ? 8 : 0;
+    if (extended > 0) {
+        std::vector<unsigned char> bytes(extended);
+        net::read(socket, net::buffer(bytes));
+        length = 0;
+        for (const unsigned char byte : bytes) {
+            length = length << 8U | byte;
+            frame.lengthField.push_back(byte);
+        }
+    }
+    frame.payload.resize(length);
+    net::read(socket, net::buffer(frame.payload));
+    return frame;
+}
+
+// RFC 6455 §5.2: a payload of 0–125 bytes has its length in the second byte, 126–65,535 bytes
+// 126 and two bytes, above that 127 and eight bytes, big-endian. Read byte by byte from the
+// socket, without a WebSocket library, across notifications written back to back.
+TEST_F(WebSocketTest, FramesCarryEachLengthFormOfTheProtocolByteForByte) {
+    constexpr std::size_t kPadding = 70'000;  // a notification above 65,535 bytes
+    startServer(ServerLimits{}, kPadding);
+    net::io_context io;
+    tcp::socket socket(io);
+    socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->port()));
+    http::request<http::empty_body> request{http::verb::get, "/ws", 11};
+    request.set(http::field::host, "127.0.0.1");
+    request.set(http::field::connection, "Upgrade");
+    request.set(http::field::upgrade, "websocket");
+    request.set(http::field::sec_websocket_version, "13");
+    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+    http::write(socket, request);
+    beast::flat_buffer buffer;
+    http::response_parser<http::empty_body> upgrade;
+    upgrade.skip(true);  // a 101 answer has no body; the frames follow it
+    http::read_header(socket, buffer, upgrade);
+    ASSERT_EQ(upgrade.get().result_int(), 101U);
+    ASSERT_EQ(buffer.size(), 0U);
+
+    // 7-bit length: the answer to a short request.
+    net::write(socket, net::buffer(maskedTextFrame(requestText("echo", "[1]", 1))));
+    const RawFrame echo = readRawFrame(socket);
+    EXPECT_EQ(echo.first, 0x81U);  // FIN, text
+    ASSERT_EQ(echo.lengthField.size(), 1U);
+    EXPECT_EQ(echo.lengthField[0], echo.payload.size());
+    EXPECT_EQ(json::parse(echo.payload).at("result"), json::parse("[1]"));
+
+    // 16-bit length: the answer to chain_subscribe padded with a long id.
+    const std::string longId(300, '7');
+    net::write(
+        socket,
+        net::buffer(maskedTextFrame(R"({"jsonrpc":"2.0","id":")" + longId +
+                                    R"(","method":"chain_subscribe","params":["newHeads"]})")));
+    const RawFrame subscribed = readRawFrame(socket);
+    ASSERT_EQ(subscribed.lengthField.size(), 3U);
+    EXPECT_EQ(subscribed.lengthField[0], 126U);
+    EXPECT_EQ(std::size_t{subscribed.lengthField[1]} << 8U | subscribed.lengthField[2],
+              subscribed.payload.size());
+    EXPECT_EQ(json::parse(subscribed.payload).at("id"), json::string(longId));
+
+    // 64-bit length, several notifications published at once and read back to back.
+    constexpr std::uint64_t kHeights = 20;
+    for (std::uint64_t h = 1; h <= kHeights; ++h) {
+        server_->publishExecuted(h);
+    }
+    for (std::uint64_t h = 1; h <= kHeights; ++h) {
+        const RawFrame note = readRawFrame(socket);
+        EXPECT_EQ(note.first, 0x81U);
+        ASSERT_EQ(note.lengthField.size(), 9U);
+        EXPECT_EQ(note.lengthField[0], 127U);
+        std::size_t length = 0;
+        for (std::size_t i = 1; i < 9; ++i) {
+            length = length << 8U | note.lengthField[i];
+        }
+        EXPECT_EQ(length, note.payload.size());
+        EXPECT_GT(length, 65'535U);
+        const json::value parsed = json::parse(note.payload);
+        ASSERT_EQ(parsed.at("params").at("result").at("height"), json::string(std::to_string(h)));
+    }
+}
+
+TEST_F(WebSocketTest, PingsArePongedAndACloseIsAnsweredBeforeTheConnectionEnds) {
+    startServer(ServerLimits{});
+    net::io_context io;
+    beast::websocket::stream<tcp::socket> ws(io);
+    ws.next_layer().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->port()));
+    ws.handshake("127.0.0.1", "/ws");
+    std::vector<std::string> pongs;
+    ws.control_callback([&](beast::websocket::frame_type kind, beast::string_view payload) {
+        if (kind == beast::websocket::frame_type::pong) {
+            pongs.emplace_back(payload);
+        }
+    });
+    ws.ping("are you there");
+    ws.write(net::buffer(requestText("chain_subscribe", R"(["newHeads"])", 1)));
+    beast::flat_buffer buffer;
+    ws.read(buffer);  // the pong comes first, then the answer
+    ASSERT_EQ(pongs, std::vector<std::string>{"are you there"});
+    EXPECT_TRUE(
+        json::parse(beast::buffers_to_string(buffer.data())).as_object().contains("result"));
+    ASSERT_TRUE(eventually([&] { return server_->webSocketCount() == 1; }));
+    // A clean close: the node answers with its own close frame; close() reads until it comes
+    // and fails when the connection ends without it.
+    beast::error_code ec;
+    ws.close(beast::websocket::close_code::normal, ec);
+    EXPECT_FALSE(ec) << ec.message();
+    EXPECT_TRUE(eventually([&] { return server_->webSocketCount() == 0; }));
 }
 
 TEST(SubscriptionMethods, AnswerUnavailableOverHttp) {
