@@ -41,11 +41,8 @@ using tcp = net::ip::tcp;
 using gridledger::testing::WsClient;
 using test::requestText;
 
-/** The status of a WebSocket upgrade request to `target`, sent over plain HTTP. */
-unsigned upgradeStatus(std::uint16_t port, const std::string& target) {
-    net::io_context io;
-    tcp::socket socket(io);
-    socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+/** Writes a WebSocket upgrade request to `target` on `socket`, over plain HTTP. */
+void writeUpgradeRequest(tcp::socket& socket, const std::string& target) {
     http::request<http::empty_body> request{http::verb::get, target, 11};
     request.set(http::field::host, "127.0.0.1");
     request.set(http::field::connection, "Upgrade");
@@ -53,6 +50,14 @@ unsigned upgradeStatus(std::uint16_t port, const std::string& target) {
     request.set(http::field::sec_websocket_version, "13");
     request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
     http::write(socket, request);
+}
+
+/** The status of a WebSocket upgrade request to `target`, sent over plain HTTP. */
+unsigned upgradeStatus(std::uint16_t port, const std::string& target) {
+    net::io_context io;
+    tcp::socket socket(io);
+    socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    writeUpgradeRequest(socket, target);
     beast::flat_buffer buffer;
     http::response<http::dynamic_body> response;
     http::read(socket, buffer, response);
@@ -296,13 +301,7 @@ TEST_F(WebSocketTest, FramesCarryEachLengthFormOfTheProtocolByteForByte) {
     net::io_context io;
     tcp::socket socket(io);
     socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->port()));
-    http::request<http::empty_body> request{http::verb::get, "/ws", 11};
-    request.set(http::field::host, "127.0.0.1");
-    request.set(http::field::connection, "Upgrade");
-    request.set(http::field::upgrade, "websocket");
-    request.set(http::field::sec_websocket_version, "13");
-    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
-    http::write(socket, request);
+    writeUpgradeRequest(socket, "/ws");
     beast::flat_buffer buffer;
     http::response_parser<http::empty_body> upgrade;
     upgrade.skip(true);  // a 101 answer has no body; the frames follow it
