@@ -177,11 +177,10 @@ TEST_F(DispatcherTest, EmptyBatchIsOneInvalidRequest) {
 
 TEST_F(DispatcherTest, BatchAboveTheLimitIsOneLimitError) {
     const std::string item = test::requestText("echo", "[]", 1);
-    const boost::json::value atLimit = call("[" + item + "," + item + "," + item + "]");
+    const boost::json::value atLimit = call(test::batchText({item, item, item}));
     ASSERT_TRUE(atLimit.is_array());
     EXPECT_EQ(atLimit.as_array().size(), 3U);
-    expectError(call("[" + item + "," + item + "," + item + "," + item + "]"), kLimitExceeded,
-                "batch_too_large");
+    expectError(call(test::batchText({item, item, item, item})), kLimitExceeded, "batch_too_large");
 }
 
 TEST_F(DispatcherTest, NestingBeyondTheDepthLimitIsRefused) {

@@ -84,8 +84,8 @@ TEST(KeptResult, IsAnsweredByteForByteAsTheHandlersResultWithoutRunningIt) {
     EXPECT_EQ(plainCalls->handler.load(), requests);
 
     // In a batch, beside answers the handlers give.
-    const std::string batch = "[" + docRequest("1", 2) + "," + docRequest("2", 3) + "," +
-                              test::requestText("echo", "[5]", 3) + "]";
+    const std::string batch = test::batchText(
+        {docRequest("1", 2), docRequest("2", 3), test::requestText("echo", "[5]", 3)});
     EXPECT_EQ(kept.handle(batch), plain.handle(batch));
     EXPECT_EQ(keptCalls->handler.load(), 1) << "only the odd n, which is not kept, ran";
 }
@@ -114,7 +114,7 @@ TEST(KeptResult, AboveTheCapIsResponseTooLargeAndWhatFollowsDoesNotRun) {
     const Dispatcher dispatcher(docMethods(calls, true),
                                 ServerLimits{.maxResponseBytes = one + 2 + one / 2});
     const std::string batch =
-        "[" + docRequest("1", 2) + "," + docRequest("2", 4) + "," + docRequest("3", 5) + "]";
+        test::batchText({docRequest("1", 2), docRequest("2", 4), docRequest("3", 5)});
     const std::optional<std::string> answer = dispatcher.handle(batch);
     ASSERT_TRUE(answer);
     const json::value answers = json::parse(answer.value());

@@ -3,6 +3,7 @@
 // The method table the RPC tests serve.
 
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -57,6 +58,19 @@ inline std::string textOf(const boost::json::value& value) {
 inline std::string requestText(std::string_view method, std::string_view params, int id) {
     return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" +
            std::string(method) + R"(","params":)" + std::string(params) + "}";
+}
+
+/** A JSON-RPC batch text: the given request texts as one array. */
+inline std::string batchText(std::initializer_list<std::string> requests) {
+    std::string out = "[";
+    for (const std::string& request : requests) {
+        if (out.size() > 1) {
+            out += ',';
+        }
+        out += request;
+    }
+    out += ']';
+    return out;
 }
 
 }  // namespace gridledger::rpc::test

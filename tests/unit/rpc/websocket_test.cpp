@@ -39,6 +39,7 @@ namespace http = beast::http;
 namespace json = boost::json;
 using tcp = net::ip::tcp;
 using gridledger::testing::WsClient;
+using test::batchText;
 using test::requestText;
 
 /** Writes a WebSocket upgrade request to `target` on `socket`, over plain HTTP. */
@@ -109,18 +110,17 @@ TEST_F(WebSocketTest, MethodsAnswerOverWebSocketAsOverHttp) {
     const json::value echo = client.call(requestText("echo", R"(["hello"])", 1));
     EXPECT_EQ(echo.at("id"), 1);
     EXPECT_EQ(echo.at("result"), json::parse(R"(["hello"])"));
-    const json::value batch = client.call("[" + requestText("echo", "[1]", 2) + "," +
-                                          requestText("no_such", "[]", 3) + "]");
+    const json::value batch =
+        client.call(batchText({requestText("echo", "[1]", 2), requestText("no_such", "[]", 3)}));
     ASSERT_EQ(batch.as_array().size(), 2U);
     EXPECT_EQ(batch.at(1).at("error").at("code"), kMethodNotFound);
     const json::value bad = client.call("{not json");
     EXPECT_EQ(bad.at("error").at("code"), kParseError);
     // Inside a batch, the connection's own chain_subscribe answers beside the shared methods,
     // and the subscription it made receives notifications.
-    const json::value inBatch =
-        client.call("[" + requestText("chain_subscribe", R"(["newHeads"])", 4) + "," +
-                    requestText("echo", "[5]", 5) + "," +
-                    requestText("chain_subscribe", R"(["noSuchTopic"])", 6) + "]");
+    const json::value inBatch = client.call(batchText(
+        {requestText("chain_subscribe", R"(["newHeads"])", 4), requestText("echo", "[5]", 5),
+         requestText("chain_subscribe", R"(["noSuchTopic"])", 6)}));
     ASSERT_EQ(inBatch.as_array().size(), 3U) << json::serialize(inBatch);
     const json::value& subscribed = inBatch.at(0).at("result");
     ASSERT_TRUE(subscribed.is_string()) << json::serialize(inBatch);
