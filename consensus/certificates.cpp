@@ -69,7 +69,7 @@ bool isGenesisQc(const codec::QuorumCert& qc, const Committee& committee) {
 const SignatureCheck& bip340Check() {
     static const SignatureCheck check = [](const PubKey& key, const Hash256& digest,
                                            const Signature& signature) {
-        return crypto::verify(key, digest, signature);
+        return crypto::verifyRecurringSigner(key, digest, signature);
     };
     return check;
 }

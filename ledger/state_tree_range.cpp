@@ -189,18 +189,13 @@ class RangeProver {
             return {};
         }
         if (at.leaf) {
-            // The value is moved from the Result, not through a local: GCC 12 reads a local
-            // optional as used uninitialized (-Wmaybe-uninitialized) when it is moved again.
-            Result<std::optional<Bytes>> value = tree_.get(at.leaf->key, version_);
-            if (!value) {
-                return std::unexpected(std::move(value).error());
-            }
-            if (!*value || tree::hashValue(**value) != at.leaf->valueHash) {
+            GL_ASSIGN_OR_RETURN(value, tree_.get(at.leaf->key, version_));
+            if (!value || tree::hashValue(*value) != at.leaf->valueHash) {
                 return fail(ErrorCode::kCorrupt, "state tree: the value of " + at.leaf->key.hex() +
                                                      " does not match its leaf at version " +
                                                      std::to_string(version_));
             }
-            range_.entries.push_back(StateEntry{at.leaf->key, **std::move(value)});
+            range_.entries.push_back(StateEntry{at.leaf->key, std::move(*value)});
             return {};
         }
         GL_ASSIGN_OR_RETURN(left, classify(at.node, 2 * at.heap));

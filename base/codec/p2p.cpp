@@ -308,13 +308,8 @@ Result<EpochProof> decodeEpochProof(ByteView raw) {
     GL_TRY(detail::parse(pb, raw, "epoch proof"));
     GL_ASSIGN_OR_RETURN(
         reconfig, makeProofHeader(Bytes(pb.reconfig_header().begin(), pb.reconfig_header().end())));
-    // Moved from the Result, not through a local: GCC 12 reads the local's optional TC as used
-    // uninitialized (-Wmaybe-uninitialized) when it is moved again.
-    Result<CommitProof> commitProof = decodeCommitProof(asBytes(pb.commit_proof()));
-    if (!commitProof) {
-        return std::unexpected(std::move(commitProof).error());
-    }
-    return EpochProof{std::move(reconfig), *std::move(commitProof)};
+    GL_ASSIGN_OR_RETURN(commitProof, decodeCommitProof(asBytes(pb.commit_proof())));
+    return EpochProof{std::move(reconfig), std::move(commitProof)};
 }
 
 Result<Envelope> decodeEnvelope(ByteView raw) {

@@ -61,7 +61,7 @@ Hash256 txSigningDigest(const SignedTx& tx, std::string_view domain) {
 }
 
 bool verifyTxSignature(const SignedTx& tx, std::string_view domain) {
-    return crypto::verify(tx.body.sender, txSigningDigest(tx, domain), tx.signature);
+    return crypto::verifyRecurringSigner(tx.body.sender, txSigningDigest(tx, domain), tx.signature);
 }
 
 SignedTx signTx(const TxBody& body, const crypto::SecretKey& key, std::string_view domain) {

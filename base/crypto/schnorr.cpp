@@ -1,4 +1,11 @@
+#include <array>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include <openssl/rand.h>
 #include <secp256k1.h>
@@ -29,6 +36,86 @@ const secp256k1_context* context() {
         return c;
     }();
     return ctx;
+}
+
+std::uint64_t randomSeed() {
+    std::uint64_t seed = 0;
+    randomBytes(reinterpret_cast<std::uint8_t*>(&seed), sizeof seed);
+    return seed;
+}
+
+/**
+ * The curve points of recent signers' keys. Each shard holds at most kPerShard keys and forgets
+ * the oldest first (a ring of its keys in the order they came).
+ */
+class KeyPoints {
+  public:
+    std::optional<secp256k1_xonly_pubkey> find(const PubKey& key) {
+        Shard& shard = shardOf(key);
+        const std::lock_guard lock(shard.mutex);
+        const auto found = shard.points.find(key);
+        if (found == shard.points.end()) {
+            return std::nullopt;
+        }
+        return found->second;
+    }
+
+    void keep(const PubKey& key, const secp256k1_xonly_pubkey& point) {
+        Shard& shard = shardOf(key);
+        const std::lock_guard lock(shard.mutex);
+        if (!shard.points.emplace(key, point).second) {
+            return;  // another thread kept it meanwhile
+        }
+        if (shard.order.size() < kPerShard) {
+            shard.order.push_back(key);
+            return;
+        }
+        shard.points.erase(shard.order[shard.next]);
+        shard.order[shard.next] = key;
+        shard.next = (shard.next + 1) % kPerShard;
+    }
+
+  private:
+    static constexpr std::size_t kShards = 16;
+    static constexpr std::size_t kPerShard = 256;
+
+    /** Spreads keys with the process's seed, so that no one can choose keys that share a slot. */
+    struct SeededHash {
+        std::uint64_t seed;
+        std::size_t operator()(const PubKey& key) const noexcept {
+            std::uint64_t word = 0;
+            std::memcpy(&word, key.data() + 8, sizeof word);
+            return static_cast<std::size_t>((word ^ seed) * 0x9e3779b97f4a7c15ULL);
+        }
+    };
+
+    struct Shard {
+        explicit Shard(std::uint64_t seed) : points(kPerShard, SeededHash{seed}) {}
+        std::mutex mutex;
+        std::unordered_map<PubKey, secp256k1_xonly_pubkey, SeededHash> points;
+        std::vector<PubKey> order;
+        std::size_t next = 0;
+    };
+
+    Shard& shardOf(const PubKey& key) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, key.data(), sizeof word);
+        return *shards_[static_cast<std::size_t>(((word ^ seed_) * 0x9e3779b97f4a7c15ULL) >> 60U)];
+    }
+
+    std::uint64_t seed_ = randomSeed();
+    std::array<std::unique_ptr<Shard>, kShards> shards_ = [this] {
+        std::array<std::unique_ptr<Shard>, kShards> out;
+        for (auto& shard : out) {
+            shard = std::make_unique<Shard>(seed_);
+        }
+        return out;
+    }();
+};
+
+KeyPoints& keyPoints() {
+    static KeyPoints points;
+    return points;
 }
 
 void appendLengthPrefixed(Sha256& h, std::string_view text) {
@@ -110,6 +197,20 @@ bool verify(const PubKey& key, const Hash256& digest, const Signature& sig) {
     }
     return secp256k1_schnorrsig_verify(context(), sig.data(), digest.data(), digest.size(),
                                        &xonly) == 1;
+}
+
+bool verifyRecurringSigner(const PubKey& key, const Hash256& digest, const Signature& sig) {
+    std::optional<secp256k1_xonly_pubkey> point = keyPoints().find(key);
+    if (!point) {
+        secp256k1_xonly_pubkey parsed;
+        if (secp256k1_xonly_pubkey_parse(context(), &parsed, key.data()) != 1) {
+            return false;
+        }
+        keyPoints().keep(key, parsed);
+        point = parsed;
+    }
+    return secp256k1_schnorrsig_verify(context(), sig.data(), digest.data(), digest.size(),
+                                       &*point) == 1;
 }
 
 }  // namespace gridledger::crypto

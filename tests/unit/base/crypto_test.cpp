@@ -1,3 +1,8 @@
+#include <atomic>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <gridledger/crypto/ed25519.h>
@@ -41,6 +46,82 @@ TEST(Schnorr, SignatureFailsForAnotherDigestKeyOrFlippedBit) {
     EXPECT_FALSE(verify(key.publicKey(), signingDigest(kTxTag, "dev2", asBytes("body")), sig));
     sig[10] ^= 0x01;
     EXPECT_FALSE(verify(key.publicKey(), digest, sig));
+}
+
+TEST(Schnorr, RecurringSignerAnswersAsTheFullCheckEveryTime) {
+    const SecretKey key = SecretKey::generate();
+    const SecretKey other = SecretKey::generate();
+    const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
+    const Signature sig = key.sign(digest);
+    Signature flipped = sig;
+    flipped[40] ^= 0x01;
+    // BIP-340 test vector 5: an x coordinate with no point on the curve.
+    const auto offCurve =
+        PubKey::fromHex("0xeefdea4cdb677750a420fee807eacf21eb9898ae79b9768766e4faa04a2d4a34");
+    ASSERT_TRUE(offCurve);
+    // The first round lifts each key; the later ones use the kept points.
+    for (int round = 0; round < 3; ++round) {
+        SCOPED_TRACE(round);
+        EXPECT_TRUE(verifyRecurringSigner(key.publicKey(), digest, sig));
+        EXPECT_FALSE(verifyRecurringSigner(other.publicKey(), digest, sig));
+        EXPECT_FALSE(verifyRecurringSigner(key.publicKey(), digest, flipped));
+        EXPECT_FALSE(verifyRecurringSigner(key.publicKey(),
+                                           signingDigest(kTxTag, "dev2", asBytes("body")), sig));
+        EXPECT_FALSE(verifyRecurringSigner(*offCurve, digest, sig));
+        EXPECT_FALSE(verify(*offCurve, digest, sig));
+    }
+}
+
+TEST(Schnorr, RecurringSignerAnswersRightPastTheKeysItKeeps) {
+    // More signers than the 4,096 points kept: the oldest are forgotten and lifted again.
+    constexpr std::size_t kSigners = 4'200;
+    const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
+    std::vector<PubKey> keys;
+    std::vector<Signature> sigs;
+    for (std::size_t i = 0; i < kSigners; ++i) {
+        const SecretKey key = SecretKey::generate();
+        keys.push_back(key.publicKey());
+        sigs.push_back(key.sign(digest));
+    }
+    std::size_t wrong = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t i = 0; i < kSigners; ++i) {
+            wrong += verifyRecurringSigner(keys[i], digest, sigs[i]) ? 0U : 1U;
+            wrong += verifyRecurringSigner(keys[i], digest, sigs[(i + 1) % kSigners]) ? 1U : 0U;
+        }
+    }
+    EXPECT_EQ(wrong, 0U);
+}
+
+TEST(Schnorr, RecurringSignerAnswersRightFromManyThreads) {
+    constexpr std::size_t kSigners = 64;
+    const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
+    std::vector<PubKey> keys;
+    std::vector<Signature> sigs;
+    for (std::size_t i = 0; i < kSigners; ++i) {
+        const SecretKey key = SecretKey::generate();
+        keys.push_back(key.publicKey());
+        sigs.push_back(key.sign(digest));
+    }
+    std::atomic<std::size_t> wrong{0};
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+            for (std::size_t n = 0; n < 2 * kSigners; ++n) {
+                const std::size_t i = (n + t * 16) % kSigners;
+                const bool own = verifyRecurringSigner(keys[i], digest, sigs[i]);
+                const bool foreign =
+                    verifyRecurringSigner(keys[i], digest, sigs[(i + 1) % kSigners]);
+                if (!own || foreign) {
+                    wrong.fetch_add(1);
+                }
+            }
+        });
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    EXPECT_EQ(wrong.load(), 0U);
 }
 
 TEST(Schnorr, RejectsOutOfRangeSecret) {
