@@ -46,16 +46,21 @@ class WriteBehindStream {
     explicit WriteBehindStream(boost::asio::ip::tcp::socket&& socket)
         : core_(std::make_shared<Core>(std::move(socket))) {}
 
+    // The members below are named by Asio's AsyncStream and Beast's next-layer requirements.
+    // NOLINTNEXTLINE(readability-identifier-naming)
     [[nodiscard]] executor_type get_executor() noexcept { return core_->stream.get_executor(); }
+    // NOLINTNEXTLINE(readability-identifier-naming)
     [[nodiscard]] next_layer_type& next_layer() noexcept { return core_->stream; }
 
     template <typename MutableBuffers, typename Token>
+    // NOLINTNEXTLINE(readability-identifier-naming)
     auto async_read_some(const MutableBuffers& buffers, Token&& token) {
         return core_->stream.async_read_some(buffers, std::forward<Token>(token));
     }
 
     /** Queues `buffers` and completes (never inline) with their size, or the stream's error. */
     template <typename ConstBuffers, typename Token>
+    // NOLINTNEXTLINE(readability-identifier-naming)
     auto async_write_some(const ConstBuffers& buffers, Token&& token) {
         return boost::asio::async_initiate<Token, void(boost::beast::error_code, std::size_t)>(
             [this](auto handler, const ConstBuffers& data) {
@@ -135,6 +140,7 @@ void teardown(boost::beast::role_type role, WriteBehindStream& stream,
               boost::beast::error_code& ec);
 
 template <typename TeardownHandler>
+// NOLINTNEXTLINE(readability-identifier-naming): Beast's customization point for the next layer.
 void async_teardown(boost::beast::role_type /*role*/, WriteBehindStream& stream,
                     TeardownHandler&& handler) {
     // The close frame Beast just queued goes out before the socket closes.
