@@ -1,6 +1,7 @@
 #include <atomic>
 #include <cstddef>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -72,17 +73,24 @@ TEST(Schnorr, RecurringSignerAnswersAsTheFullCheckEveryTime) {
     }
 }
 
-TEST(Schnorr, RecurringSignerAnswersRightPastTheKeysItKeeps) {
-    // More signers than the 4,096 points kept: the oldest are forgotten and lifted again.
-    constexpr std::size_t kSigners = 4'200;
-    const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
+/** `count` fresh keys and each one's signature of `digest`. */
+std::pair<std::vector<PubKey>, std::vector<Signature>> signersOf(std::size_t count,
+                                                                 const Hash256& digest) {
     std::vector<PubKey> keys;
     std::vector<Signature> sigs;
-    for (std::size_t i = 0; i < kSigners; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         const SecretKey key = SecretKey::generate();
         keys.push_back(key.publicKey());
         sigs.push_back(key.sign(digest));
     }
+    return {keys, sigs};
+}
+
+TEST(Schnorr, RecurringSignerAnswersRightPastTheKeysItKeeps) {
+    // More signers than the 4,096 points kept: the oldest are forgotten and lifted again.
+    constexpr std::size_t kSigners = 4'200;
+    const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
+    const auto [keys, sigs] = signersOf(kSigners, digest);
     std::size_t wrong = 0;
     for (int pass = 0; pass < 2; ++pass) {
         for (std::size_t i = 0; i < kSigners; ++i) {
@@ -96,13 +104,7 @@ TEST(Schnorr, RecurringSignerAnswersRightPastTheKeysItKeeps) {
 TEST(Schnorr, RecurringSignerAnswersRightFromManyThreads) {
     constexpr std::size_t kSigners = 64;
     const Hash256 digest = signingDigest(kTxTag, "dev", asBytes("body"));
-    std::vector<PubKey> keys;
-    std::vector<Signature> sigs;
-    for (std::size_t i = 0; i < kSigners; ++i) {
-        const SecretKey key = SecretKey::generate();
-        keys.push_back(key.publicKey());
-        sigs.push_back(key.sign(digest));
-    }
+    const auto [keys, sigs] = signersOf(kSigners, digest);
     std::atomic<std::size_t> wrong{0};
     std::vector<std::thread> threads;
     for (std::size_t t = 0; t < 4; ++t) {
