@@ -1,5 +1,7 @@
 #include <atomic>
 #include <cstddef>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -19,6 +21,26 @@ TEST(Sha256, MatchesTheFipsVector) {
     Sha256 h;
     h.update("a").update("bc");
     EXPECT_EQ(h.finish(), sha256(asBytes("abc")));
+}
+
+// FIPS 180-2's other vectors: the empty message, a message whose padding takes a second block,
+// and a million 'a's fed in pieces that straddle the 64-byte blocks.
+TEST(Sha256, MatchesTheFipsVectorsAcrossBlocks) {
+    EXPECT_EQ(sha256({}).hex(),
+              "0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const std::string twoBlocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    EXPECT_EQ(sha256(asBytes(twoBlocks)).hex(),
+              "0x248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    const std::string million(1'000'000, 'a');
+    const std::string_view all = million;
+    Sha256 pieces;
+    for (std::size_t at = 0, step = 1; at < all.size(); at += step, step = step % 97 + 1) {
+        pieces.update(all.substr(at, step));
+    }
+    const std::string expected =
+        "0xcdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+    EXPECT_EQ(pieces.finish().hex(), expected);
+    EXPECT_EQ(sha256(asBytes(million)).hex(), expected);
 }
 
 TEST(Schnorr, MatchesBip340TestVector0) {
