@@ -40,8 +40,10 @@ struct JournalEntry {
  *
  * prune() drops the records of committed and expired transactions without a sync of its own: a
  * record that a crash brings back is refused by the mempool when it is replayed (held already,
- * stale nonce, expired) and dropped then. Writes and deletions reach the database in the order
- * they were made. Thread-safe.
+ * stale nonce, expired) and dropped then. Records are dropped with one range deletion for
+ * everything below the oldest record still held, so that transactions committed in about the
+ * order they were admitted cost no deletion each; a record dropped above that one is deleted on
+ * its own. Each write batch puts its records before it deletes any. Thread-safe.
  */
 class AdmissionJournal {
   public:
@@ -73,36 +75,59 @@ class AdmissionJournal {
     /** Syncs of the journal's log so far. */
     [[nodiscard]] std::uint64_t syncs() const;
 
+    /** Range deletions written so far (records dropped below the oldest one held). */
+    [[nodiscard]] std::uint64_t rangeDeletions() const;
+    /** Records deleted one by one so far (dropped above the oldest one held). */
+    [[nodiscard]] std::uint64_t pointDeletions() const;
+
   private:
     struct Record {
         std::uint64_t seq = 0;
         std::uint64_t validUntilHeight = 0;
     };
-    /** A queued write: a record (raw not empty) or the deletion of one. */
-    struct Pending {
-        std::uint64_t seq = 0;
-        Hash256 hash;
-        std::uint64_t validUntilHeight = 0;
-        Bytes raw;
+    /** What the writer takes in one turn. */
+    struct Turn {
+        Bytes records;  // see pending_
+        std::vector<std::uint64_t> erased;
+        std::uint64_t eraseFrom = 0;
+        std::uint64_t eraseTo = 0;  // a range deletion of [eraseFrom, eraseTo) when above
     };
 
     explicit AdmissionJournal(std::unique_ptr<storage::KvStore> store);
     void run();
-    void eraseLocked(const Hash256& hash);
+    [[nodiscard]] bool hasWorkLocked() const;
+    /** Forgets the record of `hash`; its sequence number joins `erased`. */
+    void eraseLocked(const Hash256& hash, std::vector<std::uint64_t>& erased);
+    /** Queues the deletion of the records just erased: a range below the oldest record held, and
+     * one by one above it. */
+    void queueDeletionsLocked(std::span<const std::uint64_t> erased);
 
     std::unique_ptr<storage::KvStore> store_;
     mutable std::mutex mutex_;
     std::condition_variable queued_;
     std::condition_variable written_;
-    std::vector<Pending> queue_;
+    /**
+     * Records queued for the writer, back to back, each u64 seq ‖ u32 raw size ‖ u64
+     * validUntilHeight ‖ hash ‖ raw: the bytes after the size are the stored value as they are.
+     */
+    Bytes pending_;
+    std::vector<std::uint64_t> pendingErased_;
+    /** Every record below this sequence number is dropped, and covered by a queued or written
+     * range deletion. */
+    std::uint64_t erasedBelow_ = 1;
+    /** Where the range deletion not yet written starts. */
+    std::uint64_t rangeFrom_ = 1;
     std::map<Hash256, Record> byHash_;
     std::set<std::pair<std::uint64_t, Hash256>> byExpiry_;  // (validUntilHeight, hash)
+    std::set<std::uint64_t> heldSeqs_;
     std::uint64_t nextSeq_ = 1;
     /** Every record with a sequence number up to this one is durable (or failed). */
     std::uint64_t durableSeq_ = 0;
     Status failure_;
     bool stopping_ = false;
     std::uint64_t syncs_ = 0;
+    std::uint64_t rangeDeletions_ = 0;
+    std::uint64_t pointDeletions_ = 0;
     std::thread writer_;
 };
 

@@ -68,6 +68,10 @@ void WriteBatch::erase(Column column, ByteView key) {
     impl_->batch.Delete(impl_->handles->at(column), slice(key));
 }
 
+void WriteBatch::eraseRange(Column column, ByteView begin, ByteView end) {
+    impl_->batch.DeleteRange(impl_->handles->at(column), slice(begin), slice(end));
+}
+
 std::size_t WriteBatch::count() const {
     return static_cast<std::size_t>(impl_->batch.Count());
 }

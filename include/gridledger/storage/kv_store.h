@@ -27,6 +27,8 @@ class WriteBatch {
 
     void put(Column column, ByteView key, ByteView value);
     void erase(Column column, ByteView key);
+    /** Erases every key from `begin` (included) to `end` (excluded): one range tombstone. */
+    void eraseRange(Column column, ByteView begin, ByteView end);
     [[nodiscard]] std::size_t count() const;
     [[nodiscard]] std::size_t byteSize() const;
 

@@ -1,6 +1,7 @@
 // The admission journal: what a thread appended and awaited is on disk even when the process is
 // killed at once after; concurrent admissions share syncs; committed, expired and dropped records
-// go, and what stays comes back in admission order after a reopen.
+// go, and what stays comes back in admission order after a reopen; records that go in admission
+// order cost a range deletion per prune, and only those dropped past a held one a deletion each.
 
 #include "admission_journal.h"
 
@@ -132,6 +133,78 @@ TEST(AdmissionJournal, CommittedExpiredAndDroppedRecordsGoTheRestComesBackInOrde
     (*reopened)->append(later.hash, later.raw, 60);
     ASSERT_TRUE((*reopened)->awaitDurable());
     EXPECT_EQ(numbersIn(**reopened), (std::vector<std::uint64_t>{5, 7, 8, 42}));
+}
+
+/** Appends one more record and waits for it: whatever was queued before it is written by then. */
+void settle(AdmissionJournal& journal, std::uint64_t marker) {
+    const Tx tx = txNumber(marker);
+    journal.append(tx.hash, tx.raw, 1'000);
+    ASSERT_TRUE(journal.awaitDurable());
+}
+
+TEST(AdmissionJournal, RecordsCommittedInAdmissionOrderGoWithOneRangeDeletionEach) {
+    const testing::TempDir dir;
+    {
+        auto journal = AdmissionJournal::open(dir.path());
+        ASSERT_TRUE(journal) << journal.error().message;
+        for (std::uint64_t n = 0; n < 100; ++n) {
+            const Tx tx = txNumber(n);
+            (*journal)->append(tx.hash, tx.raw, 1'000);
+        }
+        ASSERT_TRUE((*journal)->awaitDurable());
+        for (std::uint64_t block = 0; block < 10; ++block) {
+            std::vector<Hash256> committed;
+            for (std::uint64_t n = block * 10; n < block * 10 + 10; ++n) {
+                committed.push_back(txNumber(n).hash);
+            }
+            (*journal)->prune(committed, 1);
+            settle(**journal, 1'000 + block);
+        }
+        EXPECT_EQ((*journal)->pointDeletions(), 0U);
+        EXPECT_EQ((*journal)->rangeDeletions(), 10U);
+        EXPECT_EQ((*journal)->size(), 10U);  // the ten markers
+    }
+    auto reopened = AdmissionJournal::open(dir.path());
+    ASSERT_TRUE(reopened) << reopened.error().message;
+    std::vector<std::uint64_t> markers;
+    for (std::uint64_t block = 0; block < 10; ++block) {
+        markers.push_back(1'000 + block);
+    }
+    EXPECT_EQ(numbersIn(**reopened), markers);
+}
+
+TEST(AdmissionJournal, ARecordHeldBackKeepsItsOwnAndTheLaterOnesAreDeletedOneByOne) {
+    const testing::TempDir dir;
+    {
+        auto journal = AdmissionJournal::open(dir.path());
+        ASSERT_TRUE(journal) << journal.error().message;
+        for (std::uint64_t n = 0; n < 10; ++n) {
+            const Tx tx = txNumber(n);
+            (*journal)->append(tx.hash, tx.raw, 1'000);
+        }
+        ASSERT_TRUE((*journal)->awaitDurable());
+        std::vector<Hash256> allButTheFirst;
+        for (std::uint64_t n = 1; n < 10; ++n) {
+            allButTheFirst.push_back(txNumber(n).hash);
+        }
+        (*journal)->prune(allButTheFirst, 1);
+        settle(**journal, 100);
+        EXPECT_EQ((*journal)->pointDeletions(), 9U);
+        EXPECT_EQ((*journal)->rangeDeletions(), 0U);
+    }
+    {
+        auto reopened = AdmissionJournal::open(dir.path());
+        ASSERT_TRUE(reopened) << reopened.error().message;
+        EXPECT_EQ(numbersIn(**reopened), (std::vector<std::uint64_t>{0, 100}));
+        const std::vector<Hash256> first{txNumber(0).hash};
+        (*reopened)->prune(first, 1);  // the oldest goes: one range deletion covers it
+        settle(**reopened, 101);
+        EXPECT_EQ((*reopened)->pointDeletions(), 0U);
+        EXPECT_EQ((*reopened)->rangeDeletions(), 1U);
+    }
+    auto again = AdmissionJournal::open(dir.path());
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_EQ(numbersIn(**again), (std::vector<std::uint64_t>{100, 101}));
 }
 
 TEST(AdmissionJournal, AThreadThatAppendedNothingDoesNotWait) {
