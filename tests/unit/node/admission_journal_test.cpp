@@ -135,6 +135,24 @@ TEST(AdmissionJournal, CommittedExpiredAndDroppedRecordsGoTheRestComesBackInOrde
     EXPECT_EQ(numbersIn(**reopened), (std::vector<std::uint64_t>{5, 7, 8, 42}));
 }
 
+/** Appends the transactions numbered 0 .. count - 1 and waits until they are durable. */
+void appendNumbers(AdmissionJournal& journal, std::uint64_t count) {
+    for (std::uint64_t n = 0; n < count; ++n) {
+        const Tx tx = txNumber(n);
+        journal.append(tx.hash, tx.raw, 1'000);
+    }
+    ASSERT_TRUE(journal.awaitDurable());
+}
+
+/** The hashes of the transactions numbered from .. to - 1. */
+std::vector<Hash256> hashesOf(std::uint64_t from, std::uint64_t to) {
+    std::vector<Hash256> out;
+    for (std::uint64_t n = from; n < to; ++n) {
+        out.push_back(txNumber(n).hash);
+    }
+    return out;
+}
+
 /** Appends one more record and waits for it: whatever was queued before it is written by then. */
 void settle(AdmissionJournal& journal, std::uint64_t marker) {
     const Tx tx = txNumber(marker);
@@ -142,26 +160,22 @@ void settle(AdmissionJournal& journal, std::uint64_t marker) {
     ASSERT_TRUE(journal.awaitDurable());
 }
 
+void expectDeletions(const AdmissionJournal& journal, std::uint64_t single, std::uint64_t ranges) {
+    EXPECT_EQ(journal.pointDeletions(), single);
+    EXPECT_EQ(journal.rangeDeletions(), ranges);
+}
+
 TEST(AdmissionJournal, RecordsCommittedInAdmissionOrderGoWithOneRangeDeletionEach) {
     const testing::TempDir dir;
     {
         auto journal = AdmissionJournal::open(dir.path());
         ASSERT_TRUE(journal) << journal.error().message;
-        for (std::uint64_t n = 0; n < 100; ++n) {
-            const Tx tx = txNumber(n);
-            (*journal)->append(tx.hash, tx.raw, 1'000);
-        }
-        ASSERT_TRUE((*journal)->awaitDurable());
+        appendNumbers(**journal, 100);
         for (std::uint64_t block = 0; block < 10; ++block) {
-            std::vector<Hash256> committed;
-            for (std::uint64_t n = block * 10; n < block * 10 + 10; ++n) {
-                committed.push_back(txNumber(n).hash);
-            }
-            (*journal)->prune(committed, 1);
+            (*journal)->prune(hashesOf(block * 10, block * 10 + 10), 1);
             settle(**journal, 1'000 + block);
         }
-        EXPECT_EQ((*journal)->pointDeletions(), 0U);
-        EXPECT_EQ((*journal)->rangeDeletions(), 10U);
+        expectDeletions(**journal, 0, 10);
         EXPECT_EQ((*journal)->size(), 10U);  // the ten markers
     }
     auto reopened = AdmissionJournal::open(dir.path());
@@ -178,29 +192,18 @@ TEST(AdmissionJournal, ARecordHeldBackKeepsItsOwnAndTheLaterOnesAreDeletedOneByO
     {
         auto journal = AdmissionJournal::open(dir.path());
         ASSERT_TRUE(journal) << journal.error().message;
-        for (std::uint64_t n = 0; n < 10; ++n) {
-            const Tx tx = txNumber(n);
-            (*journal)->append(tx.hash, tx.raw, 1'000);
-        }
-        ASSERT_TRUE((*journal)->awaitDurable());
-        std::vector<Hash256> allButTheFirst;
-        for (std::uint64_t n = 1; n < 10; ++n) {
-            allButTheFirst.push_back(txNumber(n).hash);
-        }
-        (*journal)->prune(allButTheFirst, 1);
+        appendNumbers(**journal, 10);
+        (*journal)->prune(hashesOf(1, 10), 1);  // all but the first
         settle(**journal, 100);
-        EXPECT_EQ((*journal)->pointDeletions(), 9U);
-        EXPECT_EQ((*journal)->rangeDeletions(), 0U);
+        expectDeletions(**journal, 9, 0);
     }
     {
         auto reopened = AdmissionJournal::open(dir.path());
         ASSERT_TRUE(reopened) << reopened.error().message;
         EXPECT_EQ(numbersIn(**reopened), (std::vector<std::uint64_t>{0, 100}));
-        const std::vector<Hash256> first{txNumber(0).hash};
-        (*reopened)->prune(first, 1);  // the oldest goes: one range deletion covers it
+        (*reopened)->prune(hashesOf(0, 1), 1);  // the oldest goes: one range deletion covers it
         settle(**reopened, 101);
-        EXPECT_EQ((*reopened)->pointDeletions(), 0U);
-        EXPECT_EQ((*reopened)->rangeDeletions(), 1U);
+        expectDeletions(**reopened, 0, 1);
     }
     auto again = AdmissionJournal::open(dir.path());
     ASSERT_TRUE(again) << again.error().message;
