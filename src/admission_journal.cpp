@@ -10,6 +10,8 @@ namespace {
 constexpr storage::Column kTxs = 0;
 /** A record's value: u64 validUntilHeight ‖ tx hash ‖ raw transaction. */
 constexpr std::size_t kHeadBytes = 8 + Hash256::kSize;
+/** What a queued record has before its value: u64 seq (its key) ‖ u32 raw size. */
+constexpr std::size_t kQueuedHeadBytes = 8 + 4;
 
 /** The last record each thread appended, and to which journal (awaitDurable waits for it). */
 struct Ticket {
@@ -50,8 +52,7 @@ Result<std::unique_ptr<AdmissionJournal>> AdmissionJournal::open(const std::file
     GL_TRY(cursor.status());
     journal->nextSeq_ = lastSeq + 1;
     journal->durableSeq_ = lastSeq;
-    journal->erasedBelow_ = firstSeq == 0 ? journal->nextSeq_ : firstSeq;
-    journal->rangeFrom_ = journal->erasedBelow_;
+    journal->rangeFrom_ = firstSeq == 0 ? journal->nextSeq_ : firstSeq;
     journal->writer_ = std::thread([raw = journal.get()] { raw->run(); });
     return journal;
 }
@@ -151,18 +152,21 @@ void AdmissionJournal::queueDeletionsLocked(std::span<const std::uint64_t> erase
     if (erased.empty()) {
         return;
     }
-    const std::uint64_t oldestHeld = heldSeqs_.empty() ? nextSeq_ : *heldSeqs_.begin();
+    const std::uint64_t oldestHeld = oldestHeldLocked();
     for (const std::uint64_t seq : erased) {
         if (seq >= oldestHeld) {
             pendingErased_.push_back(seq);
         }
     }
-    erasedBelow_ = std::max(erasedBelow_, oldestHeld);
     queued_.notify_one();
 }
 
 bool AdmissionJournal::hasWorkLocked() const {
-    return !pending_.empty() || !pendingErased_.empty() || rangeFrom_ < erasedBelow_;
+    return !pending_.empty() || !pendingErased_.empty() || rangeFrom_ < oldestHeldLocked();
+}
+
+std::uint64_t AdmissionJournal::oldestHeldLocked() const {
+    return heldSeqs_.empty() ? nextSeq_ : *heldSeqs_.begin();
 }
 
 std::size_t AdmissionJournal::size() const {
@@ -202,18 +206,18 @@ void AdmissionJournal::run() {
         pending_.swap(spare);  // the buffer of an earlier turn, emptied, with its capacity
         turn.erased.swap(pendingErased_);
         turn.eraseFrom = rangeFrom_;
-        turn.eraseTo = erasedBelow_;
-        rangeFrom_ = erasedBelow_;
+        turn.eraseTo = oldestHeldLocked();
+        rangeFrom_ = turn.eraseTo;
         const std::uint64_t upTo = nextSeq_ - 1;
         lock.unlock();
 
         storage::WriteBatch batch = store_->batch();
         const ByteView records = turn.records;
         for (std::size_t at = 0; at < records.size();) {
-            const ByteView key = records.subspan(at, 8);
             const std::size_t rawSize = readU32(records.subspan(at + 8, 4));
-            batch.put(kTxs, key, records.subspan(at + 12, kHeadBytes + rawSize));
-            at += 12 + kHeadBytes + rawSize;
+            batch.put(kTxs, records.subspan(at, 8),
+                      records.subspan(at + kQueuedHeadBytes, kHeadBytes + rawSize));
+            at += kQueuedHeadBytes + kHeadBytes + rawSize;
         }
         const bool ranged = turn.eraseFrom < turn.eraseTo;
         if (ranged) {

@@ -96,6 +96,9 @@ class AdmissionJournal {
     explicit AdmissionJournal(std::unique_ptr<storage::KvStore> store);
     void run();
     [[nodiscard]] bool hasWorkLocked() const;
+    /** The sequence number of the oldest record held (the next one when none is): every record
+     * below it is dropped. */
+    [[nodiscard]] std::uint64_t oldestHeldLocked() const;
     /** Forgets the record of `hash`; its sequence number joins `erased`. */
     void eraseLocked(const Hash256& hash, std::vector<std::uint64_t>& erased);
     /** Queues the deletion of the records just erased: a range below the oldest record held, and
@@ -112,10 +115,7 @@ class AdmissionJournal {
      */
     Bytes pending_;
     std::vector<std::uint64_t> pendingErased_;
-    /** Every record below this sequence number is dropped, and covered by a queued or written
-     * range deletion. */
-    std::uint64_t erasedBelow_ = 1;
-    /** Where the range deletion not yet written starts. */
+    /** Where the range deletion not yet written starts: every record below it is deleted. */
     std::uint64_t rangeFrom_ = 1;
     std::map<Hash256, Record> byHash_;
     std::set<std::pair<std::uint64_t, Hash256>> byExpiry_;  // (validUntilHeight, hash)
