@@ -52,6 +52,53 @@ auto readDecoded(const storage::KvStore& store, storage::Column column, ByteView
     return std::optional<Value>(std::move(*decoded));
 }
 
+/** A block's transaction receipts as one record: u32 count ‖ (u32 size ‖ encoded receipt)*. */
+Bytes blockReceipts(std::span<const codec::Receipt> receipts, std::span<const Bytes> encoded) {
+    std::size_t size = 4;
+    for (const Bytes& one : encoded) {
+        size += 4 + one.size();
+    }
+    Bytes out;
+    out.reserve(size);
+    appendU32(out, static_cast<std::uint32_t>(receipts.size()));
+    for (const Bytes& one : encoded) {
+        appendU32(out, static_cast<std::uint32_t>(one.size()));
+        append(out, one);
+    }
+    return out;
+}
+
+/** The encoding of receipt `index` in a blockReceipts record, nullopt past the last one; kCorrupt
+ * for a record that does not parse. */
+Result<std::optional<ByteView>> receiptIn(ByteView record, std::uint32_t index) {
+    const auto corrupt = [] {
+        return fail(ErrorCode::kCorrupt, "stored block receipts are corrupt");
+    };
+    if (record.size() < 4) {
+        return corrupt();
+    }
+    const std::uint32_t count = readU32(record);
+    std::size_t at = 4;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        if (record.size() - at < 4) {
+            return corrupt();
+        }
+        const std::size_t size = readU32(record.subspan(at));
+        at += 4;
+        if (record.size() - at < size) {
+            return corrupt();
+        }
+        if (i == index) {
+            return std::optional<ByteView>(record.subspan(at, size));
+        }
+        at += size;
+    }
+    if (at != record.size()) {
+        return corrupt();
+    }
+    return std::optional<ByteView>();
+}
+
 std::optional<std::uint64_t> decodeHeight(ByteView bytes) {
     if (bytes.size() != 8) {
         return std::nullopt;
@@ -69,14 +116,19 @@ Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block&
     if (encodedReceipts.size() != receipts.size()) {
         return fail(ErrorCode::kInvalidArgument, "every receipt needs its encoding");
     }
+    for (std::size_t i = 0; i < receipts.size(); ++i) {
+        if (receipts[i].index != i) {
+            return fail(ErrorCode::kInvalidArgument, "receipts must be in transaction order");
+        }
+    }
     const std::uint64_t height = block.header.height;
     batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
     batch.put(kHeightsColumn, heightKey(height), block.id.view());
     batch.put(kCertsColumn, heightKey(height), codec::encodeQc(certifyingQc));
+    batch.put(kReceiptsColumn, heightKey(height), blockReceipts(receipts, encodedReceipts));
     for (std::size_t i = 0; i < receipts.size(); ++i) {
         const codec::Receipt& receipt = receipts[i];
         const TxLocation where{height, receipt.index};
-        batch.put(kReceiptsColumn, receiptKey(where), encodedReceipts[i]);
         if (!isIndexed(receipt.code)) {
             continue;
         }
@@ -183,6 +235,22 @@ Result<std::optional<TxLocation>> BlockStore::locateTx(const Hash256& txHash) co
 }
 
 Result<std::optional<codec::Receipt>> BlockStore::receiptAt(const TxLocation& where) const {
+    if (where.index != kSystemReceiptIndex) {
+        GL_ASSIGN_OR_RETURN(record, store_.get(kReceiptsColumn, heightKey(where.height)));
+        if (record) {
+            GL_ASSIGN_OR_RETURN(encoded, receiptIn(*record, where.index));
+            if (!encoded) {
+                return std::optional<codec::Receipt>();
+            }
+            auto receipt = codec::decodeReceipt(*encoded);
+            if (!receipt) {
+                return fail(ErrorCode::kCorrupt, "stored receipt is corrupt");
+            }
+            return std::optional<codec::Receipt>(std::move(*receipt));
+        }
+    }
+    // The system receipt, and a transaction's receipt in a block stored before receipts were kept
+    // one record per block.
     return readDecoded(store_, kReceiptsColumn, receiptKey(where), "receipt", codec::decodeReceipt);
 }
 

@@ -55,12 +55,13 @@ class BlockStore final : public ChainReader {
     /**
      * Stages a committed, executed block with its certifying QC, receipts and roots, and indexes
      * each receipt's transaction that isIndexed and not indexed yet (the index keeps a hash's
-     * first place: a later copy of a committed transaction fails with a receipt of its own).
+     * first place: a later copy of a committed transaction fails with a receipt of its own). The
+     * receipts go into one record for the block, in transaction order (receipts[i].index is i).
      * `encodedReceipts[i]` is codec::encodeReceipt(receipts[i]), made once by the caller, which
      * also hashes it into the results root. A receipt with a fee paid is indexed without reading
      * the index: its transaction spent its nonce in this block, so no earlier place of it can have
-     * been indexed. kInvalidArgument when the two lists differ in length; kStorage when the index
-     * cannot be read; the batch may then hold part of the block.
+     * been indexed. kInvalidArgument when the two lists differ in length or a receipt is out of
+     * order; kStorage when the index cannot be read; the batch may then hold part of the block.
      */
     [[nodiscard]] Status stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
@@ -104,6 +105,8 @@ class BlockStore final : public ChainReader {
         std::uint64_t height) const override;
     [[nodiscard]] Result<std::optional<ExecRoots>> rootsAt(std::uint64_t height) const;
     [[nodiscard]] Result<std::optional<TxLocation>> locateTx(const Hash256& txHash) const;
+    /** The receipt at `where` (its place in the block's record, or the system receipt);
+     * std::nullopt past the block's last receipt; kCorrupt for a record that does not parse. */
     [[nodiscard]] Result<std::optional<codec::Receipt>> receiptAt(const TxLocation& where) const;
     /** The system receipt of the block at `height`; std::nullopt when the block had none. */
     [[nodiscard]] Result<std::optional<codec::Receipt>> systemReceiptAt(std::uint64_t height) const;
