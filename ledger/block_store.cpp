@@ -68,9 +68,8 @@ Bytes blockReceipts(std::span<const codec::Receipt> receipts, std::span<const By
     return out;
 }
 
-/** The encoding of receipt `index` in a blockReceipts record, nullopt past the last one; kCorrupt
- * for a record that does not parse. */
-Result<std::optional<ByteView>> receiptIn(ByteView record, std::uint32_t index) {
+/** The encodings of the receipts in a blockReceipts record; kCorrupt if it does not parse. */
+Result<std::vector<ByteView>> splitReceipts(ByteView record) {
     const auto corrupt = [] {
         return fail(ErrorCode::kCorrupt, "stored block receipts are corrupt");
     };
@@ -78,6 +77,8 @@ Result<std::optional<ByteView>> receiptIn(ByteView record, std::uint32_t index) 
         return corrupt();
     }
     const std::uint32_t count = readU32(record);
+    std::vector<ByteView> out;
+    out.reserve(std::min<std::size_t>(count, record.size() / 4));
     std::size_t at = 4;
     for (std::uint32_t i = 0; i < count; ++i) {
         if (record.size() - at < 4) {
@@ -88,15 +89,21 @@ Result<std::optional<ByteView>> receiptIn(ByteView record, std::uint32_t index) 
         if (record.size() - at < size) {
             return corrupt();
         }
-        if (i == index) {
-            return std::optional<ByteView>(record.subspan(at, size));
-        }
+        out.push_back(record.subspan(at, size));
         at += size;
     }
     if (at != record.size()) {
         return corrupt();
     }
-    return std::optional<ByteView>();
+    return out;
+}
+
+Result<codec::Receipt> decodeStoredReceipt(ByteView encoded) {
+    auto receipt = codec::decodeReceipt(encoded);
+    if (!receipt) {
+        return fail(ErrorCode::kCorrupt, "stored receipt is corrupt");
+    }
+    return receipt;
 }
 
 std::optional<std::uint64_t> decodeHeight(ByteView bytes) {
@@ -236,22 +243,61 @@ Result<std::optional<TxLocation>> BlockStore::locateTx(const Hash256& txHash) co
 
 Result<std::optional<codec::Receipt>> BlockStore::receiptAt(const TxLocation& where) const {
     if (where.index != kSystemReceiptIndex) {
-        GL_ASSIGN_OR_RETURN(record, store_.get(kReceiptsColumn, heightKey(where.height)));
-        if (record) {
-            GL_ASSIGN_OR_RETURN(encoded, receiptIn(*record, where.index));
-            if (!encoded) {
-                return std::optional<codec::Receipt>();
-            }
-            auto receipt = codec::decodeReceipt(*encoded);
-            if (!receipt) {
-                return fail(ErrorCode::kCorrupt, "stored receipt is corrupt");
-            }
-            return std::optional<codec::Receipt>(std::move(*receipt));
+        // In place: the block's record is read without a copy, and only this receipt decoded.
+        Result<std::optional<codec::Receipt>> out = std::optional<codec::Receipt>();
+        GL_ASSIGN_OR_RETURN(
+            found, store_.read(kReceiptsColumn, heightKey(where.height), [&](ByteView record) {
+                auto encoded = splitReceipts(record);
+                if (!encoded) {
+                    out = std::unexpected(encoded.error());
+                } else if (where.index < encoded->size()) {
+                    out = decodeStoredReceipt((*encoded)[where.index]);
+                }
+            }));
+        if (found) {
+            return out;
         }
     }
     // The system receipt, and a transaction's receipt in a block stored before receipts were kept
     // one record per block.
     return readDecoded(store_, kReceiptsColumn, receiptKey(where), "receipt", codec::decodeReceipt);
+}
+
+Result<std::vector<codec::Receipt>> BlockStore::receiptsAt(std::uint64_t height) const {
+    Result<std::vector<codec::Receipt>> out = std::vector<codec::Receipt>();
+    GL_ASSIGN_OR_RETURN(found,
+                        store_.read(kReceiptsColumn, heightKey(height), [&](ByteView record) {
+                            auto encoded = splitReceipts(record);
+                            if (!encoded) {
+                                out = std::unexpected(encoded.error());
+                                return;
+                            }
+                            out->reserve(encoded->size());
+                            for (const ByteView one : *encoded) {
+                                auto receipt = decodeStoredReceipt(one);
+                                if (!receipt) {
+                                    out = std::unexpected(receipt.error());
+                                    return;
+                                }
+                                out->push_back(std::move(*receipt));
+                            }
+                        }));
+    if (found) {
+        return out;
+    }
+    // A block stored before receipts were kept one record per block: one record per receipt.
+    auto cursor = store_.cursor(kReceiptsColumn);
+    for (cursor.seek(receiptKey(TxLocation{height, 0})); cursor.valid(); cursor.next()) {
+        const ByteView key = cursor.key();
+        if (key.size() != 12 || readU64(key) != height ||
+            readU32(key.subspan(8)) == kSystemReceiptIndex) {
+            break;
+        }
+        GL_ASSIGN_OR_RETURN(receipt, decodeStoredReceipt(cursor.value()));
+        out->push_back(std::move(receipt));
+    }
+    GL_TRY(cursor.status());
+    return out;
 }
 
 Result<std::optional<codec::Receipt>> BlockStore::systemReceiptAt(std::uint64_t height) const {

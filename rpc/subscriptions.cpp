@@ -87,13 +87,12 @@ Result<std::vector<Notification>> notificationsAt(const ChainContext& context,
     if (system) {
         addEvents(*system, true, out);
     }
-    for (std::size_t i = 0; i < block->txs.size(); ++i) {
-        const ledger::TxLocation where{height, static_cast<std::uint32_t>(i)};
-        GL_ASSIGN_OR_RETURN(receipt, context.blocks->receiptAt(where));
-        if (!receipt) {
-            return fail(ErrorCode::kCorrupt, "an executed transaction has no receipt");
-        }
-        addEvents(*receipt, false, out);
+    GL_ASSIGN_OR_RETURN(receipts, context.blocks->receiptsAt(height));
+    if (receipts.size() != block->txs.size()) {
+        return fail(ErrorCode::kCorrupt, "an executed transaction has no receipt");
+    }
+    for (const codec::Receipt& receipt : receipts) {
+        addEvents(receipt, false, out);
     }
     return out;
 }

@@ -166,16 +166,24 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
 }
 
 Result<std::optional<Bytes>> KvStore::get(Column column, ByteView key) const {
-    std::string value;
-    auto status =
+    std::optional<Bytes> out;
+    GL_TRY(read(column, key, [&out](ByteView value) { out.emplace(value.begin(), value.end()); }));
+    return out;
+}
+
+Result<bool> KvStore::read(Column column, ByteView key,
+                           const std::function<void(ByteView)>& use) const {
+    rocksdb::PinnableSlice value;
+    const auto status =
         impl_->db->Get(rocksdb::ReadOptions(), impl_->handles.at(column), slice(key), &value);
     if (status.IsNotFound()) {
-        return std::optional<Bytes>();
+        return false;
     }
     if (!status.ok()) {
         return std::unexpected(storageError(status));
     }
-    return std::optional<Bytes>(Bytes(value.begin(), value.end()));
+    use(view(value));
+    return true;
 }
 
 Status KvStore::write(WriteBatch& batch, bool sync) {

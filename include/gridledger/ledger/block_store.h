@@ -108,6 +108,9 @@ class BlockStore final : public ChainReader {
     /** The receipt at `where` (its place in the block's record, or the system receipt);
      * std::nullopt past the block's last receipt; kCorrupt for a record that does not parse. */
     [[nodiscard]] Result<std::optional<codec::Receipt>> receiptAt(const TxLocation& where) const;
+    /** Every transaction receipt of the block at `height`, in transaction order (none for a
+     * height not stored); kCorrupt for a record that does not parse. */
+    [[nodiscard]] Result<std::vector<codec::Receipt>> receiptsAt(std::uint64_t height) const;
     /** The system receipt of the block at `height`; std::nullopt when the block had none. */
     [[nodiscard]] Result<std::optional<codec::Receipt>> systemReceiptAt(std::uint64_t height) const;
 

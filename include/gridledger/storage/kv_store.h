@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -104,6 +105,13 @@ class KvStore {
 
     /** The value under `key`, std::nullopt if absent, kStorage on I/O failure. */
     [[nodiscard]] Result<std::optional<Bytes>> get(Column column, ByteView key) const;
+    /**
+     * Calls `use` with the value under `key` where RocksDB holds it (block cache or memtable),
+     * without copying it; the view is valid during the call only. false if absent, kStorage on
+     * I/O failure.
+     */
+    [[nodiscard]] Result<bool> read(Column column, ByteView key,
+                                    const std::function<void(ByteView)>& use) const;
     /** Applies the batch atomically; with `sync` the WAL is fsynced before returning. */
     [[nodiscard]] Status write(WriteBatch& batch, bool sync);
     [[nodiscard]] Status put(Column column, ByteView key, ByteView value, bool sync);

@@ -1,7 +1,7 @@
 // The block store keeps a block's transaction receipts in one record: each reads back by its
-// place, a place past the last reads as absent, the system receipt keeps a record of its own, a
-// receipt stored one record per transaction (as earlier versions did) still reads, and a record
-// that does not parse is reported corrupt rather than read.
+// place and all of them at once, a place past the last reads as absent, the system receipt keeps
+// a record of its own, receipts stored one record per transaction (as earlier versions did) still
+// read, and a record that does not parse is reported corrupt rather than read.
 
 #include <cstdint>
 #include <memory>
@@ -99,6 +99,8 @@ TEST_F(BlockStoreTest, EachReceiptOfABlockReadsBackByItsPlace) {
     ASSERT_TRUE(store_->write(batch, false));
     EXPECT_EQ(blocks_->systemReceiptAt(kHeight).value(), system);
     EXPECT_EQ(read(0), receipts[0]);  // the block's own record is untouched
+    EXPECT_EQ(blocks_->receiptsAt(kHeight).value(), receipts);  // without the system receipt
+    EXPECT_TRUE(blocks_->receiptsAt(kHeight + 1).value().empty());
 }
 
 TEST_F(BlockStoreTest, AReceiptStoredOneRecordPerTransactionStillReads) {
@@ -122,6 +124,9 @@ TEST_F(BlockStoreTest, ABlockRecordThatDoesNotParseIsCorrupt) {
         ASSERT_FALSE(receipt) << "receipt " << index;
         EXPECT_EQ(receipt.error().code, ErrorCode::kCorrupt);
     }
+    auto all = blocks_->receiptsAt(kHeight);
+    ASSERT_FALSE(all);
+    EXPECT_EQ(all.error().code, ErrorCode::kCorrupt);
 }
 
 TEST_F(BlockStoreTest, ReceiptsOutOfTransactionOrderAreRefused) {
