@@ -14,7 +14,7 @@ enum Columns : storage::Column {
     kHeightsColumn,      // u64 height → block id
     kCertsColumn,        // u64 height → encoded QC certifying the committed block at that height
     kTxIndexColumn,      // tx hash → u64 height ‖ u32 index
-    kReceiptsColumn,     // u64 height ‖ u32 index → encoded receipt
+    kReceiptsColumn,     // u64 height → tx receipts; height ‖ u32 index → one receipt
     kStateNodesColumn,   // Merkle tree nodes
     kStateValuesColumn,  // raw state key ‖ version → value
     kConsensusColumn,    // safety data, uncommitted blocks and certificates

@@ -103,12 +103,22 @@ TEST_F(BlockStoreTest, EachReceiptOfABlockReadsBackByItsPlace) {
     EXPECT_TRUE(blocks_->receiptsAt(kHeight + 1).value().empty());
 }
 
-TEST_F(BlockStoreTest, AReceiptStoredOneRecordPerTransactionStillReads) {
-    const codec::Receipt receipt = receiptNumber(0);
-    ASSERT_TRUE(
-        store_->put(kReceiptsColumn, receiptKey(kHeight, 0), codec::encodeReceipt(receipt), false));
-    EXPECT_EQ(read(0), receipt);
-    EXPECT_EQ(read(1), std::nullopt);
+TEST_F(BlockStoreTest, ReceiptsStoredOneRecordPerTransactionStillRead) {
+    const std::vector<codec::Receipt> receipts{receiptNumber(0), receiptNumber(1)};
+    codec::Receipt system = receiptNumber(2);
+    system.index = kSystemReceiptIndex;
+    for (const auto& receipt : {receipts[0], receipts[1], system}) {
+        ASSERT_TRUE(store_->put(kReceiptsColumn, receiptKey(kHeight, receipt.index),
+                                codec::encodeReceipt(receipt), false));
+    }
+    // The next block's receipts, one record per transaction too, are not this block's.
+    ASSERT_TRUE(store_->put(kReceiptsColumn, receiptKey(kHeight + 1, 0),
+                            codec::encodeReceipt(receiptNumber(3)), false));
+    EXPECT_EQ(read(0), receipts[0]);
+    EXPECT_EQ(read(1), receipts[1]);
+    EXPECT_EQ(read(2), std::nullopt);
+    EXPECT_EQ(blocks_->systemReceiptAt(kHeight).value(), system);
+    EXPECT_EQ(blocks_->receiptsAt(kHeight).value(), receipts);
 }
 
 TEST_F(BlockStoreTest, ABlockRecordThatDoesNotParseIsCorrupt) {
@@ -127,6 +137,24 @@ TEST_F(BlockStoreTest, ABlockRecordThatDoesNotParseIsCorrupt) {
     auto all = blocks_->receiptsAt(kHeight);
     ASSERT_FALSE(all);
     EXPECT_EQ(all.error().code, ErrorCode::kCorrupt);
+}
+
+TEST_F(BlockStoreTest, ABlockRecordWithBytesPastItsLastReceiptIsCorrupt) {
+    const Bytes encoded = codec::encodeReceipt(receiptNumber(0));
+    Bytes record;
+    appendU32(record, 1);
+    appendU32(record, static_cast<std::uint32_t>(encoded.size()));
+    append(record, encoded);
+    record.push_back(0);
+    Bytes key;
+    appendU64(key, kHeight);
+    ASSERT_TRUE(store_->put(kReceiptsColumn, key, record, false));
+    auto receipt = blocks_->receiptAt(TxLocation{kHeight, 0});
+    ASSERT_FALSE(receipt);
+    EXPECT_EQ(receipt.error().code, ErrorCode::kCorrupt);
+    record.pop_back();
+    ASSERT_TRUE(store_->put(kReceiptsColumn, key, record, false));
+    EXPECT_EQ(read(0), receiptNumber(0));
 }
 
 TEST_F(BlockStoreTest, ReceiptsOutOfTransactionOrderAreRefused) {
