@@ -22,6 +22,69 @@ proto::TxBody toProto(const TxBody& body) {
     return pb;
 }
 
+/** The two fields of a Tx message, as views into its bytes. */
+struct TxFields {
+    ByteView body;
+    ByteView signature;
+};
+
+/**
+ * Splits a Tx message (field 1 body, field 2 signature, both length-delimited) read in its
+ * canonical encoding only: each field at most once, in number order, with its length's shortest
+ * varint, left out when empty, and no other field. The same rules as detail::parse, which every
+ * other message goes through, without a protobuf parse, walk and re-serialization for the
+ * wrapper of every transaction.
+ */
+Result<TxFields> splitTx(ByteView raw) {
+    constexpr std::uint8_t kBodyTag = (1U << 3U) | 2U;
+    constexpr std::uint8_t kSignatureTag = (2U << 3U) | 2U;
+    TxFields out;
+    std::uint8_t lastTag = 0;
+    std::size_t at = 0;
+    while (at < raw.size()) {
+        const std::uint8_t tag = raw[at++];
+        if (tag != kBodyTag && tag != kSignatureTag) {
+            return fail(ErrorCode::kMalformed,
+                        "transaction has a field other than body (1) and signature (2), or a tag "
+                        "not in canonical encoding");
+        }
+        if (tag <= lastTag) {
+            return fail(ErrorCode::kMalformed,
+                        "transaction fields are repeated or out of order: not in canonical "
+                        "encoding");
+        }
+        lastTag = tag;
+        // kMaxTxBytes bounds the input, so a length needs at most three varint bytes.
+        std::size_t length = 0;
+        std::size_t lengthBytes = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            if (at == raw.size() || lengthBytes == 3) {
+                return fail(ErrorCode::kMalformed, "transaction is not a valid encoding");
+            }
+            const std::uint8_t byte = raw[at++];
+            ++lengthBytes;
+            length |= static_cast<std::size_t>(byte & 0x7fU) << shift;
+            if ((byte & 0x80U) == 0) {
+                if (byte == 0 && lengthBytes > 1) {
+                    return fail(ErrorCode::kMalformed,
+                                "transaction field length is not in canonical encoding");
+                }
+                break;
+            }
+        }
+        if (length == 0) {
+            return fail(ErrorCode::kMalformed,
+                        "transaction has an empty field, which the canonical encoding leaves out");
+        }
+        if (raw.size() - at < length) {
+            return fail(ErrorCode::kMalformed, "transaction is not a valid encoding");
+        }
+        (tag == kBodyTag ? out.body : out.signature) = raw.subspan(at, length);
+        at += length;
+    }
+    return out;
+}
+
 }  // namespace
 
 Bytes encodeTxBody(const TxBody& body) {
@@ -33,17 +96,19 @@ Result<SignedTx> decodeTx(ByteView raw) {
         return fail(ErrorCode::kTxTooLarge,
                     "transaction exceeds " + std::to_string(kMaxTxBytes) + " bytes");
     }
-    proto::Tx tx;
-    GL_TRY(detail::parse(tx, raw, "transaction"));
+    GL_ASSIGN_OR_RETURN(fields, splitTx(raw));
     proto::TxBody body;
-    GL_TRY(detail::parse(body, asBytes(tx.body()), "transaction body"));
+    GL_TRY(detail::parse(body, fields.body, "transaction body"));
 
     SignedTx out;
     out.raw.assign(raw.begin(), raw.end());
     out.hash = crypto::sha256(raw);
-    out.bodyBytes.assign(tx.body().begin(), tx.body().end());
-    GL_ASSIGN_OR_RETURN(signature, fixed<Signature>(tx.signature(), "signature"));
-    out.signature = signature;
+    out.bodyBytes.assign(fields.body.begin(), fields.body.end());
+    auto signature = Signature::fromBytes(fields.signature);
+    if (!signature) {
+        return fail(ErrorCode::kBadLength, "signature: " + signature.error().message);
+    }
+    out.signature = *signature;
     out.body.chainId = body.chain_id();
     GL_ASSIGN_OR_RETURN(sender, fixed<PubKey>(body.sender_pubkey(), "sender_pubkey"));
     out.body.sender = sender;

@@ -204,11 +204,19 @@ TEST(CanonicalEncoding, ARelayedTransactionCannotBeReencodedUnderAnotherHash) {
     append(repeated, canonical);  // a later field wins in protobuf: the real signature
     Bytes overlongLength = lengthField(1, tx.bodyBytes, 1);
     append(overlongLength, sig);
+    Bytes unknownBytesField = canonical;
+    append(unknownBytesField, lengthField(3, Bytes{1}));
+    Bytes unknownVarintField = canonical;
+    append(unknownVarintField, Bytes{0x18, 0x01});  // field 3, varint 1
+    const Bytes cutShort(canonical.begin(), canonical.end() - 1);
     const std::vector<std::pair<std::string, Bytes>> variants{
         {"fields reordered", reordered},
         {"a field repeated", repeated},
         {"an over-long length", overlongLength},
-        {"an over-long tag", overlongFirstTag(canonical)}};
+        {"an over-long tag", overlongFirstTag(canonical)},
+        {"an unknown length-delimited field", unknownBytesField},
+        {"an unknown varint field", unknownVarintField},
+        {"the last field cut short", cutShort}};
     for (const auto& [what, raw] : variants) {
         SCOPED_TRACE(what);
         ASSERT_NE(crypto::sha256(raw), tx.hash);
@@ -216,6 +224,20 @@ TEST(CanonicalEncoding, ARelayedTransactionCannotBeReencodedUnderAnotherHash) {
         ASSERT_FALSE(decoded) << "the same signed body under another hash";
         EXPECT_EQ(decoded.error().code, ErrorCode::kMalformed);
     }
+}
+
+TEST(CanonicalEncoding, AnEmptyFieldWrittenOutIsRefusedWhereLeavingItOutIsNot) {
+    const Bytes sig = lengthField(2, Signature{}.view());
+    // Without a body the transaction is well encoded; it fails on the sender key it lacks.
+    const auto withoutBody = decodeTx(sig);
+    ASSERT_FALSE(withoutBody);
+    EXPECT_EQ(withoutBody.error().code, ErrorCode::kBadLength);
+    // The same transaction with its empty body written out has a second encoding: refused.
+    Bytes emptyBody = lengthField(1, Bytes{});
+    append(emptyBody, sig);
+    const auto decoded = decodeTx(emptyBody);
+    ASSERT_FALSE(decoded);
+    EXPECT_EQ(decoded.error().code, ErrorCode::kMalformed);
 }
 
 TEST(CanonicalEncoding, ASignedBodyInANonCanonicalEncodingIsRefused) {
