@@ -53,14 +53,14 @@ auto readDecoded(const storage::KvStore& store, storage::Column column, ByteView
 }
 
 /** A block's transaction receipts as one record: u32 count ‖ (u32 size ‖ encoded receipt)*. */
-Bytes blockReceipts(std::span<const codec::Receipt> receipts, std::span<const Bytes> encoded) {
+Bytes blockReceipts(std::span<const Bytes> encoded) {
     std::size_t size = 4;
     for (const Bytes& one : encoded) {
         size += 4 + one.size();
     }
     Bytes out;
     out.reserve(size);
-    appendU32(out, static_cast<std::uint32_t>(receipts.size()));
+    appendU32(out, static_cast<std::uint32_t>(encoded.size()));
     for (const Bytes& one : encoded) {
         appendU32(out, static_cast<std::uint32_t>(one.size()));
         append(out, one);
@@ -106,6 +106,28 @@ Result<codec::Receipt> decodeStoredReceipt(ByteView encoded) {
     return receipt;
 }
 
+/** The receipt at `index` of a blockReceipts record: std::nullopt past its last. */
+Result<std::optional<codec::Receipt>> receiptInRecord(ByteView record, std::uint32_t index) {
+    GL_ASSIGN_OR_RETURN(encoded, splitReceipts(record));
+    if (index >= encoded.size()) {
+        return std::optional<codec::Receipt>();
+    }
+    GL_ASSIGN_OR_RETURN(receipt, decodeStoredReceipt(encoded[index]));
+    return std::optional<codec::Receipt>(std::move(receipt));
+}
+
+/** Every receipt of a blockReceipts record, in order. */
+Result<std::vector<codec::Receipt>> receiptsInRecord(ByteView record) {
+    GL_ASSIGN_OR_RETURN(encoded, splitReceipts(record));
+    std::vector<codec::Receipt> out;
+    out.reserve(encoded.size());
+    for (const ByteView one : encoded) {
+        GL_ASSIGN_OR_RETURN(receipt, decodeStoredReceipt(one));
+        out.push_back(std::move(receipt));
+    }
+    return out;
+}
+
 std::optional<std::uint64_t> decodeHeight(ByteView bytes) {
     if (bytes.size() != 8) {
         return std::nullopt;
@@ -132,7 +154,7 @@ Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block&
     batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
     batch.put(kHeightsColumn, heightKey(height), block.id.view());
     batch.put(kCertsColumn, heightKey(height), codec::encodeQc(certifyingQc));
-    batch.put(kReceiptsColumn, heightKey(height), blockReceipts(receipts, encodedReceipts));
+    batch.put(kReceiptsColumn, heightKey(height), blockReceipts(encodedReceipts));
     for (std::size_t i = 0; i < receipts.size(); ++i) {
         const codec::Receipt& receipt = receipts[i];
         const TxLocation where{height, receipt.index};
@@ -247,12 +269,7 @@ Result<std::optional<codec::Receipt>> BlockStore::receiptAt(const TxLocation& wh
         Result<std::optional<codec::Receipt>> out = std::optional<codec::Receipt>();
         GL_ASSIGN_OR_RETURN(
             found, store_.read(kReceiptsColumn, heightKey(where.height), [&](ByteView record) {
-                auto encoded = splitReceipts(record);
-                if (!encoded) {
-                    out = std::unexpected(encoded.error());
-                } else if (where.index < encoded->size()) {
-                    out = decodeStoredReceipt((*encoded)[where.index]);
-                }
+                out = receiptInRecord(record, where.index);
             }));
         if (found) {
             return out;
@@ -266,22 +283,8 @@ Result<std::optional<codec::Receipt>> BlockStore::receiptAt(const TxLocation& wh
 Result<std::vector<codec::Receipt>> BlockStore::receiptsAt(std::uint64_t height) const {
     Result<std::vector<codec::Receipt>> out = std::vector<codec::Receipt>();
     GL_ASSIGN_OR_RETURN(found,
-                        store_.read(kReceiptsColumn, heightKey(height), [&](ByteView record) {
-                            auto encoded = splitReceipts(record);
-                            if (!encoded) {
-                                out = std::unexpected(encoded.error());
-                                return;
-                            }
-                            out->reserve(encoded->size());
-                            for (const ByteView one : *encoded) {
-                                auto receipt = decodeStoredReceipt(one);
-                                if (!receipt) {
-                                    out = std::unexpected(receipt.error());
-                                    return;
-                                }
-                                out->push_back(std::move(*receipt));
-                            }
-                        }));
+                        store_.read(kReceiptsColumn, heightKey(height),
+                                    [&](ByteView record) { out = receiptsInRecord(record); }));
     if (found) {
         return out;
     }

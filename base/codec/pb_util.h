@@ -46,14 +46,19 @@ namespace gridledger::codec::detail {
     return {out.begin(), out.end()};
 }
 
-/** Copies a protobuf bytes field into a fixed-size value, naming the field on error. */
+/** Copies a bytes field into a fixed-size value, naming the field on error. */
 template <typename Fixed>
-[[nodiscard]] Result<Fixed> fixed(const std::string& field, std::string_view name) {
-    auto out = Fixed::fromBytes(asBytes(field));
+[[nodiscard]] Result<Fixed> fixed(ByteView field, std::string_view name) {
+    auto out = Fixed::fromBytes(field);
     if (!out) {
         return fail(ErrorCode::kBadLength, std::string(name) + ": " + out.error().message);
     }
     return out;
+}
+
+template <typename Fixed>
+[[nodiscard]] Result<Fixed> fixed(const std::string& field, std::string_view name) {
+    return fixed<Fixed>(asBytes(field), name);
 }
 
 inline std::string str(ByteView bytes) {

@@ -56,16 +56,14 @@ Result<TxFields> splitTx(ByteView raw) {
         lastTag = tag;
         // kMaxTxBytes bounds the input, so a length needs at most three varint bytes.
         std::size_t length = 0;
-        std::size_t lengthBytes = 0;
-        for (unsigned shift = 0;; shift += 7) {
-            if (at == raw.size() || lengthBytes == 3) {
+        for (unsigned n = 0;; ++n) {
+            if (at == raw.size() || n == 3) {
                 return fail(ErrorCode::kMalformed, "transaction is not a valid encoding");
             }
             const std::uint8_t byte = raw[at++];
-            ++lengthBytes;
-            length |= static_cast<std::size_t>(byte & 0x7fU) << shift;
+            length |= static_cast<std::size_t>(byte & 0x7fU) << (7 * n);
             if ((byte & 0x80U) == 0) {
-                if (byte == 0 && lengthBytes > 1) {
+                if (byte == 0 && n > 0) {
                     return fail(ErrorCode::kMalformed,
                                 "transaction field length is not in canonical encoding");
                 }
@@ -104,11 +102,8 @@ Result<SignedTx> decodeTx(ByteView raw) {
     out.raw.assign(raw.begin(), raw.end());
     out.hash = crypto::sha256(raw);
     out.bodyBytes.assign(fields.body.begin(), fields.body.end());
-    auto signature = Signature::fromBytes(fields.signature);
-    if (!signature) {
-        return fail(ErrorCode::kBadLength, "signature: " + signature.error().message);
-    }
-    out.signature = *signature;
+    GL_ASSIGN_OR_RETURN(signature, fixed<Signature>(fields.signature, "signature"));
+    out.signature = signature;
     out.body.chainId = body.chain_id();
     GL_ASSIGN_OR_RETURN(sender, fixed<PubKey>(body.sender_pubkey(), "sender_pubkey"));
     out.body.sender = sender;
