@@ -184,7 +184,7 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
         storeAccount(state, account.address, Account{0, *balance});
     }
     GL_TRY(writeContractGenesis(state, genesis));
-    auto batch = store_.batch();
+    auto batch = store_.batch(lastBatchBytes_);
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(0, updates, batch));
     const codec::Block block = genesisBlock(genesis, stateRoot);
@@ -319,7 +319,7 @@ Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
 Result<ExecutedBlock> Executor::commit(const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
                                        const StateLayer& state, ExecutedBlock executed) {
-    auto batch = store_.batch();
+    auto batch = store_.batch(lastBatchBytes_);
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));
     // Each receipt is encoded once, for the results root and for the store.
@@ -332,6 +332,7 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
         blocks_.stageSystemReceipt(batch, block.header.height, encoded.front());
     }
     GL_TRY(store_.write(batch, syncedWrites_));
+    lastBatchBytes_ = batch.byteSize();
     tree_.committed(block.header.height);
     return executed;
 }

@@ -11,10 +11,8 @@ std::vector<std::string> columnNames() {
 
 storage::KvOptions storeOptions(storage::KvOptions options) {
     options.prefixColumns.emplace(columnNames()[kStateValuesColumn], Hash256::size());
-    // The nodes of one state tree version go in ascending order under its 8-byte version, and
-    // the receipts of one block under its 8-byte height.
+    // The nodes of one state tree version go in ascending order under its 8-byte version.
     options.sequentialColumns.emplace(columnNames()[kStateNodesColumn], sizeof(std::uint64_t));
-    options.sequentialColumns.emplace(columnNames()[kReceiptsColumn], sizeof(std::uint64_t));
     return options;
 }
 

@@ -33,6 +33,7 @@ Error storageError(const rocksdb::Status& status) {
 }  // namespace
 
 struct WriteBatch::Impl {
+    explicit Impl(std::size_t reserveBytes) : batch(reserveBytes) {}
     rocksdb::WriteBatch batch;
     const std::vector<rocksdb::ColumnFamilyHandle*>* handles = nullptr;
 };
@@ -218,8 +219,8 @@ Status KvStore::put(Column column, ByteView key, ByteView value, bool sync) {
     return write(writes, sync);
 }
 
-WriteBatch KvStore::batch() const {
-    auto impl = std::make_unique<WriteBatch::Impl>();
+WriteBatch KvStore::batch(std::size_t reserveBytes) const {
+    auto impl = std::make_unique<WriteBatch::Impl>(reserveBytes);
     impl->handles = &impl_->handles;
     return WriteBatch(std::move(impl));
 }

@@ -112,6 +112,8 @@ class Executor {
     std::string chainId_;
     std::string signingDomain_;
     bool syncedWrites_ = true;
+    /** The size of the last block's batch: the room the next one reserves. */
+    std::size_t lastBatchBytes_ = 0;
 };
 
 }  // namespace gridledger::contracts

@@ -119,8 +119,11 @@ class KvStore {
     [[nodiscard]] Status syncWal();
     /** How many times this store fsynced its WAL (synced writes and syncWal calls). */
     [[nodiscard]] std::uint64_t walSyncs() const;
-    /** An empty batch for this store. */
-    [[nodiscard]] WriteBatch batch() const;
+    /**
+     * An empty batch for this store, with room for `reserveBytes` of writes, so that a batch whose
+     * size the caller can foresee is not copied as it grows.
+     */
+    [[nodiscard]] WriteBatch batch(std::size_t reserveBytes = 0) const;
     /** A cursor over the whole column, in key order. */
     [[nodiscard]] Cursor cursor(Column column) const;
     /**
