@@ -184,7 +184,7 @@ Result<ExecutedBlock> Executor::commitGenesis(const Genesis& genesis) {
         storeAccount(state, account.address, Account{0, *balance});
     }
     GL_TRY(writeContractGenesis(state, genesis));
-    auto batch = store_.batch(lastBatchBytes_);
+    auto batch = store_.batch();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(0, updates, batch));
     const codec::Block block = genesisBlock(genesis, stateRoot);

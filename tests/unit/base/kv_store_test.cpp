@@ -2,7 +2,9 @@
 // without holds: the reservation changes where the bytes live, never which bytes are written.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
