@@ -3,6 +3,7 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
@@ -25,6 +26,8 @@ ByteView view(const rocksdb::Slice& s) {
 constexpr int kBloomBitsPerKey = 10;
 /** The memtable prefix Bloom filter's size as a share of the write buffer. */
 constexpr double kMemtablePrefixBloomRatio = 0.1;
+/** Buckets of a hashed column's memtable, each a skip list of the keys of the prefixes in it. */
+constexpr std::size_t kHashedMemtableBuckets = std::size_t{1} << 16U;
 
 Error storageError(const rocksdb::Status& status) {
     return Error{ErrorCode::kStorage, "rocksdb: " + status.ToString()};
@@ -149,6 +152,19 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
             run != options.sequentialColumns.end()) {
             column.memtable_insert_with_hint_prefix_extractor.reset(
                 rocksdb::NewFixedPrefixTransform(run->second));
+        }
+        if (const auto hashed = options.hashedColumns.find(name);
+            hashed != options.hashedColumns.end()) {
+            if (const auto prefix = options.prefixColumns.find(name);
+                prefix != options.prefixColumns.end() && prefix->second != hashed->second) {
+                return fail(ErrorCode::kInvalidArgument,
+                            "kv store: column " + name + " hashes and filters different prefixes");
+            }
+            column.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(hashed->second));
+            column.memtable_factory.reset(
+                rocksdb::NewHashSkipListRepFactory(kHashedMemtableBuckets));
+            // RocksDB inserts into a hash memtable from one thread at a time only.
+            dbOptions.allow_concurrent_memtable_write = false;
         }
         descriptors.emplace_back(name, column);
     }

@@ -27,7 +27,8 @@ enum Columns : storage::Column {
 /**
  * The options a node's database opens with: `options` plus the prefix filter of the state values
  * column, whose keys are a state key (32 bytes) ‖ a version, looked up by state key
- * (StateTree::get).
+ * (StateTree::get); the insert hint of the state nodes column; and hashed memtables for the
+ * transaction index, whose 32-byte keys are only read by get.
  */
 [[nodiscard]] storage::KvOptions storeOptions(storage::KvOptions options = {});
 
