@@ -70,12 +70,8 @@ TEST(KvStoreBatchTest, ReservedRoomChangesNothingWritten) {
 /** A 4-byte prefix ‖ a big-endian version, the shape of a state value key. */
 Bytes versionedKey(std::uint32_t prefix, std::uint64_t version) {
     Bytes key;
-    for (int shift = 24; shift >= 0; shift -= 8) {
-        key.push_back(static_cast<std::uint8_t>(prefix >> static_cast<unsigned>(shift)));
-    }
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        key.push_back(static_cast<std::uint8_t>(version >> static_cast<unsigned>(shift)));
-    }
+    appendU32(key, prefix);
+    appendU64(key, version);
     return key;
 }
 
