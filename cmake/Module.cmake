@@ -15,6 +15,19 @@ if(GRIDLEDGER_WERROR)
     target_compile_options(gridledger_warnings INTERFACE -Werror)
 endif()
 
+# gridledger_unity(<target>...)
+#
+# With GRIDLEDGER_UNITY_BUILD, each target's sources compile in batches of eight per compiler run
+# (CMake's unity build, in the order of its source list), which parses their shared headers once
+# per batch: make test's two builds use it. The sources of a batch share one translation unit,
+# so their file-local names must differ; a clash fails that build as a redefinition or an
+# ambiguous call, and a distinct name fixes it.
+function(gridledger_unity)
+    if(GRIDLEDGER_UNITY_BUILD)
+        set_target_properties(${ARGN} PROPERTIES UNITY_BUILD ON)
+    endif()
+endfunction()
+
 # gridledger_module(<name> [DEPS <targets>...])
 #
 # Declares the static library gridledger::<name> built from the *.cpp files of the calling folder.
@@ -32,6 +45,7 @@ function(gridledger_module name)
     endif()
     add_library(gridledger_${name} STATIC ${sources})
     add_library(gridledger::${name} ALIAS gridledger_${name})
+    gridledger_unity(gridledger_${name})
     target_include_directories(gridledger_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include")
     target_link_libraries(gridledger_${name}
         PUBLIC ${ARG_DEPS}

@@ -17,16 +17,12 @@
 #include "block_tree.h"
 #include "collectors.h"
 #include "pacemaker.h"
+#include "rounds.h"
 
 namespace gridledger::consensus {
 
 /** Rounds and heights above this are refused, so that `+ 1` never overflows. */
 inline constexpr std::uint64_t kMaxRound = std::uint64_t{1} << 62;
-
-/** True iff `round` == `previous` + 1, without overflow. */
-[[nodiscard]] inline bool follows(std::uint64_t round, std::uint64_t previous) {
-    return round > previous && round - previous == 1;
-}
 
 /**
  * The highest exec height a child of `parent` may name: the parent's own, or, when the parent

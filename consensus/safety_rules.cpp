@@ -3,13 +3,10 @@
 
 #include <gridledger/consensus/safety_rules.h>
 
+#include "rounds.h"
+
 namespace gridledger::consensus {
 namespace {
-
-/** True iff `round` == `previous` + 1, without overflow. */
-bool follows(std::uint64_t round, std::uint64_t previous) {
-    return round > previous && round - previous == 1;
-}
 
 std::string optionalRound(const std::optional<std::uint64_t>& round) {
     return round ? std::to_string(*round) : std::string("none");

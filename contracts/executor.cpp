@@ -12,6 +12,8 @@
 #include <gridledger/crypto/sha256.h>
 #include <gridledger/ledger/tx_validation.h>
 
+#include "record.h"
+
 namespace gridledger::contracts {
 namespace {
 
@@ -101,10 +103,6 @@ Result<std::vector<codec::Event>> runPayload(StateLayer& state, const BlockConte
     GL_ASSIGN_OR_RETURN(events, dispatch(layer, block, tx.sender, tx.body.nonce, tx.body.payload));
     layer.mergeIntoParent();
     return events;
-}
-
-bool isStorageError(const Error& error) {
-    return error.code == ErrorCode::kStorage || error.code == ErrorCode::kCorrupt;
 }
 
 /** Writes what the system contracts start from: parameters, roles, pool, genesis providers. */
@@ -249,7 +247,7 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
     feesPaid += tx->body.fee;
     receipt.fee = tx->body.fee;
     auto events = runPayload(state, context, *tx);
-    if (!events && isStorageError(events.error())) {
+    if (!events && detail::isStorageError(events.error())) {
         return std::unexpected(events.error());
     }
     if (!events) {

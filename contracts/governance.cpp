@@ -11,7 +11,7 @@ namespace gridledger::contracts {
 namespace {
 
 // 2: validators and add-validator proposals carry the validator's account.
-constexpr std::uint8_t kFormat = 2;
+constexpr std::uint8_t kGovernanceFormat = 2;
 
 Hash256 validatorSetKey() {
     return detail::stateKey("gridledger/state/validator_set");
@@ -28,7 +28,7 @@ Hash256 proposalKey(std::uint64_t id) {
 }
 
 Bytes encodeValidatorSet(const ValidatorSet& set) {
-    detail::RecordWriter w(kFormat);
+    detail::RecordWriter w(kGovernanceFormat);
     w.u64(set.version).u64(set.changedAtHeight);
     w.list(set.validators, [](detail::RecordWriter& out, const ValidatorEntry& v) {
         out.text(v.name).fixed(v.consensusKey).fixed(v.nodeId).fixed(v.account);
@@ -38,7 +38,7 @@ Bytes encodeValidatorSet(const ValidatorSet& set) {
 
 Result<ValidatorSet> decodeValidatorSet(ByteView bytes) {
     detail::RecordReader r(bytes, "validator set");
-    r.format(kFormat);
+    r.format(kGovernanceFormat);
     ValidatorSet set;
     set.version = r.u64();
     set.changedAtHeight = r.u64();
@@ -105,7 +105,7 @@ Result<codec::ProposalAction> readAction(detail::RecordReader& r) {
 }
 
 Bytes encodeProposal(const Proposal& p) {
-    detail::RecordWriter w(kFormat);
+    detail::RecordWriter w(kGovernanceFormat);
     w.u64(p.id).fixed(p.proposer);
     writeAction(w, p.action);
     w.u64(p.createdHeight).u64(p.createdMs).u64(p.expiresMs);
@@ -117,7 +117,7 @@ Bytes encodeProposal(const Proposal& p) {
 
 Result<Proposal> decodeProposal(ByteView bytes) {
     detail::RecordReader r(bytes, "proposal");
-    r.format(kFormat);
+    r.format(kGovernanceFormat);
     Proposal p;
     p.id = r.u64();
     p.proposer = r.fixed<Address>();
@@ -265,10 +265,6 @@ Result<codec::Event> applyAction(StateLayer& state, const BlockContext& block,
         action);
 }
 
-bool isStorageError(const Error& error) {
-    return error.code == ErrorCode::kStorage || error.code == ErrorCode::kCorrupt;
-}
-
 std::size_t countMembers(const std::vector<Address>& voters, const ValidatorSet& set) {
     return static_cast<std::size_t>(std::count_if(
         voters.begin(), voters.end(), [&set](const Address& a) { return set.contains(a); }));
@@ -280,7 +276,7 @@ Result<std::vector<codec::Event>> closePassed(StateLayer& state, const BlockCont
     const std::string id = std::to_string(p.id);
     StateLayer attempt(state);
     auto applied = applyAction(attempt, block, p.action);
-    if (!applied && isStorageError(applied.error())) {
+    if (!applied && detail::isStorageError(applied.error())) {
         return std::unexpected(applied.error());
     }
     p.closedHeight = block.height;

@@ -8,7 +8,7 @@ namespace {
 // Format 2 appended the task parameters, format 3 the fees, format 4 the task deposit and cap,
 // format 5 the matching scan per block, format 6 the provider stake, format 7 the reputation,
 // format 8 the replicas and spot checks (and their two fees).
-constexpr std::uint8_t kFormat = 8;
+constexpr std::uint8_t kParamsFormat = 8;
 constexpr std::string_view kFeePrefix = "fees.";
 constexpr std::string_view kFactorPrefix = "index.factor.";
 constexpr std::string_view kCategoryPrefix = "index.category.";
@@ -400,7 +400,7 @@ Hash256 paramsKey() {
 }
 
 Bytes encodeParams(const ChainParams& p) {
-    detail::RecordWriter w(kFormat);
+    detail::RecordWriter w(kParamsFormat);
     w.u64(p.genesisTimeMs);
     const auto& t = p.tokenomics;
     w.u64(t.epochMs).u64(t.slotMs).u32(t.rewardShareBps).u64(t.rewardRate);
@@ -426,7 +426,7 @@ Bytes encodeParams(const ChainParams& p) {
 
 Result<ChainParams> decodeParams(ByteView bytes) {
     detail::RecordReader r(bytes, "chain parameters");
-    r.format(kFormat);
+    r.format(kParamsFormat);
     ChainParams p;
     p.genesisTimeMs = r.u64();
     auto& t = p.tokenomics;

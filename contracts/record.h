@@ -18,6 +18,14 @@
 
 namespace gridledger::contracts::detail {
 
+/**
+ * True iff `error` is the store failing (an I/O error or a damaged record): it aborts the block,
+ * where any other error of a payload is that transaction's refusal.
+ */
+[[nodiscard]] inline bool isStorageError(const Error& error) {
+    return error.code == ErrorCode::kStorage || error.code == ErrorCode::kCorrupt;
+}
+
 /** The state key of record `tag` for `id`: SHA-256(tag ‖ id). Tags are distinct constants. */
 [[nodiscard]] inline Hash256 stateKey(std::string_view tag, ByteView id = {}) {
     crypto::Sha256 h;

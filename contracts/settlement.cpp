@@ -9,7 +9,7 @@
 namespace gridledger::contracts {
 namespace {
 
-constexpr std::uint8_t kFormat = 1;
+constexpr std::uint8_t kSettlementFormat = 1;
 
 Hash256 tokenomicsKey() {
     return detail::stateKey("gridledger/state/tokenomics");
@@ -26,7 +26,7 @@ Hash256 epochRecordKey(std::uint64_t epoch) {
 }
 
 Bytes encodeTokenomics(const TokenomicsState& t) {
-    detail::RecordWriter w(kFormat);
+    detail::RecordWriter w(kSettlementFormat);
     w.u32(t.emission.halvings).u64(t.emission.lastHalvingMs).u64(t.emission.convertedGfl);
     w.u128v(t.emission.rewardPool).u64(t.nextEpoch).u64(t.gflSupply);
     return w.take();
@@ -34,7 +34,7 @@ Bytes encodeTokenomics(const TokenomicsState& t) {
 
 Result<TokenomicsState> decodeTokenomics(ByteView bytes) {
     detail::RecordReader r(bytes, "tokenomics state");
-    r.format(kFormat);
+    r.format(kSettlementFormat);
     TokenomicsState t;
     t.emission.halvings = r.u32();
     t.emission.lastHalvingMs = r.u64();
@@ -47,7 +47,7 @@ Result<TokenomicsState> decodeTokenomics(ByteView bytes) {
 }
 
 Bytes encodeEpochRecord(const EpochRecord& e) {
-    detail::RecordWriter w(kFormat);
+    detail::RecordWriter w(kSettlementFormat);
     w.u64(e.epoch).u64(e.boundaryMs).u64(e.height).u64(e.providers).u64(e.supplyAfter);
     w.u64(e.payoutBurned).u64(e.minted).u64(e.rebalanceBurned);
     w.u128v(e.owed).u128v(e.paid).u128v(e.shortfall);
@@ -58,7 +58,7 @@ Bytes encodeEpochRecord(const EpochRecord& e) {
 
 Result<EpochRecord> decodeEpochRecord(ByteView bytes) {
     detail::RecordReader r(bytes, "epoch record");
-    r.format(kFormat);
+    r.format(kSettlementFormat);
     EpochRecord e;
     e.epoch = r.u64();
     e.boundaryMs = r.u64();
@@ -333,8 +333,7 @@ Result<std::vector<codec::Event>> settleEndedEpochs(StateLayer& state, const Blo
             tokenomics = settled;
             events.insert(events.end(), std::make_move_iterator(settledEvents.begin()),
                           std::make_move_iterator(settledEvents.end()));
-        } else if (done.error().code == ErrorCode::kStorage ||
-                   done.error().code == ErrorCode::kCorrupt) {
+        } else if (detail::isStorageError(done.error())) {
             return std::unexpected(done.error());
         } else {
             events.push_back(codec::Event{"epoch_settlement_failed",

@@ -18,7 +18,7 @@ using detail::RecordWriter;
 using EventList = std::vector<codec::Event>;
 using Events = Result<EventList>;
 
-constexpr std::uint8_t kFormat = 1;
+constexpr std::uint8_t kSpotCheckFormat = 1;
 
 Hash256 checkKey(const Hash256& task) {
     return detail::stateKey("gridledger/state/task_spot_check", task.view());
@@ -107,7 +107,7 @@ std::string_view spotCheckStateName(SpotCheckState state) {
 }
 
 Bytes encodeSpotCheck(const SpotCheck& c) {
-    RecordWriter w(kFormat);
+    RecordWriter w(kSpotCheckFormat);
     w.fixed(c.task).fixed(c.challenger).u128v(c.bond);
     w.u64(c.openedHeight).u64(c.openedMs).u64(c.dueMs);
     w.text(c.reason).fixed(c.evidence).u8(static_cast<std::uint8_t>(c.state));
@@ -117,7 +117,7 @@ Bytes encodeSpotCheck(const SpotCheck& c) {
 
 Result<SpotCheck> decodeSpotCheck(ByteView bytes) {
     RecordReader r(bytes, "spot check");
-    r.format(kFormat);
+    r.format(kSpotCheckFormat);
     SpotCheck c;
     c.task = r.fixed<Hash256>();
     c.challenger = r.fixed<Address>();

@@ -12,7 +12,8 @@ namespace {
 using detail::RecordReader;
 using detail::RecordWriter;
 
-constexpr std::uint8_t kFormat = 1;
+// The pending task counts and the matching cursor.
+constexpr std::uint8_t kBookkeepingFormat = 1;
 /**
  * Format 2 of the task record added the spec hash, the result hash and the reported duration,
  * format 3 the creation deposit and the due time, format 4 the group, the verdict due time and
@@ -89,7 +90,7 @@ Status countPending(StateLayer& state, const Address& consumer, bool up) {
         state.erase(pendingCountKey(consumer));
         return {};
     }
-    RecordWriter w(kFormat);
+    RecordWriter w(kBookkeepingFormat);
     w.u64(*next);
     state.put(pendingCountKey(consumer), w.take());
     return {};
@@ -419,7 +420,7 @@ Result<std::uint64_t> loadPendingCount(const StateLayer& state, const Address& c
         return std::uint64_t{0};
     }
     RecordReader r(*value, "pending task count");
-    r.format(kFormat);
+    r.format(kBookkeepingFormat);
     const std::uint64_t count = r.u64();
     GL_TRY(r.finish());
     return count;
@@ -459,7 +460,7 @@ Result<std::optional<Hash256>> loadMatchCursor(const StateLayer& state) {
         return std::optional<Hash256>();
     }
     RecordReader r(*value, "task matching cursor");
-    r.format(kFormat);
+    r.format(kBookkeepingFormat);
     const auto id = r.fixed<Hash256>();
     GL_TRY(r.finish());
     return std::optional<Hash256>(id);
@@ -470,7 +471,7 @@ void storeMatchCursor(StateLayer& state, const std::optional<Hash256>& cursor) {
         state.erase(matchCursorKey());
         return;
     }
-    RecordWriter w(kFormat);
+    RecordWriter w(kBookkeepingFormat);
     w.fixed(*cursor);
     state.put(matchCursorKey(), w.take());
 }

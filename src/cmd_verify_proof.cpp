@@ -21,7 +21,7 @@ namespace {
 
 /** The exit code of a proof that does not verify (0 is a valid one, 2 a usage error). */
 constexpr int kInvalid = 1;
-constexpr int kUsage = 2;
+constexpr int kUsageError = 2;
 
 /** The flags, each possibly empty; --json fills those the command line left empty. */
 struct ProofInput {
@@ -104,7 +104,7 @@ int runVerifyProof(const Args& args) {
     }
     if (!input.value.empty() && input.absent) {
         std::cerr << "gridledger verify-proof: --value and --absent exclude each other\n";
-        return kUsage;
+        return kUsageError;
     }
     if (!jsonPath.empty()) {
         auto text = readAll(jsonPath);
@@ -112,13 +112,13 @@ int runVerifyProof(const Args& args) {
             text ? fillFromJson(*text, input) : Status(std::unexpected(text.error()));
         if (!filled) {
             std::cerr << "gridledger verify-proof: " << filled.error().message << "\n";
-            return kUsage;
+            return kUsageError;
         }
     }
     if (input.root.empty() || input.key.empty() || input.proof.empty()) {
         std::cerr << "gridledger verify-proof: --root, --key and --proof are required (or --json)\n"
                   << desc;
-        return kUsage;
+        return kUsageError;
     }
     auto root = Hash256::fromHex(input.root);
     auto key = Hash256::fromHex(input.key);
@@ -128,14 +128,14 @@ int runVerifyProof(const Args& args) {
         auto value = fromHex(input.value);
         if (!value) {
             std::cerr << "gridledger verify-proof: --value: " << value.error().message << "\n";
-            return kUsage;
+            return kUsageError;
         }
         claimed = std::move(*value);
     }
     if (!root || !key || !proofBytes) {
         const Error& error = !root ? root.error() : !key ? key.error() : proofBytes.error();
         std::cerr << "gridledger verify-proof: " << error.message << "\n";
-        return kUsage;
+        return kUsageError;
     }
     const std::string claim = claimed ? "inclusion of " + input.key + " = " + toHex(*claimed)
                                       : "non-inclusion of " + input.key;
