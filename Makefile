@@ -35,9 +35,10 @@ localnet: build
 ## libraries as unity builds (GRIDLEDGER_UNITY_BUILD: eight sources per compiler run), which
 ## parses their shared headers once per batch instead of once per source.
 LINE_TABLES = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+UNITY = -DGRIDLEDGER_UNITY_BUILD=ON
 test: deps format-check
 	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON $(LINE_TABLES) \
-		-DGRIDLEDGER_UNITY_BUILD=ON $(CMAKE_FLAGS) >/dev/null
+		$(UNITY) $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory asan-test
@@ -67,7 +68,7 @@ ASAN_UNIT_TARGETS = --target base_unit_test ledger_unit_test consensus_unit_test
 asan-test: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
 		-DGRIDLEDGER_BENCH=OFF -DGRIDLEDGER_JEMALLOC=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" $(ASAN_LINE_TABLES) \
-		-DGRIDLEDGER_UNITY_BUILD=ON $(CMAKE_FLAGS) >/dev/null
+		$(UNITY) $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/asan -j $(JOBS) $(if $(filter unit|sim,$(ASAN_LABELS)),$(ASAN_UNIT_TARGETS))
 	rm -rf build/asan/reports && mkdir -p build/asan/reports
 	cd build/asan && \
