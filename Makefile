@@ -32,8 +32,9 @@ localnet: build
 ## then the unit and simulator tests again under ASan + UBSan.
 ## Both builds keep line tables only (-g1): stack traces and sanitizer reports still give file and
 ## line, and the build takes about half the time of full debug information. Both compile the
-## libraries as unity builds (GRIDLEDGER_UNITY_BUILD: eight sources per compiler run), which
-## parses their shared headers once per batch instead of once per source.
+## libraries and the unit and simulator test executables as unity builds
+## (GRIDLEDGER_UNITY_BUILD: eight sources per compiler run), which parses their shared headers
+## once per batch instead of once per source.
 LINE_TABLES = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 UNITY = -DGRIDLEDGER_UNITY_BUILD=ON
 test: deps format-check

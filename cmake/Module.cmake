@@ -19,9 +19,11 @@ endif()
 #
 # With GRIDLEDGER_UNITY_BUILD, each target's sources compile in batches of eight per compiler run
 # (CMake's unity build, in the order of its source list), which parses their shared headers once
-# per batch: make test's two builds use it. The sources of a batch share one translation unit,
-# so their file-local names must differ; a clash fails that build as a redefinition or an
-# ambiguous call, and a distinct name fixes it.
+# per batch: make test's two builds use it, for the libraries and the unit and simulator test
+# executables. The sources of a batch share one translation unit, so their file-local names must
+# differ; a clash fails that build as a redefinition or an ambiguous call. Library sources give
+# such names distinct spellings; each test source keeps its names in a namespace named after the
+# file (gridledger::contracts::stake_test).
 function(gridledger_unity)
     if(GRIDLEDGER_UNITY_BUILD)
         set_target_properties(${ARGN} PROPERTIES UNITY_BUILD ON)

@@ -10,7 +10,7 @@
 #include "sim/runner.h"
 #include "sim/simulator.h"
 
-namespace gridledger::sim {
+namespace gridledger::sim::sim_controls_test {
 namespace {
 
 BatchSummary runControl(std::size_t n, FaultClass faults, RulesVariant rules, std::size_t seeds) {
@@ -233,4 +233,4 @@ TEST(NegativeControl, MoreThanFCrashedMembersStallTheChainAndLivenessSaysSo) {
 }
 
 }  // namespace
-}  // namespace gridledger::sim
+}  // namespace gridledger::sim::sim_controls_test

@@ -10,7 +10,7 @@
 
 #include "sim/simulator.h"
 
-namespace gridledger::sim {
+namespace gridledger::sim::sim_measure_test {
 namespace {
 
 constexpr std::uint64_t kDelayMs = 50;
@@ -139,4 +139,4 @@ TEST(Measure, AfterALeaderCrashTheChainResumesWithinOneRoundTimeout) {
 }
 
 }  // namespace
-}  // namespace gridledger::sim
+}  // namespace gridledger::sim::sim_measure_test

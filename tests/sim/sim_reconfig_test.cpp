@@ -16,7 +16,7 @@
 #include "sim/runner.h"
 #include "sim/simulator.h"
 
-namespace gridledger::sim {
+namespace gridledger::sim::sim_reconfig_test {
 namespace {
 
 using Sets = std::vector<std::vector<std::size_t>>;
@@ -195,4 +195,4 @@ TEST(ReconfigRegression, ACertifiedChainLongerThanTheSyncLagBeforeACommitStaysLi
 }
 
 }  // namespace
-}  // namespace gridledger::sim
+}  // namespace gridledger::sim::sim_reconfig_test

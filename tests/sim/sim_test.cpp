@@ -9,7 +9,7 @@
 #include "sim/runner.h"
 #include "sim/simulator.h"
 
-namespace gridledger::sim {
+namespace gridledger::sim::sim_test {
 namespace {
 
 /** One sweep: `seeds` scenarios of one committee size and fault class. */
@@ -187,4 +187,4 @@ TEST(Replay, TheReplayLineNamesTheScenario) {
 }
 
 }  // namespace
-}  // namespace gridledger::sim
+}  // namespace gridledger::sim::sim_test

@@ -10,7 +10,7 @@
 #include "sim/simulator.h"
 #include "sim/wan.h"
 
-namespace gridledger::sim {
+namespace gridledger::sim::sim_wan_test {
 namespace {
 
 constexpr std::uint64_t kWarmupMs = 5'000;
@@ -67,4 +67,4 @@ TEST(Wan, TenOfThirtyOneMembersDownTheOthersStillCommit) {
 }
 
 }  // namespace
-}  // namespace gridledger::sim
+}  // namespace gridledger::sim::sim_wan_test

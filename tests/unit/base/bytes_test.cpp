@@ -3,7 +3,7 @@
 #include <gridledger/base/amount.h>
 #include <gridledger/base/bytes.h>
 
-namespace gridledger {
+namespace gridledger::bytes_test {
 namespace {
 
 TEST(Hex, RoundTripsLowerCaseWithPrefix) {
@@ -55,4 +55,4 @@ TEST(Amount, BigEndianEncodingSortsLikeTheNumbers) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::bytes_test

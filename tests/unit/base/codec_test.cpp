@@ -7,7 +7,7 @@
 #include <gridledger/codec/tx.h>
 #include <gridledger/crypto/sha256.h>
 
-namespace gridledger::codec {
+namespace gridledger::codec::codec_test {
 namespace {
 
 /** The signing domain of a test chain: "gridledger-test" with an arbitrary genesis hash. */
@@ -305,4 +305,4 @@ TEST(CanonicalEncoding, AnUnknownFieldInANestedMessageIsRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::codec
+}  // namespace gridledger::codec::codec_test

@@ -12,7 +12,7 @@
 #include <gridledger/crypto/schnorr.h>
 #include <gridledger/crypto/sha256.h>
 
-namespace gridledger::crypto {
+namespace gridledger::crypto::crypto_test {
 namespace {
 
 TEST(Sha256, MatchesTheFipsVector) {
@@ -175,4 +175,4 @@ TEST(Ed25519, MatchesRfc8032TestVector1) {
 }
 
 }  // namespace
-}  // namespace gridledger::crypto
+}  // namespace gridledger::crypto::crypto_test

@@ -8,7 +8,7 @@
 
 #include <gridledger/base/error.h>
 
-namespace gridledger {
+namespace gridledger::error_codes_test {
 namespace {
 
 TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
@@ -54,4 +54,4 @@ TEST(ErrorCodes, ContractRefusalsKeepTheirNumbersAndReasons) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::error_codes_test

@@ -16,7 +16,7 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::storage {
+namespace gridledger::storage::kv_store_test {
 namespace {
 
 const std::vector<std::string> kColumns{"first", "second"};
@@ -161,4 +161,4 @@ TEST(KvStoreHashedTest, PrefixLengthsMustAgree) {
 }
 
 }  // namespace
-}  // namespace gridledger::storage
+}  // namespace gridledger::storage::kv_store_test

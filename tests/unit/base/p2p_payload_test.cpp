@@ -11,7 +11,7 @@
 #include <gridledger/codec/tx.h>
 #include <gridledger/crypto/sha256.h>
 
-namespace gridledger::codec {
+namespace gridledger::codec::p2p_payload_test {
 namespace {
 
 Hash256 hashOf(std::string_view text) {
@@ -371,4 +371,4 @@ TEST(SyncResponseCodec, NoTruncatedResponseDecodesAsTheWholeOne) {
 }
 
 }  // namespace
-}  // namespace gridledger::codec
+}  // namespace gridledger::codec::p2p_payload_test

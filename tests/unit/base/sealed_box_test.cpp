@@ -2,7 +2,7 @@
 
 #include <gridledger/crypto/sealed_box.h>
 
-namespace gridledger::crypto {
+namespace gridledger::crypto::sealed_box_test {
 namespace {
 
 // The smallest cost checkScryptParams accepts keeps these tests fast; the parameters travel
@@ -100,4 +100,4 @@ TEST(SealedBox, TheDefaultCostRoundTrips) {
 }
 
 }  // namespace
-}  // namespace gridledger::crypto
+}  // namespace gridledger::crypto::sealed_box_test

@@ -11,7 +11,7 @@
 
 #include <gridledger/codec/tx.h>
 
-namespace gridledger::codec {
+namespace gridledger::codec::tx_payload_codec_test {
 namespace {
 
 const std::string kDomain = crypto::chainDomain("chain", Hash256{});
@@ -205,4 +205,4 @@ TEST(TxPayloadCodec, TheFuzzCorpusHoldsATransactionOfEveryPayloadKindAndProposal
 }
 
 }  // namespace
-}  // namespace gridledger::codec
+}  // namespace gridledger::codec::tx_payload_codec_test

@@ -11,7 +11,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::batch_cert_test {
 namespace {
 
 using testing::kChainId;
@@ -159,4 +159,4 @@ TEST(BatchCert, ASignatureOfAnythingElseIsRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::batch_cert_test

@@ -6,7 +6,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::cluster_test {
 namespace {
 
 using namespace testing;
@@ -210,4 +210,4 @@ TEST(Chaos, CommitteesUnderMessageLossAndReorderingStaySafeAndKeepCommitting) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::cluster_test

@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::commit_proof_test {
 namespace {
 
 using testing::kChainId;
@@ -371,4 +371,4 @@ TEST_F(PathProofTest, RefusesAPathLongerThanTheLimit) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::commit_proof_test

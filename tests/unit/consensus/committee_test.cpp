@@ -9,7 +9,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::committee_test {
 namespace {
 
 using testing::kChainId;
@@ -335,4 +335,4 @@ TEST(RoundTimer, GrowsByOnePointTwoPerTimedOutRoundUpToSixSteps) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::committee_test

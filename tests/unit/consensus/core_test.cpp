@@ -9,7 +9,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::core_test {
 namespace {
 
 using namespace testing;
@@ -704,4 +704,4 @@ TEST_F(CoreTest, AnExecHeightTheChainDoesNotProveCommittedIsRefusedRatherThanHel
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::core_test

@@ -4,7 +4,7 @@
 #include <gridledger/crypto/schnorr.h>
 #include <gridledger/crypto/sha256.h>
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::double_sign_guard_test {
 namespace {
 
 class DoubleSignGuard : public ::testing::Test {
@@ -69,4 +69,4 @@ TEST_F(DoubleSignGuard, CertificatesOfAnotherEpochAndShortBitmapsAreSkipped) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::double_sign_guard_test

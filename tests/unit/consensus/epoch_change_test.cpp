@@ -11,7 +11,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus::testing {
+namespace gridledger::consensus::testing::epoch_change_test {
 namespace {
 
 /** One core and a minimal driver: builds, loops votes back, commits, executes, runs timers. */
@@ -266,4 +266,4 @@ TEST(EpochChange, RecoveryAcceptsTheSeedBlockAsRootWithTheGenesisQcOfItsEpoch) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus::testing
+}  // namespace gridledger::consensus::testing::epoch_change_test

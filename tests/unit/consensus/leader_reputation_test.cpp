@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::leader_reputation_test {
 namespace {
 
 using namespace testing;
@@ -328,4 +328,4 @@ TEST(LeaderReputationCluster, AMemberBackFromACrashLeadsAgain) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::leader_reputation_test

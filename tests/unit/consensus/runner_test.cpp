@@ -12,7 +12,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus::testing {
+namespace gridledger::consensus::testing::runner_test {
 namespace {
 
 /** A lone validator's host: a ledger with fake execution, timers fired by the test. */
@@ -249,4 +249,4 @@ TEST_F(RunnerTest, AStepCutShortPerformsItsPrefixAndStops) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus::testing
+}  // namespace gridledger::consensus::testing::runner_test

@@ -6,7 +6,7 @@
 
 #include <gridledger/consensus/safety_rules.h>
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::safety_rules_test {
 namespace {
 
 using VoteClause = NotSafeToVote::Clause;
@@ -201,4 +201,4 @@ TEST(SafetyErrors, ConvertToStableCodesAndNameEveryRound) {
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::safety_rules_test

@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-namespace gridledger::consensus {
+namespace gridledger::consensus::sim_findings_test {
 namespace {
 
 using namespace testing;
@@ -153,4 +153,4 @@ TEST_F(SimFindingsTest, ACertifiedBlockIsKeptEvenIfAnotherProposalOfItsRoundCame
 }
 
 }  // namespace
-}  // namespace gridledger::consensus
+}  // namespace gridledger::consensus::sim_findings_test

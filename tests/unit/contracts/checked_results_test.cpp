@@ -19,7 +19,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::checked_results_test {
 namespace {
 
 using testing::addressOf;
@@ -445,4 +445,4 @@ TEST_F(SpotChecks, OneCheckPerTaskAndOnlyOfASettledResult) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::checked_results_test

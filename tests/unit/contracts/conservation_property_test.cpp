@@ -15,7 +15,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::conservation_property_test {
 namespace {
 
 using testing::addressOf;
@@ -493,4 +493,4 @@ TEST(ReplayDeterminism, TheSameBlocksInAFreshDatabaseGiveTheSameRootsOverNinetyE
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::conservation_property_test

@@ -7,7 +7,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::epoch_settlement_test {
 namespace {
 
 using testing::addressOf;
@@ -343,4 +343,4 @@ TEST(EpochSettlement, ADpsTransferNeverMovesGfl) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::epoch_settlement_test

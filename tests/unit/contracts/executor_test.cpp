@@ -14,7 +14,7 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::executor_test {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-test";
@@ -87,7 +87,7 @@ class ExecutorTest : public ::testing::Test {
         return *acc;
     }
 
-    testing::TempDir dir_;
+    gridledger::testing::TempDir dir_;
     std::unique_ptr<storage::KvStore> store_;
     std::unique_ptr<ledger::StateTree> tree_;
     std::unique_ptr<ledger::BlockStore> blocks_;
@@ -277,4 +277,4 @@ TEST_F(ExecutorTest, BlockAtTheWrongHeightIsRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::executor_test

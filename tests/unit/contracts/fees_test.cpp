@@ -5,7 +5,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::fees_test {
 namespace {
 
 using testing::Chain;
@@ -164,4 +164,4 @@ TEST(Fees, TheFeesRoundTripThroughTheStoredParameters) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::fees_test

@@ -9,7 +9,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::genesis_test {
 namespace {
 
 using testing::addressOf;
@@ -251,4 +251,4 @@ TEST(GenesisState, CommitGenesisWritesParametersRolesPoolAndAdmittedProviders) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::genesis_test

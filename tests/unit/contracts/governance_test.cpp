@@ -5,7 +5,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::governance_test {
 namespace {
 
 using testing::addressOf;
@@ -195,4 +195,4 @@ TEST(Governance, SetParameterChangesTheStoredParametersAndRecordsOldAndNew) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::governance_test

@@ -10,7 +10,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::refusals_test {
 namespace {
 
 using testing::addressOf;
@@ -406,4 +406,4 @@ TEST_F(Refusals, EveryRefusalHasItsStableCodeAndWritesOnlyTheNonceAndTheFee) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::refusals_test

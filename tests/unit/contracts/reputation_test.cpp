@@ -15,7 +15,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::reputation_test {
 namespace {
 
 using testing::addressOf;
@@ -303,4 +303,4 @@ TEST_F(Reputations, AReplayOfTheBlocksGivesTheSameRootsAndTheSameAssignments) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::reputation_test

@@ -22,7 +22,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::stake_property_test {
 namespace {
 
 using testing::addressOf;
@@ -558,4 +558,4 @@ TEST(StakeReplayDeterminism, CommittedStakeBlocksReplayedIntoAFreshDatabaseGiveT
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::stake_property_test

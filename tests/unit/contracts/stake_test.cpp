@@ -10,7 +10,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::stake_test {
 namespace {
 
 using testing::addressOf;
@@ -274,4 +274,4 @@ TEST(StakeParameters, AGenesisProviderWhoseBalanceCannotCoverTheBondIsAConfigErr
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::stake_test

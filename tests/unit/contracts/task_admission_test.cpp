@@ -11,7 +11,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::task_admission_test {
 namespace {
 
 using testing::addressOf;
@@ -211,4 +211,4 @@ TEST(TaskAdmissionParams, OnlyExpiryAndCancelWhilePendingForfeit) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::task_admission_test

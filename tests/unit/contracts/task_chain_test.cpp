@@ -13,7 +13,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::task_chain_test {
 namespace {
 
 using testing::addressOf;
@@ -456,4 +456,4 @@ TEST_F(TaskMatchingBudget, TasksNoProviderCanTakeDelayButNeverStarveAMatchableOn
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::task_chain_test

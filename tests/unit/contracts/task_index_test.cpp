@@ -11,7 +11,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::task_index_test {
 namespace {
 
 using testing::Chain;
@@ -230,4 +230,4 @@ TEST(TaskIndexes, ATransitionWritesTheSameBytesWhateverTheNumberOfPendingTasks) 
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::task_index_test

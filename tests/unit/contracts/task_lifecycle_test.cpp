@@ -20,7 +20,7 @@
 #include <gridledger/contracts/params.h>
 #include <gridledger/contracts/task_lifecycle.h>
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::task_lifecycle_test {
 namespace {
 
 using enum TaskState;
@@ -483,4 +483,4 @@ TEST(TaskLifecycle, TaskParametersAreStoredGovernableAndInGenesis) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::task_lifecycle_test

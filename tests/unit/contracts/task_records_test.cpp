@@ -11,7 +11,7 @@
 
 #include "chain_harness.h"
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::task_records_test {
 namespace {
 
 using testing::Chain;
@@ -227,4 +227,4 @@ TEST(TaskRecords, EscrowKeepsTotalDpsConstantOverRandomLives) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::task_records_test

@@ -11,7 +11,7 @@
 
 #include <gridledger/contracts/tokenomics.h>
 
-namespace gridledger::contracts {
+namespace gridledger::contracts::tokenomics_test {
 namespace {
 
 constexpr u128 kOneDps = u128{1'000'000'000'000'000'000ULL};
@@ -612,4 +612,4 @@ TEST(TokenomicsHalving, ReplenishmentConvertsAtTheHalvedRateAndFloorsAtZero) {
 }
 
 }  // namespace
-}  // namespace gridledger::contracts
+}  // namespace gridledger::contracts::tokenomics_test

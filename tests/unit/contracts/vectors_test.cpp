@@ -9,7 +9,7 @@
 
 #include "vectors/cases.h"
 
-namespace gridledger::vectors {
+namespace gridledger::vectors::vectors_test {
 namespace {
 
 boost::json::object loadVectors() {
@@ -82,4 +82,4 @@ TEST(Vectors, EveryCaseIsWhatTheCodeComputes) {
 }
 
 }  // namespace
-}  // namespace gridledger::vectors
+}  // namespace gridledger::vectors::vectors_test

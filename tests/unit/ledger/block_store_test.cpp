@@ -19,7 +19,7 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::block_store_test {
 namespace {
 
 constexpr std::uint64_t kHeight = 7;
@@ -164,4 +164,4 @@ TEST_F(BlockStoreTest, ReceiptsOutOfTransactionOrderAreRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::block_store_test

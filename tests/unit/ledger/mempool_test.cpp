@@ -17,7 +17,7 @@
 #include <gridledger/ledger/mempool.h>
 #include <gridledger/ledger/verify_pool.h>
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::mempool_test {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-test";
@@ -892,4 +892,4 @@ TEST_F(MempoolTest, SubmissionsAfterShutdownAreRefusedWithUnavailable) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::mempool_test

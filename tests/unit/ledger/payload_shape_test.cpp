@@ -5,7 +5,7 @@
 
 #include <gridledger/ledger/tx_validation.h>
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::payload_shape_test {
 namespace {
 
 const Address kSender = [] {
@@ -197,4 +197,4 @@ TEST(PayloadShape, MalformedPayloadsAreRefusedWithTheirCode) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::payload_shape_test

@@ -14,7 +14,7 @@
 
 #include "state_tree_support.h"
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::state_range_test {
 namespace {
 
 using namespace tree_testing;
@@ -233,4 +233,4 @@ TEST(StateRange, KeyAfterCarriesAcrossBytes) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::state_range_test

@@ -10,7 +10,7 @@
 
 #include "state_tree_support.h"
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::state_tree_latest_test {
 namespace {
 
 using tree_testing::kNodes;
@@ -236,4 +236,4 @@ TEST(StateTreeLatest, ReadersSeeEachVersionBeforeAndAfterTheTreeIsToldOfIt) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::state_tree_latest_test

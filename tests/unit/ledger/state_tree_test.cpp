@@ -15,7 +15,7 @@
 
 #include "state_tree_support.h"
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::state_tree_test {
 namespace {
 
 using namespace tree_testing;
@@ -742,4 +742,4 @@ TEST(StateProofCodec, DecodeRejectsGarbageWithoutCrashing) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::state_tree_test

@@ -7,7 +7,7 @@
 #include <gridledger/crypto/schnorr.h>
 #include <gridledger/ledger/tx_validation.h>
 
-namespace gridledger::ledger {
+namespace gridledger::ledger::tx_validation_test {
 namespace {
 
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
@@ -146,4 +146,4 @@ TEST(CheckNonce, TheWindowSaturatesNearTheTopOfTheRange) {
 }
 
 }  // namespace
-}  // namespace gridledger::ledger
+}  // namespace gridledger::ledger::tx_validation_test

@@ -17,7 +17,7 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::admission_journal_test {
 namespace {
 
 /** A stand-in transaction: its bytes, and their hash as the journal's key. */
@@ -44,7 +44,7 @@ std::vector<std::uint64_t> numbersIn(const AdmissionJournal& journal) {
 }
 
 TEST(AdmissionJournal, WhatWasAwaitedSurvivesAProcessKilledRightAfter) {
-    const testing::TempDir dir;
+    const gridledger::testing::TempDir dir;
     constexpr std::uint64_t kTxs = 50;
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
@@ -78,7 +78,7 @@ TEST(AdmissionJournal, WhatWasAwaitedSurvivesAProcessKilledRightAfter) {
 }
 
 TEST(AdmissionJournal, ConcurrentAdmissionsShareSyncs) {
-    const testing::TempDir dir;
+    const gridledger::testing::TempDir dir;
     auto journal = AdmissionJournal::open(dir.path());
     ASSERT_TRUE(journal) << journal.error().message;
     constexpr std::uint64_t kThreads = 8;
@@ -104,7 +104,7 @@ TEST(AdmissionJournal, ConcurrentAdmissionsShareSyncs) {
 }
 
 TEST(AdmissionJournal, CommittedExpiredAndDroppedRecordsGoTheRestComesBackInOrder) {
-    const testing::TempDir dir;
+    const gridledger::testing::TempDir dir;
     {
         auto journal = AdmissionJournal::open(dir.path());
         ASSERT_TRUE(journal) << journal.error().message;
@@ -166,7 +166,7 @@ void expectDeletions(const AdmissionJournal& journal, std::uint64_t single, std:
 }
 
 TEST(AdmissionJournal, RecordsCommittedInAdmissionOrderGoWithOneRangeDeletionEach) {
-    const testing::TempDir dir;
+    const gridledger::testing::TempDir dir;
     {
         auto journal = AdmissionJournal::open(dir.path());
         ASSERT_TRUE(journal) << journal.error().message;
@@ -188,7 +188,7 @@ TEST(AdmissionJournal, RecordsCommittedInAdmissionOrderGoWithOneRangeDeletionEac
 }
 
 TEST(AdmissionJournal, ARecordHeldBackKeepsItsOwnAndTheLaterOnesAreDeletedOneByOne) {
-    const testing::TempDir dir;
+    const gridledger::testing::TempDir dir;
     {
         auto journal = AdmissionJournal::open(dir.path());
         ASSERT_TRUE(journal) << journal.error().message;
@@ -211,7 +211,7 @@ TEST(AdmissionJournal, ARecordHeldBackKeepsItsOwnAndTheLaterOnesAreDeletedOneByO
 }
 
 TEST(AdmissionJournal, AThreadThatAppendedNothingDoesNotWait) {
-    const testing::TempDir dir;
+    const gridledger::testing::TempDir dir;
     auto journal = AdmissionJournal::open(dir.path());
     ASSERT_TRUE(journal) << journal.error().message;
     EXPECT_TRUE((*journal)->awaitDurable());
@@ -219,4 +219,4 @@ TEST(AdmissionJournal, AThreadThatAppendedNothingDoesNotWait) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::admission_journal_test

@@ -22,7 +22,7 @@
 #include "chain_builder.h"
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::block_sync_test {
 namespace {
 
 using testing::ChainBuilder;
@@ -663,9 +663,9 @@ TEST_F(BlockSyncTest, RefusesAProofWhoseChildIsOfAFork) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::block_sync_test
 
-namespace gridledger::node {
+namespace gridledger::node::block_sync_test {
 namespace {
 
 TEST(ChainedCommitProofs, EachBlockIsProvenByASuccessorInTheNextRound) {
@@ -813,4 +813,4 @@ TEST(EpochEndProofs, TheLastBlockOfEachEpochIsFoundInTheLedger) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::block_sync_test

@@ -5,7 +5,7 @@
 
 #include "home.h"
 
-namespace gridledger::node {
+namespace gridledger::node::config_check_test {
 namespace {
 
 bool hasFault(const ConfigCheck& check, const std::string& text) {
@@ -61,4 +61,4 @@ TEST(ConfigCheck, AKeyGivenTwiceIsAFault) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::config_check_test

@@ -13,7 +13,7 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::consensus_store_test {
 namespace {
 
 codec::Block blockAt(std::uint64_t height) {
@@ -42,7 +42,7 @@ std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> held(const Con
 }
 
 TEST(ConsensusStore, PruneDropsWhatIsCommittedCallAfterCallAndAfterAReopen) {
-    testing::TempDir dir;
+    gridledger::testing::TempDir dir;
     auto kv = storage::KvStore::open(dir.path() / "db", ledger::columnNames());
     ASSERT_TRUE(kv);
     {
@@ -75,4 +75,4 @@ TEST(ConsensusStore, PruneDropsWhatIsCommittedCallAfterCallAndAfterAReopen) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::consensus_store_test

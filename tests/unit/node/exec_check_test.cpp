@@ -10,7 +10,7 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::exec_check_test {
 namespace {
 
 codec::BlockHeader certifying(const ledger::ExecRoots& roots) {
@@ -51,7 +51,7 @@ TEST(CertifiedRoots, AnotherResultsRootOrNoneAtAllIsDivergence) {
 
 class SendBarrierTest : public ::testing::Test {
   protected:
-    testing::TempDir dir_;
+    gridledger::testing::TempDir dir_;
     std::unique_ptr<storage::KvStore> store_ =
         storage::KvStore::open(dir_.path(), ledger::columnNames()).value();
     SendBarrier barrier_{*store_};
@@ -85,4 +85,4 @@ TEST_F(SendBarrierTest, ASyncedWriteMakesEveryEarlierOneDurableSoNoSecondSyncIsM
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::exec_check_test

@@ -9,11 +9,11 @@
 
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::genesis_builder_test {
 namespace {
 
 TEST(GenesisBuilder, AValidatorsAccountIsAKeyApartFromItsConsensusKey) {
-    testing::TempDir dir;
+    gridledger::testing::TempDir dir;
     const Home home(dir.path() / "home");
     const auto validator = createValidatorKeys(home, "v0");
     ASSERT_TRUE(validator) << validator.error().message;
@@ -36,7 +36,7 @@ TEST(GenesisBuilder, AValidatorsAccountIsAKeyApartFromItsConsensusKey) {
 }
 
 TEST(GenesisBuilder, EncryptedValidatorKeysAreAllEncrypted) {
-    testing::TempDir dir;
+    gridledger::testing::TempDir dir;
     const Home home(dir.path() / "home");
     const KeyProtection protection{.passphrase = "pw", .kdf = {.n = 1024, .r = 8, .p = 1}};
     ASSERT_TRUE(createValidatorKeys(home, "v0", protection));
@@ -46,4 +46,4 @@ TEST(GenesisBuilder, EncryptedValidatorKeysAreAllEncrypted) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::genesis_builder_test

@@ -10,7 +10,7 @@
 #include "home.h"
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::home_config_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -19,7 +19,7 @@ class HomeConfig : public ::testing::Test {
   protected:
     void SetUp() override { fs::create_directories(home_.configFile().parent_path()); }
 
-    testing::TempDir dir_;
+    gridledger::testing::TempDir dir_;
     Home home_{dir_.path() / "home"};
 };
 
@@ -49,4 +49,4 @@ TEST_F(HomeConfig, TheExplorerDirectoryIsKeptAndARelativeOneLiesUnderTheHome) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::home_config_test

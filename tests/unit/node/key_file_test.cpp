@@ -14,7 +14,7 @@
 #include "home.h"
 #include "support/temp_dir.h"
 
-namespace gridledger::node {
+namespace gridledger::node::key_file_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -68,7 +68,7 @@ PassphraseSource source(fs::path file, std::string envVar, std::string hint = {}
 
 class KeyFiles : public ::testing::Test {
   protected:
-    testing::TempDir dir_;
+    gridledger::testing::TempDir dir_;
     Home home_{dir_.path() / "home"};
 };
 
@@ -345,4 +345,4 @@ TEST_F(KeyFiles, TheConfigKeepsThePassphraseSources) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::key_file_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gridledger::node {
+namespace gridledger::node::log_format_test {
 namespace {
 
 using Fields = std::vector<std::pair<std::string, std::string>>;
@@ -43,4 +43,4 @@ TEST(LogFormat, QuotesEscapeQuotesBackslashesAndControlCharacters) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::log_format_test

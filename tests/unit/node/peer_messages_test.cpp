@@ -17,7 +17,7 @@
 
 #include "chain_builder.h"
 
-namespace gridledger::node {
+namespace gridledger::node::peer_messages_test {
 namespace {
 
 using codec::MessageKind;
@@ -404,4 +404,4 @@ TEST(HeldMessages, OnePeerCannotTakeTheOthersRoom) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::peer_messages_test

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gridledger::node {
+namespace gridledger::node::serving_budget_test {
 namespace {
 
 using Clock = ServingBudget::Clock;
@@ -66,4 +66,4 @@ TEST(ServingBudget, ARequestThatFindsNothingStillCostsOneBlock) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::serving_budget_test

@@ -22,7 +22,7 @@
 
 #include "chain_builder.h"
 
-namespace gridledger::node {
+namespace gridledger::node::sync_client_test {
 namespace {
 
 using testing::ChainBuilder;
@@ -322,4 +322,4 @@ TEST_F(SyncClientTest, AnEpochProofAtOrBelowTheLedgerStartsNothing) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::sync_client_test

@@ -14,7 +14,7 @@
 #include <gridledger/codec/p2p.h>
 #include <gridledger/codec/tx.h>
 
-namespace gridledger::node {
+namespace gridledger::node::tx_gossip_test {
 namespace {
 
 NodeId peerId(std::uint8_t tag) {
@@ -222,4 +222,4 @@ TEST(TxOutbox, ConcurrentAddsAndTakesLoseNothingAndKeepEachSendersOrder) {
 }
 
 }  // namespace
-}  // namespace gridledger::node
+}  // namespace gridledger::node::tx_gossip_test

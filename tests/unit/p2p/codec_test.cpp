@@ -6,7 +6,7 @@
 
 #include "../../../p2p/frame.h"
 
-namespace gridledger::codec {
+namespace gridledger::codec::codec_test {
 namespace {
 
 NodeId nodeIdWith(std::uint8_t byte) {
@@ -133,4 +133,4 @@ TEST(P2pFrame, OnlyTransactionGossipIsDroppable) {
 }
 
 }  // namespace
-}  // namespace gridledger::codec
+}  // namespace gridledger::codec::codec_test

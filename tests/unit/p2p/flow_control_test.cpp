@@ -15,7 +15,7 @@
 #include "unit/p2p/harness.h"
 #include "unit/p2p/test_clients.h"
 
-namespace gridledger::p2p::test {
+namespace gridledger::p2p::test::flow_control_test {
 namespace {
 
 crypto::NodeKey keyN() {
@@ -218,4 +218,4 @@ TEST(InboundBudget, APeerWithinItsBudgetIsNeverThrottled) {
 }
 
 }  // namespace
-}  // namespace gridledger::p2p::test
+}  // namespace gridledger::p2p::test::flow_control_test

@@ -9,7 +9,7 @@
 
 #include "unit/p2p/harness.h"
 
-namespace gridledger::p2p::test {
+namespace gridledger::p2p::test::network_test {
 namespace {
 
 crypto::NodeKey keyA() {
@@ -361,4 +361,4 @@ TEST(Network, SendToAnUnknownPeerOrTooLargeIsRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::p2p::test
+}  // namespace gridledger::p2p::test::network_test

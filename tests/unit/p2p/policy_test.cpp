@@ -10,7 +10,7 @@
 #include "../../../p2p/send_queue.h"
 #include "../../../p2p/tie_break.h"
 
-namespace gridledger::p2p {
+namespace gridledger::p2p::policy_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -195,4 +195,4 @@ TEST(TieBreak, ANewConnectionFromTheSameDialerReplacesAStaleOne) {
 }
 
 }  // namespace
-}  // namespace gridledger::p2p
+}  // namespace gridledger::p2p::policy_test

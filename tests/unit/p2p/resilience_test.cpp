@@ -5,7 +5,7 @@
 #include "unit/p2p/harness.h"
 #include "unit/p2p/test_clients.h"
 
-namespace gridledger::p2p::test {
+namespace gridledger::p2p::test::resilience_test {
 namespace {
 
 crypto::NodeKey keyN() {
@@ -108,4 +108,4 @@ TEST(KeepAlive, PingsKeepAnIdleConnectionUp) {
 }
 
 }  // namespace
-}  // namespace gridledger::p2p::test
+}  // namespace gridledger::p2p::test::resilience_test

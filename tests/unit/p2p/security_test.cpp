@@ -9,7 +9,7 @@
 #include "unit/p2p/harness.h"
 #include "unit/p2p/test_clients.h"
 
-namespace gridledger::p2p::test {
+namespace gridledger::p2p::test::security_test {
 namespace {
 
 crypto::NodeKey keyN() {
@@ -228,4 +228,4 @@ TEST_F(SecurityTest, ReportedMisbehaviourBansAPeerUntilTheBanEnds) {
 }
 
 }  // namespace
-}  // namespace gridledger::p2p::test
+}  // namespace gridledger::p2p::test::security_test

@@ -18,7 +18,7 @@
 
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::access_test {
 namespace {
 
 namespace http = boost::beast::http;
@@ -189,4 +189,4 @@ TEST_F(AccessServer, AdminOnlyMethodAnswersMethodNotFoundWithReasonAdminOnly) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::access_test

@@ -6,7 +6,7 @@
 
 #include <gridledger/rpc/block_answers.h>
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::block_answers_test {
 namespace {
 
 /** An answer's text of `bytes` characters that tells `height`. */
@@ -59,4 +59,4 @@ TEST(BlockAnswers, KeepsNothingLargerThanTheBudgetAndNothingTwice) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::block_answers_test

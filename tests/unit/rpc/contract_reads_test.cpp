@@ -16,7 +16,7 @@
 #include "unit/contracts/chain_harness.h"
 #include "unit/rpc/test_methods.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::contract_reads_test {
 namespace {
 
 using contracts::testing::addressOf;
@@ -271,9 +271,9 @@ TEST_F(ContractReads, AttestationsListPagesAProvidersSlotsOfAnEpoch) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::contract_reads_test
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::contract_reads_test {
 namespace {
 
 TEST(StakeReads, ProviderGetAndTokenomicsGetShowTheBondItsSlashAndItsUnbonding) {
@@ -317,9 +317,9 @@ TEST(StakeReads, ProviderGetAndTokenomicsGetShowTheBondItsSlashAndItsUnbonding) 
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::contract_reads_test
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::contract_reads_test {
 namespace {
 
 /** A decimal-string field of a JSON answer as a number. */
@@ -494,4 +494,4 @@ TEST(CheckedResultReads, TaskGetGroupAndTaskGetShowAGroupItsReplicasAndASpotChec
     EXPECT_NE(missing.error().message.find("task_getGroup"), std::string::npos);
 }
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::contract_reads_test

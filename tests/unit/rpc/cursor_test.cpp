@@ -5,7 +5,7 @@
 
 #include <gridledger/rpc/cursor.h>
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::cursor_test {
 namespace {
 
 constexpr std::string_view kFilter = "tasks_list|state|pending";
@@ -68,4 +68,4 @@ TEST(Cursor, OtherShapesAreRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::cursor_test

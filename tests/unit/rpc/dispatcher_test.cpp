@@ -10,7 +10,7 @@
 
 #include "unit/rpc/test_methods.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::dispatcher_test {
 namespace {
 
 class DispatcherTest : public ::testing::Test {
@@ -227,4 +227,4 @@ TEST(DispatcherSettle, RunsOncePerPayloadAfterItsHandlersAndAFailureReplacesTheA
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::dispatcher_test

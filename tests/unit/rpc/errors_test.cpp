@@ -5,7 +5,7 @@
 
 #include <gridledger/rpc/errors.h>
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::errors_test {
 namespace {
 
 TEST(RpcErrors, StandardAndEip1474CodesKeepTheirNumbers) {
@@ -108,4 +108,4 @@ TEST(RpcErrors, ErrorResponseHasIdCodeMessageAndReason) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::errors_test

@@ -17,7 +17,7 @@
 #include "unit/rpc/http_test_client.h"
 #include "unit/rpc/test_methods.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::kept_result_test {
 namespace {
 
 namespace json = boost::json;
@@ -133,4 +133,4 @@ TEST(KeptResult, AboveTheCapIsResponseTooLargeAndWhatFollowsDoesNotRun) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::kept_result_test

@@ -17,7 +17,7 @@
 
 #include "unit/contracts/chain_harness.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::method_aliases_test {
 namespace {
 
 using contracts::testing::addressOf;
@@ -156,4 +156,4 @@ TEST(MethodAliasTable, WithAliasesAddsTheOldNamesOfTheGivenNamesOnly) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::method_aliases_test

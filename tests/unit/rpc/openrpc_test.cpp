@@ -17,7 +17,7 @@
 #include <gridledger/rpc/chain_methods.h>
 #include <gridledger/rpc/openrpc.h>
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::openrpc_test {
 namespace {
 
 namespace json = boost::json;
@@ -219,4 +219,4 @@ TEST(OpenRpc, DiscoverCannotBeRegisteredTwice) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::openrpc_test

@@ -6,7 +6,7 @@
 #include <gridledger/rpc/errors.h>
 #include <gridledger/rpc/params.h>
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::params_test {
 namespace {
 
 const std::string kHash = "0x" + std::string(64, 'a');
@@ -120,4 +120,4 @@ TEST(RpcParams, ExpectOnlyRefusesExtraPositionalAndUnknownNamedParams) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::params_test

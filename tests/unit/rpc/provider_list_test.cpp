@@ -11,7 +11,7 @@
 
 #include "unit/contracts/chain_harness.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::provider_list_test {
 namespace {
 
 using contracts::testing::addressOf;
@@ -147,4 +147,4 @@ TEST_F(ProviderList, CursorsOfAnotherFilterAndUnknownStatusesAreRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::provider_list_test

@@ -7,7 +7,7 @@
 
 #include "unit/contracts/chain_harness.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::raw_blocks_test {
 namespace {
 
 using contracts::testing::addressOf;
@@ -101,4 +101,4 @@ TEST_F(RawBlocks, RefusesHeightsAboveTheHeadAndCountsOutsideOneTo256) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::raw_blocks_test

@@ -17,7 +17,7 @@
 
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::response_limit_test {
 namespace {
 
 namespace json = boost::json;
@@ -106,4 +106,4 @@ TEST(ResponseLimit, ServerAnswersAnOversizedResultWithTheErrorOverHttp) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::response_limit_test

@@ -16,7 +16,7 @@
 
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::server_limits_test {
 namespace {
 
 using test::expectRpcError;
@@ -214,4 +214,4 @@ TEST(ServerLimits, StopClosesConnectedClientsAndWaitsForRunningHandlers) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::server_limits_test

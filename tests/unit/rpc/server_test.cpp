@@ -20,7 +20,7 @@
 #include "support/tx_frames.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::server_test {
 namespace {
 
 using test::expectRpcError;
@@ -354,4 +354,4 @@ TEST(ServerThreads, IoThreadsAreNamedAndRunAsMuchNicerAsAsked) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::server_test

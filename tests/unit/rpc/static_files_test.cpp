@@ -15,7 +15,7 @@
 #include "support/temp_dir.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::static_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -184,4 +184,4 @@ TEST(ExplorerOff, NothingIsServedWithoutADirectoryAndAMissingOneFailsTheStart) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::static_files_test

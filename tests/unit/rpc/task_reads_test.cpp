@@ -7,7 +7,7 @@
 
 #include "unit/contracts/chain_harness.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::task_reads_test {
 namespace {
 
 using contracts::testing::Chain;
@@ -44,4 +44,4 @@ TEST(TaskReads, ListsAreEmptyAndAnUnknownTaskIsNotFound) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::task_reads_test

@@ -30,7 +30,7 @@
 #include "support/ws_client.h"
 #include "test_methods.h"
 
-namespace gridledger::rpc {
+namespace gridledger::rpc::websocket_test {
 namespace {
 
 namespace net = boost::asio;
@@ -401,4 +401,4 @@ TEST(SubscriptionTopics, NamesRoundTripAndUnknownNamesAreRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger::rpc
+}  // namespace gridledger::rpc::websocket_test
