@@ -61,9 +61,9 @@ function(gridledger_test name)
     target_link_libraries(${name} PRIVATE gridledger_warnings ${ARG_DEPS} GTest::gtest_main)
     target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
     # A test's own sources set up cases and assert; the code under test, the simulator and the
-    # test support library keep the build's optimisation. At -Og the test sources of the test and
-    # sanitizer builds (RelWithDebInfo) compile in about two thirds of the time -O2 takes, and in
-    # 50 to 60 % of the time -O1 takes under ASan.
+    # test support library keep the build's optimisation. At -Og the test sources of make test's
+    # plain build (RelWithDebInfo at -O2) compile in about two thirds of the time -O2 takes; its
+    # sanitizer build compiles everything at -Og (Makefile).
     target_compile_options(${name} PRIVATE $<$<CONFIG:RelWithDebInfo>:-Og>)
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 600)
