@@ -417,7 +417,7 @@ Result<std::optional<Bytes>> StateTree::get(const Hash256& key, std::uint64_t ve
         return std::move(known->value);
     }
     auto cursor = store_.prefixCursor(values_);
-    cursor.seekForPrev(tree::valueKey(key, version));
+    cursor.seek(tree::valueKey(key, version));
     if (!cursor.valid()) {
         GL_TRY(cursor.status());
         return std::optional<Bytes>();
@@ -431,7 +431,7 @@ Result<std::optional<Bytes>> StateTree::get(const Hash256& key, std::uint64_t ve
         return fail(ErrorCode::kCorrupt, "state tree: malformed value key");
     }
     GL_ASSIGN_OR_RETURN(value, tree::decodeValue(cursor.value()));
-    latest_->learn(key, version, readU64(found.subspan(Hash256::size())), value);
+    latest_->learn(key, version, ~readU64(found.subspan(Hash256::size())), value);
     return value;
 }
 

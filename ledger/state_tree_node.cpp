@@ -259,7 +259,7 @@ Bytes rootKey(std::uint64_t version) {
 
 Bytes valueKey(const Hash256& key, std::uint64_t version) {
     Bytes out(Hash256::size() + 8);
-    putU64(putHash(out.data(), key), version);
+    putU64(putHash(out.data(), key), ~version);
     return out;
 }
 

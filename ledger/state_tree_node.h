@@ -139,7 +139,10 @@ struct RootRecord {
 [[nodiscard]] Bytes nodeKey(std::uint64_t version, const NibblePath& path);
 /** Node column key of a root record: the version alone (8 bytes big-endian). */
 [[nodiscard]] Bytes rootKey(std::uint64_t version);
-/** Value column key: key (32 bytes) ‖ version (8 bytes big-endian). */
+/**
+ * Value column key: key (32 bytes) ‖ the version's bitwise complement (8 bytes big-endian), so that
+ * a key's versions sort newest first and a forward seek finds the newest at or below a version.
+ */
 [[nodiscard]] Bytes valueKey(const Hash256& key, std::uint64_t version);
 
 [[nodiscard]] Bytes encodeNode(const Node& node);

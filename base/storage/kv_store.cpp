@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 
 #include <rocksdb/cache.h>
@@ -139,6 +140,18 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
     rocksdb::ColumnFamilyOptions cfOptions;
     cfOptions.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
 
+    // A database holding a family this list lacks was written in another layout.
+    if (std::vector<std::string> existing;
+        rocksdb::DB::ListColumnFamilies(dbOptions, path.string(), &existing).ok()) {
+        for (const auto& name : existing) {
+            if (name != rocksdb::kDefaultColumnFamilyName &&
+                std::find(columns.begin(), columns.end(), name) == columns.end()) {
+                return fail(ErrorCode::kInvalidArgument,
+                            "kv store: the database at " + path.string() + " holds column " + name +
+                                ", which this layout does not have");
+            }
+        }
+    }
     std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
     descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, cfOptions);
     for (const auto& name : columns) {

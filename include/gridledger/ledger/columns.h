@@ -16,7 +16,7 @@ enum Columns : storage::Column {
     kTxIndexColumn,      // tx hash → u64 height ‖ u32 index
     kReceiptsColumn,     // u64 height → tx receipts; height ‖ u32 index → one receipt
     kStateNodesColumn,   // Merkle tree nodes
-    kStateValuesColumn,  // raw state key ‖ version → value
+    kStateValuesColumn,  // raw state key ‖ inverted version → value
     kConsensusColumn,    // safety data, uncommitted blocks and certificates
     kColumnCount,
 };
@@ -27,8 +27,8 @@ enum Columns : storage::Column {
 /**
  * The options a node's database opens with: `options` plus the prefix filter of the state values
  * column, whose keys are a state key (32 bytes) ‖ a version, looked up by state key
- * (StateTree::get); the insert hint of the state nodes column; and hashed memtables for the
- * transaction index, whose 32-byte keys are only read by get.
+ * (StateTree::get); the insert hint of the state nodes column; and hashed memtables for the state
+ * values and the transaction index, whose reads name a whole 32-byte key or hash.
  */
 [[nodiscard]] storage::KvOptions storeOptions(storage::KvOptions options = {});
 

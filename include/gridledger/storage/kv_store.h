@@ -104,7 +104,11 @@ struct KvOptions {
  */
 class KvStore {
   public:
-    /** Opens (or creates) the database at `path` with exactly these column families. */
+    /**
+     * Opens (or creates) the database at `path` with exactly these column families;
+     * kInvalidArgument, naming it, if the database holds a family not among them (a database
+     * written in another layout).
+     */
     [[nodiscard]] static Result<std::unique_ptr<KvStore>> open(
         const std::filesystem::path& path, const std::vector<std::string>& columns,
         const KvOptions& options = {});

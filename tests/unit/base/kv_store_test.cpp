@@ -1,7 +1,8 @@
 // A batch made with room reserved for its writes holds and writes exactly what a batch made
 // without holds: the reservation changes where the bytes live, never which bytes are written.
 // A column with hashed memtables answers the reads it is made for the way an ordered column
-// does: get, a prefix cursor moved forward, and a whole-column cursor in key order.
+// does: get, a prefix cursor moved forward, and a whole-column cursor in key order. A database
+// written with a column the list given to open lacks is refused.
 
 #include <cstdint>
 #include <optional>
@@ -158,6 +159,27 @@ TEST(KvStoreHashedTest, PrefixLengthsMustAgree) {
     const auto store = KvStore::open(dir.path(), kColumns, options);
     ASSERT_FALSE(store);
     EXPECT_EQ(store.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(KvStoreLayoutTest, ADatabaseWithAColumnTheListLacksIsRefused) {
+    gridledger::testing::TempDir dir;
+    {
+        auto store = KvStore::open(dir.path(), {"first", "old"}, KvOptions{});
+        ASSERT_TRUE(store) << store.error().message;
+        ASSERT_TRUE((*store)->put(1, bytesOf("key"), bytesOf("value"), true));
+    }
+    const auto renamed = KvStore::open(dir.path(), {"first", "new"}, KvOptions{});
+    ASSERT_FALSE(renamed);
+    EXPECT_EQ(renamed.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(renamed.error().message.find("holds column old"), std::string::npos)
+        << renamed.error().message;
+
+    // A list with a column more than the database holds adds it.
+    auto grown = KvStore::open(dir.path(), {"first", "old", "new"}, KvOptions{});
+    ASSERT_TRUE(grown) << grown.error().message;
+    const auto kept = (*grown)->get(1, bytesOf("key"));
+    ASSERT_TRUE(kept) << kept.error().message;
+    EXPECT_EQ(*kept, bytesOf("value"));
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ std::optional<Bytes> holdsNone() {
 /** The value column's key of `key` at `version`, as docs/state_tree.md lays it out. */
 Bytes valueRecordKey(const Hash256& key, std::uint64_t version) {
     Bytes out(key.view().begin(), key.view().end());
-    appendU64(out, version);
+    appendU64(out, ~version);  // newest first
     return out;
 }
 

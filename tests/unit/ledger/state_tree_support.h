@@ -94,7 +94,7 @@ class TestDb {
     }
 
     void open() {
-        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values"},
+        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values_v2"},
                                             nodeOptions_ ? storeOptions() : storage::KvOptions{});
         if (!store) {
             throw std::runtime_error("cannot open store: " + store.error().message);

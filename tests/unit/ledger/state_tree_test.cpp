@@ -606,7 +606,7 @@ TEST(StateTree, DamagedStoredDataIsReportedAsCorrupt) {
     EXPECT_EQ(db.tree().rootAt(1).error().code, ErrorCode::kCorrupt);
 
     Bytes valueKey(key.view().begin(), key.view().end());
-    appendU64(valueKey, 1);
+    appendU64(valueKey, ~std::uint64_t{1});  // version 1, stored inverted
     ASSERT_TRUE(db.store().put(kValues, valueKey, Bytes{0x05, 0x01}, false));
     EXPECT_EQ(db.tree().get(key, 1).error().code, ErrorCode::kCorrupt);
 }
