@@ -47,8 +47,9 @@ test: deps format-check
 ## make asan-test: the unit and simulator tests built with AddressSanitizer and
 ## UndefinedBehaviorSanitizer, at -Og: with both sanitizers the libraries compile in about half
 ## the time -O1 takes (843 s against 1,563 s of compiler time on two cores), while the tests run
-## about 15 % longer (ctest 556 s against 488 s). The simulator's negative controls (label
-## `controls`) test the checker, not the code, and run in the plain build only.
+## up to 15 % longer (ctest 483 and 556 s in two runs at -Og, 488 s at -O1). The simulator's
+## negative controls (label `controls`) test the checker, not the code, and run in the plain
+## build only.
 ## ASAN_LABELS='unit|sim|integration|e2e' also builds the node binary, which the integration and
 ## end-to-end tests start as real processes, and runs those tests too (22 minutes on two cores at -O2
 ## for every label, the extra build included). Every process, each node included, writes its
