@@ -45,8 +45,9 @@ class BenchTree {
         : dir_(std::filesystem::temp_directory_path() /
                ("gridledger_state_tree_bench_" + std::to_string(::getpid()))) {
         std::filesystem::remove_all(dir_);
-        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values_v2"},
-                                            ledger::storeOptions());
+        auto store = storage::KvStore::open(
+            dir_, {columnNames()[kStateNodesColumn], columnNames()[kStateValuesColumn]},
+            ledger::storeOptions());
         if (!store) {
             throw std::runtime_error(store.error().message);
         }

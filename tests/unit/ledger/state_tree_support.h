@@ -94,8 +94,9 @@ class TestDb {
     }
 
     void open() {
-        auto store = storage::KvStore::open(dir_, {"state_nodes", "state_values_v2"},
-                                            nodeOptions_ ? storeOptions() : storage::KvOptions{});
+        auto store = storage::KvStore::open(
+            dir_, {columnNames()[kStateNodesColumn], columnNames()[kStateValuesColumn]},
+            nodeOptions_ ? storeOptions() : storage::KvOptions{});
         if (!store) {
             throw std::runtime_error("cannot open store: " + store.error().message);
         }
