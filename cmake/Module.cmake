@@ -54,9 +54,11 @@ function(gridledger_module name)
         PRIVATE gridledger_warnings ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# gridledger_test(<name> LABEL <label> DEPS <targets>... SOURCES <files>...)
-function(gridledger_test name)
-    cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "DEPS;SOURCES" ${ARGN})
+# gridledger_test_executable(<name> DEPS <targets>... SOURCES <files>...)
+#
+# A GoogleTest executable of the project's tests, with no ctest entry of its own.
+function(gridledger_test_executable name)
+    cmake_parse_arguments(ARG "" "" "DEPS;SOURCES" ${ARGN})
     add_executable(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE gridledger_warnings ${ARG_DEPS} GTest::gtest_main)
     target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
@@ -65,9 +67,59 @@ function(gridledger_test name)
     # plain build (RelWithDebInfo at -O2) compile in about two thirds of the time -O2 takes; its
     # sanitizer build compiles everything at -Og (Makefile).
     target_compile_options(${name} PRIVATE $<$<CONFIG:RelWithDebInfo>:-Og>)
+endfunction()
+
+# gridledger_test(<name> LABEL <label> [TIMEOUT <seconds>] DEPS <targets>... SOURCES <files>...)
+#
+# A test executable that ctest runs as one entry of the same name.
+function(gridledger_test name)
+    cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "DEPS;SOURCES" ${ARGN})
+    gridledger_test_executable(${name} DEPS ${ARG_DEPS} SOURCES ${ARG_SOURCES})
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 600)
     endif()
     add_test(NAME ${name} COMMAND ${name})
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABEL}" TIMEOUT ${ARG_TIMEOUT})
+endfunction()
+
+# gridledger_test_group(<name> LABEL <label> [TIMEOUT <seconds>] DEPS <targets>... SOURCES <files>...)
+#
+# One test executable of several sources, linked once instead of once per source, where each
+# source is its own ctest entry: named after the file (network_test.cpp: network_test), it runs
+# the test suites that file declares (--gtest_filter=FourValidators.*). The suites are read from
+# the sources' TEST and TEST_F lines at configure time, so a suite belongs to one source only;
+# parameterised and typed tests, whose full names carry a prefix, are refused.
+function(gridledger_test_group name)
+    cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "DEPS;SOURCES" ${ARGN})
+    gridledger_test_executable(${name} DEPS ${ARG_DEPS} SOURCES ${ARG_SOURCES})
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 600)
+    endif()
+    foreach(source ${ARG_SOURCES})
+        get_filename_component(test ${source} NAME_WE)
+        file(STRINGS ${source} unsupported REGEX "^(TEST_P|TYPED_TEST|TYPED_TEST_P)\\(")
+        if(unsupported)
+            message(FATAL_ERROR "${source}: gridledger_test_group takes TEST and TEST_F only")
+        endif()
+        file(STRINGS ${source} lines REGEX "^TEST(_F)?\\([A-Za-z0-9_]+,")
+        set(suites "")
+        foreach(line ${lines})
+            string(REGEX REPLACE "^TEST(_F)?\\(([A-Za-z0-9_]+),.*" "\\2" suite "${line}")
+            list(APPEND suites ${suite})
+        endforeach()
+        list(REMOVE_DUPLICATES suites)
+        if(NOT suites)
+            message(FATAL_ERROR "${source}: no TEST or TEST_F at the start of a line")
+        endif()
+        foreach(suite ${suites})
+            if(DEFINED owner_${suite})
+                message(FATAL_ERROR "test suite ${suite} is declared in ${owner_${suite}} and ${source}")
+            endif()
+            set(owner_${suite} ${source})
+        endforeach()
+        list(TRANSFORM suites APPEND ".*")
+        list(JOIN suites ":" filter)
+        add_test(NAME ${test} COMMAND ${name} --gtest_filter=${filter})
+        set_tests_properties(${test} PROPERTIES LABELS "${ARG_LABEL}" TIMEOUT ${ARG_TIMEOUT})
+    endforeach()
 endfunction()

@@ -9,7 +9,7 @@
 #include "network_support.h"
 #include "support/faulty_member.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::byzantine_peer_test {
 namespace {
 
 constexpr std::size_t kFaulty = 3;
@@ -150,4 +150,4 @@ TEST_F(ByzantinePeer, AnOversizedProposalDoesNotStopTheHonestValidators) {
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::byzantine_peer_test

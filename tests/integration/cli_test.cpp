@@ -9,7 +9,7 @@
 
 #include "support/node_process.h"
 
-namespace gridledger {
+namespace gridledger::cli_test {
 namespace {
 
 TEST(Cli, TransferFromTheDevAccountCommitsAndQueryShowsTheBalance) {
@@ -92,4 +92,4 @@ TEST(Cli, KeyFilesAreOwnerOnly) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::cli_test

@@ -17,7 +17,7 @@
 #include "support/dev_chain.h"
 #include "support/node_process.h"
 
-namespace gridledger {
+namespace gridledger::crash_recovery_test {
 namespace {
 
 namespace json = boost::json;
@@ -225,4 +225,4 @@ TEST(CrashRecovery, SigkillAtRandomMomentsLosesNoAcknowledgedTxAndChangesNoRoot)
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::crash_recovery_test

@@ -10,7 +10,7 @@
 
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::divergence_test {
 namespace {
 
 /** Flips a bit of the stored state root at every height 1..head of a stopped node's ledger. */
@@ -85,4 +85,4 @@ TEST(Divergence, AValidatorWhoseRootsDifferFromTheCertifiedOnesHaltsAndIsNotRead
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::divergence_test

@@ -15,7 +15,7 @@
 #include "consensus_store.h"
 #include "support/node_process.h"
 
-namespace gridledger {
+namespace gridledger::double_sign_guard_test {
 namespace {
 
 /** Replaces the node's persisted safety data (the node must be stopped); returns the old. */
@@ -72,4 +72,4 @@ TEST(DoubleSignGuard, ANodeWhoseChainHoldsVotesItDidNotRecordRefusesToStart) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::double_sign_guard_test

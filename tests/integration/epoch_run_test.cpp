@@ -17,7 +17,7 @@
 #include "support/dev_chain.h"
 #include "support/temp_dir.h"
 
-namespace gridledger {
+namespace gridledger::epoch_run_test {
 namespace {
 
 namespace json = boost::json;
@@ -176,4 +176,4 @@ TEST(EpochRun, TwoRunsOfOneGenesisSettleEightyEpochsWithIdenticalTablesAndStateR
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::epoch_run_test

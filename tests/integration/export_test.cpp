@@ -8,7 +8,7 @@
 
 #include "support/node_process.h"
 
-namespace gridledger {
+namespace gridledger::export_test {
 namespace {
 
 /** Runs `gridledger export ARGS` and returns its exit code and output (stdout and stderr). */
@@ -64,4 +64,4 @@ TEST(Export, EmptyReportsAreAHeaderOrAnEmptyArrayAndBadArgumentsAreRefused) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::export_test

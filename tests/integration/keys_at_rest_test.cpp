@@ -14,7 +14,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 
-namespace gridledger {
+namespace gridledger::keys_at_rest_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -167,4 +167,4 @@ TEST(PlainKeys, TheDevChainWarnsAtEveryStartThatItsKeysArePlain) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::keys_at_rest_test

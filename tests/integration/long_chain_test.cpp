@@ -27,7 +27,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 
-namespace gridledger {
+namespace gridledger::long_chain_test {
 namespace {
 
 namespace json = boost::json;
@@ -505,4 +505,4 @@ TEST(LongChain, TenThousandBlocksOfTransfersAttestationsTasksAndEpochsReplayToTh
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::long_chain_test

@@ -13,7 +13,7 @@
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger {
+namespace gridledger::metrics_test {
 namespace {
 
 /** The value of an unlabelled sample `name` in Prometheus text, or -1 when absent. */
@@ -98,4 +98,4 @@ TEST(Metrics, RoundTimeoutsCountEachRoundAValidatorTimedOutOnce) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::metrics_test

@@ -9,7 +9,7 @@
 #include "home.h"
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::network_test {
 namespace {
 
 constexpr std::string_view kChainId = "gridledger-testnet";
@@ -199,4 +199,4 @@ TEST(FourValidators, AgreeUnderLoadSurviveCrashesAndCatchUp) {
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::network_test

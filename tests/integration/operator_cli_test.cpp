@@ -22,7 +22,7 @@
 #include "support/temp_dir.h"
 #include "support/testnet.h"
 
-namespace gridledger {
+namespace gridledger::operator_cli_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -359,4 +359,4 @@ TEST(OperatorCli, JsonLogFormatWritesEveryLineAsOneJsonObjectWithItsFields) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::operator_cli_test

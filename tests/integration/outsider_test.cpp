@@ -17,7 +17,7 @@
 #include "network_support.h"
 #include "unit/p2p/test_clients.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::outsider_test {
 namespace {
 
 using p2p::test::TlsTestClient;
@@ -217,4 +217,4 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::outsider_test

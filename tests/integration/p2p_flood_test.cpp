@@ -16,7 +16,7 @@
 #include "support/sanitizer.h"
 #include "unit/p2p/test_clients.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::p2p_flood_test {
 namespace {
 
 constexpr std::size_t kFlooder = 3;
@@ -155,4 +155,4 @@ TEST_F(P2pFlood, FiveHundredConnectionsAnnouncingTheLargestFramesLeaveTheMemoryB
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::p2p_flood_test

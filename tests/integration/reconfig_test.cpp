@@ -19,7 +19,7 @@
 #include "home.h"
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::reconfig_test {
 namespace {
 
 /** The number of lines of `log` that match `pattern`. */
@@ -265,4 +265,4 @@ TEST(Reconfiguration, AValidatorThatWasDownWhileTheSetChangedCrossesTheEpochOnIt
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::reconfig_test

@@ -14,7 +14,7 @@
 #include "home.h"
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::replay_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -212,4 +212,4 @@ TEST(Replay, OverRpcMatchesTheDataDirReplayAndTrustsNothingTheNodeServes) {
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::replay_test

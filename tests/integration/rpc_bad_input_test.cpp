@@ -15,7 +15,7 @@
 #include "support/tx_frames.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger {
+namespace gridledger::rpc_bad_input_test {
 namespace {
 
 namespace json = boost::json;
@@ -226,4 +226,4 @@ TEST_F(RpcBadInput, OversizedBodyIsRefusedWith413AndTheNodeKeepsServing) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::rpc_bad_input_test

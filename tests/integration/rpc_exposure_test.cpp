@@ -16,7 +16,7 @@
 #include "support/ws_client.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger {
+namespace gridledger::rpc_exposure_test {
 namespace {
 
 namespace json = boost::json;
@@ -232,4 +232,4 @@ TEST_F(RpcExposure, TokenGuardsThePublicListenerAndTheCliSendsIt) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::rpc_exposure_test

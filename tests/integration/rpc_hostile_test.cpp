@@ -32,7 +32,7 @@
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger {
+namespace gridledger::rpc_hostile_test {
 namespace {
 
 namespace json = boost::json;
@@ -359,4 +359,4 @@ TEST_F(RpcHostile, UnknownMethodsGetMethodNotFoundAndNotificationsOfThemNoAnswer
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::rpc_hostile_test

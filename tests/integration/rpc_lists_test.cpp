@@ -17,7 +17,7 @@
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger {
+namespace gridledger::rpc_lists_test {
 namespace {
 
 namespace json = boost::json;
@@ -255,4 +255,4 @@ TEST_F(RpcLists, BadCursorsHeightsAndLimitsAreInvalidParamsWithTheirReason) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::rpc_lists_test

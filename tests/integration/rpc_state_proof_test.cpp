@@ -21,7 +21,7 @@
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
-namespace gridledger {
+namespace gridledger::rpc_state_proof_test {
 namespace {
 
 namespace json = boost::json;
@@ -381,4 +381,4 @@ TEST_F(RpcStateProof, UnknownHeightsAndMalformedKeysGetStableReasons) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::rpc_state_proof_test

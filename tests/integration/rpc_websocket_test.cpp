@@ -24,7 +24,7 @@
 #include "support/process.h"
 #include "support/ws_client.h"
 
-namespace gridledger {
+namespace gridledger::rpc_websocket_test {
 namespace {
 
 namespace json = boost::json;
@@ -249,4 +249,4 @@ TEST(RpcWebSocket, EachSettledEpochIsNotifiedOnceInOrderAsTheChainRecordsIt) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::rpc_websocket_test

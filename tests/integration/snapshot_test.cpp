@@ -17,7 +17,7 @@
 #include "home.h"
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::snapshot_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -298,4 +298,4 @@ TEST(SnapshotImport, AFullNodeStartsFromASnapshotAndAnswersAsTheValidatorsDo) {
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::snapshot_test

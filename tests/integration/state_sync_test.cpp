@@ -16,7 +16,7 @@
 #include "home.h"
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::state_sync_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -142,4 +142,4 @@ TEST(StateSync, AFullNodeStartsFromItsPeersStateAndRefusesATamperedChunk) {
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::state_sync_test

@@ -32,7 +32,7 @@
 #include "support/node_process.h"
 #include "support/ws_client.h"
 
-namespace gridledger {
+namespace gridledger::task_cli_test {
 namespace {
 
 namespace json = boost::json;
@@ -757,4 +757,4 @@ TEST(TaskCli, AnUpheldSpotCheckSlashesTheProviderAndRefundsTheConsumerFromTheSla
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::task_cli_test

@@ -20,7 +20,7 @@
 #include "support/temp_dir.h"
 #include "support/testnet.h"
 
-namespace gridledger {
+namespace gridledger::testnet_cli_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -295,4 +295,4 @@ TEST(Testnet, OneValidatorNetworkCommitsBlocksAcceptsADevTransferAndRestarts) {
 }
 
 }  // namespace
-}  // namespace gridledger
+}  // namespace gridledger::testnet_cli_test

@@ -9,7 +9,7 @@
 
 #include "network_support.h"
 
-namespace gridledger::testing {
+namespace gridledger::testing::wiped_validator_test {
 namespace {
 
 constexpr std::size_t kWiped = 3;
@@ -112,4 +112,4 @@ TEST(WipedValidator, SignsNothingUntilAtTheHeadThenResumesAboveEveryRoundItSigne
 }
 
 }  // namespace
-}  // namespace gridledger::testing
+}  // namespace gridledger::testing::wiped_validator_test
