@@ -65,9 +65,9 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 	-Wno-maybe-uninitialized
 ASAN_LINE_TABLES = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG"
 ASAN_LABELS ?= unit|sim
-## The simulator's seeded sweeps run every eighth seed here (the plain build runs them all): the
+## The simulator's seeded sweeps run every fourth seed here (the plain build runs them all): the
 ## instrumented runs look for memory and undefined-behaviour errors, which that sample finds too.
-ASAN_SIM_SEED_DIVISOR ?= 8
+ASAN_SIM_SEED_DIVISOR ?= 4
 ASAN_UNIT_TARGETS = --target base_unit_test ledger_unit_test consensus_unit_test \
 	contracts_unit_test rpc_unit_test p2p_unit_test node_unit_test sim_test floors_test
 asan-test: deps
