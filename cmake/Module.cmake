@@ -87,8 +87,9 @@ endfunction()
 # One test executable of several sources, linked once instead of once per source, where each
 # source is its own ctest entry: named after the file (network_test.cpp: network_test), it runs
 # the test suites that file declares (--gtest_filter=FourValidators.*). The suites are read from
-# the sources' TEST and TEST_F lines at configure time, so a suite belongs to one source only;
-# parameterised and typed tests, whose full names carry a prefix, are refused.
+# the sources' TEST and TEST_F lines at configure time (an edit of a source configures again, so
+# that a suite it gains runs), and a suite belongs to one source only; parameterised and typed
+# tests, whose full names carry a prefix, are refused.
 function(gridledger_test_group name)
     cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "DEPS;SOURCES" ${ARGN})
     gridledger_test_executable(${name} DEPS ${ARG_DEPS} SOURCES ${ARG_SOURCES})
@@ -97,6 +98,7 @@ function(gridledger_test_group name)
     endif()
     foreach(source ${ARG_SOURCES})
         get_filename_component(test ${source} NAME_WE)
+        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${source})
         file(STRINGS ${source} unsupported REGEX "^(TEST_P|TYPED_TEST|TYPED_TEST_P)\\(")
         if(unsupported)
             message(FATAL_ERROR "${source}: gridledger_test_group takes TEST and TEST_F only")
