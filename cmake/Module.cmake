@@ -90,7 +90,8 @@ function(gridledger_test name)
     gridledger_add_test(${name} "${ARG_LABEL}" "${ARG_TIMEOUT}" ${name})
 endfunction()
 
-# gridledger_test_group(<name> LABEL <label> [TIMEOUT <seconds>] DEPS <targets>... SOURCES <files>...)
+# gridledger_test_group(<name> LABEL <label> [TIMEOUT <seconds>]
+#                       DEPS <targets>... SOURCES <files>...)
 #
 # One test executable of several sources, linked once instead of once per source, where each
 # source is its own ctest entry: named after the file (network_test.cpp: network_test), it runs
@@ -120,12 +121,14 @@ function(gridledger_test_group name)
         endif()
         foreach(suite ${suites})
             if(DEFINED owner_${suite})
-                message(FATAL_ERROR "test suite ${suite} is declared in ${owner_${suite}} and ${source}")
+                message(FATAL_ERROR
+                    "test suite ${suite} is declared in ${owner_${suite}} and ${source}")
             endif()
             set(owner_${suite} ${source})
         endforeach()
         list(TRANSFORM suites APPEND ".*")
         list(JOIN suites ":" filter)
-        gridledger_add_test(${test} "${ARG_LABEL}" "${ARG_TIMEOUT}" ${name} --gtest_filter=${filter})
+        gridledger_add_test(${test} "${ARG_LABEL}" "${ARG_TIMEOUT}"
+            ${name} --gtest_filter=${filter})
     endforeach()
 endfunction()
