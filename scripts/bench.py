@@ -153,6 +153,15 @@ def main():
         p99 = wan[f"wan_{name}_p99_ms"] / wan["wan_tcp_p99_ms"]
         row(f"WAN, 10 of 31 members down / none ({label})", "", f"p50 {p50:.2f}, p99 {p99:.2f}",
             "≤ 2", p50 <= 2 and p99 <= 2)
+    row("WAN with certified batches: commit latency; batch made to executed; signature checks "
+        "per executed tx",
+        f"p50 {wan['wan_batches_p50_ms']:.0f} ms, p99 {wan['wan_batches_p99_ms']:.0f} ms; "
+        f"p50 {wan['wan_batches_batch_p50_ms']:.0f} ms, p99 {wan['wan_batches_batch_p99_ms']:.0f} ms; "
+        f"{wan['wan_batches_checks_per_tx']:.1f}", "", "", None)
+    p50 = wan["wan_batches_crashed_p50_ms"] / wan["wan_batches_p50_ms"]
+    p99 = wan["wan_batches_crashed_p99_ms"] / wan["wan_batches_p99_ms"]
+    row("WAN with certified batches, 10 of 31 members down / none (T0 1 s)", "",
+        f"p50 {p50:.2f}, p99 {p99:.2f}", "", None)
     join = values(os.path.join(results, "join.txt"))
     ratio = join["join_ratio_to_replay"]
     row(f"state sync join, 4 validators, {join['chain_blocks']:,.0f} blocks, "

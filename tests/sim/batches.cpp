@@ -10,10 +10,6 @@
 namespace gridledger::sim {
 namespace {
 
-/** How long an author waits for acknowledgements before it asks every other member. */
-constexpr std::uint64_t kAckRetryMs = 400;
-/** How long a member waits for a batch's data before it asks the next signer. */
-constexpr std::uint64_t kFetchRetryMs = 300;
 /** Certificates a leader puts in one block. */
 constexpr std::size_t kCertsPerBlock = 8;
 /** A transaction of the simulator whose signature is bad. */
@@ -110,6 +106,7 @@ void Simulator::makeBatch(std::size_t i, std::size_t count) {
     }
     const Hash256 digest = consensus::batchDigest(*batch);
     inst.store.batches.emplace(digest, batch);
+    batchMadeAt_.try_emplace(digest, now_);
     // The author verified its transactions at admission and signs at once; a forger signs its
     // own bad batch all the same.
     batchTxsVerified_ += forger ? 0 : batch->txs.size();
@@ -129,7 +126,8 @@ void Simulator::makeBatch(std::size_t i, std::size_t count) {
         }
         send(i, j, BatchPut{batch, sign});
     }
-    schedule(now_ + kAckRetryMs, Item{i, inst.incarnation, BatchTimer{digest, false}});
+    schedule(now_ + scenario_.batchAckRetryMs,
+             Item{i, inst.incarnation, BatchTimer{digest, false}});
     onBatchAck(i, BatchAck{digest, *author, inst.acks[digest].at(*author)});
 }
 
@@ -254,7 +252,7 @@ void Simulator::batchTimer(std::size_t i, const BatchTimer& timer) {
                 send(i, j, BatchPut{data->second, true});
             }
         }
-        schedule(now_ + kAckRetryMs, Item{i, inst.incarnation, timer});
+        schedule(now_ + scenario_.batchAckRetryMs, Item{i, inst.incarnation, timer});
         return;
     }
     const auto it = inst.fetching.find(timer.digest);
@@ -265,7 +263,7 @@ void Simulator::batchTimer(std::size_t i, const BatchTimer& timer) {
     const std::size_t signer = fetching.signers[fetching.next++ % fetching.signers.size()];
     ++batchFetches_;
     send(i, signer, BatchRequest{timer.digest});
-    schedule(now_ + kFetchRetryMs, Item{i, inst.incarnation, timer});
+    schedule(now_ + scenario_.batchFetchRetryMs, Item{i, inst.incarnation, timer});
 }
 
 Result<std::set<Hash256>> Simulator::missingBatches(std::size_t i, const codec::Block& block) {
@@ -374,6 +372,9 @@ void Simulator::executeBatches(std::size_t i, const codec::Block& block) {
         }
         if (executedBatches_.insert(cert->digest).second) {
             batchTxsExecuted_ += batch.txs.size();
+        }
+        if (const auto made = batchMadeAt_.find(cert->digest); made != batchMadeAt_.end()) {
+            batchExecutions_.push_back(BatchExecution{made->second, now_});
         }
     }
 }

@@ -165,6 +165,11 @@ struct Scenario {
     /** Proposals carry certificates of batches instead of transactions (docs/protocol.md §14):
      * arriving transactions become a batch of the member they arrive at. */
     bool certifiedBatches = false;
+    /** Certified batches: how long an author waits for the acknowledgements of the members it
+     * asked before it asks every other member, and how long a member waits for a batch's data
+     * before it asks the next signer. Both outlast a round trip on the scenario's links. */
+    std::uint64_t batchAckRetryMs = 400;
+    std::uint64_t batchFetchRetryMs = 300;
 
     /**
      * With at most f faulty members and the real rules: after GST every honest instance commits

@@ -297,6 +297,15 @@ class Simulator {
     }
     /** When the block's author first broadcast it, if it did. */
     [[nodiscard]] std::optional<std::uint64_t> proposedAt(const Hash256& id) const;
+    /** Certified batches: for each batch an instance executed, when its author made it and
+     * when that instance executed it (the commit of the block that first held it). */
+    struct BatchExecution {
+        std::uint64_t madeAt = 0;
+        std::uint64_t executedAt = 0;
+    };
+    [[nodiscard]] const std::vector<BatchExecution>& batchExecutions() const {
+        return batchExecutions_;
+    }
     [[nodiscard]] const Checker& checker() const { return checker_; }
     [[nodiscard]] const Keyring& keys() const { return keys_; }
     /** The outcome so far. */
@@ -504,6 +513,8 @@ class Simulator {
     std::map<Hash256, std::uint64_t> proposedAt_;
     std::uint64_t batchTxsVerified_ = 0;
     std::set<Hash256> executedBatches_;  // by any instance
+    std::map<Hash256, std::uint64_t> batchMadeAt_;
+    std::vector<BatchExecution> batchExecutions_;
     std::uint64_t batchTxsExecuted_ = 0;
     std::uint64_t refusedBatches_ = 0;
     std::uint64_t batchFetches_ = 0;

@@ -25,6 +25,14 @@ struct WanOptions {
     std::size_t crashedMembers = 0;
     /** The round timeout T0 (0: the node's default). */
     std::uint64_t t0Ms = 0;
+    /**
+     * Proposals carry certificates of batches instead of transactions (docs/protocol.md §14).
+     * Transactions then arrive at a random validator every 1..2·txIntervalMs, up to 5 at once;
+     * a member packs each arrival into a batch and a follower drops it. Without, mempools never
+     * run dry.
+     */
+    bool certifiedBatches = false;
+    std::uint64_t txIntervalMs = 25;
     std::uint64_t seed = 1;
     std::uint64_t endMs = 60'000;
 };
@@ -59,6 +67,14 @@ struct WanFigures {
     double memberBytes = 0;
     double followerMessages = 0;
     double followerBytes = 0;
+    /** Certified batches: transactions executed (each batch once), and the signature checks
+     * the members made of them, per executed transaction. */
+    std::uint64_t batchTxsExecuted = 0;
+    double checksPerExecutedTx = 0;
+    /** Certified batches: from a batch's making by its author to its execution, at each live
+     * validator, for batches made after the warm-up: the median and the 99th percentile. */
+    std::uint64_t batchP50Ms = 0;
+    std::uint64_t batchP99Ms = 0;
 };
 
 /** Measures a run of a makeWanScenario scenario (with RunOptions::countTraffic). Blocks proposed
