@@ -1,6 +1,7 @@
 // Digests, verification and assembly of votes, timeouts and their certificates.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -365,15 +366,19 @@ std::size_t batchCertThreshold(const Committee& committee) {
 }
 
 std::vector<std::size_t> batchSigners(const Committee& committee, const Hash256& digest,
-                                      std::size_t author) {
+                                      std::size_t author, const std::set<std::size_t>& silent) {
     const std::size_t n = committee.size();
+    const std::size_t wanted = std::min(batchCertThreshold(committee), n);
+    const auto start = static_cast<std::size_t>(readU64(digest.view()) % n);
     std::vector<std::size_t> out{author};
-    std::size_t at = static_cast<std::size_t>(readU64(digest.view()) % n);
-    while (out.size() < std::min(batchCertThreshold(committee), n)) {
-        if (at != author) {
-            out.push_back(at);
+    // First the members that answer, then, if too few, the silent ones.
+    for (const bool takeSilent : {false, true}) {
+        for (std::size_t k = 0; k < n && out.size() < wanted; ++k) {
+            const std::size_t at = (start + k) % n;
+            if (at != author && silent.contains(at) == takeSilent) {
+                out.push_back(at);
+            }
         }
-        at = (at + 1) % n;
     }
     return out;
 }

@@ -10,8 +10,6 @@
 namespace gridledger::sim {
 namespace {
 
-/** Certificates a leader puts in one block. */
-constexpr std::size_t kCertsPerBlock = 8;
 /** A transaction of the simulator whose signature is bad. */
 constexpr std::string_view kBadTx = "bad/";
 constexpr std::string_view kCertTag = "batch-cert";
@@ -113,7 +111,14 @@ void Simulator::makeBatch(std::size_t i, std::size_t count) {
     inst.acks[digest].emplace(
         *author, keys_.sign(inst.key, consensus::batchAckDigest(scenario_.options.chainId,
                                                                 batch->epoch, digest)));
-    const auto asked = consensus::batchSigners(committee, digest, *author);
+    std::set<std::size_t> silent;
+    for (const auto& key : inst.silent) {
+        if (const auto member = committee.indexOf(key)) {
+            silent.insert(*member);
+        }
+    }
+    const auto asked = consensus::batchSigners(committee, digest, *author, silent);
+    inst.awaiting[digest].insert(asked.begin() + 1, asked.end());
     for (std::size_t j = 0; j < instances_.size(); ++j) {
         if (j == i) {
             continue;
@@ -163,16 +168,31 @@ void Simulator::onBatchPut(std::size_t i, std::size_t from, const BatchPut& put)
 
 void Simulator::onBatchAck(std::size_t i, const BatchAck& ack) {
     Instance& inst = instances_[i];
-    const auto pending = inst.acks.find(ack.digest);
-    if (pending == inst.acks.end() || !inst.core()) {
-        return;  // certified already, or not this member's batch
+    if (!inst.core()) {
+        return;
     }
     const consensus::Committee& committee = inst.core()->committee();
+    const auto pending = inst.acks.find(ack.digest);
+    const auto awaiting = inst.awaiting.find(ack.digest);
+    const bool awaited = awaiting != inst.awaiting.end() && awaiting->second.contains(ack.member);
+    const bool silent =
+        ack.member < committee.size() && inst.silent.contains(committee.member(ack.member));
+    if (pending == inst.acks.end() && !awaited && !silent) {
+        return;  // certified already, or not this member's batch
+    }
     if (ack.member >= committee.size() ||
         !keys_.verify(
             committee.member(ack.member),
             consensus::batchAckDigest(scenario_.options.chainId, committee.epoch(), ack.digest),
             ack.signature)) {
+        return;
+    }
+    // An answer, even to a batch certified since, shows the member answers.
+    if (awaited) {
+        awaiting->second.erase(ack.member);
+    }
+    inst.silent.erase(committee.member(ack.member));
+    if (pending == inst.acks.end()) {
         return;
     }
     pending->second.emplace(ack.member, ack.signature);
@@ -239,17 +259,30 @@ void Simulator::onBatchReply(std::size_t i, const std::shared_ptr<const consensu
 void Simulator::batchTimer(std::size_t i, const BatchTimer& timer) {
     Instance& inst = instances_[i];
     if (!timer.fetch) {
+        // The members asked that have not answered by now are slow or down: the next batches
+        // pass over them until they answer.
+        if (const auto awaiting = inst.awaiting.find(timer.digest);
+            awaiting != inst.awaiting.end()) {
+            for (const auto member : awaiting->second) {
+                if (inst.core() && member < inst.core()->committee().size()) {
+                    inst.silent.insert(inst.core()->committee().member(member));
+                }
+            }
+            inst.awaiting.erase(awaiting);
+        }
         const auto pending = inst.acks.find(timer.digest);
         const auto data = inst.store.batches.find(timer.digest);
         if (pending == inst.acks.end() || data == inst.store.batches.end() || !inst.core()) {
             return;
         }
-        // Some of the members asked are slow or faulty: ask every member that has not signed.
+        // This one goes to every member that has not signed.
         const consensus::Committee& committee = inst.core()->committee();
+        std::set<std::size_t>& asked = inst.awaiting[timer.digest];
         for (std::size_t j = 0; j < instances_.size(); ++j) {
             const auto member = committee.indexOf(keys_.publicKey(instances_[j].key));
             if (j != i && member && !pending->second.contains(*member)) {
                 send(i, j, BatchPut{data->second, true});
+                asked.insert(*member);
             }
         }
         schedule(now_ + scenario_.batchAckRetryMs, Item{i, inst.incarnation, timer});
@@ -319,7 +352,7 @@ consensus::ProposalPayload Simulator::collectCerts(std::size_t i) {
         payload.txs.push_back(certEntry(*inst.forgedCert));
     }
     for (const auto& cert : inst.certs) {
-        if (payload.txs.size() == kCertsPerBlock) {
+        if (payload.txs.size() == scenario_.certsPerBlock) {
             payload.more = true;
             break;
         }

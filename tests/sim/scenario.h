@@ -170,6 +170,8 @@ struct Scenario {
      * before it asks the next signer. Both outlast a round trip on the scenario's links. */
     std::uint64_t batchAckRetryMs = 400;
     std::uint64_t batchFetchRetryMs = 300;
+    /** Certified batches: the certificates a leader puts in one proposal. */
+    std::size_t certsPerBlock = 8;
 
     /**
      * With at most f faulty members and the real rules: after GST every honest instance commits

@@ -90,5 +90,24 @@ TEST(Wan, WithCertifiedBatchesEachSignatureIsCheckedByFPlusOneMembersNotByEveryV
     EXPECT_LT(figures.batchP99Ms, 5'000U);
 }
 
+TEST(Wan, WithTenMembersDownAnAuthorAsksTheMembersThatAnswerAndOnlyThem) {
+    const auto run = shortRun(10, true);
+    Simulator& sim = *run;
+    const RunResult r = sim.run();
+    ASSERT_FALSE(r.violation.has_value()) << r.report;
+    const WanFigures figures = measureWan(sim, kWarmupMs);
+    EXPECT_EQ(figures.liveValidators, 90U);
+    ASSERT_GT(figures.batchTxsExecuted, 0U);
+    // With 10 of the 30 others down, nearly every batch's f = 10 picked members include a dead
+    // one: asking them alone, its author would wait for the retry and then ask every member,
+    // and all 21 live members would check it. Passing over the members that did not answer,
+    // an author's batches go to live members from its first stalled batch on: about f + 1
+    // checks, and no wait for the retry.
+    const auto fPlusOne = static_cast<double>(consensus::maxFaultyOf(31) + 1);
+    EXPECT_GE(figures.checksPerExecutedTx, fPlusOne);
+    EXPECT_LT(figures.checksPerExecutedTx, 1.5 * fPlusOne);
+    EXPECT_LT(figures.batchP50Ms, 2'000U);
+}
+
 }  // namespace
 }  // namespace gridledger::sim::sim_wan_test

@@ -532,6 +532,8 @@ void Simulator::crashNow(std::size_t i) {
     inst.held.clear();     // so do held blocks, fetches and the acknowledgements of own batches
     inst.fetching.clear();
     inst.acks.clear();
+    inst.awaiting.clear();
+    inst.silent.clear();
     ++inst.incarnation;  // its timers and loopback events die with it
 }
 

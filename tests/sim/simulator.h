@@ -168,11 +168,16 @@ struct Instance {
     std::size_t rejections = 0;
     Traffic sent;  // counted with RunOptions::countTraffic
     /** Certified batches: this member's batches not certified yet (acknowledgements by member),
-     * the certificates it can propose (arrival order), a forger's made-up certificate, blocks held
-     * until the data of their batches arrives (each with the digests still missing), and the
-     * batches it asks for (the cert's signers, and the next one to ask). */
+     * the members asked to sign one of its batches that have not answered yet (until that
+     * batch's retry timer, which fires once more after the batch is certified), the members that
+     * left a request unanswered until its retry and have not answered since, the certificates it
+     * can propose (arrival order), a forger's made-up certificate, blocks held until the data of
+     * their batches arrives (each with the digests still missing), and the batches it asks for
+     * (the cert's signers, and the next one to ask). */
     std::uint64_t batchSerial = 0;
     std::map<Hash256, std::map<std::size_t, Signature>> acks;
+    std::map<Hash256, std::set<std::size_t>> awaiting;
+    std::set<PubKey> silent;
     std::vector<consensus::BatchCert> certs;
     std::optional<consensus::BatchCert> forgedCert;
     struct Held {

@@ -54,6 +54,9 @@ Scenario makeWanScenario(const WanOptions& options) {
     // for the signer it asked for a batch's data.
     s.batchAckRetryMs = 5 * options.maxDelayMs;
     s.batchFetchRetryMs = 3 * options.maxDelayMs;
+    // About 12 batches are certified a second, and with 10 members down about 1.5 blocks
+    // commit: a proposal has room for 32 certificates, so that batches do not queue for it.
+    s.certsPerBlock = 32;
     s.endlessMempool = !options.certifiedBatches;
     // Without batches, no random arrivals: the mempools are endless.
     s.txIntervalMs = options.certifiedBatches ? options.txIntervalMs : options.endMs;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -56,10 +57,13 @@ struct BatchCert {
 /**
  * The members an author asks to verify and sign its batch: the author (member `author`) first,
  * then the next f members in member order from position (first 8 bytes of `digest`, big-endian)
- * mod n, skipping the author. So the work of verifying spreads over the committee by digest.
+ * mod n, skipping the author and the members in `silent` (those the author found not answering).
+ * So the work of verifying spreads over the committee by digest. When fewer than f members are
+ * neither the author nor silent, the silent ones fill the rest, in the same order.
  */
 [[nodiscard]] std::vector<std::size_t> batchSigners(const Committee& committee,
-                                                    const Hash256& digest, std::size_t author);
+                                                    const Hash256& digest, std::size_t author,
+                                                    const std::set<std::size_t>& silent = {});
 
 /** The certificate of batch `digest` from acknowledgements by member index; fails with
  * kInvalidArgument below the threshold or on an index beyond n. */

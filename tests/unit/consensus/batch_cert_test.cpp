@@ -101,6 +101,33 @@ TEST(BatchSigners, TheAuthorAndFOthersChosenByTheDigest) {
     EXPECT_EQ(firstOthers.size(), committee.size() - 1);
 }
 
+TEST(BatchSigners, MembersFoundSilentArePassedOverWhileEnoughOthersAnswer) {
+    const auto keys = testKeys(7);  // f = 2
+    const Committee committee = makeCommittee(keys);
+    for (std::uint64_t serial = 0; serial < 20; ++serial) {
+        Batch batch = sampleBatch(keys[2].publicKey());
+        batch.serial = serial;
+        const Hash256 digest = batchDigest(batch);
+        const auto usual = batchSigners(committee, digest, 2);
+        // Members silent but the usual ones change nothing.
+        std::set<std::size_t> unasked{0, 1, 3, 4, 5, 6};
+        unasked.erase(usual[1]);
+        unasked.erase(usual[2]);
+        EXPECT_EQ(batchSigners(committee, digest, 2, unasked), usual);
+        // With the usual first other silent, the author asks the next one that answers.
+        const std::set<std::size_t> silent{usual[1]};
+        const auto signers = batchSigners(committee, digest, 2, silent);
+        ASSERT_EQ(signers.size(), 3U);
+        EXPECT_EQ(signers.front(), 2U);
+        EXPECT_EQ(signers[1], usual[2]);
+        std::size_t next = (usual[2] + 1) % committee.size();
+        next = next == 2 ? next + 1 : next;
+        EXPECT_EQ(signers[2], next);
+        // All six silent: the usual ones, since f others must be asked.
+        EXPECT_EQ(batchSigners(committee, digest, 2, {0, 1, 3, 4, 5, 6}), usual);
+    }
+}
+
 TEST(BatchCert, FPlusOneAcknowledgementsCertifyAndFDoNot) {
     const auto keys = testKeys(7);  // f = 2
     const Committee committee = makeCommittee(keys);
