@@ -27,8 +27,13 @@ ByteView view(const rocksdb::Slice& s) {
 constexpr int kBloomBitsPerKey = 10;
 /** The memtable prefix Bloom filter's size as a share of the write buffer. */
 constexpr double kMemtablePrefixBloomRatio = 0.1;
-/** Buckets of a hashed column's memtable, each a skip list of the keys of the prefixes in it. */
-constexpr std::size_t kHashedMemtableBuckets = std::size_t{1} << 16U;
+/**
+ * Buckets of a hashed column's memtable, each a skip list of the keys of the prefixes in it. A
+ * full memtable (64 MiB) holds about 600,000 state value or transaction index records: with 2^20
+ * buckets (8 MiB of pointers per memtable) most hold one key, so an insert or a read compares
+ * against one key instead of searching a list of about ten.
+ */
+constexpr std::size_t kHashedMemtableBuckets = std::size_t{1} << 20U;
 
 Error storageError(const rocksdb::Status& status) {
     return Error{ErrorCode::kStorage, "rocksdb: " + status.ToString()};
