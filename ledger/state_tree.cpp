@@ -407,7 +407,7 @@ void StateTree::committed(std::uint64_t version) {
     if (pendingVersion_ != version) {
         return;
     }
-    latest_->advance(version, std::move(pending_));
+    latest_->advance(version, pending_);
     pendingVersion_.reset();
     pending_.clear();
 }

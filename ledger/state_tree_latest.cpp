@@ -1,12 +1,22 @@
 #include "state_tree_latest.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <utility>
 
 namespace gridledger::ledger::tree {
 
-std::size_t LatestValues::KeyHash::operator()(const Hash256& key) const noexcept {
+std::optional<Bytes> KeyTable::Entry::value() const {
+    if (!present) {
+        return std::nullopt;
+    }
+    const std::uint8_t* data = size <= kInlineBytes ? inlineBytes.data() : heap.get();
+    return Bytes(data, data + size);
+}
+
+std::uint64_t KeyTable::hashOf(const Hash256& key) {
     // Ledger keys are SHA-256 digests, but the tree takes any key: mix all four words, so that
     // keys differing only in their last bytes spread too.
     std::uint64_t mixed = 0;
@@ -15,7 +25,117 @@ std::size_t LatestValues::KeyHash::operator()(const Hash256& key) const noexcept
         std::memcpy(&part, key.data() + word, sizeof part);
         mixed = (mixed ^ part) * 0x9e3779b97f4a7c15ULL;
     }
-    return static_cast<std::size_t>(mixed ^ (mixed >> 32U));
+    // A product's low bits depend on its factors' low bits only: mix the high ones down, since
+    // the low bits pick the slot.
+    mixed ^= mixed >> 33U;
+    mixed *= 0xff51afd7ed558ccdULL;
+    mixed ^= mixed >> 33U;
+    return mixed;
+}
+
+std::size_t KeyTable::footprint(std::size_t valueSize) {
+    // The entry, four index slots (the index is between a quarter and half full), and a value
+    // too long to be kept in place.
+    return sizeof(Entry) + 4 * sizeof(std::uint64_t) + (valueSize > kInlineBytes ? valueSize : 0);
+}
+
+void KeyTable::store(Entry& entry, const std::optional<Bytes>& value) {
+    entry.present = value.has_value();
+    entry.size = value ? static_cast<std::uint32_t>(value->size()) : 0;
+    entry.heap.reset();
+    if (!value) {
+        return;
+    }
+    if (value->size() <= kInlineBytes) {
+        std::copy(value->begin(), value->end(), entry.inlineBytes.begin());
+        return;
+    }
+    entry.heap = std::make_unique<std::uint8_t[]>(value->size());
+    std::copy(value->begin(), value->end(), entry.heap.get());
+}
+
+KeyTable::Entry& KeyTable::entry(std::size_t index) const {
+    return chunks_[index / kChunkEntries][index % kChunkEntries];
+}
+
+std::optional<std::size_t> KeyTable::indexOf(const Hash256& key) const {
+    if (slots_.empty()) {
+        return std::nullopt;
+    }
+    const std::uint64_t hash = hashOf(key);
+    const std::uint64_t fingerprint = hash >> 32U;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
+        const std::uint64_t slot = slots_[at];
+        if (slot == 0) {
+            return std::nullopt;
+        }
+        if (slot >> 32U == fingerprint && entry((slot & 0xffffffffU) - 1).key == key) {
+            return (slot & 0xffffffffU) - 1;
+        }
+    }
+}
+
+const KeyTable::Entry* KeyTable::find(const Hash256& key) const {
+    const auto index = indexOf(key);
+    return index ? &entry(*index) : nullptr;
+}
+
+void KeyTable::place(std::uint64_t hash, std::uint32_t index) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = hash & mask;
+    while (slots_[at] != 0) {
+        at = (at + 1) & mask;
+    }
+    slots_[at] = (hash >> 32U) << 32U | (std::uint64_t{index} + 1);
+}
+
+void KeyTable::grow() {
+    std::vector<std::uint64_t> old(std::max(kFirstSlots, slots_.size() * 2), 0);
+    old.swap(slots_);
+    for (const std::uint64_t slot : old) {
+        if (slot != 0) {
+            const auto index = static_cast<std::uint32_t>((slot & 0xffffffffU) - 1);
+            place(hashOf(entry(index).key), index);
+        }
+    }
+}
+
+bool KeyTable::set(const Hash256& key, std::uint64_t writtenAt, const std::optional<Bytes>& value,
+                   std::size_t budgetBytes) {
+    const std::size_t size = footprint(value ? value->size() : 0);
+    if (const auto index = indexOf(key)) {
+        Entry& existing = entry(*index);
+        bytes_ = bytes_ - footprint(existing.present ? existing.size : 0) + size;
+        existing.writtenAt = writtenAt;
+        store(existing, value);
+        return true;
+    }
+    // An index at most half full; entry numbers fit the slot's 32 bits.
+    if (bytes_ + size > budgetBytes || count_ >= std::numeric_limits<std::uint32_t>::max() - 1) {
+        return false;
+    }
+    if (2 * (count_ + 1) > slots_.size()) {
+        grow();
+    }
+    if (count_ % kChunkEntries == 0) {
+        chunks_.push_back(std::make_unique<Entry[]>(kChunkEntries));
+    }
+    Entry& added = entry(count_);
+    added.key = key;
+    added.writtenAt = writtenAt;
+    store(added, value);
+    place(hashOf(key), static_cast<std::uint32_t>(count_));
+    ++count_;
+    bytes_ += size;
+    return true;
+}
+
+void KeyTable::clear() {
+    std::vector<std::uint64_t>().swap(slots_);
+    chunks_.clear();
+    count_ = 0;
+    bytes_ = 0;
 }
 
 std::optional<KnownValue> LatestValues::find(const Hash256& key, std::uint64_t version) const {
@@ -23,11 +143,11 @@ std::optional<KnownValue> LatestValues::find(const Hash256& key, std::uint64_t v
     if (!tip_ || version > *tip_) {
         return std::nullopt;
     }
-    const auto it = entries_.find(key);
-    if (it == entries_.end() || version < it->second.writtenAt) {
+    const KeyTable::Entry* found = entries_.find(key);
+    if (found == nullptr || version < found->writtenAt) {
         return std::nullopt;
     }
-    return KnownValue{it->second.value};
+    return KnownValue{found->value()};
 }
 
 void LatestValues::learn(const Hash256& key, std::uint64_t version, std::uint64_t writtenAt,
@@ -35,42 +155,21 @@ void LatestValues::learn(const Hash256& key, std::uint64_t version, std::uint64_
     const std::unique_lock lock(mutex_);
     // Only a read at the tip saw the last write up to the tip; an entry already there is newer
     // or the same.
-    if (!tip_ || version != *tip_ || entries_.contains(key)) {
+    if (!tip_ || version != *tip_ || entries_.find(key) != nullptr) {
         return;
     }
-    setLocked(key, writtenAt, value);
+    entries_.set(key, writtenAt, value, budgetBytes_);
 }
 
-void LatestValues::advance(std::uint64_t version, std::vector<TreeUpdate> writes) {
+void LatestValues::advance(std::uint64_t version, std::span<const TreeUpdate> writes) {
     const std::unique_lock lock(mutex_);
     if (!tip_ || version != *tip_ + 1) {
         // A version in between may have been written without passing here.
         entries_.clear();
-        bytes_ = 0;
     }
     tip_ = version;
-    for (auto& write : writes) {
-        setLocked(write.key, version, std::move(write.value));
-    }
-}
-
-std::size_t LatestValues::footprint(const std::optional<Bytes>& value) {
-    // The map node (key, entry, link, cached hash), its bucket, and the value's allocation.
-    constexpr std::size_t kNode = sizeof(Hash256) + sizeof(Entry) + 3 * sizeof(void*);
-    return kNode + (value ? value->size() : 0);
-}
-
-void LatestValues::setLocked(const Hash256& key, std::uint64_t writtenAt,
-                             std::optional<Bytes> value) {
-    const std::size_t size = footprint(value);
-    if (const auto it = entries_.find(key); it != entries_.end()) {
-        bytes_ = bytes_ - footprint(it->second.value) + size;
-        it->second = Entry{writtenAt, std::move(value)};
-        return;
-    }
-    if (bytes_ + size <= budgetBytes_) {
-        bytes_ += size;
-        entries_.emplace(key, Entry{writtenAt, std::move(value)});
+    for (const auto& write : writes) {
+        entries_.set(write.key, version, write.value, budgetBytes_);
     }
 }
 
