@@ -91,13 +91,10 @@ void KeyTable::place(std::uint64_t hash, std::uint32_t index) {
 }
 
 void KeyTable::grow() {
-    std::vector<std::uint64_t> old(std::max(kFirstSlots, slots_.size() * 2), 0);
-    old.swap(slots_);
-    for (const std::uint64_t slot : old) {
-        if (slot != 0) {
-            const auto index = static_cast<std::uint32_t>((slot & 0xffffffffU) - 1);
-            place(hashOf(entry(index).key), index);
-        }
+    slots_.assign(std::max(kFirstSlots, slots_.size() * 2), 0);
+    // In entry order, which reads the entries one after the other.
+    for (std::size_t index = 0; index < count_; ++index) {
+        place(hashOf(entry(index).key), static_cast<std::uint32_t>(index));
     }
 }
 
