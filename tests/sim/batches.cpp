@@ -261,22 +261,26 @@ void Simulator::batchTimer(std::size_t i, const BatchTimer& timer) {
     if (!timer.fetch) {
         // The members asked that have not answered by now are slow or down: the next batches
         // pass over them until they answer.
+        if (!inst.core()) {
+            inst.awaiting.erase(timer.digest);
+            return;
+        }
+        const consensus::Committee& committee = inst.core()->committee();
         if (const auto awaiting = inst.awaiting.find(timer.digest);
             awaiting != inst.awaiting.end()) {
             for (const auto member : awaiting->second) {
-                if (inst.core() && member < inst.core()->committee().size()) {
-                    inst.silent.insert(inst.core()->committee().member(member));
+                if (member < committee.size()) {
+                    inst.silent.insert(committee.member(member));
                 }
             }
             inst.awaiting.erase(awaiting);
         }
         const auto pending = inst.acks.find(timer.digest);
         const auto data = inst.store.batches.find(timer.digest);
-        if (pending == inst.acks.end() || data == inst.store.batches.end() || !inst.core()) {
+        if (pending == inst.acks.end() || data == inst.store.batches.end()) {
             return;
         }
         // This one goes to every member that has not signed.
-        const consensus::Committee& committee = inst.core()->committee();
         std::set<std::size_t>& asked = inst.awaiting[timer.digest];
         for (std::size_t j = 0; j < instances_.size(); ++j) {
             const auto member = committee.indexOf(keys_.publicKey(instances_[j].key));
