@@ -262,6 +262,55 @@ TEST(ServerRawTxs, EachFrameGetsItsHashAndReasonInOrderAndBadFramingIsRefused) {
     EXPECT_EQ(client.get("/txs").status, 405U);
 }
 
+TEST(ServerRawTxs, ABodyOfManyReadsArrivesWholeAndTheRequestsBehindItAreServed) {
+    std::vector<std::string> seen;
+    ServerOptions options;
+    options.submitRaw = [&seen](std::span<const ByteView> raws) {
+        std::vector<Result<Hash256>> out;
+        for (const ByteView raw : raws) {
+            seen.emplace_back(raw.begin(), raw.end());
+            out.emplace_back(crypto::sha256(raw));
+        }
+        return out;
+    };
+    options.settle = [] { return Status{}; };
+    Server server(test::testMethods(), options);
+    ASSERT_TRUE(server.start());
+    HttpTestClient client(server.port());
+
+    // 1,000 transactions of 170 bytes: a body of 174,000 bytes, several times the room a body is
+    // read with, sent in pieces, with the next request written right behind its last byte.
+    std::vector<std::string> txs;
+    for (std::size_t i = 0; i < 1'000; ++i) {
+        txs.push_back(std::to_string(i) + std::string(170 - std::to_string(i).size(), 'q'));
+    }
+    const std::string body = txFrames(txs);
+    ASSERT_EQ(body.size(), 174'000U);
+    const std::string echo = requestText("echo", "[7]", 7);
+    const std::string stream =
+        "POST /txs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+        "Content-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body +
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: " +
+        std::to_string(echo.size()) + "\r\n\r\n" + echo;
+    for (std::size_t at = 0; at < stream.size(); at += 50'000) {
+        ASSERT_FALSE(client.writeRaw(std::string_view(stream).substr(at, 50'000)));
+    }
+
+    const HttpReply txsReply = client.readReply();
+    ASSERT_EQ(txsReply.status, 200U) << txsReply.body;
+    EXPECT_EQ(txsReply.body.size(), txs.size() * (Hash256::size() + 1));
+    EXPECT_EQ(seen, txs);
+    const HttpReply echoReply = client.readReply();
+    ASSERT_EQ(echoReply.status, 200U) << echoReply.body;
+    EXPECT_EQ(echoReply.json().at("result"), boost::json::parse("[7]"));
+    const HttpReply after = client.post(requestText("echo", "[8]", 8));
+    ASSERT_EQ(after.status, 200U) << after.body;
+    EXPECT_EQ(after.json().at("result"), boost::json::parse("[8]"));
+    EXPECT_EQ(server.connectionCount(), 1U);
+}
+
 TEST_F(ServerTest, TxsIsNotServedWithoutASubmitter) {
     HttpTestClient client(server_->port());
     const HttpReply reply = client.get("/txs", boost::beast::http::verb::post);
