@@ -7,6 +7,8 @@
 #include <gridledger/codec/tx.h>
 #include <gridledger/crypto/sha256.h>
 
+#include "../../../base/codec/tx_body.h"
+
 namespace gridledger::codec::codec_test {
 namespace {
 
@@ -81,6 +83,94 @@ TEST(TxCodec, GarbageAndOversizedInputAreErrorsNotCrashes) {
     }
     EXPECT_EQ(decodeTx(Bytes(kMaxTxBytes + 1, 0)).error().code, ErrorCode::kTxTooLarge);
     EXPECT_EQ(decodeTx(Bytes{}).error().code, ErrorCode::kBadLength);
+}
+
+/** Whether two bodies are the same, field by field. */
+bool sameBody(const TxBody& a, const TxBody& b) {
+    return a.chainId == b.chainId && a.sender == b.sender && a.nonce == b.nonce &&
+           a.validUntilHeight == b.validUntilHeight && a.fee == b.fee && a.payload == b.payload;
+}
+
+/** Bodies of transfers with each number zero (left out of the encoding), small, or the largest. */
+std::vector<TxBody> transferBodies() {
+    std::mt19937_64 rng(7);
+    const std::array<std::uint64_t, 4> numbers = {0, 1, 300, ~std::uint64_t{0}};
+    std::vector<TxBody> out;
+    for (std::size_t i = 0; i < 64; ++i) {
+        TxBody body;
+        body.chainId = std::vector<std::string>{"", "gridledger-dev", std::string(200, 'c')}[i % 3];
+        body.sender = crypto::SecretKey::generate().publicKey();
+        body.nonce = numbers[i % 4];
+        body.validUntilHeight = numbers[(i / 4) % 4];
+        body.fee = numbers[(i / 16) % 4];
+        Address to;
+        for (std::size_t k = 0; k < Address::kSize; ++k) {
+            to[k] = static_cast<std::uint8_t>(rng());
+        }
+        const u128 amount = i % 2 == 0 ? u128{0} : (u128{rng()} << 64U) | rng();
+        body.payload = Transfer{to, amount};
+        out.push_back(body);
+    }
+    return out;
+}
+
+TEST(TxBodyCodec, TransfersAreReadStraightFromTheirBytesAsProtobufReadsThem) {
+    for (const TxBody& body : transferBodies()) {
+        const Bytes bytes = encodeTxBody(body);
+        const std::optional<TxBody> straight = detail::transferBodyOf(bytes);
+        ASSERT_TRUE(straight) << "a canonical transfer is read without protobuf: " << toHex(bytes);
+        EXPECT_TRUE(sameBody(*straight, body));
+        const auto throughProto = detail::bodyThroughProto(bytes);
+        ASSERT_TRUE(throughProto) << throughProto.error().message;
+        EXPECT_TRUE(sameBody(*throughProto, body));
+    }
+    // Other payloads are left to protobuf.
+    TxBody cancel = transferBodies().front();
+    cancel.payload = TaskCancel{crypto::sha256(asBytes("task"))};
+    EXPECT_FALSE(detail::transferBodyOf(encodeTxBody(cancel)));
+    EXPECT_TRUE(detail::bodyThroughProto(encodeTxBody(cancel)));
+}
+
+TEST(TxBodyCodec, NoChangedTransferIsReadStraightUnlessProtobufReadsItTheSame) {
+    // Every byte of a few encoded transfers replaced, dropped, or preceded by another: whatever
+    // the straight reader takes, protobuf takes too, as the same body, so a body never has two
+    // readings and the canonical-encoding rules hold on both paths.
+    const std::array<std::uint8_t, 8> values = {0x00, 0x01, 0x02, 0x0a, 0x12, 0x7f, 0x80, 0xff};
+    std::size_t straight = 0;
+    std::size_t checked = 0;
+    const auto check = [&](const Bytes& bytes) {
+        ++checked;
+        const std::optional<TxBody> read = detail::transferBodyOf(bytes);
+        if (!read) {
+            return;
+        }
+        ++straight;
+        const auto throughProto = detail::bodyThroughProto(bytes);
+        ASSERT_TRUE(throughProto) << toHex(bytes) << ": " << throughProto.error().message;
+        EXPECT_TRUE(sameBody(*read, *throughProto)) << toHex(bytes);
+    };
+    const std::vector<TxBody> bodies = transferBodies();
+    for (std::size_t b = 0; b < bodies.size(); b += 5) {
+        const Bytes bytes = encodeTxBody(bodies[b]);
+        for (std::size_t i = 0; i <= bytes.size(); ++i) {
+            for (const std::uint8_t value : values) {
+                if (i < bytes.size()) {
+                    Bytes changed = bytes;
+                    changed[i] = value;
+                    check(changed);
+                    changed[i] = bytes[i] ^ 0x80U;
+                    check(changed);
+                }
+                Bytes inserted = bytes;
+                inserted.insert(inserted.begin() + static_cast<std::ptrdiff_t>(i), value);
+                check(inserted);
+            }
+            check(Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(i)));
+        }
+    }
+    // The changes that keep a canonical transfer (a byte of the key, the address, the amount)
+    // are read straight; the others were all checked against protobuf.
+    EXPECT_GT(straight, checked / 10);
 }
 
 TEST(BlockCodec, RoundTripsAndTheIdCoversTheHeader) {
