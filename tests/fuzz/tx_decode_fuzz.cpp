@@ -29,6 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; })) {
         throw std::logic_error("a transaction decoded from bytes protobuf does not write");
     }
+    // So does its body, whether read by hand (a transfer) or through protobuf: the body encoded
+    // again is the body it was read from.
+    if (gridledger::codec::encodeTxBody(tx->body) != tx->bodyBytes) {
+        throw std::logic_error("a transaction body decoded from bytes it does not encode to");
+    }
     (void)gridledger::codec::verifyTxSignature(*tx, "gridledger-fuzz");
     return 0;
 }
