@@ -30,6 +30,17 @@ Error malformed(const std::string& message) {
     return Error{ErrorCode::kMalformed, "snapshot manifest: " + message};
 }
 
+/**
+ * The ledger's store options for a store open for a moment (a snapshot's import, the scratch
+ * ledger of a genesis block): 2^16 buckets in each hashed memtable instead of the node's 2^20,
+ * whose 8 MiB per hashed column every open zeroes.
+ */
+storage::KvOptions momentaryStoreOptions() {
+    storage::KvOptions options;
+    options.hashedBuckets = std::size_t{1} << 16U;
+    return ledger::storeOptions(options);
+}
+
 /** Reads the manifest's fields in order; each take fails once the bytes run out. */
 class Reader {
   public:
@@ -525,7 +536,7 @@ namespace {
 Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesis& genesis,
                                    const fs::path& chainDir) {
     GL_ASSIGN_OR_RETURN(
-        store, storage::KvStore::open(chainDir, ledger::columnNames(), ledger::storeOptions()));
+        store, storage::KvStore::open(chainDir, ledger::columnNames(), momentaryStoreOptions()));
     ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
     ledger::BlockStore blocks(*store);
     contracts::Executor executor(*store, tree, blocks, genesis.chainId,
@@ -617,7 +628,7 @@ Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis) {
     Result<codec::Block> out = fail(ErrorCode::kInternal, "genesis not computed");
     {
         GL_ASSIGN_OR_RETURN(
-            store, storage::KvStore::open(scratch, ledger::columnNames(), ledger::storeOptions()));
+            store, storage::KvStore::open(scratch, ledger::columnNames(), momentaryStoreOptions()));
         ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
         ledger::BlockStore blocks(*store);
         contracts::Executor executor(*store, tree, blocks, genesis.chainId,

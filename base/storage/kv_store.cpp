@@ -27,13 +27,6 @@ ByteView view(const rocksdb::Slice& s) {
 constexpr int kBloomBitsPerKey = 10;
 /** The memtable prefix Bloom filter's size as a share of the write buffer. */
 constexpr double kMemtablePrefixBloomRatio = 0.1;
-/**
- * Buckets of a hashed column's memtable, each a skip list of the keys of the prefixes in it. A
- * full memtable (64 MiB) holds about 600,000 state value or transaction index records: with 2^20
- * buckets (8 MiB of pointers per memtable) most hold one key, so an insert or a read compares
- * against one key instead of searching a list of about ten.
- */
-constexpr std::size_t kHashedMemtableBuckets = std::size_t{1} << 20U;
 
 Error storageError(const rocksdb::Status& status) {
     return Error{ErrorCode::kStorage, "rocksdb: " + status.ToString()};
@@ -178,9 +171,13 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
                 return fail(ErrorCode::kInvalidArgument,
                             "kv store: column " + name + " hashes and filters different prefixes");
             }
+            if (options.hashedBuckets == 0) {
+                return fail(ErrorCode::kInvalidArgument,
+                            "kv store: a hashed column's memtable needs at least one bucket");
+            }
             column.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(hashed->second));
             column.memtable_factory.reset(
-                rocksdb::NewHashSkipListRepFactory(kHashedMemtableBuckets));
+                rocksdb::NewHashSkipListRepFactory(options.hashedBuckets));
             // RocksDB inserts into a hash memtable from one thread at a time only.
             dbOptions.allow_concurrent_memtable_write = false;
         }

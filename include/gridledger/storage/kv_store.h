@@ -96,6 +96,15 @@ struct KvOptions {
      * memtables one after another, not in parallel.
      */
     std::map<std::string, std::size_t, std::less<>> hashedColumns;
+    /**
+     * Buckets of each hashed column's memtable, at least 1. A full memtable (64 MiB) holds about
+     * 600,000 state value or transaction index records: with 2^20 buckets most hold one key, so
+     * an insert or a read compares against one key instead of searching a list. Each memtable
+     * made (one per hashed column at each open, then one after each flush) zeroes 8 bytes per
+     * bucket, 8 MiB at 2^20: a store opened for a moment (a scratch ledger, a snapshot's import)
+     * takes fewer.
+     */
+    std::size_t hashedBuckets = std::size_t{1} << 20U;
 };
 
 /**

@@ -152,6 +152,41 @@ TEST(KvStoreHashedTest, ReadsAsAnOrderedColumnDoes) {
     expectReads(**store, written);
 }
 
+TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
+    gridledger::testing::TempDir dir;
+    std::set<Bytes> written;
+    {
+        // One bucket: every prefix in the same list.
+        KvOptions one = hashedOptions();
+        one.hashedBuckets = 1;
+        auto store = KvStore::open(dir.path(), kColumns, one);
+        ASSERT_TRUE(store) << store.error().message;
+        WriteBatch batch = (*store)->batch();
+        for (std::uint64_t version = 2; version <= 20; version += 2) {
+            for (std::uint32_t i = 0; i < 64; ++i) {
+                const Bytes key = versionedKey((i * 37U) % 64U, version);
+                batch.put(0, key, Bytes(8, key.back()));
+                written.insert(key);
+            }
+        }
+        ASSERT_TRUE((*store)->write(batch, true));
+        SCOPED_TRACE("one bucket");
+        expectReads(**store, written);
+    }
+    // The buckets are the memtable's alone: the store reopens with the default number.
+    auto store = KvStore::open(dir.path(), kColumns, hashedOptions());
+    ASSERT_TRUE(store) << store.error().message;
+    SCOPED_TRACE("reopened with 2^20 buckets");
+    expectReads(**store, written);
+
+    KvOptions none = hashedOptions();
+    none.hashedBuckets = 0;
+    gridledger::testing::TempDir other;
+    const auto refused = KvStore::open(other.path(), kColumns, none);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+}
+
 TEST(KvStoreHashedTest, PrefixLengthsMustAgree) {
     gridledger::testing::TempDir dir;
     KvOptions options = hashedOptions();
