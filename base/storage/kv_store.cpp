@@ -138,6 +138,10 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
     rocksdb::ColumnFamilyOptions cfOptions;
     cfOptions.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
 
+    if (!options.hashedColumns.empty() && options.hashedBuckets == 0) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "kv store: a hashed column's memtable needs at least one bucket");
+    }
     // A database holding a family this list lacks was written in another layout.
     if (std::vector<std::string> existing;
         rocksdb::DB::ListColumnFamilies(dbOptions, path.string(), &existing).ok()) {
@@ -170,10 +174,6 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
                 prefix != options.prefixColumns.end() && prefix->second != hashed->second) {
                 return fail(ErrorCode::kInvalidArgument,
                             "kv store: column " + name + " hashes and filters different prefixes");
-            }
-            if (options.hashedBuckets == 0) {
-                return fail(ErrorCode::kInvalidArgument,
-                            "kv store: a hashed column's memtable needs at least one bucket");
             }
             column.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(hashed->second));
             column.memtable_factory.reset(
