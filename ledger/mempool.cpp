@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <queue>
 
@@ -29,13 +28,6 @@ TxRules rulesOf(const MempoolOptions& options) {
 }
 
 }  // namespace
-
-std::size_t Mempool::HashKey::operator()(const Hash256& hash) const noexcept {
-    // Tx hashes are SHA-256 digests: any 8 of their bytes are already uniformly spread.
-    std::size_t out = 0;
-    std::memcpy(&out, hash.data(), sizeof out);
-    return out;
-}
 
 Mempool::Mempool(MempoolOptions options, AccountReader accountReader)
     : options_(std::move(options)),

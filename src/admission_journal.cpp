@@ -1,17 +1,26 @@
 #include "admission_journal.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <unordered_set>
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
+
+#include <gridledger/crypto/sha256.h>
 
 namespace gridledger::node {
 namespace {
 
-constexpr storage::Column kTxs = 0;
-/** A record's value: u64 validUntilHeight ‖ tx hash ‖ raw transaction. */
-constexpr std::size_t kHeadBytes = 8 + Hash256::kSize;
-/** What a queued record has before its value: u64 seq (its key) ‖ u32 raw size. */
-constexpr std::size_t kQueuedHeadBytes = 8 + 4;
+/** What a record has before the transaction: u32 size ‖ its hash. */
+constexpr std::size_t kRecordHeadBytes = 4 + Hash256::kSize;
+/** A segment's name: its number in 20 digits, so that names sort as numbers do. */
+constexpr std::size_t kNumberDigits = 20;
+constexpr std::string_view kSegmentSuffix = ".seg";
 
 /** The last record each thread appended, and to which journal (awaitDurable waits for it). */
 struct Ticket {
@@ -20,45 +29,130 @@ struct Ticket {
 };
 thread_local Ticket tLastAppended;
 
-Bytes keyOf(std::uint64_t seq) {
-    Bytes key;
-    appendU64(key, seq);
-    return key;
+std::string errnoText() {
+    return std::strerror(errno);
+}
+
+/** The number a segment file's name gives; nullopt for a name that is not a segment's. */
+std::optional<std::uint64_t> segmentNumber(const std::string& name) {
+    if (name.size() != kNumberDigits + kSegmentSuffix.size() || !name.ends_with(kSegmentSuffix)) {
+        return std::nullopt;
+    }
+    std::uint64_t number = 0;
+    for (std::size_t i = 0; i < kNumberDigits; ++i) {
+        const char digit = name[i];
+        if (digit < '0' || digit > '9' || number > (UINT64_MAX - 9) / 10) {
+            return std::nullopt;
+        }
+        number = number * 10 + static_cast<std::uint64_t>(digit - '0');
+    }
+    return number;
+}
+
+Result<Bytes> readWhole(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return fail(ErrorCode::kIo, "cannot open " + path.string() + ": " + errnoText());
+    }
+    Bytes data;
+    constexpr std::size_t kReadBytes = std::size_t{1} << 20U;
+    for (;;) {
+        const std::size_t at = data.size();
+        data.resize(at + kReadBytes);
+        const ssize_t n = ::read(fd, data.data() + at, kReadBytes);
+        if (n < 0 && errno == EINTR) {
+            data.resize(at);
+            continue;
+        }
+        data.resize(at + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+        if (n <= 0) {
+            const std::string failure = n < 0 ? errnoText() : std::string();
+            ::close(fd);
+            if (n < 0) {
+                return fail(ErrorCode::kIo, "cannot read " + path.string() + ": " + failure);
+            }
+            return data;
+        }
+    }
+}
+
+/**
+ * The whole records of a segment file, in order. Reading stops at the first record that is not
+ * whole (its size past the file's end, or its bytes not hashing to its hash): the tail a crash
+ * tore while it was being written.
+ */
+Result<std::vector<JournalEntry>> readSegment(const std::filesystem::path& path) {
+    GL_ASSIGN_OR_RETURN(data, readWhole(path));
+    const ByteView view = data;
+    std::vector<JournalEntry> out;
+    for (std::size_t at = 0; view.size() - at >= kRecordHeadBytes;) {
+        const std::size_t size = readU32(view.subspan(at, 4));
+        if (size == 0 || size > view.size() - at - kRecordHeadBytes) {
+            break;
+        }
+        const ByteView raw = view.subspan(at + kRecordHeadBytes, size);
+        GL_ASSIGN_OR_RETURN(hash, Hash256::fromBytes(view.subspan(at + 4, Hash256::kSize)));
+        if (crypto::sha256(raw) != hash) {
+            break;
+        }
+        out.push_back(JournalEntry{hash, Bytes(raw.begin(), raw.end())});
+        at += kRecordHeadBytes + size;
+    }
+    return out;
+}
+
+Status writeAll(int fd, ByteView bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return fail(ErrorCode::kIo, "cannot write the admission journal: " + errnoText());
+        }
+        bytes = bytes.subspan(static_cast<std::size_t>(n));
+    }
+    return {};
 }
 
 }  // namespace
 
 Result<std::unique_ptr<AdmissionJournal>> AdmissionJournal::open(const std::filesystem::path& dir) {
-    storage::KvOptions options;
-    options.blockCacheBytes = std::size_t{8} << 20U;
-    GL_ASSIGN_OR_RETURN(store, storage::KvStore::open(dir, {"txs"}, options));
-    std::unique_ptr<AdmissionJournal> journal(new AdmissionJournal(std::move(store)));
-    std::uint64_t firstSeq = 0;
-    std::uint64_t lastSeq = 0;
-    auto cursor = journal->store_->cursor(kTxs);
-    for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
-        if (cursor.key().size() != 8 || cursor.value().size() <= kHeadBytes) {
-            return fail(ErrorCode::kCorrupt, "the admission journal holds a malformed record");
-        }
-        const std::uint64_t seq = readU64(cursor.key());
-        const std::uint64_t validUntil = readU64(cursor.value());
-        GL_ASSIGN_OR_RETURN(hash, Hash256::fromBytes(cursor.value().subspan(8, Hash256::kSize)));
-        journal->byHash_.emplace(hash, Record{seq, validUntil});
-        journal->byExpiry_.emplace(validUntil, hash);
-        journal->heldSeqs_.insert(seq);
-        firstSeq = firstSeq == 0 ? seq : firstSeq;
-        lastSeq = seq;
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+        return fail(ErrorCode::kIo, "cannot create " + dir.string() + ": " + error.message());
     }
-    GL_TRY(cursor.status());
-    journal->nextSeq_ = lastSeq + 1;
-    journal->durableSeq_ = lastSeq;
-    journal->rangeFrom_ = firstSeq == 0 ? journal->nextSeq_ : firstSeq;
+    if (std::filesystem::exists(dir / "CURRENT")) {
+        return fail(ErrorCode::kCorrupt,
+                    dir.string() +
+                        " holds an admission journal in the older layout (a RocksDB database): "
+                        "start the release that wrote it until its mempool is empty, or move the "
+                        "directory away, which forgets what it acknowledged and no block carried");
+    }
+    std::vector<std::uint64_t> found;
+    for (const auto& file : std::filesystem::directory_iterator(dir, error)) {
+        const auto number = segmentNumber(file.path().filename().string());
+        if (!number) {
+            return fail(ErrorCode::kCorrupt,
+                        "the admission journal holds a file that is not a segment: " +
+                            file.path().string());
+        }
+        found.push_back(*number);
+    }
+    if (error) {
+        return fail(ErrorCode::kIo, "cannot list " + dir.string() + ": " + error.message());
+    }
+    std::sort(found.begin(), found.end());
+    std::unique_ptr<AdmissionJournal> journal(new AdmissionJournal(dir, std::move(found)));
     journal->writer_ = std::thread([raw = journal.get()] { raw->run(); });
     return journal;
 }
 
-AdmissionJournal::AdmissionJournal(std::unique_ptr<storage::KvStore> store)
-    : store_(std::move(store)) {}
+AdmissionJournal::AdmissionJournal(std::filesystem::path dir, std::vector<std::uint64_t> replayed)
+    : dir_(std::move(dir)),
+      replayed_(std::move(replayed)),
+      current_(replayed_.empty() ? 1 : replayed_.back() + 1) {}
 
 AdmissionJournal::~AdmissionJournal() {
     {
@@ -69,40 +163,71 @@ AdmissionJournal::~AdmissionJournal() {
     if (writer_.joinable()) {
         writer_.join();
     }
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
 }
 
 Result<std::vector<JournalEntry>> AdmissionJournal::entries() const {
     std::vector<JournalEntry> out;
-    auto cursor = store_->cursor(kTxs);
-    for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
-        const ByteView value = cursor.value();
-        if (value.size() <= kHeadBytes) {
-            return fail(ErrorCode::kCorrupt, "the admission journal holds a malformed record");
+    std::unordered_set<Hash256, DigestKey> seen;  // a record compacted by a crashed run is twice
+    for (const std::uint64_t number : replayed_) {
+        GL_ASSIGN_OR_RETURN(records, readSegment(pathOf(number)));
+        for (JournalEntry& record : records) {
+            if (seen.insert(record.hash).second) {
+                out.push_back(std::move(record));
+            }
         }
-        GL_ASSIGN_OR_RETURN(hash, Hash256::fromBytes(value.subspan(8, Hash256::kSize)));
-        const ByteView raw = value.subspan(kHeadBytes);
-        out.push_back(JournalEntry{hash, readU64(value), Bytes(raw.begin(), raw.end())});
     }
-    GL_TRY(cursor.status());
     return out;
+}
+
+Status AdmissionJournal::retireReplayed() {
+    GL_TRY(awaitDurable());
+    for (const std::uint64_t number : replayed_) {
+        std::error_code error;
+        std::filesystem::remove(pathOf(number), error);
+        if (error) {
+            return fail(ErrorCode::kIo,
+                        "cannot delete " + pathOf(number).string() + ": " + error.message());
+        }
+    }
+    return {};
 }
 
 void AdmissionJournal::append(const Hash256& hash, ByteView raw, std::uint64_t validUntilHeight) {
     const std::lock_guard lock(mutex_);
-    const auto [found, added] = byHash_.try_emplace(hash, Record{nextSeq_, validUntilHeight});
+    const auto [found, added] = held_.try_emplace(hash, Held{0, nextSeq_});
     if (added) {
-        const std::uint64_t seq = nextSeq_++;
-        byExpiry_.emplace(validUntilHeight, hash);
-        heldSeqs_.insert(heldSeqs_.end(), seq);
-        appendU64(pending_, seq);
-        appendU32(pending_, static_cast<std::uint32_t>(raw.size()));
-        appendU64(pending_, validUntilHeight);
-        gridledger::append(pending_, hash.view());
-        gridledger::append(pending_, raw);
-        queued_.notify_one();
+        found->second.segment = placeLocked(hash, raw, validUntilHeight);
+        ++nextSeq_;
     }
     // A transaction recorded already is durable when its first record is.
     tLastAppended = Ticket{this, found->second.seq};
+}
+
+std::uint64_t AdmissionJournal::placeLocked(const Hash256& hash, ByteView raw,
+                                            std::uint64_t validUntilHeight) {
+    const std::uint64_t bytes = kRecordHeadBytes + raw.size();
+    if (currentBytes_ > 0 && currentBytes_ + bytes > kSegmentBytes) {
+        ++current_;
+        currentBytes_ = 0;
+    }
+    Segment& segment = segments_[current_];
+    segment.hashes.push_back(hash);
+    ++segment.held;
+    segment.latestValidUntil = std::max(segment.latestValidUntil, validUntilHeight);
+    if (pending_.empty() || pending_.back().segment != current_) {
+        pending_.push_back(Chunk{current_, std::move(spare_)});
+        spare_ = Bytes();
+    }
+    Bytes& records = pending_.back().records;
+    appendU32(records, static_cast<std::uint32_t>(raw.size()));
+    gridledger::append(records, hash.view());
+    gridledger::append(records, raw);
+    currentBytes_ += bytes;
+    queued_.notify_one();
+    return current_;
 }
 
 Status AdmissionJournal::awaitDurable() {
@@ -117,61 +242,61 @@ Status AdmissionJournal::awaitDurable() {
 
 void AdmissionJournal::prune(std::span<const Hash256> committed, std::uint64_t nextHeight) {
     const std::lock_guard lock(mutex_);
-    std::vector<std::uint64_t> erased;
-    erased.reserve(committed.size());
     for (const Hash256& hash : committed) {
-        eraseLocked(hash, erased);
+        forgetLocked(hash);
     }
-    while (!byExpiry_.empty() && byExpiry_.begin()->first < nextHeight) {
-        const Hash256 expired = byExpiry_.begin()->second;  // a copy: erasing frees the entry
-        eraseLocked(expired, erased);
-    }
-    queueDeletionsLocked(erased);
+    reviewSegmentsLocked(nextHeight);
 }
 
-void AdmissionJournal::drop(const Hash256& hash) {
-    const std::lock_guard lock(mutex_);
-    std::vector<std::uint64_t> erased;
-    eraseLocked(hash, erased);
-    queueDeletionsLocked(erased);
-}
-
-void AdmissionJournal::eraseLocked(const Hash256& hash, std::vector<std::uint64_t>& erased) {
-    const auto found = byHash_.find(hash);
-    if (found == byHash_.end()) {
+void AdmissionJournal::forgetLocked(const Hash256& hash) {
+    const auto found = held_.find(hash);
+    if (found == held_.end()) {
         return;
     }
-    const Record record = found->second;
-    byExpiry_.erase({record.validUntilHeight, hash});
-    heldSeqs_.erase(record.seq);
-    byHash_.erase(found);
-    erased.push_back(record.seq);
+    if (const auto segment = segments_.find(found->second.segment); segment != segments_.end()) {
+        --segment->second.held;
+    }
+    held_.erase(found);
 }
 
-void AdmissionJournal::queueDeletionsLocked(std::span<const std::uint64_t> erased) {
-    if (erased.empty()) {
-        return;
-    }
-    const std::uint64_t oldestHeld = oldestHeldLocked();
-    for (const std::uint64_t seq : erased) {
-        if (seq >= oldestHeld) {
-            pendingErased_.push_back(seq);
+void AdmissionJournal::reviewSegmentsLocked(std::uint64_t nextHeight) {
+    for (auto it = segments_.begin(); it != segments_.end() && it->first < current_;) {
+        Segment& segment = it->second;
+        if (segment.held == 0 || segment.latestValidUntil < nextHeight) {
+            for (const Hash256& hash : segment.hashes) {
+                const auto found = held_.find(hash);
+                if (found != held_.end() && found->second.segment == it->first) {
+                    held_.erase(found);
+                }
+            }
+            pendingDeletions_.push_back(it->first);
+            it = segments_.erase(it);
+            queued_.notify_one();
+            continue;
         }
+        if (!segment.compacting && it->first + 2 <= current_ &&
+            segment.held * 4 < segment.hashes.size()) {
+            segment.compacting = true;
+            pendingCompactions_.push_back(it->first);
+            queued_.notify_one();
+        }
+        ++it;
     }
-    queued_.notify_one();
 }
 
 bool AdmissionJournal::hasWorkLocked() const {
-    return !pending_.empty() || !pendingErased_.empty() || rangeFrom_ < oldestHeldLocked();
+    return !pending_.empty() || !pendingDeletions_.empty() || !pendingCompactions_.empty();
 }
 
-std::uint64_t AdmissionJournal::oldestHeldLocked() const {
-    return heldSeqs_.empty() ? nextSeq_ : *heldSeqs_.begin();
+std::filesystem::path AdmissionJournal::pathOf(std::uint64_t segment) const {
+    std::string name = std::to_string(segment);
+    name.insert(0, kNumberDigits - name.size(), '0');
+    return dir_ / (name + std::string(kSegmentSuffix));
 }
 
 std::size_t AdmissionJournal::size() const {
     const std::lock_guard lock(mutex_);
-    return byHash_.size();
+    return held_.size();
 }
 
 std::uint64_t AdmissionJournal::syncs() const {
@@ -179,67 +304,133 @@ std::uint64_t AdmissionJournal::syncs() const {
     return syncs_;
 }
 
-std::uint64_t AdmissionJournal::rangeDeletions() const {
+std::uint64_t AdmissionJournal::compactions() const {
     const std::lock_guard lock(mutex_);
-    return rangeDeletions_;
+    return compactions_;
 }
 
-std::uint64_t AdmissionJournal::pointDeletions() const {
-    const std::lock_guard lock(mutex_);
-    return pointDeletions_;
-}
-
-// One batch per turn: everything queued while the previous batch was being synced. Under load the
-// batches grow, so the number of syncs stays bounded by how fast one sync is, not by the number of
-// transactions.
+// One turn writes everything queued while the previous turn was being synced, with one sync.
+// Under load the turns grow, so the number of syncs stays bounded by how fast one sync is, not by
+// the number of transactions. Deletions come after the turn's sync: a compacted segment goes only
+// once the records moved out of it are durable.
 void AdmissionJournal::run() {
     ::pthread_setname_np(::pthread_self(), "gl-journal");  // as top -H and perf show it
     std::unique_lock lock(mutex_);
-    Bytes spare;
     for (;;) {
         queued_.wait(lock, [&] { return stopping_ || hasWorkLocked(); });
         if (!hasWorkLocked()) {
             return;
         }
         Turn turn;
-        turn.records.swap(pending_);
-        pending_.swap(spare);  // the buffer of an earlier turn, emptied, with its capacity
-        turn.erased.swap(pendingErased_);
-        turn.eraseFrom = rangeFrom_;
-        turn.eraseTo = oldestHeldLocked();
-        rangeFrom_ = turn.eraseTo;
+        turn.chunks.swap(pending_);
+        turn.deletions.swap(pendingDeletions_);
+        turn.compactions.swap(pendingCompactions_);
         const std::uint64_t upTo = nextSeq_ - 1;
+        const bool failedBefore = !failure_;
         lock.unlock();
 
-        storage::WriteBatch batch = store_->batch();
-        const ByteView records = turn.records;
-        for (std::size_t at = 0; at < records.size();) {
-            const std::size_t rawSize = readU32(records.subspan(at + 8, 4));
-            batch.put(kTxs, records.subspan(at, 8),
-                      records.subspan(at + kQueuedHeadBytes, kHeadBytes + rawSize));
-            at += kQueuedHeadBytes + kHeadBytes + rawSize;
-        }
-        const bool ranged = turn.eraseFrom < turn.eraseTo;
-        if (ranged) {
-            batch.eraseRange(kTxs, keyOf(turn.eraseFrom), keyOf(turn.eraseTo));
-        }
-        for (const std::uint64_t seq : turn.erased) {
-            batch.erase(kTxs, keyOf(seq));
-        }
-        const bool sync = !records.empty();
-        Status written = store_->write(batch, sync);
+        Status written = failedBefore ? Status{} : write(turn.chunks);
 
         lock.lock();
-        syncs_ += sync ? 1 : 0;
-        rangeDeletions_ += ranged ? 1 : 0;
-        pointDeletions_ += turn.erased.size();
+        syncs_ += turn.chunks.empty() || failedBefore ? 0U : 1U;
         if (!written && failure_) {  // the first failure is the one reported
             failure_ = std::move(written);
         }
         durableSeq_ = std::max(durableSeq_, upTo);
         written_.notify_all();
-        turn.records.clear();
-        spare.swap(turn.records);
+        if (!turn.chunks.empty() && spare_.capacity() == 0) {
+            spare_ = std::move(turn.chunks.back().records);
+            spare_.clear();
+        }
+        const bool failed = !failure_;
+        lock.unlock();
+
+        // After a failure nothing is deleted: a compacted segment's records may be all that is
+        // left of them.
+        if (!failed) {
+            for (const std::uint64_t number : turn.compactions) {
+                compact(number);
+            }
+            for (const std::uint64_t number : turn.deletions) {
+                std::error_code ignored;  // a segment left behind is read and refused at replay
+                std::filesystem::remove(pathOf(number), ignored);
+            }
+        }
+        lock.lock();
+    }
+}
+
+Status AdmissionJournal::write(std::vector<Chunk>& chunks) {
+    bool created = false;
+    for (const Chunk& chunk : chunks) {
+        if (fd_ < 0 || chunk.segment != fdSegment_) {
+            if (fd_ >= 0) {
+                const bool synced = ::fdatasync(fd_) == 0;
+                ::close(fd_);
+                fd_ = -1;
+                if (!synced) {
+                    return fail(ErrorCode::kIo,
+                                "cannot sync the admission journal: " + errnoText());
+                }
+            }
+            const std::string path = pathOf(chunk.segment).string();
+            fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+            if (fd_ < 0) {
+                return fail(ErrorCode::kIo, "cannot create " + path + ": " + errnoText());
+            }
+            fdSegment_ = chunk.segment;
+            created = true;
+        }
+        GL_TRY(writeAll(fd_, chunk.records));
+    }
+    if (fd_ >= 0 && ::fdatasync(fd_) != 0) {
+        return fail(ErrorCode::kIo, "cannot sync the admission journal: " + errnoText());
+    }
+    if (created) {
+        // A new segment's name is durable only once its directory is.
+        const int dirFd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
+        const std::string failure = synced ? std::string() : errnoText();
+        if (dirFd >= 0) {
+            ::close(dirFd);
+        }
+        if (!synced) {
+            return fail(ErrorCode::kIo, "cannot sync " + dir_.string() + ": " + failure);
+        }
+    }
+    return {};
+}
+
+// The records read back are those written before the segment was left behind; a record held
+// there moves to the current segment, and one committed meanwhile is not moved.
+void AdmissionJournal::compact(std::uint64_t number) {
+    std::uint64_t latestValidUntil = 0;
+    {
+        const std::lock_guard lock(mutex_);
+        const auto segment = segments_.find(number);
+        if (segment == segments_.end()) {
+            return;  // deleted meanwhile
+        }
+        latestValidUntil = segment->second.latestValidUntil;
+    }
+    const auto records = readSegment(pathOf(number));
+    const std::lock_guard lock(mutex_);
+    const auto segment = segments_.find(number);
+    if (!records || segment == segments_.end()) {
+        return;  // unreadable: it stays until its records expire
+    }
+    for (const JournalEntry& record : *records) {
+        const auto found = held_.find(record.hash);
+        if (found != held_.end() && found->second.segment == number) {
+            found->second.segment = placeLocked(record.hash, record.raw, latestValidUntil);
+            --segment->second.held;
+        }
+    }
+    if (segment->second.held == 0) {
+        segments_.erase(segment);
+        pendingDeletions_.push_back(number);
+        ++compactions_;
+        queued_.notify_one();
     }
 }
 

@@ -117,7 +117,8 @@ Status NodeImpl::openMempool() {
     return {};
 }
 
-// A record the mempool refuses now (committed meanwhile, stale nonce, expired) is dropped.
+// What the mempool takes back is journaled again; what it refuses now (committed meanwhile, a stale
+// nonce, expired) goes with the segments the journal read it from.
 Status NodeImpl::openJournal(const Home& home) {
     if (!config_.mempoolJournal) {
         return {};
@@ -128,14 +129,21 @@ Status NodeImpl::openJournal(const Home& home) {
     std::size_t admitted = 0;
     for (const JournalEntry& entry : entries) {
         if (mempool_->submit(entry.raw)) {
+            journalAdmitted(entry.hash, entry.raw);
             outbox_.add(OutgoingTx{entry.raw, std::nullopt});
             ++admitted;
-        } else {
-            journal_->drop(entry.hash);
         }
     }
+    GL_TRY(journal_->retireReplayed());
     log_->info("admission journal replayed={} dropped={}", admitted, entries.size() - admitted);
     return {};
+}
+
+void NodeImpl::journalAdmitted(const Hash256& hash, ByteView raw) {
+    // Gone already only when a block carried it, and then nothing is left to journal.
+    if (const auto pending = mempool_->get(hash)) {
+        journal_->append(hash, raw, pending->tx->body.validUntilHeight);
+    }
 }
 
 Result<consensus::RecoveryData> NodeImpl::recoveryData(
@@ -328,10 +336,7 @@ Status NodeImpl::openRpc(const Home& home) {
     context.blockAnswers = std::make_shared<rpc::BlockAnswers>();
     context.txAdmitted = [this](const Hash256& hash, ByteView raw) {
         if (journal_) {
-            // Gone already only when a block carried it, and then nothing is left to journal.
-            if (const auto pending = mempool_->get(hash)) {
-                journal_->append(hash, raw, pending->tx->body.validUntilHeight);
-            }
+            journalAdmitted(hash, raw);
         }
         outbox_.add(OutgoingTx{Bytes(raw.begin(), raw.end()), std::nullopt});
         signalPayload();

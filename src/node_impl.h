@@ -180,6 +180,8 @@ class NodeImpl {
     Status openMempool();
     /** Opens the admission journal and admits what it holds into the mempool again. */
     Status openJournal(const Home& home);
+    /** Journals a transaction the mempool just admitted. */
+    void journalAdmitted(const Hash256& hash, ByteView raw);
     Status openConsensus();
     /** Builds the core from what the ledger and the consensus store hold now. */
     Status buildCore();

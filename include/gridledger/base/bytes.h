@@ -5,6 +5,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -94,6 +95,14 @@ class FixedBytes {
 
 /** SHA-256 digest: tx hashes, block ids, Merkle nodes, state roots. */
 using Hash256 = FixedBytes<32>;
+/** A hash table's hasher for SHA-256 digests: any 8 of their bytes are already uniformly spread. */
+struct DigestKey {
+    std::size_t operator()(const Hash256& digest) const noexcept {
+        std::size_t out = 0;
+        std::memcpy(&out, digest.data(), sizeof out);
+        return out;
+    }
+};
 /** Account address: first 20 bytes of SHA-256(x-only public key). */
 using Address = FixedBytes<20>;
 /** BIP-340 x-only secp256k1 public key. */

@@ -233,9 +233,6 @@ class Mempool {
     };
     /** Eviction order: lowest fee first, among equal fees the latest arrival first. */
     using FeeKey = std::tuple<std::uint64_t, std::uint64_t, Hash256>;  // fee, ~arrival, hash
-    struct HashKey {
-        std::size_t operator()(const Hash256& hash) const noexcept;
-    };
 
     /** A transaction decoded for admission, with its sender's account as read then. */
     struct Decoded {
@@ -283,15 +280,15 @@ class Mempool {
     /** Counts onCommitted calls; changed under mutex_, read without it before a nonce read. */
     std::atomic<std::uint64_t> commits_{0};
     TxRules rules_;  // nextHeight changes with onCommitted
-    std::unordered_map<Hash256, Entry, HashKey> entries_;
+    std::unordered_map<Hash256, Entry, DigestKey> entries_;
     std::map<Address, SenderQueue> senders_;
     std::set<std::pair<std::uint64_t, Hash256>> byExpiry_;  // (validUntilHeight, hash)
     std::set<FeeKey> byFee_;
     std::size_t bytes_ = 0;
     std::uint64_t nextArrival_ = 0;
-    std::unordered_map<Hash256, bool, HashKey> verdicts_;  // hash -> signature valid
-    std::deque<Hash256> verdictOrder_;                     // oldest verdict first
-    std::unordered_map<Hash256, std::shared_future<Status>, HashKey> verifying_;
+    std::unordered_map<Hash256, bool, DigestKey> verdicts_;  // hash -> signature valid
+    std::deque<Hash256> verdictOrder_;                       // oldest verdict first
+    std::unordered_map<Hash256, std::shared_future<Status>, DigestKey> verifying_;
 
     VerifyPool pool_;  // declared last: its workers stop before the state above goes away
 };
