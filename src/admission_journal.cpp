@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -12,6 +11,9 @@
 #include <unistd.h>
 
 #include <gridledger/crypto/sha256.h>
+
+#include "home.h"
+#include "key_file.h"
 
 namespace gridledger::node {
 namespace {
@@ -29,10 +31,6 @@ struct Ticket {
 };
 thread_local Ticket tLastAppended;
 
-std::string errnoText() {
-    return std::strerror(errno);
-}
-
 /** The number a segment file's name gives; nullopt for a name that is not a segment's. */
 std::optional<std::uint64_t> segmentNumber(const std::string& name) {
     if (name.size() != kNumberDigits + kSegmentSuffix.size() || !name.ends_with(kSegmentSuffix)) {
@@ -49,41 +47,14 @@ std::optional<std::uint64_t> segmentNumber(const std::string& name) {
     return number;
 }
 
-Result<Bytes> readWhole(const std::filesystem::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return fail(ErrorCode::kIo, "cannot open " + path.string() + ": " + errnoText());
-    }
-    Bytes data;
-    constexpr std::size_t kReadBytes = std::size_t{1} << 20U;
-    for (;;) {
-        const std::size_t at = data.size();
-        data.resize(at + kReadBytes);
-        const ssize_t n = ::read(fd, data.data() + at, kReadBytes);
-        if (n < 0 && errno == EINTR) {
-            data.resize(at);
-            continue;
-        }
-        data.resize(at + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-        if (n <= 0) {
-            const std::string failure = n < 0 ? errnoText() : std::string();
-            ::close(fd);
-            if (n < 0) {
-                return fail(ErrorCode::kIo, "cannot read " + path.string() + ": " + failure);
-            }
-            return data;
-        }
-    }
-}
-
 /**
  * The whole records of a segment file, in order. Reading stops at the first record that is not
  * whole (its size past the file's end, or its bytes not hashing to its hash): the tail a crash
  * tore while it was being written.
  */
 Result<std::vector<JournalEntry>> readSegment(const std::filesystem::path& path) {
-    GL_ASSIGN_OR_RETURN(data, readWhole(path));
-    const ByteView view = data;
+    GL_ASSIGN_OR_RETURN(data, readFile(path));
+    const ByteView view = asBytes(data);
     std::vector<JournalEntry> out;
     for (std::size_t at = 0; view.size() - at >= kRecordHeadBytes;) {
         const std::size_t size = readU32(view.subspan(at, 4));
@@ -386,19 +357,8 @@ Status AdmissionJournal::write(std::vector<Chunk>& chunks) {
     if (fd_ >= 0 && ::fdatasync(fd_) != 0) {
         return fail(ErrorCode::kIo, "cannot sync the admission journal: " + errnoText());
     }
-    if (created) {
-        // A new segment's name is durable only once its directory is.
-        const int dirFd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
-        const std::string failure = synced ? std::string() : errnoText();
-        if (dirFd >= 0) {
-            ::close(dirFd);
-        }
-        if (!synced) {
-            return fail(ErrorCode::kIo, "cannot sync " + dir_.string() + ": " + failure);
-        }
-    }
-    return {};
+    // A new segment's name is durable only once its directory is.
+    return created ? syncDirectory(dir_) : Status{};
 }
 
 // The records read back are those written before the segment was left behind; a record held

@@ -44,10 +44,6 @@ Bytes associatedData(KeyKind kind, const std::string& name, const std::string& p
     return {text.begin(), text.end()};
 }
 
-std::string errnoText() {
-    return std::strerror(errno);
-}
-
 /** Reads a line from the terminal with echo off; the echo is restored whatever happens. */
 Result<std::string> promptNoEcho(const std::string& prompt) {
     std::cerr << prompt << std::flush;
@@ -348,6 +344,14 @@ Status writeFileAtomically(const fs::path& path, std::string_view content, mode_
         return fail(ErrorCode::kIo, "cannot move " + tmp.string() + ": " + renameFailure);
     }
     // The rename is durable only once the directory entry is.
+    return syncDirectory(dir);
+}
+
+std::string errnoText() {
+    return std::strerror(errno);
+}
+
+Status syncDirectory(const fs::path& dir) {
     const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd < 0 || ::fsync(dirFd) != 0) {
         const std::string dirFailure = errnoText();

@@ -101,6 +101,12 @@ struct KeyProtection {
                                          std::string_view content, mode_t mode,
                                          mode_t dirMode = 0755);
 
+/** The text of errno, for an error message after a failed system call. */
+[[nodiscard]] std::string errnoText();
+
+/** Fsyncs a directory, so that the names created or renamed in it are durable. */
+[[nodiscard]] Status syncDirectory(const std::filesystem::path& dir);
+
 /**
  * Reads a secret file, refusing a symbolic link or a file group or others may read or write,
  * with an error that names the file and the fix.
