@@ -92,7 +92,7 @@ void CoreImpl::handleBlock(const BlockPtr& block, Origin origin) {
     insertBlock(block, origin);
     if (live) {
         firstProposal_ = std::make_pair(h.round, block->id);
-        tryVote(block);
+        tryVote(block, origin == Origin::kOwnProposal);
     }
 }
 
@@ -190,7 +190,6 @@ void CoreImpl::insertBlock(const BlockPtr& block, Origin origin) {
     emit(PersistBlock{block});
     if (origin == Origin::kOwnProposal) {
         proposedRound_ = std::max(proposedRound_, block->header.round);
-        emit(Broadcast{block});
     }
     fetching_.erase(block->id);
     if (const auto it = pendingQcs_.find(block->id); it != pendingQcs_.end()) {
@@ -249,28 +248,39 @@ void CoreImpl::requestFetch(const Hash256& id, const std::optional<PubKey>& hint
     emit(Fetch{id, hint && !isSelf(*hint) ? hint : std::nullopt});
 }
 
-void CoreImpl::tryVote(const BlockPtr& block) {
+void CoreImpl::tryVote(const BlockPtr& block, bool ownProposal) {
+    const std::optional<codec::Vote> vote = decideVote(block);
+    // A leader broadcasts its proposal after the PersistSafety of its own vote on it: the one
+    // fsync that makes the safety data durable makes the block durable too (docs/protocol.md §8).
+    if (ownProposal) {
+        emit(Broadcast{block});
+    }
+    if (vote) {
+        emit(SendVote{leaderAfter(block->header.round + 1, *block), *vote});
+    }
+}
+
+std::optional<codec::Vote> CoreImpl::decideVote(const BlockPtr& block) {
     const codec::BlockHeader& h = block->header;
     if (!selfIndex_ || h.round != pacemaker_.round()) {
-        return;
+        return std::nullopt;
     }
     if (h.execHeight > executedHeight_) {
         held_ = block;  // vote once Executed catches up with the proposer
-        return;
+        return std::nullopt;
     }
     if (auto executed = checkExecution(h); !executed) {
         reject(executed.error().code, executed.error().message);
-        return;
+        return std::nullopt;
     }
     auto decision = rules_->decideVote(safety_, VoteRequest::of(h));
     if (!decision) {
         emit(Rejected{toError(decision.error())});
-        return;
+        return std::nullopt;
     }
     safety_ = *decision;
     emit(PersistSafety{safety_});
-    const codec::Vote vote = signVote(*signer_, options_.chainId, h.epoch, h.round, block->id);
-    emit(SendVote{leaderAfter(h.round + 1, *block), vote});
+    return signVote(*signer_, options_.chainId, h.epoch, h.round, block->id);
 }
 
 }  // namespace gridledger::consensus

@@ -123,7 +123,10 @@ class CoreImpl {
     [[nodiscard]] bool isWaiting(const Hash256& id) const { return waiting_.contains(id); }
     void rememberQc(const codec::QuorumCert& qc);
     void requestFetch(const Hash256& id, const std::optional<PubKey>& hint);
-    void tryVote(const BlockPtr& block);
+    /** Votes on `block` when the rules allow; broadcasts it first when it is this leader's own. */
+    void tryVote(const BlockPtr& block, bool ownProposal = false);
+    /** The vote on `block` when the rules allow it, after its PersistSafety. */
+    [[nodiscard]] std::optional<codec::Vote> decideVote(const BlockPtr& block);
 
     // core_leader.cpp
     void maybePropose();

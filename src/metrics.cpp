@@ -19,6 +19,8 @@ class MetricsImpl {
           round(gauge("gridledger_consensus_round", "Consensus round this validator is in")),
           highestQcRound(gauge("gridledger_consensus_highest_qc_round",
                                "Round of the highest quorum certificate held")),
+          chainFsyncs(gauge("gridledger_chain_fsyncs_total",
+                            "Fsyncs of the chain database's write-ahead log")),
           timeouts(counter("gridledger_consensus_timeouts_total",
                            "Rounds this validator timed out (signed a timeout for)")),
           mempoolTxs(gauge("gridledger_mempool_txs", "Transactions in the mempool")),
@@ -80,6 +82,7 @@ class MetricsImpl {
     prometheus::Gauge& executedHeight;
     prometheus::Gauge& round;
     prometheus::Gauge& highestQcRound;
+    prometheus::Gauge& chainFsyncs;
     prometheus::Counter& timeouts;
     // The (epoch, round) of the last timeout counted; rounds start again at 1 in each epoch.
     std::pair<std::uint64_t, std::uint64_t> lastTimedOut{0, 0};
@@ -134,7 +137,9 @@ void Metrics::blockCommitted(std::uint64_t height, std::size_t txs, std::size_t 
     impl_->execution.Observe(executionSeconds);
 }
 
-void Metrics::consensusState(std::uint64_t round, std::uint64_t highestQcRound) {
+void Metrics::consensusState(std::uint64_t round, std::uint64_t highestQcRound,
+                             std::uint64_t chainFsyncs) {
+    impl_->chainFsyncs.Set(static_cast<double>(chainFsyncs));
     impl_->round.Set(static_cast<double>(round));
     impl_->highestQcRound.Set(static_cast<double>(highestQcRound));
 }

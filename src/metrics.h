@@ -28,8 +28,9 @@ class Metrics {
     /** After a block was executed and committed. */
     void blockCommitted(std::uint64_t height, std::size_t txs, std::size_t failedTxs,
                         double executionSeconds);
-    /** After each consensus step. */
-    void consensusState(std::uint64_t round, std::uint64_t highestQcRound);
+    /** After each consensus step, with the chain database's WAL fsyncs so far. */
+    void consensusState(std::uint64_t round, std::uint64_t highestQcRound,
+                        std::uint64_t chainFsyncs);
     /**
      * This validator signed a timeout for `round` of `epoch`. Counts each round once: the timeout
      * re-sent at each later fire of the round's timer is not counted again. Consensus thread only.

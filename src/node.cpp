@@ -77,15 +77,20 @@ Status NodeImpl::openLedger(const Home& home) {
         GL_ASSIGN_OR_RETURN(written, executor_->commitGenesis(genesis_));
         log_->info("genesis written chain_id={} state_root={}", genesis_.chainId,
                    written.roots.stateRoot.hex());
-        return {};
+    } else {
+        GL_ASSIGN_OR_RETURN(genesisBlock, blocks_->blockAt(0));
+        GL_ASSIGN_OR_RETURN(genesisRoots, blocks_->rootsAt(0));
+        if (!genesisBlock || !genesisRoots ||
+            genesisBlock->id != contracts::genesisBlock(genesis_, genesisRoots->stateRoot).id) {
+            return fail(ErrorCode::kConfig,
+                        "the database holds another chain than config/genesis.json");
+        }
     }
-    GL_ASSIGN_OR_RETURN(genesisBlock, blocks_->blockAt(0));
-    GL_ASSIGN_OR_RETURN(genesisRoots, blocks_->rootsAt(0));
-    if (!genesisBlock || !genesisRoots ||
-        genesisBlock->id != contracts::genesisBlock(genesis_, genesisRoots->stateRoot).id) {
-        return fail(ErrorCode::kConfig,
-                    "the database holds another chain than config/genesis.json");
-    }
+    // A committed block's execution is not fsynced on its own: the block stays in the consensus
+    // store until that write is in the log before the prune, and a crash that loses the write
+    // loses the prune with it, so the block is executed again at start. The send barrier makes
+    // it durable before anything this node signs or sends (docs/protocol.md §8).
+    executor_->setSyncedWrites(false);
     return {};
 }
 
@@ -456,7 +461,7 @@ void NodeImpl::deliver(EventBody body) {
         return;
     }
     const consensus::Core& core = runner_->core();
-    metrics_->consensusState(core.currentRound(), core.highestQc().round);
+    metrics_->consensusState(core.currentRound(), core.highestQc().round, store_->walSyncs());
     metrics_->mempool(mempool_->size(), mempool_->bytes());
     epoch_.store(core.highestQc().epoch, std::memory_order_relaxed);
     round_.store(core.currentRound(), std::memory_order_relaxed);
@@ -477,6 +482,7 @@ Result<ledger::ExecRoots> NodeImpl::executeCommitted(const codec::Block& block,
                         executor_->executeAndCommit(block, certifying, [this](const Hash256& hash) {
                             return mempool_->known(hash);
                         }));
+    barrier_->wrote(false);
     // Before the mempool learns of the block: admission that sees its commit reads this height.
     executedHeight_.store(block.header.height, std::memory_order_release);
     const auto failed = std::count_if(done.receipts.begin(), done.receipts.end(),

@@ -448,18 +448,17 @@ void NodeSyncHost::prepare(std::span<const codec::Block> blocks) {
 
 Result<bool> NodeSyncHost::execute(const codec::Block& block, const codec::QuorumCert& certifying) {
     // A synced block is certified and can be fetched again after a crash: its write waits for
-    // the one fsync that ends the batch (storeCommitProofs), not an fsync of its own.
-    node_.executor_->setSyncedWrites(false);
-    auto executed = node_.executeCommitted(block, certifying);
-    node_.executor_->setSyncedWrites(true);
-    GL_TRY(executed);
+    // the one fsync that ends the batch (storeCommitProofs).
+    GL_TRY(node_.executeCommitted(block, certifying));
     GL_ASSIGN_OR_RETURN(change, node_.endEpochIfChanged(block));
     return change.has_value();
 }
 
 Status NodeSyncHost::storeCommitProofs(const std::vector<HeightProof>& proofs) {
     GL_TRY(node_.storeCommitProofs(proofs));
-    return node_.store_->syncWal();  // the batch's blocks, state and proofs, all durable now
+    GL_TRY(node_.store_->syncWal());  // the batch's blocks, state and proofs, all durable now
+    node_.barrier_->wrote(true);
+    return {};
 }
 
 void NodeSyncHost::synced(std::size_t count) {

@@ -49,6 +49,30 @@ TEST(Metrics, ScrapeShowsTheExecutedHeightAndCommittedBlocks) {
     node.stop(SIGTERM);
 }
 
+// A lone validator's round writes its proposal, its safety data (its vote), the QC, the execution
+// of the block the QC commits and the consensus store's pruning: one fsync of the chain database
+// makes them all durable, the one that the vote needs anyway. A proposal fsynced before it is
+// broadcast, or an execution fsynced on its own, would show as two or three fsyncs per round.
+TEST(Metrics, ALoneValidatorFsyncsItsChainDatabaseOncePerRound) {
+    testing::NodeProcess node;
+    node.start();
+    double round = 0;
+    double fsyncs = 0;
+    for (int i = 0; i < 200 && round < 20; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        rpc::test::HttpTestClient client(node.metricsPort());
+        const auto reply = client.get("/metrics");
+        ASSERT_FALSE(reply.ec) << reply.ec.message();
+        fsyncs = sample(reply.body, "gridledger_chain_fsyncs_total");
+        round = sample(reply.body, "gridledger_consensus_round");
+    }
+    ASSERT_GE(round, 20) << "the chain did not reach round 20";
+    // The genesis write is fsynced too; each round's vote is, whether or not it formed the QC yet.
+    EXPECT_GE(fsyncs, round - 2);
+    EXPECT_LE(fsyncs, round + 2);
+    node.stop(SIGTERM);
+}
+
 /** The (epoch, round) pairs of the timeouts a node logged ("signed timeout epoch=E round=R"),
  * and how many lines logged one. */
 std::pair<std::set<std::pair<std::uint64_t, std::uint64_t>>, std::size_t> loggedTimeouts(

@@ -63,8 +63,9 @@ class Executor {
     [[nodiscard]] Result<ExecutedBlock> commitGenesis(const Genesis& genesis);
 
     /**
-     * Whether each commit fsyncs the write-ahead log before it returns (the default). Only a
-     * database that is thrown away after a crash may do without: replay's scratch copy.
+     * Whether each commit fsyncs the write-ahead log before it returns (the default). A database
+     * may do without when a crash that loses commits loses nothing else it cannot redo: replay's
+     * scratch copy, and the node, whose consensus store keeps a block until after its execution.
      */
     void setSyncedWrites(bool synced) { syncedWrites_ = synced; }
 

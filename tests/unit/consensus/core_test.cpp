@@ -84,13 +84,14 @@ TEST_F(CoreTest, IdleLeaderWaitsForTheIntervalButPayloadOrPendingTxsProposeAtOnc
     EXPECT_EQ(builds[0]->execStateRoot, genesisState().stateRoot);
     EXPECT_EQ(builds[0]->minTimestampMs, kGenesisTimeMs + 1);
 
-    // The built block is persisted, broadcast, then voted for; the vote goes to self.
+    // The built block is persisted and voted for, then broadcast (one fsync covers the block and
+    // the safety data before it leaves); the vote goes to self.
     const codec::Block b1 = propose(1, genesis_, genesisQc(0, genesis_.id));
     effects = step(core, ProposalBuilt{b1});
     ASSERT_EQ(effects.size(), 4U);
     EXPECT_TRUE(std::holds_alternative<PersistBlock>(effects[0]));
-    EXPECT_TRUE(std::holds_alternative<Broadcast>(effects[1]));
-    EXPECT_TRUE(std::holds_alternative<PersistSafety>(effects[2]));
+    EXPECT_TRUE(std::holds_alternative<PersistSafety>(effects[1]));
+    EXPECT_TRUE(std::holds_alternative<Broadcast>(effects[2]));
     const SendVote vote = std::get<SendVote>(effects[3]);
     EXPECT_EQ(vote.to, keys_[0].publicKey());
     EXPECT_TRUE(rejectedWith(step(core, ProposalBuilt{b1}), ErrorCode::kInvalidArgument));
