@@ -1,10 +1,9 @@
 // Per-block commit cost and resident memory against the number of accounts (docs/benchmarks.md):
 // the same kind of block (1,000 transfers from 1,000 senders, each to an account drawn from the
-// whole state) executed, hashed into the state tree and written (synced, as a node commits) on a
-// state of 10,000 accounts, then of 1,000,000. Reports the median time per block at both sizes,
-// their ratio, the same for the thread's CPU time per block (the block's work without its waits:
-// the synced write's flush to disk, other processes on the cores), and the process's resident
-// memory after each.
+// whole state) executed, hashed into the state tree and written (one batch, as a node commits it)
+// on a state of 10,000 accounts, then of 1,000,000. Reports the median time per block at both
+// sizes, their ratio, the same for the thread's CPU time per block (the block's work without its
+// waits: the disk, other processes on the cores), and the process's resident memory after each.
 //
 // The accounts beyond the senders are put in state by the accounts contract's own storeAccount
 // (what a transfer to a new address does), a version of 20,000 at a time, rather than by signed

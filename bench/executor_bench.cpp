@@ -1,5 +1,5 @@
 // Block execution rate: committed blocks of signed transfers executed through the accounts
-// contract, the state tree and one synced RocksDB batch per block.
+// contract, the state tree and one RocksDB batch per block (unsynced, as the node writes it).
 #include <map>
 #include <memory>
 #include <vector>
