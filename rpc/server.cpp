@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <exception>
+#include <iterator>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -52,6 +53,7 @@ class Server::Impl {
           acceptor_(net::make_strand(io_)),
           retryTimer_(acceptor_.get_executor()),
           feedStrand_(net::make_strand(io_)),
+          feedTimer_(feedStrand_),
           work_(net::make_work_guard(io_)) {}
 
     ~Impl() { stop(); }
@@ -98,19 +100,56 @@ class Server::Impl {
         // One strand for the feed keeps the heights in order from here to every session.
         net::post(feedStrand_, [this, height] {
             if (state_->wsSize() == 0) {
+                return;  // nobody to tell
+            }
+            unsent_.push_back(height);
+            if (feedTimerArmed_) {
+                return;  // the fan-out already due takes this height too
+            }
+            const auto due = lastFanOut_ + options_.notifyInterval;
+            if (std::chrono::steady_clock::now() >= due) {
+                fanOut();
                 return;
             }
-            auto notifications = options_.feed(height);
-            if (notifications) {
-                state_->publish(std::move(*notifications));
-            }
+            feedTimerArmed_ = true;
+            feedTimer_.expires_at(due);
+            feedTimer_.async_wait([this](boost::system::error_code ec) {
+                feedTimerArmed_ = false;
+                if (!ec) {
+                    fanOut();
+                }
+            });
         });
     }
 
   private:
+    /**
+     * Sends the notifications of every height announced since the last fan-out, in the order
+     * announced, to the sessions as one batch. Runs on the feed strand.
+     */
+    void fanOut() {
+        lastFanOut_ = std::chrono::steady_clock::now();
+        std::vector<std::uint64_t> heights;
+        heights.swap(unsent_);
+        if (state_->wsSize() == 0) {
+            return;
+        }
+        std::vector<Notification> batch;
+        for (const std::uint64_t height : heights) {
+            auto notifications = options_.feed(height);
+            if (notifications) {
+                std::move(notifications->begin(), notifications->end(), std::back_inserter(batch));
+            }
+        }
+        state_->publish(std::move(batch));
+    }
+
     Status checkOptions() const {
         if (options_.ioThreads == 0) {
             return fail(ErrorCode::kConfig, "rpc: ioThreads must be at least 1");
+        }
+        if (options_.notifyInterval < std::chrono::milliseconds::zero()) {
+            return fail(ErrorCode::kConfig, "rpc: notifyInterval must not be negative");
         }
         if (options_.ioNice < 0 || options_.ioNice > kMaxNice) {
             return fail(ErrorCode::kConfig, "rpc: ioNice must be 0.." + std::to_string(kMaxNice));
@@ -225,6 +264,7 @@ class Server::Impl {
             acceptor_.close(ignored);
             retryTimer_.cancel();
         });
+        net::post(feedStrand_, [this] { feedTimer_.cancel(); });
         for (const std::shared_ptr<detail::HttpSession>& session : open) {
             session->close();
         }
@@ -251,6 +291,12 @@ class Server::Impl {
     tcp::acceptor acceptor_;
     net::steady_timer retryTimer_;
     net::strand<net::io_context::executor_type> feedStrand_;
+    // The feed's state, touched only on feedStrand_.
+    net::steady_timer feedTimer_;
+    bool feedTimerArmed_ = false;
+    /** Heights announced and not yet fanned out, in the order announced. */
+    std::vector<std::uint64_t> unsent_;
+    std::chrono::steady_clock::time_point lastFanOut_{};
     net::executor_work_guard<net::io_context::executor_type> work_;
     std::vector<std::thread> threads_;
     std::atomic<std::uint16_t> port_{0};

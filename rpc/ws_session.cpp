@@ -78,10 +78,14 @@ void WsSession::close() {
 }
 
 void WsSession::deliver(SharedNotifications notifications) {
-    net::post(ws_.get_executor(),
-              [self = shared_from_this(), notifications = std::move(notifications)] {
-                  self->onDeliver(notifications);
-              });
+    {
+        const std::lock_guard lock(pendingMutex_);
+        pending_.push_back(std::move(notifications));
+        if (pending_.size() > 1) {
+            return;  // the onDeliver posted for the first of them has not run yet
+        }
+    }
+    net::post(ws_.get_executor(), [self = shared_from_this()] { self->onDeliver(); });
 }
 
 void WsSession::onAccept(beast::error_code ec) {
@@ -149,16 +153,23 @@ Result<json::value> WsSession::unsubscribe(const json::value& params) {
     return json::value(subscriptions_.erase(subscription) == 1);
 }
 
-void WsSession::onDeliver(const SharedNotifications& notifications) {
+void WsSession::onDeliver() {
+    std::vector<SharedNotifications> batches;
+    {
+        const std::lock_guard lock(pendingMutex_);
+        batches.swap(pending_);
+    }
     if (closed_ || subscriptions_.empty()) {
         return;
     }
-    for (const Notification& notification : *notifications) {
-        for (const auto& [subscription, topic] : subscriptions_) {
-            if (topic == notification.topic &&
-                !send({kNotificationPrefix, subscription, kNotificationResult,
-                       notification.resultJson, kNotificationSuffix})) {
-                return;
+    for (const SharedNotifications& batch : batches) {
+        for (const Notification& notification : *batch) {
+            for (const auto& [subscription, topic] : subscriptions_) {
+                if (topic == notification.topic &&
+                    !send({kNotificationPrefix, subscription, kNotificationResult,
+                           notification.resultJson, kNotificationSuffix})) {
+                    return;
+                }
             }
         }
     }

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,7 +57,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     void start(Request request);
     /** Closes the connection from any thread. */
     void close();
-    /** Queues the notifications its subscriptions match; callable from any thread. */
+    /**
+     * Queues the notifications its subscriptions match; callable from any thread. Batches
+     * delivered before the connection's strand takes the previous ones leave together with them.
+     */
     void deliver(SharedNotifications notifications);
 
   private:
@@ -67,7 +71,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     Result<boost::json::value> subscribe(const boost::json::value& params);
     /** chain_unsubscribe on this connection: whether the subscription existed. */
     Result<boost::json::value> unsubscribe(const boost::json::value& params);
-    void onDeliver(const SharedNotifications& notifications);
+    /** Sends every batch delivered since the last call, in order. */
+    void onDeliver();
     /** Queues one text message made of `parts`; false when the connection closed or was dropped. */
     bool send(std::initializer_list<std::string_view> parts);
     void doClose();
@@ -81,6 +86,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     MethodTable methods_;
     /** Subscription id -> topic. */
     std::map<std::string, Topic, std::less<>> subscriptions_;
+    /**
+     * Batches delivered and not yet sent. Only the first of a run posts onDeliver to the strand:
+     * a connection whose strand is behind takes the heads that came meanwhile in one pass and
+     * one socket write, so falling behind makes each head cheaper to send instead of queueing
+     * one handler per head.
+     */
+    std::mutex pendingMutex_;
+    std::vector<SharedNotifications> pending_;
 };
 
 }  // namespace gridledger::rpc::detail

@@ -323,6 +323,8 @@ po::options_description configOptions(NodeConfig& c, ConfigLists& lists) {
             po::value(&c.rpcIdleTimeoutMs)->default_value(c.rpcIdleTimeoutMs))(
             "rpc.request_timeout_ms",
             po::value(&c.rpcRequestTimeoutMs)->default_value(c.rpcRequestTimeoutMs))(
+            "rpc.notify_interval_ms",
+            po::value(&c.rpcNotifyIntervalMs)->default_value(c.rpcNotifyIntervalMs))(
             "rpc.max_response_bytes",
             po::value(&c.rpcMaxResponseBytes)->default_value(c.rpcMaxResponseBytes))(
             "rpc.allowed_hosts", po::value(&allowedHosts)->default_value(""))(
@@ -411,6 +413,11 @@ std::vector<std::string> semanticFaults(NodeConfig& c, const ConfigLists& lists)
     if (c.rpcNice < 0 || c.rpcNice > kMaxRpcNice) {
         faults.push_back("rpc.nice must be 0.." + std::to_string(kMaxRpcNice) + ", not " +
                          std::to_string(c.rpcNice));
+    }
+    if (c.rpcNotifyIntervalMs > kMaxRpcNotifyIntervalMs) {
+        faults.push_back("rpc.notify_interval_ms must be 0.." +
+                         std::to_string(kMaxRpcNotifyIntervalMs) + ", not " +
+                         std::to_string(c.rpcNotifyIntervalMs));
     }
     if (c.syncBatchBlocks == 0 || c.syncBatchBlocks > kMaxSyncBatchBlocks) {
         faults.push_back("p2p.sync_batch_blocks must be 1.." + std::to_string(kMaxSyncBatchBlocks));
@@ -558,6 +565,7 @@ Status Home::writeConfig(const NodeConfig& c) const {
         << "max_send_buffer_bytes = " << c.rpcMaxSendBufferBytes << "\n"
         << "idle_timeout_ms = " << c.rpcIdleTimeoutMs << "\n"
         << "request_timeout_ms = " << c.rpcRequestTimeoutMs << "\n"
+        << "notify_interval_ms = " << c.rpcNotifyIntervalMs << "\n"
         << "# largest answer to one request or batch; beyond it: error -32016\n"
         << "max_response_bytes = " << c.rpcMaxResponseBytes << "\n"
         << "# Host names (DNS rebinding) and browser origins (cross-site WebSocket) accepted\n"

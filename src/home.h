@@ -25,6 +25,8 @@ inline constexpr std::string_view kAccountKeyName = "validator-account";
 inline constexpr std::uint64_t kMaxSyncBatchBlocks = 1024;
 /** The highest rpc.nice: the highest niceness Linux gives a thread. */
 inline constexpr int kMaxRpcNice = 19;
+/** The highest rpc.notify_interval_ms. */
+inline constexpr std::uint64_t kMaxRpcNotifyIntervalMs = 10000;
 
 /** Settings read from config/node.conf (INI). Every key has a default. */
 struct NodeConfig {
@@ -41,6 +43,8 @@ struct NodeConfig {
     std::size_t rpcMaxSendBufferBytes = 4U << 20U;
     std::uint64_t rpcIdleTimeoutMs = 30000;
     std::uint64_t rpcRequestTimeoutMs = 30000;
+    /** The shortest time between two fan-outs to WebSocket subscribers (rpc::ServerOptions). */
+    std::uint64_t rpcNotifyIntervalMs = 20;
     /** Largest answer to one request or batch (docs/rpc.md, "Limits"). */
     std::size_t rpcMaxResponseBytes = std::size_t{16} << 20U;
     /** Host names the public listener accepts besides loopback and its address ("*": any). */

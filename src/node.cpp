@@ -382,6 +382,7 @@ Status NodeImpl::openRpc(const Home& home) {
     options.feed = [context](std::uint64_t height) {
         return rpc::notificationsAt(context, height);
     };
+    options.notifyInterval = std::chrono::milliseconds(config_.rpcNotifyIntervalMs);
     options.readiness = [this] { return notReady(); };
     options.submitRaw = [this, admitted = context.txAdmitted](std::span<const ByteView> raws) {
         auto outcomes = mempool_->submitBatch(raws);

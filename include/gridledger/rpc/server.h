@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -39,6 +40,15 @@ struct ServerOptions {
      * publishExecuted on the server's own threads; empty: no notifications are ever sent.
      */
     std::function<Result<std::vector<Notification>>(std::uint64_t height)> feed{};
+    /**
+     * The shortest time between two fan-outs of notifications to the WebSocket subscribers. A
+     * height announced sooner after the last fan-out waits for the next, which carries every
+     * height announced meanwhile, each still its own notification, in order: each connection
+     * then gets them in one socket write. This bounds the writes to subscribers at one per
+     * connection per interval, whatever the block rate. Zero: each height fans out as soon as
+     * it is announced.
+     */
+    std::chrono::milliseconds notifyInterval{0};
     /**
      * Why the node is not ready to serve (GET /readyz answers 503 with it), or nullopt when it
      * is (200). Called on the server's threads; empty: always ready.

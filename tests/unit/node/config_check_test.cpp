@@ -41,17 +41,19 @@ TEST(ConfigCheck, NamesEachUnknownKeyAndIllTypedValueWithItsLineAndKeepsTheRest)
 
 TEST(ConfigCheck, NamesValuesThatParseButCannotServe) {
     const auto check = checkConfigText(
-        "[rpc]\naddress = localhost\nadmin_address = 10.0.0.1\nnice = 20\n[p2p]\nport = 0\n"
+        "[rpc]\naddress = localhost\nadmin_address = 10.0.0.1\nnice = 20\n"
+        "notify_interval_ms = 10001\n[p2p]\nport = 0\n"
         "persistent_peers = nobody\nsync_batch_blocks = 0\n[log]\nlevel = loud\nformat = yaml\n");
     EXPECT_TRUE(hasFault(check, "rpc.address must be an IP address"));
     EXPECT_TRUE(hasFault(check, "rpc.admin_address must be a loopback address"));
     EXPECT_TRUE(hasFault(check, "rpc.nice must be 0..19, not 20"));
+    EXPECT_TRUE(hasFault(check, "rpc.notify_interval_ms must be 0..10000, not 10001"));
     EXPECT_TRUE(hasFault(check, "p2p.port must be 1..65535, not 0"));
     EXPECT_TRUE(hasFault(check, "p2p.persistent_peers: peer 'nobody' is not node_id@host:port"));
     EXPECT_TRUE(hasFault(check, "p2p.sync_batch_blocks must be 1..1024"));
     EXPECT_TRUE(hasFault(check, "log.level must be one of"));
     EXPECT_TRUE(hasFault(check, "log.format must be text or json, not \"yaml\""));
-    EXPECT_EQ(check.faults.size(), 8U);
+    EXPECT_EQ(check.faults.size(), 9U);
 }
 
 TEST(ConfigCheck, AKeyGivenTwiceIsAFault) {

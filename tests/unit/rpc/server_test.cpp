@@ -402,5 +402,14 @@ TEST(ServerThreads, IoThreadsAreNamedAndRunAsMuchNicerAsAsked) {
     }
 }
 
+TEST(ServerLifecycle, ANegativeNotifyIntervalIsRefused) {
+    ServerOptions negative;
+    negative.notifyInterval = std::chrono::milliseconds(-1);
+    Server refused(test::testMethods(), std::move(negative));
+    const Status started = refused.start();
+    ASSERT_FALSE(started);
+    EXPECT_EQ(started.error().code, ErrorCode::kConfig);
+}
+
 }  // namespace
 }  // namespace gridledger::rpc::server_test

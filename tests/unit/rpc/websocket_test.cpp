@@ -75,11 +75,13 @@ std::vector<Notification> headsAt(std::uint64_t height, std::size_t padding) {
 
 class WebSocketTest : public ::testing::Test {
   protected:
-    void startServer(ServerLimits limits, std::size_t padding = 16) {
+    void startServer(ServerLimits limits, std::size_t padding = 16,
+                     std::chrono::milliseconds notifyInterval = {}) {
         MethodTable methods = test::testMethods();
         ASSERT_TRUE(addSubscriptionMethods(methods));
         ServerOptions options;
         options.limits = limits;
+        options.notifyInterval = notifyInterval;
         options.feed = [padding](std::uint64_t height) -> Result<std::vector<Notification>> {
             return headsAt(height, padding);
         };
@@ -183,6 +185,38 @@ TEST_F(WebSocketTest, HeightsArriveInTheOrderAnnounced) {
             ASSERT_EQ(note.at("params").at("result").at("height"),
                       json::string(std::to_string(height)));
         }
+    }
+}
+
+// With a notify interval, heights announced within it of the last fan-out wait for the next one
+// and arrive all together, in the order announced; none arrives before the interval has passed.
+TEST_F(WebSocketTest, HeightsAnnouncedWithinTheIntervalLeaveTogetherAtItsEnd) {
+    constexpr std::chrono::milliseconds kInterval{300};
+    startServer(ServerLimits{}, 16, kInterval);
+    WsClient client(server_->port());
+    const std::string id = client.subscribe("newHeads", 1);
+    ASSERT_FALSE(id.empty());
+    const auto heightOf = [](const json::value& note) {
+        return std::string(note.at("params").at("result").at("height").as_string());
+    };
+    for (int round = 0; round < 3; ++round) {
+        // The first height of a round fans out at once: the last fan-out is an interval old.
+        std::this_thread::sleep_for(kInterval);
+        const auto announced = std::chrono::steady_clock::now();
+        server_->publishExecuted(900);
+        EXPECT_EQ(heightOf(client.read()), "900");
+        // These come within the interval: the next fan-out, at least kInterval after the one
+        // that carried 900, carries all of them.
+        const std::vector<std::uint64_t> rest{901, 7, 1'000'000, 902};
+        for (const std::uint64_t height : rest) {
+            server_->publishExecuted(height);
+        }
+        for (const std::uint64_t height : rest) {
+            const json::value note = client.read();
+            ASSERT_EQ(note.at("params").at("subscription"), json::string(id));
+            ASSERT_EQ(heightOf(note), std::to_string(height));
+        }
+        EXPECT_GE(std::chrono::steady_clock::now() - announced, kInterval);
     }
 }
 
