@@ -19,6 +19,10 @@ if(GRIDLEDGER_JEMALLOC)
     target_link_libraries(gridledger_allocator INTERFACE
         "$<LINK_LIBRARY:WHOLE_ARCHIVE,${GRIDLEDGER_JEMALLOC_ARCHIVE}>" Threads::Threads
         ${CMAKE_DL_LIBS} m)
+    # Its settings (src/allocator/malloc_conf.cpp) compile into each program that links it: a
+    # definition in a library's archive would be left out, since no code refers to it.
+    target_sources(gridledger_allocator INTERFACE
+        "${PROJECT_SOURCE_DIR}/src/allocator/malloc_conf.cpp")
 else()
     add_library(gridledger_allocator INTERFACE)
 endif()
