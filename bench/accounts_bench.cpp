@@ -173,7 +173,7 @@ class Bench {
         auto batch = ledger_.store->batch();
         const auto updates = state.updates();
         if (!ledger_.tree->apply(version_ + 1, updates, batch) ||
-            !ledger_.store->write(batch, true)) {
+            !ledger_.store->write(batch, false)) {
             std::fprintf(stderr, "commit failed\n");
             std::exit(1);
         }
