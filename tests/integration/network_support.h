@@ -31,6 +31,11 @@ inline std::string field(const json::value& v, std::string_view key) {
     return std::string(v.as_object().at(key).as_string());
 }
 
+/** The last `count` characters of `text` (all of it when shorter): the end of a long log. */
+inline std::string lastChars(const std::string& text, std::size_t count) {
+    return text.size() > count ? text.substr(text.size() - count) : text;
+}
+
 /** `validators` validators with a 500 ms round timeout and 50 ms between idle blocks. */
 inline TestnetOptions quickTestnet(std::size_t validators) {
     TestnetOptions options;

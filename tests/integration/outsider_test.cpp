@@ -89,10 +89,16 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
     ASSERT_NO_FATAL_FAILURE(setConfig(conf, "persistent_peers", peers));
     ASSERT_NO_FATAL_FAILURE(setConfig(conf, "level", "debug"));
     ASSERT_NO_FATAL_FAILURE(setPorts(conf, ports));
-    const node::Endpoint outsiderRpc{"127.0.0.1", ports};
-    const auto outsiderHeight = [&] {
+    node::Endpoint outsiderRpc{"127.0.0.1", ports};
+    // Only the full node's own answer counts: while it is stopped, a node of a test running
+    // beside this one may have taken its port.
+    const std::string outsiderId = outsiderNode->nodeId().hex();
+    const auto outsiderHeight = [&]() -> std::uint64_t {
         auto status = node::callRpc(outsiderRpc, "node_getStatus", json::array{});
-        return status ? parseU64(field(*status, "executed_height")).value_or(0) : 0;
+        if (!status || field(*status, "node_id") != outsiderId) {
+            return 0;
+        }
+        return parseU64(field(*status, "executed_height")).value_or(0);
     };
     const auto outsiderLog = outsiderDir.path() / "node.log";
     auto startOutsider = [&] {
@@ -101,6 +107,7 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
             outsiderLog);
         EXPECT_TRUE(waitFor([&] { return outsiderHeight() > 0 || !process->running(); },
                             std::chrono::seconds(30)));
+        EXPECT_TRUE(process->running()) << readText(outsiderLog);
         return process;
     };
 
@@ -179,10 +186,15 @@ TEST(Outsiders, FollowWithoutInfluenceGetDroppedForBadFramesAndCatchUpTwoThousan
     // The log is appended to: what the restarted node logs starts here (its first start may
     // have synced too, when the validators were ahead of it).
     const std::size_t restartLog = readText(outsiderLog).size();
+    // Ports chosen now: the ones it had were free for anyone while it was stopped.
+    outsiderRpc.port = freePortRange(4);
+    ASSERT_NO_FATAL_FAILURE(setPorts(conf, outsiderRpc.port));
     outsider = startOutsider();
     const std::uint64_t head = heightOf(net, 0);
     ASSERT_TRUE(waitFor([&] { return outsiderHeight() >= head; }, std::chrono::seconds(120)))
-        << "the full node did not catch up from " << stoppedAt;
+        << "the full node did not catch up from " << stoppedAt << " to " << head << " (it is at "
+        << outsiderHeight() << "); its log since the restart ends:\n"
+        << lastChars(readText(outsiderLog).substr(restartLog), 30'000);
     static const std::regex kSynced(
         R"(sync finished blocks=(\d+) from_height=(\d+) to_height=(\d+) seconds=([0-9.]+) rate_blocks_per_s=([0-9.]+))");
     // Sync ends when it reaches the head its peer reports; blocks keep coming meanwhile.
