@@ -323,11 +323,15 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
     // Each receipt is encoded once, for the results root and for the store.
     const std::vector<Bytes> encoded = encodeReceipts(executed.systemReceipt, executed.receipts);
     executed.roots = ledger::ExecRoots{stateRoot, resultsRootOfEncoded(encoded)};
-    const auto txReceipts = std::span<const Bytes>(encoded).last(executed.receipts.size());
-    GL_TRY(blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, txReceipts,
-                                 executed.roots));
-    if (executed.systemReceipt) {
-        blocks_.stageSystemReceipt(batch, block.header.height, encoded.front());
+    if (keepsBlocks_) {
+        const auto txReceipts = std::span<const Bytes>(encoded).last(executed.receipts.size());
+        GL_TRY(blocks_.stageExecuted(batch, block, certifyingQc, executed.receipts, txReceipts,
+                                     executed.roots));
+        if (executed.systemReceipt) {
+            blocks_.stageSystemReceipt(batch, block.header.height, encoded.front());
+        }
+    } else {
+        blocks_.stageRoots(batch, block.header.height, executed.roots);
     }
     GL_TRY(store_.write(batch, syncedWrites_));
     lastBatchBytes_ = batch.byteSize();

@@ -173,12 +173,17 @@ Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block&
             batch.put(kTxIndexColumn, receipt.txHash.view(), receiptKey(where));
         }
     }
+    stageRoots(batch, height, roots);
+    return {};
+}
+
+void BlockStore::stageRoots(storage::WriteBatch& batch, std::uint64_t height,
+                            const ExecRoots& roots) const {
     Bytes rootBytes;
     append(rootBytes, roots.stateRoot.view());
     append(rootBytes, roots.resultsRoot.view());
     batch.put(kMetaColumn, rootsKey(height), rootBytes);
     batch.put(kMetaColumn, asBytes(kExecutedHeightKey), heightKey(height));
-    return {};
 }
 
 void BlockStore::stageSystemReceipt(storage::WriteBatch& batch, std::uint64_t height,

@@ -13,7 +13,31 @@ struct VerifyPool::Batch {
     std::mutex mutex;
     std::condition_variable finished;
     std::size_t done = 0;  // guarded by mutex
+
+    /** Withdraws the transactions no thread has claimed and waits for the claimed ones. */
+    void withdraw() {
+        const std::size_t claimed = std::min(next.exchange(txs.size()), txs.size());
+        std::unique_lock lock(mutex);
+        done += txs.size() - claimed;
+        finished.wait(lock, [this] { return done == txs.size(); });
+    }
 };
+
+VerifyPool::PendingBatch::~PendingBatch() {
+    if (batch_) {
+        batch_->withdraw();
+    }
+}
+
+VerifyPool::PendingBatch& VerifyPool::PendingBatch::operator=(PendingBatch&& other) noexcept {
+    if (this != &other) {
+        if (batch_) {
+            batch_->withdraw();
+        }
+        batch_ = std::move(other.batch_);
+    }
+    return *this;
+}
 
 VerifyPool::VerifyPool(VerifyPoolOptions options)
     : verifier_(options.verifier ? std::move(options.verifier)
@@ -64,29 +88,59 @@ std::vector<bool> VerifyPool::verifyBatch(std::span<const codec::SignedTx> txs) 
     if (txs.empty()) {
         return {};
     }
+    // Block validation goes ahead of single admissions waiting in the queue; the caller takes a
+    // share itself.
+    const auto batch = queueBatch(txs, std::min(threadCount_, txs.size() - 1), true);
+    return completeBatch(*batch);
+}
+
+VerifyPool::PendingBatch VerifyPool::startBatch(std::span<const codec::SignedTx> txs) {
+    PendingBatch pending;
+    if (!txs.empty()) {
+        pending.batch_ = queueBatch(txs, std::min(threadCount_, txs.size()), false);
+    }
+    return pending;
+}
+
+std::vector<bool> VerifyPool::finishBatch(PendingBatch pending) {
+    const std::shared_ptr<Batch> batch = std::move(pending.batch_);
+    if (!batch) {
+        return {};
+    }
+    return completeBatch(*batch);
+}
+
+std::shared_ptr<VerifyPool::Batch> VerifyPool::queueBatch(std::span<const codec::SignedTx> txs,
+                                                          std::size_t helpers, bool first) {
     auto batch = std::make_shared<Batch>();
     batch->txs = txs;
     batch->valid.assign(txs.size(), 0);
-    const std::size_t helpers = std::min(threadCount_, txs.size() - 1);
     std::size_t queuedHelpers = 0;
     {
         const std::lock_guard lock(mutex_);
         if (!stopping_) {
-            // Block validation goes ahead of single admissions waiting in the queue.
             for (; queuedHelpers < helpers; ++queuedHelpers) {
-                queue_.push_front(Job{nullptr, nullptr, batch});
+                if (first) {
+                    queue_.push_front(Job{nullptr, nullptr, batch});
+                } else {
+                    queue_.push_back(Job{nullptr, nullptr, batch});
+                }
             }
         }
     }
     for (std::size_t i = 0; i < queuedHelpers; ++i) {
         wake_.notify_one();
     }
-    helpBatch(*batch);
+    return batch;
+}
+
+std::vector<bool> VerifyPool::completeBatch(Batch& batch) {
+    helpBatch(batch);
     {
-        std::unique_lock lock(batch->mutex);
-        batch->finished.wait(lock, [&batch] { return batch->done == batch->txs.size(); });
+        std::unique_lock lock(batch.mutex);
+        batch.finished.wait(lock, [&batch] { return batch.done == batch.txs.size(); });
     }
-    return {batch->valid.begin(), batch->valid.end()};
+    return {batch.valid.begin(), batch.valid.end()};
 }
 
 void VerifyPool::shutdown() {

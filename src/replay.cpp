@@ -1,10 +1,12 @@
 #include "replay.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
-#include <future>
-#include <map>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <gridledger/consensus/committee.h>
 #include <gridledger/contracts/executor.h>
@@ -27,52 +29,63 @@ std::unexpected<Error> atHeight(std::uint64_t height, ErrorCode code, const std:
 constexpr std::size_t kLookaheadBlocks = 8;
 
 /**
- * One block read ahead of execution, its transactions decoded and the verdicts on their
+ * One block read ahead of execution, its transactions decoded, and the verdicts on their
  * signatures, which the pool works out on every core while the blocks before it execute. A
- * transaction the pool could not take, or that does not decode, is not listed: the executor
- * decodes and checks it itself.
+ * transaction that does not decode is not listed: the executor decodes and checks it itself.
  */
-struct Prefetched {
-    struct Checked {
-        ledger::TxPtr tx;
-        std::shared_future<Status> verdict;
-    };
-    Result<ReplayEntry> entry;
-    std::map<Hash256, Checked> txs;
+class Prefetched {
+  public:
+    Prefetched(ReplaySource& source, ledger::VerifyPool& pool, std::uint64_t height)
+        : entry(source.entryAt(height)), txs_(std::make_shared<std::vector<codec::SignedTx>>()) {
+        if (!entry) {
+            return;
+        }
+        const std::optional<codec::Block>& block = entry->block;
+        if (!block) {
+            return;
+        }
+        txs_->reserve(block->txs.size());
+        for (const Bytes& raw : block->txs) {
+            if (auto decoded = codec::decodeTx(raw)) {
+                txs_->push_back(std::move(*decoded));
+            }
+        }
+        byHash_.reserve(txs_->size());
+        for (std::size_t i = 0; i < txs_->size(); ++i) {
+            byHash_.emplace_back((*txs_)[i].hash, i);
+        }
+        std::ranges::sort(byHash_);
+        pending_ = pool.startBatch(*txs_);
+    }
 
     /**
-     * For the executor: the decoded transaction of `hash` and whether the pool found its
-     * signature valid (waits for the verdict).
+     * For the executor: the decoded transaction of each hash and whether the pool found its
+     * signature valid. Waits for the verdicts, and checks on this thread the signatures no
+     * worker has taken yet.
      */
-    [[nodiscard]] contracts::KnownTxs known() {
+    [[nodiscard]] contracts::KnownTxs known(ledger::VerifyPool& pool) {
+        valid_ = pool.finishBatch(std::move(pending_));
         return [this](const Hash256& hash) {
-            const auto it = txs.find(hash);
-            if (it == txs.end()) {
+            const auto it = std::ranges::lower_bound(byHash_, hash, {}, &IndexEntry::first);
+            if (it == byHash_.end() || it->first != hash) {
                 return ledger::KnownTx{};
             }
-            return ledger::KnownTx{it->second.verdict.get().has_value(), it->second.tx};
+            // Shares the block's vector of transactions rather than copying one out of it.
+            return ledger::KnownTx{valid_[it->second], ledger::TxPtr(txs_, &(*txs_)[it->second])};
         };
     }
-};
 
-Prefetched prefetch(ReplaySource& source, ledger::VerifyPool& pool, std::uint64_t height) {
-    Prefetched out{source.entryAt(height), {}};
-    if (!out.entry || !out.entry->block) {
-        return out;
-    }
-    for (const Bytes& raw : out.entry->block->txs) {
-        auto decoded = codec::decodeTx(raw);
-        if (!decoded || out.txs.contains(decoded->hash)) {
-            continue;
-        }
-        auto tx = std::make_shared<const codec::SignedTx>(std::move(*decoded));
-        const Hash256 hash = tx->hash;
-        if (auto verdict = pool.submit(tx)) {
-            out.txs.emplace(hash, Prefetched::Checked{std::move(tx), verdict->share()});
-        }
-    }
-    return out;
-}
+    Result<ReplayEntry> entry;
+
+  private:
+    using IndexEntry = std::pair<Hash256, std::size_t>;
+
+    std::shared_ptr<std::vector<codec::SignedTx>> txs_;
+    std::vector<IndexEntry> byHash_;  // sorted by hash
+    std::vector<bool> valid_;         // at the index of txs_, once known() is called
+    // Declared last, so destroyed first: a dropped batch waits for its workers while txs_ lives.
+    ledger::VerifyPool::PendingBatch pending_;
+};
 
 }  // namespace
 
@@ -106,13 +119,16 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     if (std::filesystem::exists(scratch)) {
         return fail(ErrorCode::kInvalidArgument, scratch.string() + " already exists");
     }
-    GL_ASSIGN_OR_RETURN(
-        store, storage::KvStore::open(scratch, ledger::columnNames(), ledger::storeOptions()));
+    storage::KvOptions scratchOptions;
+    scratchOptions.disposable = true;  // removed after the replay, or a crash
+    GL_ASSIGN_OR_RETURN(store, storage::KvStore::open(scratch, ledger::columnNames(),
+                                                      ledger::storeOptions(scratchOptions)));
     ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
     ledger::BlockStore replayed(*store);
     const std::string domain = contracts::signingDomainOf(genesis);
     contracts::Executor executor(*store, tree, replayed, genesis.chainId, domain);
-    executor.setSyncedWrites(false);  // the scratch copy is removed after the replay, or a crash
+    executor.setSyncedWrites(false);
+    executor.setKeepsBlocks(false);  // the source holds them; only the roots are compared
 
     GL_ASSIGN_OR_RETURN(written, executor.commitGenesis(genesis));
     auto storedGenesis = source.entryAt(0);
@@ -134,16 +150,14 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     std::uint64_t parentTimeMs = ownGenesis->header.timestampMs;
     // Signatures are checked on every core ahead of execution; certificates and state roots in
     // order, on this thread, since each depends on what the blocks before it did.
-    ledger::VerifyPool pool(
-        ledger::VerifyPoolOptions{.threads = 0,
-                                  .maxQueue = kLookaheadBlocks * genesis.consensus.maxBlockTxs,
-                                  .verifier = {},
-                                  .domain = domain});
+    ledger::VerifyPoolOptions poolOptions;
+    poolOptions.domain = domain;
+    ledger::VerifyPool pool(poolOptions);
     std::deque<Prefetched> ahead;
     std::uint64_t nextToRead = 1;
     for (std::uint64_t h = 1; h <= top; ++h) {
         for (; nextToRead <= top && ahead.size() < kLookaheadBlocks; ++nextToRead) {
-            ahead.push_back(prefetch(source, pool, nextToRead));
+            ahead.emplace_back(source, pool, nextToRead);
         }
         Prefetched current = std::move(ahead.front());
         ahead.pop_front();
@@ -191,7 +205,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
         if (auto same = checkCertifiedRoots(b.header, execRoots); !same) {
             return atHeight(h, same.error().code, same.error().message);
         }
-        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, current.known()));
+        GL_ASSIGN_OR_RETURN(done, executor.executeAndCommit(b, *cert, current.known(pool)));
         // A block whose execution changed the validator set ends its epoch: the blocks above it
         // are checked against the next committee, seeded by it (docs/protocol.md §12).
         GL_ASSIGN_OR_RETURN(

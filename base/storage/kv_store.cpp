@@ -48,6 +48,7 @@ struct KvStore::Impl {
     std::unique_ptr<rocksdb::DB> db;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     std::atomic<std::uint64_t> walSyncs{0};
+    bool disposable = false;
 
     ~Impl() {
         for (auto* handle : handles) {
@@ -131,6 +132,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
     dbOptions.create_if_missing = options.createIfMissing;
     dbOptions.create_missing_column_families = true;
     dbOptions.IncreaseParallelism(2);
+    dbOptions.avoid_flush_during_shutdown = options.disposable;
 
     rocksdb::BlockBasedTableOptions table;
     table.block_cache = rocksdb::NewLRUCache(options.blockCacheBytes);
@@ -191,6 +193,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
         return std::unexpected(storageError(status));
     }
     impl->db.reset(raw);
+    impl->disposable = options.disposable;
     // Handle 0 is RocksDB's default family, which GridLedger does not use.
     impl->db->DestroyColumnFamilyHandle(handles.front());
     impl->handles.assign(handles.begin() + 1, handles.end());
@@ -220,18 +223,22 @@ Result<bool> KvStore::read(Column column, ByteView key,
 
 Status KvStore::write(WriteBatch& batch, bool sync) {
     rocksdb::WriteOptions writeOptions;
-    writeOptions.sync = sync;
+    writeOptions.sync = sync && !impl_->disposable;
+    writeOptions.disableWAL = impl_->disposable;
     auto status = impl_->db->Write(writeOptions, &batch.impl_->batch);
     if (!status.ok()) {
         return std::unexpected(storageError(status));
     }
-    if (sync) {
+    if (writeOptions.sync) {
         impl_->walSyncs.fetch_add(1, std::memory_order_relaxed);
     }
     return {};
 }
 
 Status KvStore::syncWal() {
+    if (impl_->disposable) {
+        return {};
+    }
     auto status = impl_->db->SyncWAL();
     if (!status.ok()) {
         return std::unexpected(storageError(status));

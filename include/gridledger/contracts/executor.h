@@ -70,6 +70,14 @@ class Executor {
     void setSyncedWrites(bool synced) { syncedWrites_ = synced; }
 
     /**
+     * Whether each commit stores the block, its certificate, receipts and transaction index
+     * besides the state and the roots (the default). Execution reads none of them, as a ledger
+     * started from a state snapshot shows: replay's scratch copy, which checks roots and is then
+     * thrown away, keeps the state and the roots alone. Genesis is stored whole either way.
+     */
+    void setKeepsBlocks(bool keeps) { keepsBlocks_ = keeps; }
+
+    /**
      * Executes `block` (height = executed height + 1) certified by `certifyingQc` and commits it.
      * An invalid transaction fails with a receipt; it never halts the chain. Fails only on storage
      * errors, a block at the wrong height, or a reward pool beyond 128 bits (kInternal).
@@ -113,6 +121,7 @@ class Executor {
     std::string chainId_;
     std::string signingDomain_;
     bool syncedWrites_ = true;
+    bool keepsBlocks_ = true;
     /** The size of the last block's batch: the room the next one reserves. */
     std::size_t lastBatchBytes_ = 0;
 };

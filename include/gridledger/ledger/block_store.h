@@ -70,6 +70,13 @@ class BlockStore final : public ChainReader {
                                        const ExecRoots& roots) const;
 
     /**
+     * Stages the roots of the block at `height` and makes it the executed height, as
+     * stageExecuted does, without the block, its certificate, receipts or index: for a ledger
+     * that keeps the state alone (Executor::setKeepsBlocks).
+     */
+    void stageRoots(storage::WriteBatch& batch, std::uint64_t height, const ExecRoots& roots) const;
+
+    /**
      * Stages the system receipt of the block at `height`, encoded (codec::encodeReceipt), under
      * (height, kSystemReceiptIndex). It is not indexed by tx hash: no transaction carries it.
      */

@@ -66,7 +66,28 @@ struct VerifyPoolOptions {
  * are never refused. All member functions are thread-safe.
  */
 class VerifyPool {
+    struct Batch;
+
   public:
+    /**
+     * A batch queued by startBatch, whose verdicts finishBatch gives. Dropped unfinished, it
+     * withdraws what no worker has taken yet and waits for the signatures being checked, so
+     * that its transactions may go once it is gone.
+     */
+    class PendingBatch {
+      public:
+        PendingBatch() = default;
+        ~PendingBatch();
+        PendingBatch(PendingBatch&&) noexcept = default;
+        PendingBatch& operator=(PendingBatch&&) noexcept;
+        PendingBatch(const PendingBatch&) = delete;
+        PendingBatch& operator=(const PendingBatch&) = delete;
+
+      private:
+        friend class VerifyPool;
+        std::shared_ptr<Batch> batch_;
+    };
+
     /** Starts the workers. */
     explicit VerifyPool(VerifyPoolOptions options = {});
     /** Same as shutdown(). */
@@ -93,6 +114,19 @@ class VerifyPool {
     [[nodiscard]] std::vector<bool> verifyBatch(std::span<const codec::SignedTx> txs);
 
     /**
+     * Queues every transaction of `txs` for the workers, behind the jobs already waiting, and
+     * returns at once: one job per worker, whatever the batch's size, and never refused. `txs`
+     * must stay alive and unchanged until finishBatch returns.
+     */
+    [[nodiscard]] PendingBatch startBatch(std::span<const codec::SignedTx> txs);
+
+    /**
+     * The verdicts of a started batch, as verifyBatch gives them: verifies on the calling thread
+     * what no worker has taken yet (all of it after shutdown()), then waits for the rest.
+     */
+    [[nodiscard]] std::vector<bool> finishBatch(PendingBatch pending);
+
+    /**
      * Refuses new submissions, cancels queued jobs (their callbacks get kUnavailable), lets the
      * running ones finish and joins the workers. Idempotent; must not be called from a worker.
      */
@@ -106,7 +140,6 @@ class VerifyPool {
     [[nodiscard]] std::uint64_t verifiedCount() const { return verified_.load(); }
 
   private:
-    struct Batch;
     struct Job {
         TxPtr tx;
         VerifyCallback done;
@@ -117,6 +150,11 @@ class VerifyPool {
     void run(Job& job);
     Status verifyOne(const codec::SignedTx& tx);
     void helpBatch(Batch& batch);
+    /** Queues `helpers` jobs on a new batch of `txs`, at the queue's front when `first`. */
+    std::shared_ptr<Batch> queueBatch(std::span<const codec::SignedTx> txs, std::size_t helpers,
+                                      bool first);
+    /** Helps `batch` on the calling thread, waits until it is done and gives its verdicts. */
+    std::vector<bool> completeBatch(Batch& batch);
 
     TxVerifier verifier_;
     std::size_t maxQueue_;

@@ -105,6 +105,12 @@ struct KvOptions {
      * takes fewer.
      */
     std::size_t hashedBuckets = std::size_t{1} << 20U;
+    /**
+     * A store thrown away after use, or after a crash (a replay's scratch ledger): writes skip
+     * the write-ahead log and closing does not flush the memtables, so whatever no background
+     * flush has put in a table is lost with the store. Synced writes and syncWal sync nothing.
+     */
+    bool disposable = false;
 };
 
 /**

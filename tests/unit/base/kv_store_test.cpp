@@ -2,9 +2,11 @@
 // without holds: the reservation changes where the bytes live, never which bytes are written.
 // A column with hashed memtables answers the reads it is made for the way an ordered column
 // does: get, a prefix cursor moved forward, and a whole-column cursor in key order. A database
-// written with a column the list given to open lacks is refused.
+// written with a column the list given to open lacks is refused. A disposable store writes no
+// log, syncs nothing, and leaves behind nothing that no flush put in a table.
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -215,6 +217,44 @@ TEST(KvStoreLayoutTest, ADatabaseWithAColumnTheListLacksIsRefused) {
     const auto kept = (*grown)->get(1, bytesOf("key"));
     ASSERT_TRUE(kept) << kept.error().message;
     EXPECT_EQ(*kept, bytesOf("value"));
+}
+
+/** The bytes of the write-ahead log files in `dir`. */
+std::uintmax_t logBytes(const std::filesystem::path& dir) {
+    std::uintmax_t total = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() == ".log") {
+            total += entry.file_size();
+        }
+    }
+    return total;
+}
+
+TEST(KvStoreDisposableTest, WritesReadBackWithoutALogAndAreGoneAfterAClose) {
+    for (const bool disposable : {false, true}) {
+        SCOPED_TRACE(disposable ? "disposable" : "kept");
+        gridledger::testing::TempDir dir;
+        KvOptions options;
+        options.disposable = disposable;
+        {
+            auto store = KvStore::open(dir.path(), kColumns, options);
+            ASSERT_TRUE(store) << store.error().message;
+            WriteBatch batch = (*store)->batch();
+            fill(batch);
+            ASSERT_TRUE((*store)->write(batch, true));
+            ASSERT_TRUE((*store)->syncWal());
+            const auto read = (*store)->get(1, bytesOf("other"));
+            ASSERT_TRUE(read) << read.error().message;
+            EXPECT_EQ(*read, bytesOf("value"));
+            EXPECT_EQ((*store)->walSyncs(), disposable ? 0U : 2U);
+            EXPECT_EQ(logBytes(dir.path()) == 0, disposable);
+        }
+        auto reopened = KvStore::open(dir.path(), kColumns, KvOptions{});
+        ASSERT_TRUE(reopened) << reopened.error().message;
+        const auto after = (*reopened)->get(1, bytesOf("other"));
+        ASSERT_TRUE(after) << after.error().message;
+        EXPECT_EQ(after->has_value(), !disposable);
+    }
 }
 
 }  // namespace

@@ -267,6 +267,55 @@ TEST_F(ExecutorTest, SameBlocksGiveSameRootsAfterReopen) {
     EXPECT_EQ(account(alice_), (Account{5, 95 * kDps - 5 * kFee}));
 }
 
+// A ledger that keeps the state alone (a replay's scratch copy) executes the same blocks to the
+// same receipts and roots as one that keeps the blocks, and stores their roots and its executed
+// height, but neither the blocks, their certificates, receipts nor transaction index.
+TEST_F(ExecutorTest, ALedgerWithoutBlocksReachesTheSameRootsAndStoresOnlyThem) {
+    gridledger::testing::TempDir otherDir;
+    auto otherStore = storage::KvStore::open(otherDir.path(), ledger::columnNames());
+    ASSERT_TRUE(otherStore);
+    ledger::StateTree otherTree(**otherStore, ledger::kStateNodesColumn,
+                                ledger::kStateValuesColumn);
+    ledger::BlockStore otherBlocks(**otherStore);
+    Executor stateOnly(**otherStore, otherTree, otherBlocks, std::string(kChain),
+                       signingDomainOf(genesis()));
+    stateOnly.setKeepsBlocks(false);
+    ASSERT_TRUE(stateOnly.commitGenesis(genesis()));
+
+    const Bytes once = transfer(alice_, bob_, 0, kDps);
+    // The second block repeats a committed transaction, which reads the index where one is kept.
+    for (const std::vector<Bytes>& txs :
+         {std::vector<Bytes>{once, transfer(alice_, bob_, 1, 2 * kDps)},
+          std::vector<Bytes>{once, transfer(bob_, alice_, 0, kDps / 2), Bytes{0x01}}}) {
+        const codec::Block block = nextBlock(txs);
+        codec::QuorumCert qc;
+        qc.round = block.header.round;
+        qc.blockId = block.id;
+        auto kept = executor_->executeAndCommit(block, qc, nullptr);
+        auto alone = stateOnly.executeAndCommit(block, qc, nullptr);
+        ASSERT_TRUE(kept && alone);
+        EXPECT_EQ(alone->roots, kept->roots);
+        ASSERT_EQ(alone->receipts.size(), txs.size());
+        for (std::size_t i = 0; i < txs.size(); ++i) {
+            EXPECT_EQ(codec::encodeReceipt(alone->receipts[i]),
+                      codec::encodeReceipt(kept->receipts[i]));
+        }
+        const std::uint64_t h = block.header.height;
+        EXPECT_EQ(*otherBlocks.executedHeight(), std::optional<std::uint64_t>(h));
+        EXPECT_EQ(*otherBlocks.rootsAt(h), std::optional<ledger::ExecRoots>(kept->roots));
+        EXPECT_TRUE(blocks_->blockAt(h)->has_value());
+        EXPECT_FALSE(otherBlocks.blockAt(h)->has_value());
+        EXPECT_FALSE(otherBlocks.certAt(h)->has_value());
+        EXPECT_TRUE(otherBlocks.receiptsAt(h)->empty());
+        EXPECT_FALSE(otherBlocks.locateTx(kept->receipts[1].txHash)->has_value());
+    }
+    const auto first = blocks_->locateTx(crypto::sha256(once));
+    ASSERT_TRUE(first && *first);
+    EXPECT_EQ((*first)->height, 1U);
+    EXPECT_FALSE(otherBlocks.locateTx(crypto::sha256(once))->has_value());
+    EXPECT_TRUE(otherBlocks.blockAt(0)->has_value()) << "genesis is stored whole";
+}
+
 TEST_F(ExecutorTest, BlockAtTheWrongHeightIsRefused) {
     codec::BlockHeader header;
     header.height = 7;

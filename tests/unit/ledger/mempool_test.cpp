@@ -1,4 +1,5 @@
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <latch>
 #include <map>
@@ -822,6 +823,62 @@ TEST(VerifyPool, BatchReturnsPerTxResultsEvenAfterShutdown) {
     EXPECT_TRUE(pool.verifyBatch({}).empty());
     pool.shutdown();
     EXPECT_EQ(pool.verifyBatch(txs), expected) << "the caller verifies alone";
+}
+
+TEST(VerifyPool, AStartedBatchIsVerifiedByTheWorkersWhileTheCallerGoesOn) {
+    const auto key = crypto::SecretKey::generate();
+    std::vector<codec::SignedTx> txs;
+    std::vector<bool> expected;
+    for (std::uint64_t i = 0; i < 40; ++i) {
+        txs.push_back(withNonce(key, i));
+        if (i % 4 == 1) {
+            txs.back().signature[9] ^= 0x04;
+        }
+        expected.push_back(i % 4 != 1);
+    }
+    CountingVerifier verifier;
+    std::future<void> entered = verifier.hold(txs.front().hash);
+    VerifyPool pool(VerifyPoolOptions{
+        .threads = 1, .maxQueue = 1, .verifier = verifier.fn(), .domain = kDomain});
+    const OpenOnExit guard{verifier};
+    // The held signature would keep a caller that verified it waiting: startBatch returns while
+    // the worker holds it, and is not refused although the batch is beyond the queue's bound.
+    auto pending = pool.startBatch(txs);
+    auto later = pool.startBatch(std::span(txs).last(4));
+    entered.wait();
+    verifier.open();
+    EXPECT_EQ(pool.finishBatch(std::move(pending)), expected);
+    EXPECT_EQ(pool.finishBatch(std::move(later)),
+              std::vector<bool>(expected.end() - 4, expected.end()));
+    EXPECT_EQ(verifier.calls(), 44);
+    EXPECT_TRUE(pool.finishBatch(pool.startBatch({})).empty());
+
+    VerifyPool stopped(
+        VerifyPoolOptions{.threads = 2, .maxQueue = 16, .verifier = {}, .domain = kDomain});
+    stopped.shutdown();
+    EXPECT_EQ(stopped.finishBatch(stopped.startBatch(txs)), expected)
+        << "the caller verifies alone";
+}
+
+TEST(VerifyPool, ADroppedBatchWithdrawsWhatNoWorkerTookAndWaitsForTheRunningCheck) {
+    const auto key = crypto::SecretKey::generate();
+    std::vector<codec::SignedTx> txs;
+    for (std::uint64_t i = 0; i < 10; ++i) {
+        txs.push_back(withNonce(key, i));
+    }
+    CountingVerifier verifier;
+    std::future<void> entered = verifier.hold(txs.front().hash);
+    VerifyPool pool(VerifyPoolOptions{
+        .threads = 1, .maxQueue = 16, .verifier = verifier.fn(), .domain = kDomain});
+    const OpenOnExit guard{verifier};
+    auto pending = std::make_unique<VerifyPool::PendingBatch>(pool.startBatch(txs));
+    entered.wait();  // the worker checks the first signature and holds
+    auto dropper = std::async(std::launch::async, [&pending] { pending.reset(); });
+    EXPECT_EQ(dropper.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout)
+        << "the batch went while a worker still read its first transaction";
+    verifier.open();
+    dropper.get();
+    EXPECT_EQ(verifier.calls(), 1) << "the nine signatures no worker took were withdrawn";
 }
 
 TEST(VerifyPool, AFullQueueRefusesAtOnceWithMempoolFull) {
