@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -87,6 +88,41 @@ class Prefetched {
     ledger::VerifyPool::PendingBatch pending_;
 };
 
+/**
+ * BIP-340 checks that remember the signatures they found valid in this block and the one before.
+ * A block's header carries a QC for its parent, most often the very certificate stored with the
+ * parent, checked one block earlier: the same key, digest and signature are valid again without
+ * a second verification. Nothing invalid is remembered.
+ */
+class RememberingCheck {
+  public:
+    /** Moves on to the next block: what this one checked stays remembered for it. */
+    void nextBlock() {
+        previous_.swap(current_);
+        current_.clear();
+    }
+
+    [[nodiscard]] consensus::SignatureCheck check() {
+        return [this](const PubKey& key, const Hash256& digest, const Signature& signature) {
+            const Checked checked{key, digest, signature};
+            if (std::ranges::find(previous_, checked) != previous_.end() ||
+                std::ranges::find(current_, checked) != current_.end()) {
+                return true;
+            }
+            const bool valid = consensus::bip340Check()(key, digest, signature);
+            if (valid) {
+                current_.push_back(checked);
+            }
+            return valid;
+        };
+    }
+
+  private:
+    using Checked = std::tuple<PubKey, Hash256, Signature>;
+    std::vector<Checked> previous_;
+    std::vector<Checked> current_;
+};
+
 }  // namespace
 
 Result<std::uint64_t> BlockStoreSource::executedHeight() {
@@ -153,6 +189,8 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
     ledger::VerifyPoolOptions poolOptions;
     poolOptions.domain = domain;
     ledger::VerifyPool pool(poolOptions);
+    RememberingCheck remembered;
+    const consensus::SignatureCheck check = remembered.check();
     std::deque<Prefetched> ahead;
     std::uint64_t nextToRead = 1;
     for (std::uint64_t h = 1; h <= top; ++h) {
@@ -183,7 +221,8 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
                             blockTimeMs != 0 ? "the timestamp is not the parent's + block_time_ms"
                                              : "the timestamp is not after the parent's");
         }
-        if (auto checked = consensus::verifyProposal(b, committee, domain); !checked) {
+        remembered.nextBlock();
+        if (auto checked = consensus::verifyProposal(b, committee, domain, check); !checked) {
             return atHeight(h, checked.error().code, checked.error().message);
         }
         const auto& cert = entry->cert;
@@ -194,7 +233,7 @@ Result<ReplaySummary> replayChain(const contracts::Genesis& genesis, ReplaySourc
             return atHeight(h, ErrorCode::kInvalidCertificate,
                             "the stored certificate is for another block");
         }
-        if (auto checked = consensus::verifyQuorumCert(*cert, committee, domain); !checked) {
+        if (auto checked = consensus::verifyQuorumCert(*cert, committee, domain, check); !checked) {
             return atHeight(h, checked.error().code, "certificate: " + checked.error().message);
         }
         if (b.header.execHeight >= h) {
