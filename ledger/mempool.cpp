@@ -501,29 +501,53 @@ KnownTx Mempool::known(const Hash256& hash) const {
     return KnownTx{verdict != verdicts_.end() && verdict->second, nullptr};
 }
 
-std::size_t Mempool::verifyProposed(std::span<const Bytes> txs) {
-    std::vector<codec::SignedTx> unjudged;
-    {
-        const std::lock_guard lock(mutex_);
-        for (const auto& raw : txs) {
-            const Hash256 hash = crypto::sha256(raw);
-            if (entries_.contains(hash) || verdicts_.contains(hash)) {
-                continue;
-            }
-            if (auto tx = codec::decodeTx(raw); tx) {
-                unjudged.push_back(std::move(*tx));
-            }
+std::vector<codec::SignedTx> Mempool::unjudged(std::span<const Bytes> txs) const {
+    std::vector<codec::SignedTx> out;
+    const std::lock_guard lock(mutex_);
+    for (const auto& raw : txs) {
+        const Hash256 hash = crypto::sha256(raw);
+        if (entries_.contains(hash) || verdicts_.contains(hash)) {
+            continue;
+        }
+        if (auto tx = codec::decodeTx(raw); tx) {
+            out.push_back(std::move(*tx));
         }
     }
-    if (unjudged.empty()) {
-        return 0;
-    }
-    const std::vector<bool> valid = pool_.verifyBatch(unjudged);
+    return out;
+}
+
+void Mempool::rememberVerdicts(std::span<const codec::SignedTx> unjudged,
+                               const std::vector<bool>& valid) {
     const std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < unjudged.size(); ++i) {
         rememberVerdictLocked(unjudged[i].hash, valid[i]);
     }
-    return unjudged.size();
+}
+
+std::size_t Mempool::verifyProposed(std::span<const Bytes> txs) {
+    const std::vector<codec::SignedTx> checked = unjudged(txs);
+    if (checked.empty()) {
+        return 0;
+    }
+    rememberVerdicts(checked, pool_.verifyBatch(checked));
+    return checked.size();
+}
+
+Mempool::ProposedChecks Mempool::startVerifyingProposed(std::span<const Bytes> txs) {
+    ProposedChecks checks;
+    checks.txs_ = unjudged(txs);
+    if (!checks.txs_.empty()) {
+        checks.pending_ = pool_.startBatch(checks.txs_);
+    }
+    return checks;
+}
+
+std::size_t Mempool::finishVerifyingProposed(ProposedChecks checks) {
+    if (checks.txs_.empty()) {
+        return 0;
+    }
+    rememberVerdicts(checks.txs_, pool_.finishBatch(std::move(checks.pending_)));
+    return checks.txs_.size();
 }
 
 std::uint64_t Mempool::nextHeight() const {

@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -160,6 +162,8 @@ class NodeSyncHost final : public SyncHost {
 
   private:
     NodeImpl& node_;
+    /** The signature checks prepare() started, one per block: (height, checks), lowest first. */
+    std::deque<std::pair<std::uint64_t, ledger::Mempool::ProposedChecks>> checks_;
 };
 
 class NodeImpl {

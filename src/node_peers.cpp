@@ -436,17 +436,24 @@ void NodeSyncHost::expireAfter(std::uint64_t seq, std::chrono::milliseconds dela
 }
 
 void NodeSyncHost::prepare(std::span<const codec::Block> blocks) {
-    std::vector<Bytes> txs;
+    // Each block's checks go to the verify pool's workers, in height order, while this thread
+    // executes the blocks before it; execute() ends them, and the verdicts it remembers are
+    // found cached when the block executes (as for a proposal).
+    checks_.clear();
     for (const auto& block : blocks) {
-        txs.insert(txs.end(), block.txs.begin(), block.txs.end());
+        checks_.emplace_back(block.header.height,
+                             node_.mempool_->startVerifyingProposed(block.txs));
     }
-    // The verdicts are remembered, so execution finds them cached (as for a proposal). This
-    // waits on the consensus thread, which executes the batch next anyway; the verify pool's
-    // workers share the checks with it.
-    node_.mempool_->verifyProposed(txs);
 }
 
 Result<bool> NodeSyncHost::execute(const codec::Block& block, const codec::QuorumCert& certifying) {
+    while (!checks_.empty() && checks_.front().first < block.header.height) {
+        checks_.pop_front();
+    }
+    if (!checks_.empty() && checks_.front().first == block.header.height) {
+        node_.mempool_->finishVerifyingProposed(std::move(checks_.front().second));
+        checks_.pop_front();
+    }
     // A synced block is certified and can be fetched again after a crash: its write waits for
     // the one fsync that ends the batch (storeCommitProofs).
     GL_TRY(node_.executeCommitted(block, certifying));
@@ -474,6 +481,7 @@ void NodeSyncHost::failed(const Error& error) {
 }
 
 void NodeSyncHost::caughtUp() {
+    checks_.clear();  // those of blocks a batch did not reach, past the end of an epoch
     node_.fetching_.clear();
     // The core restarts from the synced head, as after a restart; the double-sign guard runs
     // again over the blocks that sync brought in.

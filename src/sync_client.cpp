@@ -14,11 +14,11 @@ SyncClient::SyncClient(SyncHost& host, std::string chainId, SyncLimits limits,
       check_(std::move(check)) {}
 
 p2p::Message SyncClient::requestMessage() const {
-    return requestFrom(host_.executedHeight() + 1);
+    return requestFrom(host_.executedHeight() + 1, limits_.batchBlocks);
 }
 
-p2p::Message SyncClient::requestFrom(std::uint64_t fromHeight) const {
-    const codec::SyncRequest request{fromHeight, limits_.batchBlocks};
+p2p::Message SyncClient::requestFrom(std::uint64_t fromHeight, std::uint32_t batchBlocks) const {
+    const codec::SyncRequest request{fromHeight, batchBlocks};
     return {codec::MessageKind::kSyncRequest, codec::encodeSyncRequest(request)};
 }
 
@@ -75,14 +75,18 @@ void SyncClient::onEpochProof(const NodeId& from, const codec::EpochProof& proof
 
 void SyncClient::start(const NodeId& peer) {
     const std::uint64_t executed = host_.executedHeight();
-    state_ = State{peer, executed, host_.now(), 0, 0, false};
+    state_ = State{
+        .peer = peer,
+        .startHeight = executed,
+        .started = host_.now(),
+        .batchBlocks = std::clamp<std::uint32_t>(limits_.firstBatchBlocks, 1, limits_.batchBlocks)};
     log_->debug("sync asked peer={} executed_height={}", peer.hex(), executed);
     request(executed + 1);
 }
 
 void SyncClient::request(std::uint64_t fromHeight) {
     const std::uint64_t seq = ++state_->requestSeq;
-    if (!host_.send(state_->peer, requestFrom(fromHeight))) {
+    if (!host_.send(state_->peer, requestFrom(fromHeight, state_->batchBlocks))) {
         host_.expireAfter(seq, std::chrono::milliseconds(0), "the peer is not connected");
         return;
     }
@@ -166,6 +170,7 @@ void SyncClient::apply(const NodeId& from, codec::SyncResponse response) {
     // where this one ends even when this one ends an epoch.
     const std::uint64_t verifiedHeight = verified->blocks.back().header.height;
     const bool more = peerHead > verifiedHeight;
+    state_->batchBlocks = std::min(limits_.batchBlocks, state_->batchBlocks * 2);
     if (more) {
         request(verifiedHeight + 1);
     }

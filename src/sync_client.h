@@ -53,9 +53,10 @@ class SyncHost {
     virtual void expireAfter(std::uint64_t seq, std::chrono::milliseconds delay,
                              std::string reason) = 0;
     /**
-     * The blocks of an answer that verified, before any of them executes: the node checks their
-     * transactions' signatures here, all at once on every core, rather than one by one on its
-     * consensus thread as each block executes. Changes no state.
+     * The blocks of an answer that verified, before any of them executes: the node starts the
+     * checks of their transactions' signatures here, block after block on the verify pool's
+     * workers, so that they run while the blocks before them execute, rather than one by one
+     * on its consensus thread as each block executes. Changes no state.
      */
     virtual void prepare(std::span<const codec::Block> blocks) = 0;
     /** Executes a verified committed block; true when its execution ended the epoch. */
@@ -89,6 +90,12 @@ struct SyncLimits {
     std::uint64_t lagBlocks = 32;
     /** Least time between two requests for an epoch proof. */
     std::chrono::milliseconds epochProofInterval{1'000};
+    /**
+     * Blocks asked for in a sync's first request (at most batchBlocks); each answer that
+     * verifies doubles it, up to batchBlocks. A short first answer comes soon, and the blocks
+     * it brings execute while the next, larger one is read and sent.
+     */
+    std::uint32_t firstBatchBlocks = 16;
 };
 
 /** The asking side of block sync (see the top of this file). */
@@ -138,9 +145,12 @@ class SyncClient {
         std::size_t failures = 0;
         /** Set by the first answer whose blocks verified: from then on the node is syncing. */
         bool confirmed = false;
+        /** Blocks the next request asks for. */
+        std::uint32_t batchBlocks = 0;
     };
 
-    [[nodiscard]] p2p::Message requestFrom(std::uint64_t fromHeight) const;
+    [[nodiscard]] p2p::Message requestFrom(std::uint64_t fromHeight,
+                                           std::uint32_t batchBlocks) const;
     /** Asks the sync peer for the committed blocks from `fromHeight` on. */
     void request(std::uint64_t fromHeight);
     void apply(const NodeId& from, codec::SyncResponse response);

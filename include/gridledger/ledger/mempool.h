@@ -213,6 +213,39 @@ class Mempool {
      * it verified. Call it off the consensus thread.
      */
     std::size_t verifyProposed(std::span<const Bytes> txs);
+
+    /**
+     * The signature checks of one block's transactions, started by startVerifyingProposed and
+     * ended by finishVerifyingProposed. Dropped unfinished, it remembers no verdict, withdraws
+     * what no verify-pool worker has taken yet and waits for the checks under way.
+     */
+    class ProposedChecks {
+      public:
+        ProposedChecks() = default;
+        ProposedChecks(ProposedChecks&&) noexcept = default;
+        ProposedChecks& operator=(ProposedChecks&&) = delete;
+        ProposedChecks(const ProposedChecks&) = delete;
+        ProposedChecks& operator=(const ProposedChecks&) = delete;
+        ~ProposedChecks() = default;
+
+      private:
+        friend class Mempool;
+        std::vector<codec::SignedTx> txs_;
+        // Reads txs_ on the workers: declared after it, it is destroyed (and withdrawn) first.
+        VerifyPool::PendingBatch pending_;
+    };
+    /**
+     * Like verifyProposed, but returns once the checks are queued for the verify pool's workers,
+     * behind the jobs already waiting, so that the caller can go on (execute the blocks before
+     * this one) while they run.
+     */
+    [[nodiscard]] ProposedChecks startVerifyingProposed(std::span<const Bytes> txs);
+    /**
+     * Ends started checks: verifies on the calling thread what no worker has taken yet, waits
+     * for the rest and remembers each verdict as verifyProposed does. Returns how many
+     * signatures the checks verified.
+     */
+    std::size_t finishVerifyingProposed(ProposedChecks checks);
     /** Height of the next block, against which expiry is judged. */
     [[nodiscard]] std::uint64_t nextHeight() const;
     /** Admission and eviction counters. */
@@ -270,6 +303,12 @@ class Mempool {
     void raiseCommittedNonceLocked(const Address& sender, std::uint64_t accountNonce);
     void evictExpiredLocked();
     void rememberVerdictLocked(const Hash256& hash, bool valid);
+    /** The transactions of `txs` without a verdict yet, decoded; held ones and undecodable
+     * ones left out. */
+    [[nodiscard]] std::vector<codec::SignedTx> unjudged(std::span<const Bytes> txs) const;
+    /** Remembers the verdict valid[i] on unjudged[i]'s signature, for each i. */
+    void rememberVerdicts(std::span<const codec::SignedTx> unjudged,
+                          const std::vector<bool>& valid);
     void setProposed(std::span<const Hash256> hashes, bool proposed);
 
     const MempoolOptions options_;

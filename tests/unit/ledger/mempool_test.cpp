@@ -595,6 +595,36 @@ TEST_F(MempoolTest, AProposalsUncachedSignaturesAreVerifiedOnceInABatchAndRememb
     EXPECT_EQ(verifier_.calls(), afterAdmission + 2);
 }
 
+TEST_F(MempoolTest, StartedChecksOfABlockRunOnTheWorkersAndAreRememberedOnlyWhenFinished) {
+    auto pool = make();
+    OpenOnExit opener{verifier_};
+    const auto first = withNonce(bob_, 0);
+    const auto second = withNonce(alice_, 0);
+    Bytes forged = withNonce(bob_, 1).raw;
+    forged.back() ^= 0x01;
+    const Hash256 forgedHash = crypto::sha256(forged);
+    const std::vector<Bytes> block = {first.raw, forged, second.raw, Bytes{0x01, 0x02}};
+
+    std::future<void> entered = verifier_.hold(first.hash);
+    Mempool::ProposedChecks checks = pool->startVerifyingProposed(block);
+    entered.wait();  // a worker checks the block while this thread goes on
+    EXPECT_FALSE(pool->known(first.hash).verified) << "nothing remembered before the end";
+    verifier_.open();
+    EXPECT_EQ(pool->finishVerifyingProposed(std::move(checks)), 3U);
+    EXPECT_EQ(verifier_.calls(), 3);
+    EXPECT_TRUE(pool->known(first.hash).verified);
+    EXPECT_TRUE(pool->known(second.hash).verified);
+    EXPECT_FALSE(pool->known(forgedHash).verified);
+    EXPECT_EQ(pool->size(), 0U) << "checked, not admitted";
+
+    // Judged transactions are not checked again; a dropped start remembers nothing.
+    EXPECT_EQ(pool->finishVerifyingProposed(pool->startVerifyingProposed(block)), 0U);
+    EXPECT_EQ(verifier_.calls(), 3);
+    const auto later = withNonce(alice_, 1);
+    { const Mempool::ProposedChecks dropped = pool->startVerifyingProposed({{later.raw}}); }
+    EXPECT_FALSE(pool->known(later.hash).verified);
+}
+
 TEST_F(MempoolTest, ABatchIsVerifiedTogetherAndAdmittedInOrderEachWithItsOwnOutcome) {
     auto pool = make();
     Bytes forged = withNonce(bob_, 1).raw;

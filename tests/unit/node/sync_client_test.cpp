@@ -181,6 +181,25 @@ TEST_F(SyncClientTest, TheNextBatchIsAskedForAndEachBatchPreparedBeforeAnyOfItsB
     EXPECT_EQ(host_.caughtUps, 1U);
 }
 
+TEST_F(SyncClientTest, TheFirstRequestAsksForFewBlocksAndEachVerifiedAnswerDoublesTheNext) {
+    SyncLimits limits{8, {}, 3};
+    limits.firstBatchBlocks = 2;
+    SyncClient client{host_, std::string(kChainId), limits, spdlog::default_logger()};
+    client.start(peerId(1));
+    while (client.active()) {
+        client.onResponse(peerId(1), honestAnswer(host_.sent.back().second));
+    }
+    std::vector<std::uint32_t> asked;
+    asked.reserve(host_.sent.size());
+    for (const auto& [peer, request] : host_.sent) {
+        asked.push_back(request.maxBlocks);
+    }
+    EXPECT_EQ(asked, (std::vector<std::uint32_t>{2, 4, 8}));
+    EXPECT_EQ(host_.prepared,
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 2}, {3, 6}, {7, 10}}));
+    EXPECT_EQ(host_.executedHeight(), kCommitted);
+}
+
 TEST_F(SyncClientTest, AnAnswerRunningPastTheEndOfAnEpochStopsThereAndItsPeerIsRefused) {
     // Block 2 ends the epoch; blocks 3 and 4 of the same answer belong to no ledger, whatever
     // proves them, and no honest peer sends them.
