@@ -76,14 +76,6 @@ Status VerifyPool::submit(TxPtr tx, VerifyCallback done) {
     return {};
 }
 
-Result<std::future<Status>> VerifyPool::submit(TxPtr tx) {
-    auto promise = std::make_shared<std::promise<Status>>();
-    std::future<Status> verdict = promise->get_future();
-    GL_TRY(
-        submit(std::move(tx), [promise](Status status) { promise->set_value(std::move(status)); }));
-    return verdict;
-}
-
 std::vector<bool> VerifyPool::verifyBatch(std::span<const codec::SignedTx> txs) {
     if (txs.empty()) {
         return {};

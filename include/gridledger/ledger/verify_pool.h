@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -60,10 +59,10 @@ struct VerifyPoolOptions {
 /**
  * A fixed set of worker threads that verify transaction signatures.
  *
- * Single submissions go through a bounded queue and are answered through a callback or a future;
- * a full queue refuses at once, so a caller never waits for room. Batches (the transactions of a
- * block from a peer) are verified in parallel by the workers and the calling thread together and
- * are never refused. All member functions are thread-safe.
+ * Single submissions go through a bounded queue and are answered through a callback; a full
+ * queue refuses at once, so a caller never waits for room. Batches (the transactions of a block
+ * from a peer) are verified in parallel by the workers and the calling thread together and are
+ * never refused. All member functions are thread-safe.
  */
 class VerifyPool {
     struct Batch;
@@ -102,9 +101,6 @@ class VerifyPool {
      * kUnavailable after shutdown(); `done` is then never called.
      */
     [[nodiscard]] Status submit(TxPtr tx, VerifyCallback done);
-
-    /** Like submit(tx, done), delivering the verdict through a future instead. */
-    [[nodiscard]] Result<std::future<Status>> submit(TxPtr tx);
 
     /**
      * Verifies every transaction of `txs` and returns, at the same index, whether its signature

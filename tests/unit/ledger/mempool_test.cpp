@@ -813,6 +813,15 @@ TEST_F(MempoolTest, ConcurrentSubmittersAdmitEveryTxExactlyOnce) {
 
 // ---- verify pool ----
 
+/** Submits `tx` to `pool` and gives its verdict through a future. */
+Result<std::future<Status>> verdictOf(VerifyPool& pool, TxPtr tx) {
+    auto promise = std::make_shared<std::promise<Status>>();
+    std::future<Status> verdict = promise->get_future();
+    GL_TRY(pool.submit(std::move(tx),
+                       [promise](Status status) { promise->set_value(std::move(status)); }));
+    return verdict;
+}
+
 TEST(VerifyPool, DeliversVerdictsThroughFuturesAndCallbacks) {
     const auto key = crypto::SecretKey::generate();
     auto good = std::make_shared<const codec::SignedTx>(signedTransfer(key));
@@ -823,8 +832,8 @@ TEST(VerifyPool, DeliversVerdictsThroughFuturesAndCallbacks) {
     VerifyPool pool(
         VerifyPoolOptions{.threads = 2, .maxQueue = 16, .verifier = {}, .domain = kDomain});
     EXPECT_EQ(pool.threads(), 2U);
-    auto goodVerdict = pool.submit(good);
-    auto badVerdict = pool.submit(bad);
+    auto goodVerdict = verdictOf(pool, good);
+    auto badVerdict = verdictOf(pool, bad);
     ASSERT_TRUE(goodVerdict && badVerdict);
     EXPECT_TRUE(goodVerdict->get());
     EXPECT_EQ(badVerdict->get().error().code, ErrorCode::kBadSignature);
@@ -919,13 +928,13 @@ TEST(VerifyPool, AFullQueueRefusesAtOnceWithMempoolFull) {
     VerifyPool pool(VerifyPoolOptions{
         .threads = 1, .maxQueue = 2, .verifier = verifier.fn(), .domain = kDomain});
     const OpenOnExit guard{verifier};
-    auto running = pool.submit(first);
+    auto running = verdictOf(pool, first);
     ASSERT_TRUE(running);
     entered.wait();  // the only worker is busy: further jobs wait in the queue
-    auto second = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, 1)));
-    auto third = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, 2)));
+    auto second = verdictOf(pool, std::make_shared<const codec::SignedTx>(withNonce(key, 1)));
+    auto third = verdictOf(pool, std::make_shared<const codec::SignedTx>(withNonce(key, 2)));
     ASSERT_TRUE(second && third);
-    auto refused = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, 3)));
+    auto refused = verdictOf(pool, std::make_shared<const codec::SignedTx>(withNonce(key, 3)));
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code, ErrorCode::kMempoolFull);
     EXPECT_EQ(pool.queued(), 2U);
@@ -948,12 +957,12 @@ TEST(VerifyPool, ShutdownWithQueuedWorkCancelsItFinishesTheRunningJobAndJoins) {
     VerifyPool pool(VerifyPoolOptions{
         .threads = 1, .maxQueue = 64, .verifier = verifier.fn(), .domain = kDomain});
     const OpenOnExit guard{verifier};
-    auto running = pool.submit(first);
+    auto running = verdictOf(pool, first);
     ASSERT_TRUE(running);
     entered.wait();
     std::vector<std::future<Status>> queued;
     for (std::uint64_t i = 1; i <= 10; ++i) {
-        auto verdict = pool.submit(std::make_shared<const codec::SignedTx>(withNonce(key, i)));
+        auto verdict = verdictOf(pool, std::make_shared<const codec::SignedTx>(withNonce(key, i)));
         ASSERT_TRUE(verdict);
         queued.push_back(std::move(*verdict));
     }
@@ -966,7 +975,7 @@ TEST(VerifyPool, ShutdownWithQueuedWorkCancelsItFinishesTheRunningJobAndJoins) {
     EXPECT_TRUE(running->get());
     EXPECT_EQ(verifier.calls(), 1);
     EXPECT_EQ(pool.queued(), 0U);
-    EXPECT_EQ(pool.submit(first).error().code, ErrorCode::kUnavailable);
+    EXPECT_EQ(verdictOf(pool, first).error().code, ErrorCode::kUnavailable);
     pool.shutdown();  // idempotent
 }
 
