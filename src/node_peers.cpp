@@ -447,9 +447,6 @@ void NodeSyncHost::prepare(std::span<const codec::Block> blocks) {
 }
 
 Result<bool> NodeSyncHost::execute(const codec::Block& block, const codec::QuorumCert& certifying) {
-    while (!checks_.empty() && checks_.front().first < block.header.height) {
-        checks_.pop_front();
-    }
     if (!checks_.empty() && checks_.front().first == block.header.height) {
         node_.mempool_->finishVerifyingProposed(std::move(checks_.front().second));
         checks_.pop_front();

@@ -223,10 +223,8 @@ class Mempool {
       public:
         ProposedChecks() = default;
         ProposedChecks(ProposedChecks&&) noexcept = default;
+        // An assignment would free the old transactions before withdrawing their checks.
         ProposedChecks& operator=(ProposedChecks&&) = delete;
-        ProposedChecks(const ProposedChecks&) = delete;
-        ProposedChecks& operator=(const ProposedChecks&) = delete;
-        ~ProposedChecks() = default;
 
       private:
         friend class Mempool;
