@@ -32,8 +32,8 @@ Error malformed(const std::string& message) {
 
 /**
  * The ledger's store options for a store open for a moment (a snapshot's import, the scratch
- * ledger of a genesis block): 2^16 buckets in each hashed memtable instead of the node's 2^20,
- * whose 8 MiB per hashed column every open zeroes.
+ * ledger of a genesis block): 2^16 buckets in every hashed memtable, the ones after the first
+ * too, instead of the node's 2^20, whose 8 MiB per hashed column each new memtable zeroes.
  */
 storage::KvOptions momentaryStoreOptions() {
     storage::KvOptions options;

@@ -2,15 +2,18 @@
 // without holds: the reservation changes where the bytes live, never which bytes are written.
 // A column with hashed memtables answers the reads it is made for the way an ordered column
 // does: get, a prefix cursor moved forward, and a whole-column cursor in key order. A database
-// written with a column the list given to open lacks is refused. A disposable store writes no
-// log, syncs nothing, and leaves behind nothing that no flush put in a table.
+// written with a column the list given to open lacks is refused. The memtables a hashed column
+// makes after the one made at open, with buckets of their own, read as that one does. A disposable
+// store writes no log, syncs nothing, and leaves behind nothing that no flush put in a table.
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -181,12 +184,73 @@ TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
     SCOPED_TRACE("reopened with 2^20 buckets");
     expectReads(**store, written);
 
-    KvOptions none = hashedOptions();
-    none.hashedBuckets = 0;
-    gridledger::testing::TempDir other;
-    const auto refused = KvStore::open(other.path(), kColumns, none);
-    ASSERT_FALSE(refused);
-    EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+    for (const bool atOpen : {false, true}) {
+        KvOptions none = hashedOptions();
+        (atOpen ? none.openHashedBuckets : none.hashedBuckets) = 0;
+        gridledger::testing::TempDir other;
+        const auto refused = KvStore::open(other.path(), kColumns, none);
+        ASSERT_FALSE(refused) << (atOpen ? "no bucket at open" : "no bucket later");
+        EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+    }
+}
+
+TEST(KvStoreHashedTest, MemtablesAfterTheOneMadeAtOpenReadTheSameWithTheirOwnBuckets) {
+    gridledger::testing::TempDir dir;
+    KvOptions options = hashedOptions();
+    options.openHashedBuckets = 1;
+    options.hashedBuckets = 1024;
+    auto store = KvStore::open(dir.path(), kColumns, options);
+    ASSERT_TRUE(store) << store.error().message;
+    // 1,300 values of 64 KiB, 81 MiB, fill the 64 MiB memtable made at open: RocksDB flushes it
+    // to a table and goes on in a memtable of the later kind.
+    constexpr std::uint32_t kWrites = 1300;
+    constexpr std::size_t kValueBytes = std::size_t{64} << 10U;
+    const auto valueOf = [](std::uint32_t i) {
+        return Bytes(kValueBytes, static_cast<std::uint8_t>(i));
+    };
+    std::set<Bytes> written;
+    for (std::uint32_t i = 0; i < kWrites; ++i) {
+        const Bytes key = versionedKey(i % 64, i);
+        ASSERT_TRUE((*store)->put(0, key, valueOf(i), false));
+        written.insert(key);
+    }
+    // The flush of the first memtable, in the background, ends in a table file.
+    const auto hasTable = [&dir] {
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+            if (entry.path().extension() == ".sst") {
+                return true;
+            }
+        }
+        return false;
+    };
+    for (int wait = 0; wait < 3000 && !hasTable(); ++wait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(hasTable()) << "the memtable made at open was never flushed";
+    for (std::uint32_t i = 0; i < kWrites; ++i) {
+        const auto value = (*store)->get(0, versionedKey(i % 64, i));
+        ASSERT_TRUE(value) << value.error().message;
+        ASSERT_EQ(*value, std::optional<Bytes>(valueOf(i))) << "write " << i;
+    }
+    // A prefix's keys, from the table and from the later memtable, in version order.
+    auto prefixed = (*store)->prefixCursor(0);
+    std::vector<Bytes> versions;
+    for (prefixed.seek(versionedKey(9, 0)); prefixed.valid(); prefixed.next()) {
+        versions.push_back(keyAt(prefixed));
+    }
+    ASSERT_TRUE(prefixed.status());
+    std::vector<Bytes> expected;
+    for (std::uint32_t i = 9; i < kWrites; i += 64) {
+        expected.push_back(versionedKey(9, i));
+    }
+    EXPECT_EQ(versions, expected);
+    std::vector<Bytes> walked;
+    auto cursor = (*store)->cursor(0);
+    for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
+        walked.push_back(keyAt(cursor));
+    }
+    ASSERT_TRUE(cursor.status());
+    EXPECT_EQ(walked, std::vector<Bytes>(written.begin(), written.end()));
 }
 
 TEST(KvStoreHashedTest, PrefixLengthsMustAgree) {
