@@ -211,6 +211,9 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
                             "kv store: column " + name + " hashes and filters different prefixes");
             }
             column.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(hashed->second));
+            // The memtable finds a prefix's keys in one bucket already: a Bloom filter of the
+            // prefixes would save no search, and each new memtable would zero its 6.4 MiB.
+            column.memtable_prefix_bloom_size_ratio = 0;
             column.memtable_factory =
                 std::make_shared<HashMemtables>(options.openHashedBuckets, options.hashedBuckets);
             // RocksDB inserts into a hash memtable from one thread at a time only.

@@ -75,9 +75,9 @@ struct KvOptions {
     bool createIfMissing = true;
     /**
      * Columns whose reads look keys up by their first N bytes (column name → N), through
-     * prefixCursor: each gets a Bloom filter of those prefixes in its tables and memtables, so
-     * that a lookup skips the ones that hold no key with the prefix. Every column also gets a
-     * Bloom filter of whole keys, for get.
+     * prefixCursor: each gets a Bloom filter of those prefixes in its tables and memtables (its
+     * tables only when it is a hashed column too), so that a lookup skips the ones that hold no
+     * key with the prefix. Every column also gets a Bloom filter of whole keys, for get.
      */
     std::map<std::string, std::size_t, std::less<>> prefixColumns;
     /**
