@@ -317,6 +317,22 @@ TEST(OperatorCli, ConfigCheckNamesAMissingKeyFileAndAHomeThatDoesNotExist) {
     EXPECT_NE(noneOutput.find("no such home directory"), std::string::npos) << noneOutput;
 }
 
+TEST(OperatorCli, ANodeWhoseRpcPortIsTakenExitsNamingThePortAndStartsOnceGivenAFreeOne) {
+    testing::NodeProcess node;
+    const auto taken = node.port();
+    boost::asio::io_context io;
+    const boost::asio::ip::tcp::acceptor holder(
+        io, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), taken));
+    node.start();  // the first process exits; the harness moves the node to new ports
+    EXPECT_NE(node.port(), taken);
+    EXPECT_NE(testing::readText(node.log())
+                  .find("rpc: cannot listen on 127.0.0.1:" + std::to_string(taken)),
+              std::string::npos)
+        << testing::readText(node.log());
+    EXPECT_TRUE(node.call("node_getStatus", boost::json::array{}));
+    node.stop(SIGTERM);
+}
+
 TEST(OperatorCli, JsonLogFormatWritesEveryLineAsOneJsonObjectWithItsFields) {
     testing::NodeProcess node;
     editConfig(node.home(), [](const std::string& text) {

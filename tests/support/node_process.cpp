@@ -1,7 +1,7 @@
 #include "support/node_process.h"
 
+#include <csignal>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -26,41 +26,81 @@ NodeProcess::NodeProcess(const std::filesystem::path& templateHome)
 
 void NodeProcess::usePorts() {
     endpoint_.port = freePort();
-    const auto config = home_ / "config" / "node.conf";
-    std::ifstream in(config);
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
-    std::ofstream out(config, std::ios::trunc);
     metricsPort_ = freePort();
-    const std::string withRpc = std::regex_replace(text.str(), std::regex("port = 8545"),
-                                                   "port = " + std::to_string(endpoint_.port));
-    const std::string withMetrics = std::regex_replace(withRpc, std::regex("port = 9464"),
-                                                       "port = " + std::to_string(metricsPort_));
     adminPort_ = freePort();
-    const std::string withAdmin = std::regex_replace(withMetrics, std::regex("admin_port = 8546"),
-                                                     "admin_port = " + std::to_string(adminPort_));
-    out << std::regex_replace(withAdmin, std::regex("port = 26656"),
-                              "port = " + std::to_string(freePort()));
+    const std::uint16_t p2pPort = freePort();
+    std::istringstream in(readText(home_ / "config" / "node.conf"));
+    std::string out;
+    std::string section;
+    for (std::string line; std::getline(in, line);) {
+        if (line.starts_with("[")) {
+            section = line;
+        } else if (line.starts_with("port = ")) {
+            const std::uint16_t port = section == "[rpc]"       ? endpoint_.port
+                                       : section == "[metrics]" ? metricsPort_
+                                       : section == "[p2p]"     ? p2pPort
+                                                                : 0;
+            if (port != 0) {
+                line = "port = " + std::to_string(port);
+            }
+        } else if (line.starts_with("admin_port = ") && section == "[rpc]") {
+            line = "admin_port = " + std::to_string(adminPort_);
+        }
+        out += line + "\n";
+    }
+    std::ofstream(home_ / "config" / "node.conf", std::ios::trunc) << out;
 }
 
 void NodeProcess::start() {
-    process_ = std::make_unique<Process>(
-        bin(), std::vector<std::string>{"start", "--home", home_.string()}, log_);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (node::callRpc(endpoint_, "node_getStatus", boost::json::array{})) {
+    constexpr int kTries = 3;
+    for (int attempt = 1;; ++attempt) {
+        const std::size_t logged = readText(log_).size();
+        process_ = std::make_unique<Process>(
+            bin(), std::vector<std::string>{"start", "--home", home_.string()}, log_);
+        if (awaitListening(logged)) {
             return;
         }
+        const std::string text = readText(log_);
+        // Another process took a port between freePort() and the node's bind: new ports.
+        if (!process_->running() && attempt < kTries &&
+            text.find("cannot listen on", logged) != std::string::npos) {
+            usePorts();
+            continue;
+        }
+        stop(SIGKILL);
+        throw std::runtime_error("node did not start; its log:\n" + text);
+    }
+}
+
+bool NodeProcess::awaitListening(std::size_t logged) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (loggedListening(logged) &&
+            node::callRpc(endpoint_, "node_getStatus", boost::json::array{})) {
+            return true;
+        }
         if (!process_->running()) {
-            break;
+            return false;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    std::ifstream log(log_);
-    std::stringstream text;
-    text << log.rdbuf();
-    throw std::runtime_error("node did not start; its log:\n" + text.str());
+    return false;
+}
+
+bool NodeProcess::loggedListening(std::size_t logged) const {
+    // The node's own line (text or JSON format), so that another process on the port is not
+    // taken for it.
+    const std::string address = "127.0.0.1:" + std::to_string(endpoint_.port);
+    const std::string text = readText(log_);
+    std::istringstream lines(logged < text.size() ? text.substr(logged) : std::string());
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("rpc listening") != std::string::npos &&
+            (line.find("address=" + address + " ") != std::string::npos ||
+             line.find("\"address\":\"" + address + "\"") != std::string::npos)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void NodeProcess::stop(int signal) {

@@ -3,6 +3,8 @@
 // A gridledger node in its own home, run as a real process for integration tests.
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -28,6 +30,11 @@ class NodeProcess {
      */
     explicit NodeProcess(const std::filesystem::path& templateHome);
 
+    /**
+     * Starts the node and waits until it logs its RPC listener on port() and answers there. A node
+     * that exits because a port was taken since it was chosen gets new ports (up to three tries);
+     * port(), metricsPort() and adminPort() are read after start().
+     */
     void start();
     /** The bearer token every later call sends (a node with rpc.auth_token_file set). */
     void setRpcToken(std::string token) { endpoint_.token = std::move(token); }
@@ -66,7 +73,12 @@ class NodeProcess {
     [[nodiscard]] std::uint16_t adminPort() const { return adminPort_; }
 
   private:
+    /** Picks free RPC, metrics, admin and P2P ports and writes them into the home's config. */
     void usePorts();
+    /** True once the process started after `logged` bytes of log listens and answers. */
+    [[nodiscard]] bool awaitListening(std::size_t logged) const;
+    /** True when the log past its first `logged` bytes has the node's RPC listening line. */
+    [[nodiscard]] bool loggedListening(std::size_t logged) const;
 
     TempDir dir_;
     std::filesystem::path home_;

@@ -1,5 +1,6 @@
 #include "support/process.h"
 
+#include <random>
 #include <stdexcept>
 
 #include <arpa/inet.h>
@@ -14,6 +15,19 @@
 
 namespace gridledger::testing {
 namespace {
+
+/** True when a TCP socket could be bound to 127.0.0.1:port; `fd` keeps it bound. */
+bool bindPort(std::uint16_t port, int& fd) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return false;
+    }
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    return bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
+}
 
 pid_t spawn(const std::string& program, const std::vector<std::string>& args,
             const std::filesystem::path& logFile) {
@@ -95,17 +109,38 @@ int runCommand(const std::string& program, const std::vector<std::string>& args,
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-unsigned short freePort() {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    socklen_t len = sizeof(addr);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    close(fd);
-    return ntohs(addr.sin_port);
+std::uint16_t freePortRange(std::size_t count) {
+    constexpr std::size_t kLow = 10000;
+    constexpr std::size_t kHigh = 32768;
+    constexpr int kTries = 200;
+    if (count == 0 || count > kHigh - kLow) {
+        throw std::invalid_argument("freePortRange: bad count");
+    }
+    std::mt19937 rng(std::random_device{}());
+    std::uniform_int_distribution<std::size_t> pick(kLow, kHigh - count);
+    for (int attempt = 0; attempt < kTries; ++attempt) {
+        const auto base = static_cast<std::uint16_t>(pick(rng));
+        std::vector<int> fds;
+        bool free = true;
+        for (std::size_t k = 0; k < count && free; ++k) {
+            int fd = -1;
+            free = bindPort(static_cast<std::uint16_t>(base + k), fd);
+            if (fd >= 0) {
+                fds.push_back(fd);
+            }
+        }
+        for (const int fd : fds) {
+            close(fd);
+        }
+        if (free) {
+            return base;
+        }
+    }
+    throw std::runtime_error("no " + std::to_string(count) + " consecutive free ports found");
+}
+
+std::uint16_t freePort() {
+    return freePortRange(1);
 }
 
 }  // namespace gridledger::testing

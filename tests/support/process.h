@@ -3,6 +3,8 @@
 // Starts and stops real gridledger processes for the integration tests.
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -38,7 +40,14 @@ class Process {
 int runCommand(const std::string& program, const std::vector<std::string>& args,
                const std::filesystem::path& logFile);
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-[[nodiscard]] unsigned short freePort();
+/**
+ * A base port P in [10000, 32768) (below Linux's ephemeral range, so that no outgoing connection
+ * takes it) such that P..P+count-1 could all be bound on 127.0.0.1 just now. Throws
+ * std::runtime_error after many failed tries.
+ */
+[[nodiscard]] std::uint16_t freePortRange(std::size_t count);
+
+/** A TCP port on 127.0.0.1 that was free a moment ago: freePortRange(1). */
+[[nodiscard]] std::uint16_t freePort();
 
 }  // namespace gridledger::testing

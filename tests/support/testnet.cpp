@@ -3,7 +3,6 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -22,7 +21,6 @@ namespace {
 
 constexpr std::size_t kPortsPerNode = 4;
 constexpr auto kStartTimeout = std::chrono::seconds(30);
-constexpr int kPortRangeTries = 200;
 
 std::string readAll(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -37,16 +35,6 @@ sockaddr_in loopback(std::uint16_t port) {
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(port);
     return addr;
-}
-
-/** True when a TCP socket could be bound to 127.0.0.1:port; `fd` keeps it bound. */
-bool bindPort(std::uint16_t port, int& fd) {
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) {
-        return false;
-    }
-    const auto addr = loopback(port);
-    return bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
 }
 
 /** Replaces the value of every `level = ...` line (only [log] has that key). */
@@ -102,35 +90,6 @@ std::optional<std::string> httpGet(std::uint16_t port, const std::string& target
 }
 
 }  // namespace
-
-std::uint16_t freePortRange(std::size_t count) {
-    constexpr std::size_t kLow = 10000;
-    constexpr std::size_t kHigh = 32768;
-    if (count == 0 || count > kHigh - kLow) {
-        throw std::invalid_argument("freePortRange: bad count");
-    }
-    std::mt19937 rng(std::random_device{}());
-    std::uniform_int_distribution<std::size_t> pick(kLow, kHigh - count);
-    for (int attempt = 0; attempt < kPortRangeTries; ++attempt) {
-        const auto base = static_cast<std::uint16_t>(pick(rng));
-        std::vector<int> fds;
-        bool free = true;
-        for (std::size_t k = 0; k < count && free; ++k) {
-            int fd = -1;
-            free = bindPort(static_cast<std::uint16_t>(base + k), fd);
-            if (fd >= 0) {
-                fds.push_back(fd);
-            }
-        }
-        for (const int fd : fds) {
-            close(fd);
-        }
-        if (free) {
-            return base;
-        }
-    }
-    throw std::runtime_error("no " + std::to_string(count) + " consecutive free ports found");
-}
 
 Testnet::Testnet(const TestnetOptions& options) {
     const std::size_t count = options.validators + options.fullNodes;

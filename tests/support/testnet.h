@@ -124,10 +124,4 @@ class Testnet {
     std::vector<Node> nodes_;
 };
 
-/**
- * A base port P in [10000, 32768) (below Linux's ephemeral range) such that P..P+count-1 could
- * all be bound on 127.0.0.1 just now. Throws std::runtime_error after many failed tries.
- */
-[[nodiscard]] std::uint16_t freePortRange(std::size_t count);
-
 }  // namespace gridledger::testing
