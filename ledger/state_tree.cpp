@@ -400,6 +400,7 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
         pending_.push_back(*update);
     }
     pendingVersion_ = version;
+    pendingFromEmpty_ = !latest;
     return root.hash;
 }
 
@@ -407,7 +408,7 @@ void StateTree::committed(std::uint64_t version) {
     if (pendingVersion_ != version) {
         return;
     }
-    latest_->advance(version, pending_);
+    latest_->advance(version, pending_, pendingFromEmpty_);
     pendingVersion_.reset();
     pending_.clear();
 }

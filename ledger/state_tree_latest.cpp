@@ -141,7 +141,10 @@ std::optional<KnownValue> LatestValues::find(const Hash256& key, std::uint64_t v
         return std::nullopt;
     }
     const KeyTable::Entry* found = entries_.find(key);
-    if (found == nullptr || version < found->writtenAt) {
+    if (found == nullptr) {
+        return complete_ ? std::optional(KnownValue{}) : std::nullopt;
+    }
+    if (version < found->writtenAt) {
         return std::nullopt;
     }
     return KnownValue{found->value()};
@@ -158,15 +161,22 @@ void LatestValues::learn(const Hash256& key, std::uint64_t version, std::uint64_
     entries_.set(key, writtenAt, value, budgetBytes_);
 }
 
-void LatestValues::advance(std::uint64_t version, std::span<const TreeUpdate> writes) {
+void LatestValues::advance(std::uint64_t version, std::span<const TreeUpdate> writes,
+                           bool fromEmpty) {
     const std::unique_lock lock(mutex_);
-    if (!tip_ || version != *tip_ + 1) {
+    if (fromEmpty) {
+        entries_.clear();
+        complete_ = true;
+    } else if (!tip_ || version != *tip_ + 1) {
         // A version in between may have been written without passing here.
         entries_.clear();
+        complete_ = false;
     }
     tip_ = version;
     for (const auto& write : writes) {
-        entries_.set(write.key, version, write.value, budgetBytes_);
+        if (!entries_.set(write.key, version, write.value, budgetBytes_)) {
+            complete_ = false;
+        }
     }
 }
 

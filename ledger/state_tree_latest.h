@@ -87,12 +87,17 @@ class KeyTable {
  *
  * Invariant: an entry (key, writtenAt, value) says that the last write of `key` at a version up
  * to the tip was at `writtenAt`, so it answers every read of `key` at a version from writtenAt to
- * the tip. It holds because the entries change only
- * with the tip, under one lock: advancing the tip by one version writes that version's updates
- * over their keys, and any other advance (a version skipped, as when another tree instance wrote
- * to the store) drops every entry. A read beyond the tip or before an entry's writtenAt goes to
- * the store, and a store read at the tip itself may add what it found. Dropping an entry never
- * makes an answer wrong; when the entries take `budgetBytes`, new keys are not added.
+ * the tip. It holds because the entries change only with the tip, under one lock: advancing the
+ * tip by one version writes that version's updates over their keys, and any other advance (a
+ * version skipped, as when another tree instance wrote to the store) drops every entry. A read
+ * beyond the tip or before an entry's writtenAt goes to the store, and a store read at the tip
+ * itself may add what it found. Dropping an entry never makes an answer wrong; when the entries
+ * take `budgetBytes`, new keys are not added.
+ *
+ * The entries are complete when every key written at a version up to the tip has one: from a
+ * first version applied to an empty store, through every advance by one version, until a key
+ * finds no room. Complete entries answer a read of a key without an entry, at a version up to the
+ * tip, with no value: a transfer to a new account costs no seek in the store.
  *
  * Thread-safe: reads share the lock, advancing takes it alone.
  */
@@ -112,13 +117,17 @@ class LatestValues {
     void learn(const Hash256& key, std::uint64_t version, std::uint64_t writtenAt,
                const std::optional<Bytes>& value);
 
-    /** Version `version` is committed, with these writes (each key once). */
-    void advance(std::uint64_t version, std::span<const TreeUpdate> writes);
+    /**
+     * Version `version` is committed, with these writes (each key once); `fromEmpty` when it was
+     * applied to a store holding no version.
+     */
+    void advance(std::uint64_t version, std::span<const TreeUpdate> writes, bool fromEmpty);
 
   private:
     std::size_t budgetBytes_;
     mutable std::shared_mutex mutex_;
     std::optional<std::uint64_t> tip_;
+    bool complete_ = false;
     KeyTable entries_;
 };
 

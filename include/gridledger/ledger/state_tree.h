@@ -104,7 +104,9 @@ struct StateRange {
  * (get, rootAt, prove, latestVersion) may run concurrently with each other and with apply; one
  * apply at a time. Reads take everything from the store but get, which first asks the latest
  * values: the value of each key as of the last version the tree was told is committed (up to
- * kLatestValueBytes of them, filled by committed and by gets at that version). Apply also keeps
+ * kLatestValueBytes of them, filled by committed and by gets at that version; when this tree
+ * applied every version since the store was empty and all fit, they also answer that a key
+ * without one holds no value). Apply also keeps
  * the internal nodes it read and wrote in memory (up to kApplyCacheBytes of them, with the hashes
  * inside each node and the keys and value hashes of their leaves), so that a version costs no
  * read of what earlier applies of this tree wrote, and a node whose children changed in one slot
@@ -208,9 +210,13 @@ class StateTree {
     storage::Column values_;
     std::unique_ptr<tree::NodeCache> cache_;
     std::unique_ptr<tree::LatestValues> latest_;
-    /** The last apply's version and its writes, each key once, until committed. */
+    /**
+     * The last apply's version, its writes (each key once) and whether the store held no version
+     * before it, until committed.
+     */
     std::optional<std::uint64_t> pendingVersion_;
     std::vector<TreeUpdate> pending_;
+    bool pendingFromEmpty_ = false;
 };
 
 /**

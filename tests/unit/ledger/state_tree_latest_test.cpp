@@ -104,6 +104,61 @@ TEST(StateTreeLatest, AStoreReadAtTheTipKeepsTheRecordItFoundButNotAKeyNeverWrit
     EXPECT_EQ(valueOf(fresh.get(absent, 1)), holdsNone());
 }
 
+/** Writes a record for `key` at `version` that no apply made, as if the store held it. */
+void plantValueRecord(storage::KvStore& store, const Hash256& key, std::uint64_t version) {
+    auto batch = store.batch();
+    batch.put(kValues, valueRecordKey(key, version), Bytes{0x01, 0x0a});
+    ASSERT_TRUE(store.write(batch, false));
+}
+
+TEST(StateTreeLatest,
+     ATreeThatAppliedEveryVersionSinceTheStoreWasEmptyAnswersAbsentKeysFromMemory) {
+    TestDb db;
+    db.commit(1, {TreeUpdate{keyOf(1), valueAt(1, 1)}});
+    db.commit(2, {TreeUpdate{keyOf(2), valueAt(2, 2)}, TreeUpdate{keyOf(1), std::nullopt}});
+    const Hash256 absent = keyOf(3);
+    plantValueRecord(db.store(), absent, 1);
+    // Every key written up to the tip has an entry: one without is absent, and the planted
+    // record is never read.
+    EXPECT_EQ(valueOf(db.tree().get(absent, 2)), holdsNone());
+    EXPECT_EQ(valueOf(db.tree().get(absent, 1)), holdsNone());
+    EXPECT_EQ(valueOf(db.tree().get(keyOf(1), 2)), holdsNone());
+    EXPECT_EQ(valueOf(db.tree().get(keyOf(2), 2)), holds(valueAt(2, 2)));
+    // Below an entry's version the store answers, as before.
+    EXPECT_EQ(valueOf(db.tree().get(keyOf(1), 1)), holds(valueAt(1, 1)));
+    // A tree opened over a store that already held versions cannot know every key: it reads.
+    StateTree reopened(db.store(), kNodes, kValues);
+    db.commitTo(reopened, 3, {TreeUpdate{keyOf(4), valueAt(3, 4)}});
+    EXPECT_EQ(valueOf(reopened.get(absent, 3)), holds(Bytes{0x0a}));
+}
+
+TEST(StateTreeLatest, ASkippedVersionOrAKeyWithoutRoomMakesAbsentKeysReadFromTheStore) {
+    const Hash256 absent = keyOf(9);
+    {
+        TestDb db;
+        StateTree other(db.store(), kNodes, kValues);
+        db.commit(1, {TreeUpdate{keyOf(1), valueAt(1, 1)}});
+        db.commitTo(other, 2, {TreeUpdate{keyOf(2), valueAt(2, 2)}});
+        // Beyond this tree's tip: the store, which has the other tree's write.
+        EXPECT_EQ(valueOf(db.tree().get(keyOf(2), 2)), holds(valueAt(2, 2)));
+        db.commit(3, {TreeUpdate{keyOf(3), valueAt(3, 3)}});
+        EXPECT_EQ(valueOf(db.tree().get(keyOf(2), 3)), holds(valueAt(2, 2)));
+        plantValueRecord(db.store(), absent, 3);
+        EXPECT_EQ(valueOf(db.tree().get(absent, 3)), holds(Bytes{0x0a}));
+    }
+    {
+        TestDb db;
+        // Room for one account-sized entry, not two.
+        StateTree small(db.store(), kNodes, kValues, StateTree::kApplyCacheBytes, 150);
+        db.commitTo(small, 1, {TreeUpdate{keyOf(1), valueAt(1, 1)}});
+        plantValueRecord(db.store(), absent, 1);
+        EXPECT_EQ(valueOf(small.get(absent, 1)), holdsNone());
+        db.commitTo(small, 2, {TreeUpdate{keyOf(2), valueAt(2, 2)}});
+        EXPECT_EQ(valueOf(small.get(keyOf(2), 2)), holds(valueAt(2, 2)));
+        EXPECT_EQ(valueOf(small.get(absent, 2)), holds(Bytes{0x0a}));
+    }
+}
+
 TEST(StateTreeLatest, AStoreReadBelowTheTipIsNotKept) {
     TestDb db;
     StateTree other(db.store(), kNodes, kValues);
