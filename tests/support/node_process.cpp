@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -54,21 +55,22 @@ void NodeProcess::usePorts() {
 void NodeProcess::start() {
     constexpr int kTries = 3;
     for (int attempt = 1;; ++attempt) {
-        const std::size_t logged = readText(log_).size();
+        std::error_code noLog;  // none yet: nothing logged before this start
+        const auto size = std::filesystem::file_size(log_, noLog);
+        const std::size_t logged = noLog ? 0 : static_cast<std::size_t>(size);
         process_ = std::make_unique<Process>(
             bin(), std::vector<std::string>{"start", "--home", home_.string()}, log_);
         if (awaitListening(logged)) {
             return;
         }
-        const std::string text = readText(log_);
         // Another process took a port between freePort() and the node's bind: new ports.
         if (!process_->running() && attempt < kTries &&
-            text.find("cannot listen on", logged) != std::string::npos) {
+            logSince(logged).find("cannot listen on") != std::string::npos) {
             usePorts();
             continue;
         }
         stop(SIGKILL);
-        throw std::runtime_error("node did not start; its log:\n" + text);
+        throw std::runtime_error("node did not start; its log:\n" + readText(log_));
     }
 }
 
@@ -91,8 +93,7 @@ bool NodeProcess::loggedListening(std::size_t logged) const {
     // The node's own line (text or JSON format), so that another process on the port is not
     // taken for it.
     const std::string address = "127.0.0.1:" + std::to_string(endpoint_.port);
-    const std::string text = readText(log_);
-    std::istringstream lines(logged < text.size() ? text.substr(logged) : std::string());
+    std::istringstream lines(logSince(logged));
     for (std::string line; std::getline(lines, line);) {
         if (line.find("rpc listening") != std::string::npos &&
             (line.find("address=" + address + " ") != std::string::npos ||
@@ -101,6 +102,14 @@ bool NodeProcess::loggedListening(std::size_t logged) const {
         }
     }
     return false;
+}
+
+std::string NodeProcess::logSince(std::size_t offset) const {
+    std::ifstream in(log_, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(offset));
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 void NodeProcess::stop(int signal) {

@@ -79,6 +79,8 @@ class NodeProcess {
     [[nodiscard]] bool awaitListening(std::size_t logged) const;
     /** True when the log past its first `logged` bytes has the node's RPC listening line. */
     [[nodiscard]] bool loggedListening(std::size_t logged) const;
+    /** The log past its first `offset` bytes (what this start's process wrote). */
+    [[nodiscard]] std::string logSince(std::size_t offset) const;
 
     TempDir dir_;
     std::filesystem::path home_;
