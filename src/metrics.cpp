@@ -1,7 +1,14 @@
 #include "metrics.h"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <utility>
 
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <prometheus/counter.h>
 #include <prometheus/exposer.h>
 #include <prometheus/gauge.h>
@@ -12,9 +19,10 @@ namespace gridledger::node {
 
 class MetricsImpl {
   public:
-    explicit MetricsImpl(const std::string& bind)
+    MetricsImpl(const std::string& bindAddress, std::uint16_t port)
         : registry(std::make_shared<prometheus::Registry>()),
-          exposer(bind),
+          address(bindAddress),
+          exposer(std::make_unique<prometheus::Exposer>(bindAddress + ":" + std::to_string(port))),
           executedHeight(gauge("gridledger_executed_height", "Height of the last executed block")),
           round(gauge("gridledger_consensus_round", "Consensus round this validator is in")),
           highestQcRound(gauge("gridledger_consensus_highest_qc_round",
@@ -65,7 +73,38 @@ class MetricsImpl {
                         .Register(*registry)
                         .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.005, 0.01, 0.05,
                                                                          0.1, 0.5, 1.0})) {
-        exposer.RegisterCollectable(registry);
+        exposer->RegisterCollectable(registry);
+    }
+
+    MetricsImpl(const MetricsImpl&) = delete;
+    MetricsImpl& operator=(const MetricsImpl&) = delete;
+
+    /**
+     * Stops the exposer. Its listening thread looks at its stop flag only between polls of the
+     * listening socket, each up to 2 s long, so a node would take 2 s to stop on this alone. A
+     * connection to the port ends the poll: one is made every 5 ms until the exposer is gone.
+     */
+    ~MetricsImpl() {
+        const boost::asio::ip::tcp::endpoint endpoint(wakeAddress(), port());
+        std::atomic<bool> stopped{false};
+        std::thread waker([&endpoint, &stopped] {
+            boost::asio::io_context io;
+            while (!stopped.load()) {
+                boost::asio::ip::tcp::socket socket(io);
+                boost::system::error_code ignored;
+                socket.connect(endpoint, ignored);
+                socket.close(ignored);
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+        });
+        exposer.reset();
+        stopped.store(true);
+        waker.join();
+    }
+
+    [[nodiscard]] std::uint16_t port() const {
+        const auto ports = exposer->GetListeningPorts();
+        return ports.empty() ? 0 : static_cast<std::uint16_t>(ports.front());
     }
 
     prometheus::Gauge& gauge(const std::string& name, const std::string& help) {
@@ -75,10 +114,23 @@ class MetricsImpl {
         return prometheus::BuildCounter().Name(name).Help(help).Register(*registry).Add({});
     }
 
-    // The registry outlives the exposer: members are destroyed in reverse order, so the exposer's
-    // workers are joined before the registry they scrape is released.
+    /** The bound address, or the loopback address of its family for a wildcard one. */
+    [[nodiscard]] boost::asio::ip::address wakeAddress() const {
+        boost::system::error_code error;
+        const auto bound = boost::asio::ip::make_address(address, error);
+        if (error || bound.is_unspecified()) {
+            return bound.is_v6()
+                       ? boost::asio::ip::address(boost::asio::ip::address_v6::loopback())
+                       : boost::asio::ip::address(boost::asio::ip::address_v4::loopback());
+        }
+        return bound;
+    }
+
+    // The registry outlives the exposer: the destructor stops the exposer, joining its workers,
+    // before the members, the registry they scrape among them, are released.
     std::shared_ptr<prometheus::Registry> registry;
-    prometheus::Exposer exposer;
+    std::string address;
+    std::unique_ptr<prometheus::Exposer> exposer;
     prometheus::Gauge& executedHeight;
     prometheus::Gauge& round;
     prometheus::Gauge& highestQcRound;
@@ -112,7 +164,7 @@ class MetricsImpl {
 
 Result<std::unique_ptr<Metrics>> Metrics::start(const std::string& address, std::uint16_t port) {
     try {
-        auto impl = std::make_unique<MetricsImpl>(address + ":" + std::to_string(port));
+        auto impl = std::make_unique<MetricsImpl>(address, port);
         return std::unique_ptr<Metrics>(new Metrics(std::move(impl)));
     } catch (const std::exception& e) {
         return fail(ErrorCode::kIo, "cannot serve metrics on " + address + ":" +
@@ -124,8 +176,7 @@ Metrics::Metrics(std::unique_ptr<MetricsImpl> impl) : impl_(std::move(impl)) {}
 Metrics::~Metrics() = default;
 
 std::uint16_t Metrics::port() const {
-    const auto ports = impl_->exposer.GetListeningPorts();
-    return ports.empty() ? 0 : static_cast<std::uint16_t>(ports.front());
+    return impl_->port();
 }
 
 void Metrics::blockCommitted(std::uint64_t height, std::size_t txs, std::size_t failedTxs,
