@@ -79,6 +79,15 @@ struct KvStore::Impl {
     bool disposable = false;
 
     ~Impl() {
+        if (db && !disposable) {
+            // An open replays the write-ahead log into memtables, inserting every record again
+            // (a node's 96 MB log took 1.3 s of its start): written into tables at close, the
+            // memtables leave the next open nothing to replay. A failed flush loses nothing, since
+            // the log still holds every write.
+            rocksdb::FlushOptions flush;
+            flush.allow_write_stall = true;
+            static_cast<void>(db->Flush(flush, handles));
+        }
         for (auto* handle : handles) {
             if (db) {
                 db->DestroyColumnFamilyHandle(handle);

@@ -122,7 +122,8 @@ struct KvOptions {
 
 /**
  * A RocksDB database with named column families. Thread-safe for concurrent reads and writes.
- * Synchronous writes fsync the write-ahead log before they return.
+ * Synchronous writes fsync the write-ahead log before they return. Closing a store that is not
+ * disposable writes its memtables into tables, so that the next open has no log to replay.
  */
 class KvStore {
   public:

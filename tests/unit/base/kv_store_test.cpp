@@ -4,7 +4,9 @@
 // does: get, a prefix cursor moved forward, and a whole-column cursor in key order. A database
 // written with a column the list given to open lacks is refused. The memtables a hashed column
 // makes after the one made at open, with buckets of their own, read as that one does. A disposable
-// store writes no log, syncs nothing, and leaves behind nothing that no flush put in a table.
+// store writes no log, syncs nothing, and leaves behind nothing that no flush put in a table. A
+// kept store closed cleanly leaves its writes in tables and an empty log, so that the next open
+// replays nothing.
 
 #include <chrono>
 #include <cstdint>
@@ -283,15 +285,20 @@ TEST(KvStoreLayoutTest, ADatabaseWithAColumnTheListLacksIsRefused) {
     EXPECT_EQ(*kept, bytesOf("value"));
 }
 
-/** The bytes of the write-ahead log files in `dir`. */
-std::uintmax_t logBytes(const std::filesystem::path& dir) {
+/** The bytes of the files in `dir` whose name ends in `extension`. */
+std::uintmax_t filesBytes(const std::filesystem::path& dir, std::string_view extension) {
     std::uintmax_t total = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        if (entry.path().extension() == ".log") {
+        if (entry.path().extension() == extension) {
             total += entry.file_size();
         }
     }
     return total;
+}
+
+/** The bytes of the write-ahead log files in `dir`. */
+std::uintmax_t logBytes(const std::filesystem::path& dir) {
+    return filesBytes(dir, ".log");
 }
 
 TEST(KvStoreDisposableTest, WritesReadBackWithoutALogAndAreGoneAfterAClose) {
@@ -319,6 +326,29 @@ TEST(KvStoreDisposableTest, WritesReadBackWithoutALogAndAreGoneAfterAClose) {
         ASSERT_TRUE(after) << after.error().message;
         EXPECT_EQ(after->has_value(), !disposable);
     }
+}
+
+TEST(KvStoreCloseTest, AClosedStoreLeavesItsWritesInTablesAndNothingInItsLogToReplay) {
+    gridledger::testing::TempDir dir;
+    {
+        auto store = KvStore::open(dir.path(), kColumns);
+        ASSERT_TRUE(store) << store.error().message;
+        WriteBatch batch = (*store)->batch();
+        fill(batch);
+        ASSERT_TRUE((*store)->write(batch, true));
+        EXPECT_GT(logBytes(dir.path()), 0U);
+        EXPECT_EQ(filesBytes(dir.path(), ".sst"), 0U);
+    }
+    EXPECT_EQ(logBytes(dir.path()), 0U);
+    EXPECT_GT(filesBytes(dir.path(), ".sst"), 0U);
+    auto reopened = KvStore::open(dir.path(), kColumns);
+    ASSERT_TRUE(reopened) << reopened.error().message;
+    const auto kept = (*reopened)->get(0, bytesOf("key8"));
+    ASSERT_TRUE(kept) << kept.error().message;
+    EXPECT_EQ(*kept, Bytes(300, 8));
+    const auto erased = (*reopened)->get(0, bytesOf("key7"));
+    ASSERT_TRUE(erased) << erased.error().message;
+    EXPECT_FALSE(erased->has_value());
 }
 
 }  // namespace
