@@ -133,6 +133,7 @@ class Nodes {
             std::ofstream(conf, std::ios::trunc) << text;
             single_->start();
             ports_.push_back(single_->port());
+            metricsPorts_.push_back(single_->metricsPort());
             dev_ = *node::Home(single_->home()).loadKey("dev");
             chainId_ = "gridledger-dev";
             domain_ = testing::signingDomainOfHome(single_->home());
@@ -146,6 +147,7 @@ class Nodes {
         for (std::size_t i = 0; i < validators; ++i) {
             net_->start(i);
             ports_.push_back(net_->rpcPort(i));
+            metricsPorts_.push_back(net_->metricsPort(i));
         }
         dev_ = *node::Home(net_->home(0)).loadKey("dev");
         chainId_ = "gridledger-testnet";
@@ -156,6 +158,24 @@ class Nodes {
     void crash(std::size_t i) {
         net_->stop(i, SIGKILL);
         ports_.erase(ports_.begin() + static_cast<std::ptrdiff_t>(i));
+        metricsPorts_.erase(metricsPorts_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+
+    /**
+     * The transaction signatures the live validators verified so far, summed
+     * (`gridledger_tx_signatures_verified_total`); nullopt when a scrape failed.
+     */
+    [[nodiscard]] std::optional<double> signaturesVerified() const {
+        double total = 0;
+        for (const std::uint16_t port : metricsPorts_) {
+            const auto verified =
+                testing::scrapeMetric(port, "gridledger_tx_signatures_verified_total");
+            if (!verified) {
+                return std::nullopt;
+            }
+            total += *verified;
+        }
+        return total;
     }
 
     /** What the full node's sync reported. */
@@ -209,6 +229,7 @@ class Nodes {
     std::optional<testing::NodeProcess> single_;
     std::optional<testing::Testnet> net_;
     std::vector<std::uint16_t> ports_;
+    std::vector<std::uint16_t> metricsPorts_;
     std::optional<crypto::SecretKey> dev_;
     std::string chainId_;
     std::string domain_;
@@ -667,6 +688,7 @@ int run(std::size_t validators, Mode mode, std::optional<std::uint32_t> reputati
     if (mode == Mode::kCrashOne) {
         return runWithACrash(nodes, senders, work, perCoreBefore, cores, deadline);
     }
+    const auto verifiedBefore = nodes.signaturesVerified();
     const auto start = Clock::now();
     const auto submitted =
         submitAndCommit(nodes, senders, work, 0, kTxsPerSender, deadline, refused, path);
@@ -674,6 +696,11 @@ int run(std::size_t validators, Mode mode, std::optional<std::uint32_t> reputati
         return 1;
     }
     const auto committed = Clock::now();
+    const auto verifiedAfter = nodes.signaturesVerified();
+    if (!verifiedBefore || !verifiedAfter) {
+        std::cerr << "a node's metrics did not answer\n";
+        return 1;
+    }
     // The host's speed drifts by more than a tenth within a minute: the ceiling is the mean of
     // the verify rate measured just before the phase and just after it.
     const double perCoreAfter = verifyRatePerCore(1.0);
@@ -690,8 +717,9 @@ int run(std::size_t validators, Mode mode, std::optional<std::uint32_t> reputati
               << "verify_rate_per_core=" << perCore << " before=" << perCoreBefore
               << " after=" << perCoreAfter << " cores=" << cores
               << " validators_on_machine=" << validators << " ceiling=" << ceiling << "\n"
-              << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling
-              << std::endl;
+              << "committed_tx_per_s=" << rate << " ratio_to_ceiling=" << rate / ceiling << "\n"
+              << "tx_signatures_verified=" << *verifiedAfter - *verifiedBefore
+              << " per_committed_tx=" << (*verifiedAfter - *verifiedBefore) / total << std::endl;
     if (mode == Mode::kReads) {
         return runReads(nodes, senders, rate);
     }

@@ -5,7 +5,6 @@
 #include <thread>
 #include <utility>
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -33,6 +32,9 @@ class MetricsImpl {
                            "Rounds this validator timed out (signed a timeout for)")),
           mempoolTxs(gauge("gridledger_mempool_txs", "Transactions in the mempool")),
           mempoolBytes(gauge("gridledger_mempool_bytes", "Bytes of transactions in the mempool")),
+          txSignaturesVerified(
+              gauge("gridledger_tx_signatures_verified_total",
+                    "Transaction signatures this node verified (admission, gossip, blocks)")),
           committedTxs(counter("gridledger_committed_txs_total",
                                "Transactions committed in executed blocks")),
           failedTxs(counter("gridledger_failed_txs_total",
@@ -90,10 +92,15 @@ class MetricsImpl {
         std::thread waker([&endpoint, &stopped] {
             boost::asio::io_context io;
             while (!stopped.load()) {
+                // Each attempt gives up after 5 ms, so that a port that drops connections
+                // (a firewall rule) cannot hold up the stop.
                 boost::asio::ip::tcp::socket socket(io);
+                socket.async_connect(endpoint, [](const boost::system::error_code&) {});
+                io.run_for(std::chrono::milliseconds(5));
                 boost::system::error_code ignored;
-                socket.connect(endpoint, ignored);
                 socket.close(ignored);
+                io.run();  // the cancelled attempt's handler
+                io.restart();
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
             }
         });
@@ -140,6 +147,7 @@ class MetricsImpl {
     std::pair<std::uint64_t, std::uint64_t> lastTimedOut{0, 0};
     prometheus::Gauge& mempoolTxs;
     prometheus::Gauge& mempoolBytes;
+    prometheus::Gauge& txSignaturesVerified;
     prometheus::Counter& committedTxs;
     prometheus::Counter& failedTxs;
     prometheus::Counter& blocks;
@@ -203,9 +211,10 @@ void Metrics::roundTimedOut(std::uint64_t epoch, std::uint64_t round) {
     }
 }
 
-void Metrics::mempool(std::size_t txs, std::size_t bytes) {
+void Metrics::mempool(std::size_t txs, std::size_t bytes, std::uint64_t signaturesVerified) {
     impl_->mempoolTxs.Set(static_cast<double>(txs));
     impl_->mempoolBytes.Set(static_cast<double>(bytes));
+    impl_->txSignaturesVerified.Set(static_cast<double>(signaturesVerified));
 }
 
 }  // namespace gridledger::node

@@ -36,8 +36,8 @@ class Metrics {
      * re-sent at each later fire of the round's timer is not counted again. Consensus thread only.
      */
     void roundTimedOut(std::uint64_t epoch, std::uint64_t round);
-    /** The mempool's content. */
-    void mempool(std::size_t txs, std::size_t bytes);
+    /** The mempool's content, and the transaction signatures its verify pool checked so far. */
+    void mempool(std::size_t txs, std::size_t bytes, std::uint64_t signaturesVerified);
     /** The transport's counters since start and the number of connected peers. */
     void network(const p2p::NetworkStats& stats, std::size_t peers);
     /** Whether the node halted, holds its signatures, syncs (refreshed every second). */

@@ -1,5 +1,6 @@
 // The node's Prometheus endpoint reports what the chain did, under the gridledger_ prefix.
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -9,7 +10,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <gridledger/codec/tx.h>
+
+#include "home.h"
 #include "network_support.h"
+#include "support/dev_chain.h"
 #include "support/node_process.h"
 #include "unit/rpc/http_test_client.h"
 
@@ -119,6 +124,62 @@ TEST(Metrics, RoundTimeoutsCountEachRoundAValidatorTimedOutOnce) {
     const auto [rounds, lines] = loggedTimeouts(net.log(0));
     EXPECT_EQ(counted, static_cast<double>(rounds.size()));
     EXPECT_GT(lines, rounds.size()) << "no timeout was re-sent: the test proves nothing";
+}
+
+// Admission verifies a transaction's signature and remembers the verdict, which the block's
+// execution then takes: each signature counts once in gridledger_tx_signatures_verified_total,
+// a refused forgery's too.
+TEST(Metrics, EachTransactionSignatureIsVerifiedOnceFromAdmissionToExecution) {
+    namespace json = boost::json;
+    testing::NodeProcess node;
+    node.start();
+    const auto dev = node::Home(node.home()).loadKey("dev");
+    ASSERT_TRUE(dev) << dev.error().message;
+    const std::string domain = testing::signingDomainOfHome(node.home());
+    const auto status = node.call("node_getStatus", json::array{});
+    ASSERT_TRUE(status) << status.error().message;
+    const std::uint64_t validUntil =
+        parseU64(testing::field(*status, "executed_height")).value_or(0) + 1'000;
+    std::vector<std::string> hashes;
+    for (std::uint64_t nonce = 0; nonce < 4; ++nonce) {
+        Address to;
+        to[0] = static_cast<std::uint8_t>(nonce + 1);
+        const codec::TxBody body{
+            "gridledger-dev", dev->publicKey(), nonce, validUntil, codec::Transfer{to, u128{1}},
+            testing::kDevFee};
+        codec::SignedTx tx = codec::signTx(body, *dev, domain);
+        if (nonce == 3) {
+            tx.raw.back() ^= 0x01U;  // the signature's last byte: refused as a bad signature
+        }
+        const auto submitted = node.call("tx_submit", json::array{json::string(toHex(tx.raw))});
+        EXPECT_EQ(submitted.has_value(), nonce < 3)
+            << (submitted ? std::string("admitted") : submitted.error().message);
+        if (nonce < 3) {
+            hashes.push_back(tx.hash.hex());
+        }
+    }
+    const auto committed = [&] {
+        return std::ranges::all_of(hashes, [&](const std::string& hash) {
+            const auto tx = node.call("tx_get", json::array{json::string(hash)});
+            return tx && tx->as_object().contains("status") &&
+                   testing::field(*tx, "status") == "committed";
+        });
+    };
+    for (int i = 0; i < 100 && !committed(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_TRUE(committed()) << "the three transfers did not commit";
+    // The metric follows the consensus steps: a few more blocks carry it past the commit.
+    double verified = -1;
+    for (int i = 0; i < 50 && verified < 4; ++i) {
+        rpc::test::HttpTestClient client(node.metricsPort());
+        const auto reply = client.get("/metrics");
+        ASSERT_FALSE(reply.ec) << reply.ec.message();
+        verified = sample(reply.body, "gridledger_tx_signatures_verified_total");
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(verified, 4);
+    node.stop(SIGTERM);
 }
 
 }  // namespace

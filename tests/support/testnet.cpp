@@ -234,7 +234,11 @@ std::optional<HttpAnswer> Testnet::get(std::size_t i, const std::string& target)
 }
 
 std::optional<double> Testnet::metric(std::size_t i, const std::string& name) const {
-    const auto body = httpGet(metricsPort(i), "/metrics");
+    return scrapeMetric(metricsPort(i), name);
+}
+
+std::optional<double> scrapeMetric(std::uint16_t port, const std::string& name) {
+    const auto body = httpGet(port, "/metrics");
     if (!body) {
         return std::nullopt;
     }

@@ -31,6 +31,12 @@ struct HttpAnswer {
     std::string body;
 };
 
+/**
+ * The value of the unlabelled sample `name` on the /metrics of 127.0.0.1:port, or std::nullopt
+ * when the scrape fails or has no such sample.
+ */
+[[nodiscard]] std::optional<double> scrapeMetric(std::uint16_t port, const std::string& name);
+
 /** How Testnet sets up its network. Unset fields keep `gridledger testnet`'s defaults. */
 struct TestnetOptions {
     std::size_t validators = 4;
