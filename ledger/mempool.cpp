@@ -17,6 +17,10 @@ VerifyPoolOptions poolOptions(const MempoolOptions& options) {
     return out;
 }
 
+Error badSignature() {
+    return Error{ErrorCode::kBadSignature, "signature does not match the sender key"};
+}
+
 TxRules rulesOf(const MempoolOptions& options) {
     TxRules rules;
     rules.chainId = options.chainId;
@@ -53,6 +57,9 @@ std::vector<Result<Hash256>> Mempool::submitBatch(std::span<const ByteView> raws
     // One verification per (sender, nonce): a second transaction for a nonce of the batch is
     // refused as taken when its turn comes, before any verification, as submit() would.
     std::vector<codec::SignedTx> unjudged;
+    // The verdict of each one of unjudged, which another admission of the same transaction
+    // meanwhile (the same gossip from another peer) waits for instead of verifying it again.
+    std::vector<std::promise<Status>> verdicts;
     std::set<std::pair<Address, std::uint64_t>> listed;
     for (const ByteView raw : raws) {
         decoded.push_back(decode(raw));
@@ -65,13 +72,20 @@ std::vector<Result<Hash256>> Mempool::submitBatch(std::span<const ByteView> raws
             checkAdmissibleLocked(*d.tx, d.account) &&
             listed.emplace(d.tx->sender, d.tx->body.nonce).second) {
             unjudged.push_back(*d.tx);
+            verifying_.emplace(d.tx->hash, verdicts.emplace_back().get_future().share());
         }
     }
     if (!unjudged.empty()) {
         const std::vector<bool> valid = pool_.verifyBatch(unjudged);
-        const std::lock_guard lock(mutex_);
+        {
+            const std::lock_guard lock(mutex_);
+            for (std::size_t i = 0; i < unjudged.size(); ++i) {
+                rememberVerdictLocked(unjudged[i].hash, valid[i]);
+                verifying_.erase(unjudged[i].hash);
+            }
+        }
         for (std::size_t i = 0; i < unjudged.size(); ++i) {
-            rememberVerdictLocked(unjudged[i].hash, valid[i]);
+            verdicts[i].set_value(valid[i] ? Status{} : Status{std::unexpected(badSignature())});
         }
     }
     // Each is now admitted with its verdict known, in order (a sender's nonces in a row).
@@ -134,7 +148,7 @@ Result<Hash256> Mempool::admitDecoded(Decoded decoded) {
         GL_ASSIGN_OR_RETURN(victims, planRoomLocked(*tx));
         if (const auto cached = verdicts_.find(tx->hash); cached != verdicts_.end()) {
             if (!cached->second) {
-                return fail(ErrorCode::kBadSignature, "signature does not match the sender key");
+                return std::unexpected(badSignature());
             }
             evictLocked(victims);
             insertLocked(tx, account.nonce);
@@ -501,41 +515,57 @@ KnownTx Mempool::known(const Hash256& hash) const {
     return KnownTx{verdict != verdicts_.end() && verdict->second, nullptr};
 }
 
-std::vector<codec::SignedTx> Mempool::unjudged(std::span<const Bytes> txs) const {
-    std::vector<codec::SignedTx> out;
+Mempool::Unjudged Mempool::unjudged(std::span<const Bytes> txs) const {
+    Unjudged out;
     const std::lock_guard lock(mutex_);
     for (const auto& raw : txs) {
         const Hash256 hash = crypto::sha256(raw);
         if (entries_.contains(hash) || verdicts_.contains(hash)) {
             continue;
         }
+        if (const auto running = verifying_.find(hash); running != verifying_.end()) {
+            out.awaited.emplace_back(hash, running->second);
+            continue;
+        }
         if (auto tx = codec::decodeTx(raw); tx) {
-            out.push_back(std::move(*tx));
+            out.txs.push_back(std::move(*tx));
         }
     }
     return out;
 }
 
-void Mempool::rememberVerdicts(std::span<const codec::SignedTx> unjudged,
-                               const std::vector<bool>& valid) {
+void Mempool::rememberVerdicts(
+    std::span<const codec::SignedTx> unjudged, const std::vector<bool>& valid,
+    std::span<const std::pair<Hash256, std::shared_future<Status>>> awaited) {
+    // The admission that verifies an awaited transaction remembers its verdict too, once it
+    // takes the lock again: whichever comes first remembers it.
+    std::vector<std::pair<Hash256, bool>> found;
+    for (const auto& [hash, verdict] : awaited) {
+        const Status& status = verdict.get();
+        if (status || status.error().code == ErrorCode::kBadSignature) {
+            found.emplace_back(hash, status.has_value());
+        }
+    }
     const std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < unjudged.size(); ++i) {
         rememberVerdictLocked(unjudged[i].hash, valid[i]);
     }
+    for (const auto& [hash, isValid] : found) {
+        rememberVerdictLocked(hash, isValid);
+    }
 }
 
 std::size_t Mempool::verifyProposed(std::span<const Bytes> txs) {
-    const std::vector<codec::SignedTx> checked = unjudged(txs);
-    if (checked.empty()) {
-        return 0;
-    }
-    rememberVerdicts(checked, pool_.verifyBatch(checked));
-    return checked.size();
+    const Unjudged checked = unjudged(txs);
+    rememberVerdicts(checked.txs, pool_.verifyBatch(checked.txs), checked.awaited);
+    return checked.txs.size();
 }
 
 Mempool::ProposedChecks Mempool::startVerifyingProposed(std::span<const Bytes> txs) {
     ProposedChecks checks;
-    checks.txs_ = unjudged(txs);
+    Unjudged checked = unjudged(txs);
+    checks.txs_ = std::move(checked.txs);
+    checks.awaited_ = std::move(checked.awaited);
     if (!checks.txs_.empty()) {
         checks.pending_ = pool_.startBatch(checks.txs_);
     }
@@ -543,10 +573,7 @@ Mempool::ProposedChecks Mempool::startVerifyingProposed(std::span<const Bytes> t
 }
 
 std::size_t Mempool::finishVerifyingProposed(ProposedChecks checks) {
-    if (checks.txs_.empty()) {
-        return 0;
-    }
-    rememberVerdicts(checks.txs_, pool_.finishBatch(std::move(checks.pending_)));
+    rememberVerdicts(checks.txs_, pool_.finishBatch(std::move(checks.pending_)), checks.awaited_);
     return checks.txs_.size();
 }
 

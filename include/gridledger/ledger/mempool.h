@@ -229,6 +229,7 @@ class Mempool {
       private:
         friend class Mempool;
         std::vector<codec::SignedTx> txs_;
+        std::vector<std::pair<Hash256, std::shared_future<Status>>> awaited_;
         // Reads txs_ on the workers: declared after it, it is destroyed (and withdrawn) first.
         VerifyPool::PendingBatch pending_;
     };
@@ -301,12 +302,21 @@ class Mempool {
     void raiseCommittedNonceLocked(const Address& sender, std::uint64_t accountNonce);
     void evictExpiredLocked();
     void rememberVerdictLocked(const Hash256& hash, bool valid);
-    /** The transactions of `txs` without a verdict yet, decoded; held ones and undecodable
-     * ones left out. */
-    [[nodiscard]] std::vector<codec::SignedTx> unjudged(std::span<const Bytes> txs) const;
-    /** Remembers the verdict valid[i] on unjudged[i]'s signature, for each i. */
-    void rememberVerdicts(std::span<const codec::SignedTx> unjudged,
-                          const std::vector<bool>& valid);
+    /** The transactions of a block that need a verdict. */
+    struct Unjudged {
+        /** Without a verdict and not being verified, decoded (undecodable ones left out). */
+        std::vector<codec::SignedTx> txs;
+        /** Those an admission is verifying now: the verdict it will give. */
+        std::vector<std::pair<Hash256, std::shared_future<Status>>> awaited;
+    };
+    /** What of `txs` has no verdict yet; held transactions are left out. */
+    [[nodiscard]] Unjudged unjudged(std::span<const Bytes> txs) const;
+    /**
+     * Remembers the verdict valid[i] on unjudged[i]'s signature, for each i, and waits for the
+     * awaited verdicts to remember them too (those a verification reached).
+     */
+    void rememberVerdicts(std::span<const codec::SignedTx> unjudged, const std::vector<bool>& valid,
+                          std::span<const std::pair<Hash256, std::shared_future<Status>>> awaited);
     void setProposed(std::span<const Hash256> hashes, bool proposed);
 
     const MempoolOptions options_;

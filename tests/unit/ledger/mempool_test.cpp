@@ -757,6 +757,52 @@ TEST_F(MempoolTest, ConcurrentSubmissionsOfOneTxShareOneVerification) {
     EXPECT_EQ(verifier_.calls(), 1);
 }
 
+// A validator receives a transaction in gossip from several peers, and in a proposal, often
+// while it is still verifying the first copy: every later arrival waits for that verdict.
+TEST_F(MempoolTest, ABlockHoldingATxThatABatchIsVerifyingWaitsForThatVerdictInsteadOfVerifying) {
+    auto pool = make();
+    const auto gossiped = withNonce(alice_, 0);
+    const auto other = withNonce(bob_, 0);
+    std::future<void> entered = verifier_.hold(gossiped.hash);
+    const OpenOnExit guard{verifier_};
+    auto batch = std::async(std::launch::async, [&] {
+        const std::vector<ByteView> raws{ByteView(gossiped.raw)};
+        return pool->submitBatch(raws);
+    });
+    entered.wait();  // the batch is verifying `gossiped`
+    Mempool::ProposedChecks checks = pool->startVerifyingProposed({{gossiped.raw, other.raw}});
+    verifier_.open();
+    EXPECT_EQ(pool->finishVerifyingProposed(std::move(checks)), 1U) << "only `other` verified";
+    EXPECT_TRUE(pool->known(gossiped.hash).verified);
+    EXPECT_TRUE(pool->known(other.hash).verified);
+    const auto outcomes = batch.get();
+    ASSERT_EQ(outcomes.size(), 1U);
+    EXPECT_TRUE(outcomes[0]);
+    EXPECT_EQ(verifier_.calls(), 2);
+}
+
+TEST_F(MempoolTest, ASecondBatchOfATxThatABatchIsVerifyingWaitsForThatVerdict) {
+    auto pool = make();
+    const auto tx = withNonce(alice_, 0);
+    const std::vector<ByteView> raws{ByteView(tx.raw)};
+    std::future<void> entered = verifier_.hold(tx.hash);
+    const OpenOnExit guard{verifier_};
+    auto first = std::async(std::launch::async, [&] { return pool->submitBatch(raws); });
+    entered.wait();  // the first batch is verifying `tx`
+    auto second = std::async(std::launch::async, [&] { return pool->submitBatch(raws); });
+    // Time for the second batch to find the first one's verification under way. Had it come
+    // after that verification ended, it would have found the verdict and verified nothing either.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    verifier_.open();
+    const auto a = first.get();
+    const auto b = second.get();
+    ASSERT_EQ(a.size(), 1U);
+    ASSERT_EQ(b.size(), 1U);
+    EXPECT_NE(a[0].has_value(), b[0].has_value()) << "admitted once";
+    EXPECT_EQ(codeOf(a[0] ? b[0] : a[0]), ErrorCode::kDuplicateTx);
+    EXPECT_EQ(verifier_.calls(), 1);
+}
+
 TEST_F(MempoolTest, ConcurrentSubmittersAdmitEveryTxExactlyOnce) {
     constexpr int kThreads = 4;
     constexpr int kPerThread = 500;
