@@ -172,10 +172,9 @@ TEST(Metrics, EachTransactionSignatureIsVerifiedOnceFromAdmissionToExecution) {
     // The metric follows the consensus steps: a few more blocks carry it past the commit.
     double verified = -1;
     for (int i = 0; i < 50 && verified < 4; ++i) {
-        rpc::test::HttpTestClient client(node.metricsPort());
-        const auto reply = client.get("/metrics");
-        ASSERT_FALSE(reply.ec) << reply.ec.message();
-        verified = sample(reply.body, "gridledger_tx_signatures_verified_total");
+        verified =
+            testing::scrapeMetric(node.metricsPort(), "gridledger_tx_signatures_verified_total")
+                .value_or(-1);
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     EXPECT_EQ(verified, 4);
