@@ -302,7 +302,7 @@ void Mempool::insertLocked(const TxPtr& tx, std::uint64_t accountNonce) {
     queue.nonces.emplace(tx->body.nonce, tx->hash);
     queue.pendingFees += tx->body.fee;
     byFee_.emplace(tx->body.fee, ~nextArrival_, tx->hash);
-    entries_.emplace(tx->hash, Entry{tx, nextArrival_++, false});
+    entries_.emplace(tx->hash, Entry{tx, nextArrival_++, false, holdAdmissions_});
     byExpiry_.emplace(tx->body.validUntilHeight, tx->hash);
     bytes_ += tx->raw.size();
 }
@@ -383,12 +383,16 @@ std::vector<TxPtr> Mempool::collect(std::size_t maxTxs, std::size_t maxBytes) co
     };
     const std::lock_guard lock(mutex_);
     // The first transaction at or after `nonce` in the sender's contiguous run that no proposed
-    // block carries yet; proposed ones keep the run going but are not handed out again.
+    // block carries yet; proposed ones keep the run going but are not handed out again, and a
+    // held one ends it.
     const auto nextOf = [this](const SenderQueue& queue,
                                std::uint64_t nonce) -> std::optional<Head> {
         for (auto it = queue.nonces.find(nonce); it != queue.nonces.end() && it->first == nonce;
              ++it, ++nonce) {
             const Entry& entry = entries_.at(it->second);
+            if (entry.held) {
+                break;  // held back until its batch is certified: the run stops here
+            }
             if (!entry.proposed) {
                 return Head{entry.tx->body.fee, entry.arrival, &queue, nonce, &entry};
             }
@@ -441,6 +445,25 @@ void Mempool::releaseAll() {
     const std::lock_guard lock(mutex_);
     for (auto& [hash, entry] : entries_) {
         entry.proposed = false;
+    }
+}
+
+void Mempool::holdAdmissions(bool on) {
+    const std::lock_guard lock(mutex_);
+    holdAdmissions_ = on;
+    if (!on) {
+        for (auto& [hash, entry] : entries_) {
+            entry.held = false;
+        }
+    }
+}
+
+void Mempool::ready(std::span<const Hash256> hashes) {
+    const std::lock_guard lock(mutex_);
+    for (const Hash256& hash : hashes) {
+        if (const auto entry = entries_.find(hash); entry != entries_.end()) {
+            entry->second.held = false;
+        }
     }
 }
 
@@ -559,6 +582,26 @@ std::size_t Mempool::verifyProposed(std::span<const Bytes> txs) {
     const Unjudged checked = unjudged(txs);
     rememberVerdicts(checked.txs, pool_.verifyBatch(checked.txs), checked.awaited);
     return checked.txs.size();
+}
+
+bool Mempool::signaturesValid(std::span<const Bytes> txs) {
+    verifyProposed(txs);
+    const std::lock_guard lock(mutex_);
+    return std::ranges::all_of(txs, [&](const Bytes& raw) {
+        const Hash256 hash = crypto::sha256(raw);
+        if (entries_.contains(hash)) {
+            return true;
+        }
+        const auto verdict = verdicts_.find(hash);
+        return verdict != verdicts_.end() && verdict->second;
+    });
+}
+
+void Mempool::acceptCertified(std::span<const Bytes> txs) {
+    const std::lock_guard lock(mutex_);
+    for (const auto& raw : txs) {
+        rememberVerdictLocked(crypto::sha256(raw), true);
+    }
 }
 
 Mempool::ProposedChecks Mempool::startVerifyingProposed(std::span<const Bytes> txs) {

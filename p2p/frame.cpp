@@ -20,7 +20,7 @@ Result<std::shared_ptr<const Bytes>> encodeFrame(const codec::Envelope& envelope
 }
 
 bool isDroppable(const codec::NetMessage& message) {
-    return message.kind == codec::MessageKind::kTx;
+    return message.kind == codec::MessageKind::kTx || message.kind == codec::MessageKind::kBatch;
 }
 
 }  // namespace gridledger::p2p

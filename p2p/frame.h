@@ -20,7 +20,7 @@ inline constexpr std::uint32_t kProtocolVersion = 1;
 [[nodiscard]] Result<std::shared_ptr<const Bytes>> encodeFrame(const codec::Envelope& envelope,
                                                                std::size_t maxFrameBytes);
 
-/** True for the kinds the send queue may drop under pressure: transaction gossip. */
+/** True for the kinds the send queue may drop under pressure: transaction gossip and batches. */
 [[nodiscard]] bool isDroppable(const codec::NetMessage& message);
 
 }  // namespace gridledger::p2p

@@ -45,6 +45,7 @@ Status NodeImpl::open(const Home& home) {
         log_);
     GL_TRY(openMempool());
     GL_TRY(openJournal(home));
+    openBatches();
     GL_TRY(openConsensus());
     GL_ASSIGN_OR_RETURN(metrics, Metrics::start(config_.metricsAddress, config_.metricsPort));
     metrics_ = std::move(metrics);
@@ -257,6 +258,7 @@ Status NodeImpl::openConsensus() {
     validatorNodes_.assign(set.nodeIds.begin(), set.nodeIds.end());
     member_.store(committee.contains(proposer_.publicKey()));
     committee_.store(std::make_shared<const consensus::Committee>(std::move(committee)));
+    updateBatchRoster();
     return buildCore();
 }
 
@@ -531,6 +533,7 @@ Result<std::optional<consensus::EpochChange>> NodeImpl::endEpochIfChanged(
                next->committee.contains(proposer_.publicKey()));
     member_.store(next->committee.contains(proposer_.publicKey()));
     committee_.store(std::make_shared<const consensus::Committee>(next->committee));
+    updateBatchRoster();
     // Messages of the new epoch that came early are checked again, after the core entered it.
     for (auto& [from, message] : laterEpoch_->take()) {
         onPeerMessage(from, std::move(message));

@@ -41,6 +41,7 @@
 #include <gridledger/storage/kv_store.h>
 
 #include "admission_journal.h"
+#include "batch_exchange.h"
 #include "block_sync.h"
 #include "consensus_store.h"
 #include "epochs.h"
@@ -237,6 +238,17 @@ class NodeImpl {
      */
     void serveWithinBudget(const NodeId& from, const p2p::Message& message);
     void admitGossipedTxs(const NodeId& from, ByteView payload);
+    /** Builds the batch exchange (docs/protocol.md §14) over this node's mempool and network. */
+    void openBatches();
+    /** Gives the batch exchange the committee the ledger is in and its members' transport ids. */
+    void updateBatchRoster();
+    /**
+     * Admits the transactions of member `from`'s batch (after Mempool::acceptCertified when
+     * `certified`); admitted ones are gossiped on to the peers that are not members.
+     */
+    void admitBatchTxs(const NodeId& from, std::vector<Bytes> txs, bool certified);
+    /** Lets the mempool propose these transactions, held back for their batch's certificate. */
+    void readyToPropose(std::span<const Bytes> txs);
     void serveBlock(const NodeId& from, ByteView payload);
     void serveSyncRequest(const NodeId& from, ByteView payload);
     /** Answers with the proof that ended the asked epoch, when it has ended here. */
@@ -327,6 +339,8 @@ class NodeImpl {
     asio::steady_timer gossipTimer_{gossipStrand_};
     asio::steady_timer networkMetricsTimer_{io_};
     TxOutbox outbox_;
+    /** Certified batches between the committee's members (built by open()). */
+    std::unique_ptr<BatchExchange> batches_;
     /** Blocks asked for with Fetch and not received yet. */
     std::set<Hash256> fetching_;
     /** Consensus messages of a later epoch, until this node enters it (built by open()). */

@@ -130,6 +130,33 @@ void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message
             });
             return;
         }
+        case codec::MessageKind::kBatch: {
+            auto batch = codec::decodeBatchMessage(message.payload);
+            if (!batch) {
+                invalidMessage(from, message.kind, batch.error(), kInvalidMessagePoints);
+                return;
+            }
+            batches_->onBatch(from, std::move(*batch), BatchExchange::Clock::now());
+            return;
+        }
+        case codec::MessageKind::kBatchAck: {
+            const auto ack = codec::decodeBatchAck(message.payload);
+            if (!ack) {
+                invalidMessage(from, message.kind, ack.error(), kInvalidMessagePoints);
+                return;
+            }
+            batches_->onAck(from, *ack);
+            return;
+        }
+        case codec::MessageKind::kBatchCert: {
+            const auto cert = codec::decodeBatchCert(message.payload);
+            if (!cert) {
+                invalidMessage(from, message.kind, cert.error(), kInvalidMessagePoints);
+                return;
+            }
+            batches_->onCert(from, *cert, BatchExchange::Clock::now());
+            return;
+        }
         case codec::MessageKind::kQuorumCert: {
             // Every member forwards the QC it forms to the next leader, which has mostly formed
             // it too: one no higher than the core's highest is dropped before its signatures
@@ -197,6 +224,73 @@ void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
         }
     }
     if (admitted) {
+        signalPayload();
+    }
+}
+
+void NodeImpl::openBatches() {
+    BatchExchange::Host host;
+    host.send = [this](const NodeId& peer, codec::NetMessage message) {
+        // A batch is droppable: its transactions reach a member without it in a block.
+        (void)network_->send(peer, std::move(message));
+    };
+    host.verify = [this](std::span<const Bytes> txs) { return mempool_->signaturesValid(txs); };
+    host.admit = [this](const NodeId& from, std::vector<Bytes> txs, bool certified) {
+        admitBatchTxs(from, std::move(txs), certified);
+    };
+    host.ready = [this](std::span<const Bytes> txs) { readyToPropose(txs); };
+    host.sign = [this](const Hash256& digest) { return validatorKey_.sign(digest); };
+    host.invalid = [this](const NodeId& from, codec::MessageKind kind, const Error& error) {
+        invalidMessage(from, kind, error,
+                       error.code == ErrorCode::kBadSignature && kind == codec::MessageKind::kBatch
+                           ? kInvalidTxPoints
+                           : kInvalidMessagePoints);
+    };
+    batches_ = std::make_unique<BatchExchange>(std::move(host), signingDomain_);
+}
+
+void NodeImpl::updateBatchRoster() {
+    BatchExchange::Roster roster;
+    roster.committee = committee();
+    for (const PubKey& key : roster.committee->members()) {
+        const auto node = nodeIds_.find(key);
+        roster.nodes.push_back(node != nodeIds_.end() ? std::optional<NodeId>(node->second)
+                                                      : std::nullopt);
+    }
+    roster.self = roster.committee->indexOf(proposer_.publicKey());
+    batches_->setRoster(std::move(roster));
+    mempool_->holdAdmissions(batches_->active());
+}
+
+void NodeImpl::readyToPropose(std::span<const Bytes> txs) {
+    if (txs.empty()) {
+        return;
+    }
+    std::vector<Hash256> hashes;
+    hashes.reserve(txs.size());
+    for (const auto& raw : txs) {
+        hashes.push_back(crypto::sha256(raw));
+    }
+    mempool_->ready(hashes);
+    signalPayload();
+}
+
+void NodeImpl::admitBatchTxs(const NodeId& from, std::vector<Bytes> txs, bool certified) {
+    if (certified) {
+        mempool_->acceptCertified(txs);
+    }
+    const std::vector<ByteView> raws(txs.begin(), txs.end());
+    const auto outcomes = mempool_->submitBatch(raws);
+    std::vector<Hash256> admitted;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        if (outcomes[i]) {
+            admitted.push_back(*outcomes[i]);
+            outbox_.add(OutgoingTx{std::move(txs[i]), from});
+        }
+    }
+    // Another member's batch, verified here or certified: nothing to wait for.
+    if (!admitted.empty()) {
+        mempool_->ready(admitted);
         signalPayload();
     }
 }
@@ -339,11 +433,28 @@ void NodeImpl::scheduleGossip() {
 }
 
 void NodeImpl::flushGossip() {
+    const auto now = BatchExchange::Clock::now();
+    batches_->tick(now);
     const auto txs = outbox_.take();
     if (txs.empty()) {
         return;
     }
+    // A member sends the transactions it admitted from clients and from peers that are not
+    // members to the other members in batches (docs/protocol.md §14), not as gossip.
+    const bool batching = batches_->active();
+    if (batching) {
+        std::vector<Bytes> packed;
+        std::vector<Bytes> others;  // another member's, ready already
+        for (const auto& tx : txs) {
+            (!tx.origin || !batches_->isMember(*tx.origin) ? packed : others).push_back(tx.raw);
+        }
+        batches_->pack(std::move(packed), now);
+        readyToPropose(others);
+    }
     for (const auto& peer : network_->connectedPeers()) {
+        if (batching && batches_->isMember(peer)) {
+            continue;
+        }
         for (const auto& batch : batchesFor(txs, peer)) {
             // Transactions are droppable: a peer whose queue is full misses them, not consensus.
             (void)network_->send(

@@ -257,6 +257,30 @@ Result<QuorumCert> decodeQc(ByteView raw) {
     return qcFromProto(pb);
 }
 
+Bytes encodeBatchCert(const BatchCert& cert) {
+    proto::BatchCert pb;
+    pb.set_epoch(cert.epoch);
+    pb.set_digest(str(cert.digest.view()));
+    pb.set_signers(str(cert.signers));
+    for (const auto& sig : cert.signatures) {
+        pb.add_signatures(str(sig.view()));
+    }
+    return detail::serialize(pb);
+}
+
+Result<BatchCert> decodeBatchCert(ByteView raw) {
+    proto::BatchCert pb;
+    GL_TRY(detail::parse(pb, raw, "batch certificate"));
+    BatchCert cert;
+    cert.epoch = pb.epoch();
+    GL_ASSIGN_OR_RETURN(digest, fixed<Hash256>(pb.digest(), "batch_cert.digest"));
+    cert.digest = digest;
+    cert.signers.assign(pb.signers().begin(), pb.signers().end());
+    GL_ASSIGN_OR_RETURN(sigs, signaturesFromProto(pb.signatures()));
+    cert.signatures = std::move(sigs);
+    return cert;
+}
+
 Bytes encodeTc(const TimeoutCert& tc) {
     proto::TimeoutCert pb;
     tcToProto(tc, pb);

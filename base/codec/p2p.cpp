@@ -77,6 +77,23 @@ Result<Envelope> envelopeFromProto(const proto::Envelope& pb) {
     return fail(ErrorCode::kMalformed, "envelope has no body");
 }
 
+/** The transactions of a TxBatch or Batch: at most kMaxTxBatch, each within kMaxTxBytes. */
+Result<std::vector<Bytes>> txsFromProto(const google::protobuf::RepeatedPtrField<std::string>& pb) {
+    if (static_cast<std::size_t>(pb.size()) > kMaxTxBatch) {
+        return fail(ErrorCode::kMalformed,
+                    "tx batch holds more than " + std::to_string(kMaxTxBatch) + " transactions");
+    }
+    std::vector<Bytes> txs;
+    txs.reserve(static_cast<std::size_t>(pb.size()));
+    for (const auto& tx : pb) {
+        if (tx.size() > kMaxTxBytes) {
+            return fail(ErrorCode::kTxTooLarge, "gossiped transaction exceeds the size limit");
+        }
+        txs.emplace_back(tx.begin(), tx.end());
+    }
+    return txs;
+}
+
 }  // namespace
 
 bool isValidHost(std::string_view host) {
@@ -118,6 +135,12 @@ std::string_view kindName(MessageKind kind) {
             return "state_chunk";
         case MessageKind::kQuorumCert:
             return "quorum_cert";
+        case MessageKind::kBatch:
+            return "batch";
+        case MessageKind::kBatchAck:
+            return "batch_ack";
+        case MessageKind::kBatchCert:
+            return "batch_cert";
     }
     return "unknown";
 }
@@ -162,19 +185,42 @@ Bytes encodeTxBatch(const TxBatch& batch) {
 Result<TxBatch> decodeTxBatch(ByteView raw) {
     proto::TxBatch pb;
     GL_TRY(detail::parse(pb, raw, "tx batch"));
-    if (static_cast<std::size_t>(pb.txs_size()) > kMaxTxBatch) {
-        return fail(ErrorCode::kMalformed,
-                    "tx batch holds more than " + std::to_string(kMaxTxBatch) + " transactions");
+    GL_ASSIGN_OR_RETURN(txs, txsFromProto(pb.txs()));
+    return TxBatch{std::move(txs)};
+}
+
+Bytes encodeBatchMessage(const BatchMessage& batch) {
+    proto::Batch pb;
+    pb.set_epoch(batch.epoch);
+    pb.set_serial(batch.serial);
+    pb.set_sign(batch.sign);
+    for (const auto& tx : batch.txs) {
+        pb.add_txs(str(tx));
     }
-    TxBatch batch;
-    batch.txs.reserve(static_cast<std::size_t>(pb.txs_size()));
-    for (const auto& tx : pb.txs()) {
-        if (tx.size() > kMaxTxBytes) {
-            return fail(ErrorCode::kTxTooLarge, "gossiped transaction exceeds the size limit");
-        }
-        batch.txs.emplace_back(tx.begin(), tx.end());
-    }
-    return batch;
+    return detail::serialize(pb);
+}
+
+Result<BatchMessage> decodeBatchMessage(ByteView raw) {
+    proto::Batch pb;
+    GL_TRY(detail::parse(pb, raw, "batch"));
+    GL_ASSIGN_OR_RETURN(txs, txsFromProto(pb.txs()));
+    return BatchMessage{pb.epoch(), pb.serial(), pb.sign(), std::move(txs)};
+}
+
+Bytes encodeBatchAck(const BatchAck& ack) {
+    proto::BatchAck pb;
+    pb.set_epoch(ack.epoch);
+    pb.set_digest(str(ack.digest.view()));
+    pb.set_signature(str(ack.signature.view()));
+    return detail::serialize(pb);
+}
+
+Result<BatchAck> decodeBatchAck(ByteView raw) {
+    proto::BatchAck pb;
+    GL_TRY(detail::parse(pb, raw, "batch acknowledgement"));
+    GL_ASSIGN_OR_RETURN(digest, detail::fixed<Hash256>(pb.digest(), "batch_ack.digest"));
+    GL_ASSIGN_OR_RETURN(signature, detail::fixed<Signature>(pb.signature(), "batch_ack.signature"));
+    return BatchAck{pb.epoch(), digest, signature};
 }
 
 Bytes encodeBlockRequest(const BlockRequest& request) {

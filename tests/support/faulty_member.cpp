@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <gridledger/codec/p2p.h>
+#include <gridledger/consensus/batches.h>
 #include <gridledger/consensus/committee.h>
 #include <gridledger/consensus/signer.h>
 
@@ -237,6 +238,26 @@ p2p::Message FaultyMember::forgedEpochProof(std::uint64_t epoch) const {
         codec::makeCommitProof(childBlock.headerBytes, soloQc(epoch, child.round, childBlock.id))
             .value();
     return {codec::MessageKind::kEpochProof, codec::encodeEpochProof(proof)};
+}
+
+p2p::Message FaultyMember::batch(std::uint64_t epoch, std::uint64_t serial, bool sign,
+                                 std::vector<Bytes> txs) const {
+    return {codec::MessageKind::kBatch,
+            codec::encodeBatchMessage(codec::BatchMessage{epoch, serial, sign, std::move(txs)})};
+}
+
+p2p::Message FaultyMember::forgedBatchCert(std::uint64_t epoch, std::uint64_t serial,
+                                           const std::vector<Bytes>& txs) const {
+    const Hash256 digest =
+        consensus::batchDigest(consensus::Batch{key_.publicKey(), epoch, serial, txs});
+    const Signature own = key_.sign(consensus::batchAckDigest(domain_, epoch, digest));
+    const std::size_t other = (member_ + 1) % committeeSize_;
+    codec::BatchCert cert;
+    cert.epoch = epoch;
+    cert.digest = digest;
+    cert.signers = bitmapOf({std::min(member_, other), std::max(member_, other)}, committeeSize_);
+    cert.signatures = {own, own};
+    return {codec::MessageKind::kBatchCert, codec::encodeBatchCert(cert)};
 }
 
 codec::QuorumCert FaultyMember::soloQc(std::uint64_t epoch, std::uint64_t round,

@@ -77,6 +77,16 @@ class FaultyMember {
      */
     [[nodiscard]] std::optional<p2p::Message> forgedTc();
 
+    /** This member's batch (docs/protocol.md §14) of `txs`, asking to sign it or not. */
+    [[nodiscard]] p2p::Message batch(std::uint64_t epoch, std::uint64_t serial, bool sign,
+                                     std::vector<Bytes> txs) const;
+    /**
+     * A certificate of that batch with f + 1 = 2 signers: this member's real acknowledgement
+     * and, under the next member's bit, the same signature again.
+     */
+    [[nodiscard]] p2p::Message forgedBatchCert(std::uint64_t epoch, std::uint64_t serial,
+                                               const std::vector<Bytes>& txs) const;
+
     /** From now on, answers every epoch proof request with forgedEpochProof(). */
     void forgeEpochProofs() { forgeEpochProofs_ = true; }
     [[nodiscard]] std::size_t forgedProofsSent() const { return forgedProofsSent_.load(); }

@@ -24,6 +24,19 @@ struct QuorumCert {
 };
 
 /**
+ * A batch certificate (docs/protocol.md §14): f + 1 acknowledgements by the committee of `epoch`
+ * of the batch named `digest`, each a signature of the member's batch acknowledgement digest.
+ */
+struct BatchCert {
+    std::uint64_t epoch = 0;
+    Hash256 digest;
+    Bytes signers;  // bitmap over the committee, as in a QC
+    std::vector<Signature> signatures;
+
+    bool operator==(const BatchCert&) const = default;
+};
+
+/**
  * A timeout certificate: q timeouts for `round`, each with its signer's highest QC round, and
  * the QC of the highest of those rounds, which proves that round was certified.
  */
@@ -145,6 +158,9 @@ struct CommitProof {
 
 [[nodiscard]] Bytes encodeQc(const QuorumCert& qc);
 [[nodiscard]] Result<QuorumCert> decodeQc(ByteView raw);
+[[nodiscard]] Bytes encodeBatchCert(const BatchCert& cert);
+/** Fails with kMalformed on garbage, kBadLength on a digest or signature of the wrong size. */
+[[nodiscard]] Result<BatchCert> decodeBatchCert(ByteView raw);
 [[nodiscard]] Bytes encodeTc(const TimeoutCert& tc);
 [[nodiscard]] Result<TimeoutCert> decodeTc(ByteView raw);
 /**

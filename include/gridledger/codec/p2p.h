@@ -35,10 +35,13 @@ enum class MessageKind : std::uint8_t {
     kStateChunkRequest = 14,
     kStateChunk = 15,
     kQuorumCert = 16,
+    kBatch = 17,
+    kBatchAck = 18,
+    kBatchCert = 19,
 };
 
 /** The highest MessageKind this build knows. */
-inline constexpr MessageKind kLastMessageKind = MessageKind::kQuorumCert;
+inline constexpr MessageKind kLastMessageKind = MessageKind::kBatchCert;
 
 /** A stable lower-case name of a kind for logs, e.g. "block_request"; "unknown" otherwise. */
 [[nodiscard]] std::string_view kindName(MessageKind kind);
@@ -59,6 +62,29 @@ inline constexpr std::size_t kMaxSyncBlocks = 1024;
 /** Payload of MessageKind::kTx: raw transactions gossiped between mempools. */
 struct TxBatch {
     std::vector<Bytes> txs;
+};
+
+/**
+ * Payload of MessageKind::kBatch: the serial-th batch of transactions its author (the sending
+ * peer's validator) packed in `epoch` (docs/protocol.md §14). `sign` asks the receiver to verify
+ * every signature and acknowledge the batch.
+ */
+struct BatchMessage {
+    std::uint64_t epoch = 0;
+    std::uint64_t serial = 0;
+    bool sign = false;
+    std::vector<Bytes> txs;
+
+    bool operator==(const BatchMessage&) const = default;
+};
+
+/** Payload of MessageKind::kBatchAck: a member's signature of a batch it verified and holds. */
+struct BatchAck {
+    std::uint64_t epoch = 0;
+    Hash256 digest;
+    Signature signature;
+
+    bool operator==(const BatchAck&) const = default;
 };
 
 /** Payload of MessageKind::kBlockRequest: one block asked for by id. */
@@ -132,6 +158,12 @@ struct StateChunk {
 [[nodiscard]] Bytes encodeTxBatch(const TxBatch& batch);
 /** Fails with kMalformed on garbage or more than kMaxTxBatch txs, kTxTooLarge on a big tx. */
 [[nodiscard]] Result<TxBatch> decodeTxBatch(ByteView raw);
+[[nodiscard]] Bytes encodeBatchMessage(const BatchMessage& batch);
+/** Fails with kMalformed on garbage or more than kMaxTxBatch txs, kTxTooLarge on a big tx. */
+[[nodiscard]] Result<BatchMessage> decodeBatchMessage(ByteView raw);
+[[nodiscard]] Bytes encodeBatchAck(const BatchAck& ack);
+/** Fails with kMalformed on garbage, kBadLength on a digest or signature of the wrong size. */
+[[nodiscard]] Result<BatchAck> decodeBatchAck(ByteView raw);
 [[nodiscard]] Bytes encodeBlockRequest(const BlockRequest& request);
 [[nodiscard]] Result<BlockRequest> decodeBlockRequest(ByteView raw);
 [[nodiscard]] Bytes encodeSyncRequest(const SyncRequest& request);

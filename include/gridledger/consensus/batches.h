@@ -13,6 +13,7 @@
 
 #include <gridledger/base/bytes.h>
 #include <gridledger/base/result.h>
+#include <gridledger/codec/block.h>
 #include <gridledger/consensus/committee.h>
 
 namespace gridledger::consensus {
@@ -42,14 +43,7 @@ struct Batch {
                                      const Hash256& digest);
 
 /** f + 1 members' acknowledgements of one batch: at least one of them is honest. */
-struct BatchCert {
-    std::uint64_t epoch = 0;
-    Hash256 digest;
-    Bytes signers;  // bitmap over the committee, as in a QC
-    std::vector<Signature> signatures;
-
-    bool operator==(const BatchCert&) const = default;
-};
+using BatchCert = codec::BatchCert;
 
 /** The acknowledgements that certify a batch: f + 1. */
 [[nodiscard]] std::size_t batchCertThreshold(const Committee& committee);

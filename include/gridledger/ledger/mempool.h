@@ -176,6 +176,15 @@ class Mempool {
     void release(std::span<const Hash256> hashes);
     /** Clears every proposed mark. */
     void releaseAll();
+    /**
+     * While on, each admitted transaction is held back from collect() (and so is the rest of its
+     * sender's run) until ready() names it: a member that certifies batches proposes its
+     * transactions once their batch is certified, so that the voters hold their verdicts
+     * (docs/protocol.md §14). Turned off, it lets every held transaction go.
+     */
+    void holdAdmissions(bool on);
+    /** Lets collect() hand out these held transactions. */
+    void ready(std::span<const Hash256> hashes);
 
     /**
      * A block at `height` committed and executed with the transactions `committedHashes`.
@@ -213,6 +222,19 @@ class Mempool {
      * it verified. Call it off the consensus thread.
      */
     std::size_t verifyProposed(std::span<const Bytes> txs);
+
+    /**
+     * Whether every transaction of `txs` (raw bytes) decodes and carries a valid signature: what
+     * a member checks before it acknowledges a batch (docs/protocol.md §14). Verifies those
+     * without a verdict as verifyProposed does, and remembers each verdict.
+     */
+    [[nodiscard]] bool signaturesValid(std::span<const Bytes> txs);
+    /**
+     * Remembers the signatures of a certified batch's transactions (raw bytes) as valid: f + 1
+     * members, one of them at least honest, verified each. Admission and execution then skip
+     * them. A transaction already judged keeps its verdict.
+     */
+    void acceptCertified(std::span<const Bytes> txs);
 
     /**
      * The signature checks of one block's transactions, started by startVerifyingProposed and
@@ -257,6 +279,8 @@ class Mempool {
         TxPtr tx;
         std::uint64_t arrival = 0;
         bool proposed = false;
+        /** Held back from collect() until ready() (holdAdmissions). */
+        bool held = false;
     };
     struct SenderQueue {
         PendingNonces nonces;
@@ -336,6 +360,7 @@ class Mempool {
     std::unordered_map<Hash256, bool, DigestKey> verdicts_;  // hash -> signature valid
     std::deque<Hash256> verdictOrder_;                       // oldest verdict first
     std::unordered_map<Hash256, std::shared_future<Status>, DigestKey> verifying_;
+    bool holdAdmissions_ = false;
 
     VerifyPool pool_;  // declared last: its workers stop before the state above goes away
 };

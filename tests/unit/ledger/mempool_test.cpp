@@ -1033,5 +1033,51 @@ TEST_F(MempoolTest, SubmissionsAfterShutdownAreRefusedWithUnavailable) {
     EXPECT_EQ(pool->size(), 1U);
 }
 
+// A member acknowledges a batch only when every signature in it is valid (docs/protocol.md §14).
+TEST_F(MempoolTest, ABatchsSignaturesAreValidOnlyWhenEachIs) {
+    auto pool = make();
+    const auto good = withNonce(alice_, 0);
+    const auto other = withNonce(bob_, 0);
+    Bytes forged = withNonce(alice_, 1).raw;
+    forged.back() ^= 0x01U;
+    EXPECT_TRUE(pool->signaturesValid({{good.raw, other.raw}}));
+    EXPECT_EQ(verifier_.calls(), 2);
+    EXPECT_FALSE(pool->signaturesValid({{good.raw, forged}}));
+    EXPECT_EQ(verifier_.calls(), 3) << "the good one's verdict was remembered";
+    EXPECT_FALSE(pool->signaturesValid({{Bytes{0x01, 0x02}}})) << "one that does not decode";
+}
+
+// A certified batch's transactions are admitted without a verification of their own.
+TEST_F(MempoolTest, ACertifiedTxIsKnownVerifiedAndAdmittedWithoutVerifying) {
+    auto pool = make();
+    const auto tx = withNonce(alice_, 0);
+    pool->acceptCertified({{tx.raw}});
+    EXPECT_TRUE(pool->known(tx.hash).verified);
+    EXPECT_TRUE(pool->submit(tx.raw));
+    EXPECT_EQ(verifier_.calls(), 0);
+}
+
+// A batching member proposes its own transactions once their batch is certified: a held one
+// ends its sender's run, and holding off lets every one go.
+TEST_F(MempoolTest, AHeldTxIsNotCollectedUntilReadyAndStopsItsSendersRun) {
+    auto pool = make();
+    pool->holdAdmissions(true);
+    const auto first = withNonce(alice_, 0);
+    const auto second = withNonce(alice_, 1);
+    ASSERT_TRUE(pool->submit(first.raw));
+    ASSERT_TRUE(pool->submit(second.raw));
+    EXPECT_TRUE(pool->collect(100, 1 << 20).empty());
+    pool->ready(std::vector<Hash256>{second.hash});
+    EXPECT_TRUE(pool->collect(100, 1 << 20).empty()) << "nonce 1 waits for nonce 0";
+    pool->ready(std::vector<Hash256>{first.hash});
+    EXPECT_EQ(pool->collect(100, 1 << 20).size(), 2U);
+
+    const auto third = withNonce(alice_, 2);
+    ASSERT_TRUE(pool->submit(third.raw));
+    EXPECT_EQ(pool->collect(100, 1 << 20).size(), 2U);
+    pool->holdAdmissions(false);
+    EXPECT_EQ(pool->collect(100, 1 << 20).size(), 3U);
+}
+
 }  // namespace
 }  // namespace gridledger::ledger::mempool_test

@@ -40,8 +40,39 @@ TEST(P2pCodec, EveryKnownKindHasAStableName) {
     EXPECT_EQ(kindName(MessageKind::kEpochProofRequest), "epoch_proof_request");
     EXPECT_EQ(kindName(MessageKind::kEpochProof), "epoch_proof");
     EXPECT_EQ(kindName(MessageKind::kStateManifestRequest), "state_manifest_request");
-    EXPECT_EQ(kindName(kLastMessageKind), "quorum_cert");
-    EXPECT_EQ(static_cast<int>(kLastMessageKind), 16);
+    EXPECT_EQ(kindName(MessageKind::kQuorumCert), "quorum_cert");
+    EXPECT_EQ(kindName(MessageKind::kBatch), "batch");
+    EXPECT_EQ(kindName(MessageKind::kBatchAck), "batch_ack");
+    EXPECT_EQ(kindName(kLastMessageKind), "batch_cert");
+    EXPECT_EQ(static_cast<int>(kLastMessageKind), 19);
+}
+
+TEST(P2pCodec, BatchPayloadsRoundTripAndRefuseGarbage) {
+    const BatchMessage batch{3, 17, true, {Bytes{1, 2, 3}, Bytes(300, 0x7f)}};
+    auto decodedBatch = decodeBatchMessage(encodeBatchMessage(batch));
+    ASSERT_TRUE(decodedBatch) << decodedBatch.error().message;
+    EXPECT_EQ(*decodedBatch, batch);
+    BatchMessage tooMany{3, 18, false, std::vector<Bytes>(kMaxTxBatch + 1, Bytes{1})};
+    EXPECT_EQ(decodeBatchMessage(encodeBatchMessage(tooMany)).error().code, ErrorCode::kMalformed);
+
+    Hash256 digest;
+    digest[5] = 0x55;
+    Signature signature;
+    signature[63] = 0x11;
+    const BatchAck ack{3, digest, signature};
+    auto decodedAck = decodeBatchAck(encodeBatchAck(ack));
+    ASSERT_TRUE(decodedAck) << decodedAck.error().message;
+    EXPECT_EQ(*decodedAck, ack);
+
+    const BatchCert cert{3, digest, Bytes{0x05}, {signature, signature}};
+    auto decodedCert = decodeBatchCert(encodeBatchCert(cert));
+    ASSERT_TRUE(decodedCert) << decodedCert.error().message;
+    EXPECT_EQ(*decodedCert, cert);
+
+    // Garbage.
+    EXPECT_FALSE(decodeBatchAck(Bytes{0xff, 0xff, 0xff}));
+    EXPECT_FALSE(decodeBatchCert(Bytes{0xff, 0xff, 0xff}));
+    EXPECT_FALSE(decodeBatchMessage(Bytes{0xff, 0xff, 0xff}));
 }
 
 TEST(P2pCodec, StateSyncPayloadsRoundTripAndRefuseAShortStart) {
