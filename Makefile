@@ -109,7 +109,7 @@ tsan-test: deps
 ## to build/fuzz/work/<target>/crash-* and fails the target.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS = tx_decode block_decode proof_decode rpc_dispatch p2p_envelope sync_request \
-	sync_response block_request tx_batch commit_proof
+	sync_response block_request tx_batch batch commit_proof
 fuzz: deps
 	@command -v clang++-16 >/dev/null && [ -d /usr/lib/llvm-16/lib/clang/16/lib/linux ] || { \
 		sudo_cmd=$$([ "$$(id -u)" -ne 0 ] && echo sudo); \

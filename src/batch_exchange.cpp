@@ -105,8 +105,10 @@ void BatchExchange::pack(std::vector<Bytes> txs, Clock::time_point now) {
                     own.asked.insert(member);
                 }
             }
+            ++stats_.made;
             codec::BatchMessage message{batch.epoch, batch.serial, false, batch.txs};
             if (own.acks.size() >= consensus::batchCertThreshold(committee)) {
+                ++stats_.certified;
                 // f = 0: this member's own acknowledgement certifies its batch.
                 certs.push_back(consensus::buildBatchCert(committee, digest, own.acks).value());
                 outgoing.push_back(Outgoing{std::move(message), {}});
@@ -189,6 +191,7 @@ void BatchExchange::onBatch(const NodeId& from, codec::BatchMessage batch, Clock
                 heldBytes_ -= held->second.bytes;
                 held_.erase(held);
             }
+            ++stats_.verifiedHere;
         }
         host_.admit(from, std::move(batch.txs), false);
         return;
@@ -203,6 +206,7 @@ void BatchExchange::onBatch(const NodeId& from, codec::BatchMessage batch, Clock
             holdLocked(digest, Held{from, std::move(batch.txs), bytes, now});
             return;
         }
+        ++stats_.admittedCertified;
     }
     host_.admit(from, std::move(batch.txs), true);
 }
@@ -254,6 +258,7 @@ void BatchExchange::onAck(const NodeId& from, const codec::BatchAck& ack) {
             return;
         }
         cert = consensus::buildBatchCert(*committee, ack.digest, own->second.acks).value();
+        ++stats_.certified;
         certifiedTxs = std::move(own->second.txs);
         own_.erase(own);
         roster = roster_;
@@ -293,6 +298,7 @@ void BatchExchange::onCert(const NodeId& from, const codec::BatchCert& cert,
         held = std::move(found->second);
         heldBytes_ -= held.bytes;
         held_.erase(found);
+        ++stats_.admittedCertified;
     }
     host_.admit(held.from, std::move(held.txs), true);
 }
@@ -332,6 +338,7 @@ void BatchExchange::tick(Clock::time_point now) {
                 heldBytes_ -= it->second.bytes;
                 expired.push_back(std::move(it->second));
                 it = held_.erase(it);
+                ++stats_.verifiedHere;
             } else {
                 ++it;
             }
@@ -353,6 +360,11 @@ void BatchExchange::tick(Clock::time_point now) {
         host_.admit(held.from, std::move(held.txs), false);
     }
     host_.ready(givenUp);
+}
+
+BatchExchange::Stats BatchExchange::stats() const {
+    const std::lock_guard lock(mutex_);
+    return stats_;
 }
 
 }  // namespace gridledger::node

@@ -35,6 +35,16 @@ class MetricsImpl {
           txSignaturesVerified(
               gauge("gridledger_tx_signatures_verified_total",
                     "Transaction signatures this node verified (admission, gossip, blocks)")),
+          batchesMade(gauge("gridledger_batches_made_total",
+                            "Batches of its transactions this member sent to the others")),
+          batchesCertified(gauge("gridledger_batches_certified_total",
+                                 "Batches of this member certified by f + 1 members")),
+          batchesAdmittedCertified(
+              gauge("gridledger_batches_admitted_certified_total",
+                    "Other members' batches admitted on their certificate, not verified here")),
+          batchesVerifiedHere(gauge("gridledger_batches_verified_here_total",
+                                    "Other members' batches verified here: asked to sign, or no "
+                                    "certificate within 1 s")),
           committedTxs(counter("gridledger_committed_txs_total",
                                "Transactions committed in executed blocks")),
           failedTxs(counter("gridledger_failed_txs_total",
@@ -148,6 +158,10 @@ class MetricsImpl {
     prometheus::Gauge& mempoolTxs;
     prometheus::Gauge& mempoolBytes;
     prometheus::Gauge& txSignaturesVerified;
+    prometheus::Gauge& batchesMade;
+    prometheus::Gauge& batchesCertified;
+    prometheus::Gauge& batchesAdmittedCertified;
+    prometheus::Gauge& batchesVerifiedHere;
     prometheus::Counter& committedTxs;
     prometheus::Counter& failedTxs;
     prometheus::Counter& blocks;
@@ -215,6 +229,14 @@ void Metrics::mempool(std::size_t txs, std::size_t bytes, std::uint64_t signatur
     impl_->mempoolTxs.Set(static_cast<double>(txs));
     impl_->mempoolBytes.Set(static_cast<double>(bytes));
     impl_->txSignaturesVerified.Set(static_cast<double>(signaturesVerified));
+}
+
+void Metrics::batches(std::uint64_t made, std::uint64_t certified, std::uint64_t admittedCertified,
+                      std::uint64_t verifiedHere) {
+    impl_->batchesMade.Set(static_cast<double>(made));
+    impl_->batchesCertified.Set(static_cast<double>(certified));
+    impl_->batchesAdmittedCertified.Set(static_cast<double>(admittedCertified));
+    impl_->batchesVerifiedHere.Set(static_cast<double>(verifiedHere));
 }
 
 }  // namespace gridledger::node

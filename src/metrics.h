@@ -38,6 +38,13 @@ class Metrics {
     void roundTimedOut(std::uint64_t epoch, std::uint64_t round);
     /** The mempool's content, and the transaction signatures its verify pool checked so far. */
     void mempool(std::size_t txs, std::size_t bytes, std::uint64_t signaturesVerified);
+    /**
+     * The batch exchange's counts since start (docs/protocol.md §14): this member's batches
+     * made and certified, and other members' batches admitted on their certificate or verified
+     * here.
+     */
+    void batches(std::uint64_t made, std::uint64_t certified, std::uint64_t admittedCertified,
+                 std::uint64_t verifiedHere);
     /** The transport's counters since start and the number of connected peers. */
     void network(const p2p::NetworkStats& stats, std::size_t peers);
     /** Whether the node halted, holds its signatures, syncs (refreshed every second). */

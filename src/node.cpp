@@ -466,6 +466,9 @@ void NodeImpl::deliver(EventBody body) {
     const consensus::Core& core = runner_->core();
     metrics_->consensusState(core.currentRound(), core.highestQc().round, store_->walSyncs());
     metrics_->mempool(mempool_->size(), mempool_->bytes(), mempool_->verifyPool().verifiedCount());
+    const BatchExchange::Stats batches = batches_->stats();
+    metrics_->batches(batches.made, batches.certified, batches.admittedCertified,
+                      batches.verifiedHere);
     epoch_.store(core.highestQc().epoch, std::memory_order_relaxed);
     round_.store(core.currentRound(), std::memory_order_relaxed);
     highestQcRound_.store(core.highestQc().round, std::memory_order_relaxed);

@@ -82,6 +82,19 @@ TEST(CertifiedBatches, EachSignatureIsVerifiedByTwoOfFourValidators) {
     const double others = verified[1] + verified[2] + verified[3];
     EXPECT_GE(others, n);
     EXPECT_LE(others, n + 2 * kPerRound);
+
+    // Every batch node 0 made was certified, and reached each other member once: on its
+    // certificate, or verified there.
+    const double made = net.metric(0, "gridledger_batches_made_total").value_or(-1);
+    EXPECT_GE(made, static_cast<double>(kRounds));
+    EXPECT_EQ(net.metric(0, "gridledger_batches_certified_total").value_or(-1), made);
+    for (std::size_t node = 1; node < net.size(); ++node) {
+        EXPECT_EQ(net.metric(node, "gridledger_batches_admitted_certified_total").value_or(-1) +
+                      net.metric(node, "gridledger_batches_verified_here_total").value_or(-1),
+                  made)
+            << "validator " << node;
+        EXPECT_EQ(net.metric(node, "gridledger_batches_made_total").value_or(-1), 0);
+    }
 }
 
 bool knownTo(const Testnet& net, std::size_t node, const codec::SignedTx& tx) {
