@@ -211,21 +211,27 @@ void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
     // Verified together on every core, then admitted in order (Mempool::submitBatch).
     const std::vector<ByteView> raws(batch->txs.begin(), batch->txs.end());
     const auto outcomes = mempool_->submitBatch(raws);
-    bool admitted = false;
+    std::vector<Hash256> admitted;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         const auto& hash = outcomes[i];
         if (hash) {
+            admitted.push_back(*hash);
             outbox_.add(OutgoingTx{std::move(batch->txs[i]), from});
-            admitted = true;
         } else if (hash.error().code == ErrorCode::kBadSignature ||
                    hash.error().code == ErrorCode::kMalformed) {
             // A peer checks a transaction before it passes it on: this one was never valid.
             invalidMessage(from, codec::MessageKind::kTx, hash.error(), kInvalidTxPoints);
         }
     }
-    if (admitted) {
-        signalPayload();
+    if (admitted.empty()) {
+        return;
     }
+    // A member's transactions are not packed into batches here (flushGossip): around an epoch
+    // change a member may still gossip them, and they are proposed without waiting.
+    if (batches_->isMember(from)) {
+        mempool_->ready(admitted);
+    }
+    signalPayload();
 }
 
 void NodeImpl::openBatches() {
@@ -443,13 +449,14 @@ void NodeImpl::flushGossip() {
     // members to the other members in batches (docs/protocol.md §14), not as gossip.
     const bool batching = batches_->active();
     if (batching) {
+        // Another member's transactions were made ready to propose when they were admitted.
         std::vector<Bytes> packed;
-        std::vector<Bytes> others;  // another member's, ready already
         for (const auto& tx : txs) {
-            (!tx.origin || !batches_->isMember(*tx.origin) ? packed : others).push_back(tx.raw);
+            if (!tx.origin || !batches_->isMember(*tx.origin)) {
+                packed.push_back(tx.raw);
+            }
         }
         batches_->pack(std::move(packed), now);
-        readyToPropose(others);
     }
     for (const auto& peer : network_->connectedPeers()) {
         if (batching && batches_->isMember(peer)) {
