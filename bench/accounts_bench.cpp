@@ -34,7 +34,11 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-accounts-bench";
-const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
+/** The chain's signing domain, made on first use. */
+const std::string& domain() {
+    static const std::string value = crypto::chainDomain(kChain, Hash256{});
+    return value;
+}
 constexpr std::size_t kSenders = 1'000;
 constexpr std::size_t kSmall = 10'000;
 constexpr std::size_t kLarge = 1'000'000;
@@ -160,7 +164,7 @@ class Bench {
                                version_ + 100,
                                transfer,
                                fee_};
-            txs.push_back(codec::signTx(body, senders_[s], kDomain).raw);
+            txs.push_back(codec::signTx(body, senders_[s], domain()).raw);
         }
         codec::BlockHeader header;
         header.height = version_ + 1;
@@ -181,7 +185,7 @@ class Bench {
         ledger_.tree->committed(version_);
     }
 
-    bench::LedgerFixture ledger_{kChain, kDomain};
+    bench::LedgerFixture ledger_{kChain, domain()};
     std::vector<crypto::SecretKey> senders_;
     std::vector<std::uint64_t> nonces_;
     std::uint64_t fee_ = 0;

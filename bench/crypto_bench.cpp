@@ -27,7 +27,7 @@ void schnorrVerifyOneCore(benchmark::State& state) {
         signatures.push_back(key.sign(digests.back()));
     }
     std::size_t i = 0;
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         const bool valid = crypto::verify(key.publicKey(), digests[i], signatures[i]);
         benchmark::DoNotOptimize(valid);
         i = (i + 1) % kSamples;
@@ -62,7 +62,7 @@ void txSignatureVerifyOneCore(benchmark::State& state) {
     const std::string domain = crypto::chainDomain("gridledger-bench", Hash256{});
     const std::vector<codec::SignedTx> txs = signedTransfers(domain);
     std::size_t i = 0;
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         const codec::SignedTx& tx = txs[i];
         const bool valid =
             crypto::verify(tx.body.sender, codec::txSigningDigest(tx, domain), tx.signature);
@@ -81,7 +81,7 @@ void txSignatureVerifyRecurringSigner(benchmark::State& state) {
     const std::string domain = crypto::chainDomain("gridledger-bench", Hash256{});
     const std::vector<codec::SignedTx> txs = signedTransfers(domain);
     std::size_t i = 0;
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         const bool valid = codec::verifyTxSignature(txs[i], domain);
         benchmark::DoNotOptimize(valid);
         i = (i + 1) % kSamples;
@@ -98,7 +98,7 @@ void txDecodeTransfer(benchmark::State& state) {
     const std::string domain = crypto::chainDomain("gridledger-bench", Hash256{});
     const std::vector<codec::SignedTx> txs = signedTransfers(domain);
     std::size_t i = 0;
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         auto decoded = codec::decodeTx(txs[i].raw);
         benchmark::DoNotOptimize(decoded);
         i = (i + 1) % kSamples;
@@ -110,14 +110,14 @@ BENCHMARK(txDecodeTransfer);
 /** SHA-256 throughput over messages of state.range(0) bytes. */
 void sha256Throughput(benchmark::State& state) {
     const Bytes data(static_cast<std::size_t>(state.range(0)), 0x5a);
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         const Hash256 digest = crypto::sha256(data);
         benchmark::DoNotOptimize(digest);
     }
     state.SetBytesProcessed(state.iterations() * state.range(0));
     state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(sha256Throughput)->Arg(64)->Arg(1024)->Arg(64 * 1024)->Arg(1024 * 1024);
+BENCHMARK(sha256Throughput)->Arg(64)->Arg(1024)->Arg(64L * 1024)->Arg(1024L * 1024);
 
 }  // namespace
 }  // namespace gridledger

@@ -14,10 +14,14 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-bench";
-const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
+/** The chain's signing domain, made on first use. */
+const std::string& domain() {
+    static const std::string value = crypto::chainDomain(kChain, Hash256{});
+    return value;
+}
 
 struct Chain {
-    bench::LedgerFixture ledger{kChain, kDomain};
+    bench::LedgerFixture ledger{kChain, domain()};
     std::vector<crypto::SecretKey> senders;
     std::vector<std::uint64_t> nonces;
     std::uint64_t height = 0;
@@ -48,7 +52,7 @@ struct Chain {
             codec::TxBody body{
                 std::string(kChain), senders[s].publicKey(), nonces[s]++, 1'000'000, transfer, fee};
             txs.push_back(
-                std::make_shared<const codec::SignedTx>(codec::signTx(body, senders[s], kDomain)));
+                std::make_shared<const codec::SignedTx>(codec::signTx(body, senders[s], domain())));
         }
         return txs;
     }
@@ -59,11 +63,11 @@ struct Chain {
  * verified, as a node's mempool holds those it admitted (Mempool::known); without, execution
  * decodes them and verifies their signatures.
  */
-void BM_ExecuteBlock(benchmark::State& state) {
+void executeBlock(benchmark::State& state) {
     const auto txsPerBlock = static_cast<std::size_t>(state.range(0));
     const bool cached = state.range(1) != 0;
     Chain chain(256);
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         state.PauseTiming();
         const auto txs = chain.signedTransfers(txsPerBlock);
         std::vector<Bytes> raws;
@@ -92,7 +96,7 @@ void BM_ExecuteBlock(benchmark::State& state) {
     state.SetLabel(cached ? "transactions decoded and verified by the mempool"
                           : "signatures verified here");
 }
-BENCHMARK(BM_ExecuteBlock)
+BENCHMARK(executeBlock)
     ->Args({1000, 1})
     ->Args({1000, 0})
     ->Unit(benchmark::kMillisecond)

@@ -17,7 +17,11 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-bench";
-const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
+/** The chain's signing domain, made on first use. */
+const std::string& domain() {
+    static const std::string value = crypto::chainDomain(kChain, Hash256{});
+    return value;
+}
 constexpr std::uint64_t kSenders = 200;
 constexpr std::uint64_t kNoncesPerSender = 50;
 
@@ -37,7 +41,7 @@ const std::vector<codec::SignedTx>& workload() {
                 body.nonce = n;
                 body.validUntilHeight = 1000;
                 body.payload = codec::Transfer{to, u128{1}};
-                out.push_back(codec::signTx(body, key, kDomain));
+                out.push_back(codec::signTx(body, key, domain()));
             }
         }
         return out;
@@ -55,7 +59,7 @@ double verifyRatePerCore(const std::vector<codec::SignedTx>& txs) {
     const auto start = std::chrono::steady_clock::now();
     std::size_t valid = 0;
     for (std::size_t i = 0; i < count; ++i) {
-        if (crypto::verify(txs[i].body.sender, codec::txSigningDigest(txs[i], kDomain),
+        if (crypto::verify(txs[i].body.sender, codec::txSigningDigest(txs[i], domain()),
                            txs[i].signature)) {
             ++valid;
         }
@@ -79,11 +83,11 @@ void admit(benchmark::State& state, bool verifySignatures) {
 
     double admittingSeconds = 0;
     std::size_t admitted = 0;
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         state.PauseTiming();
         ledger::MempoolOptions options;
         options.chainId = std::string(kChain);
-        options.signingDomain = kDomain;
+        options.signingDomain = domain();
         options.verifierThreads = threads;
         if (!verifySignatures) {
             options.verifier = [](const codec::SignedTx&) { return true; };

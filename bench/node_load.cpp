@@ -127,8 +127,10 @@ class Nodes {
             const auto conf = single_->home() / "config" / "node.conf";
             std::string text = testing::readText(conf);
             for (const auto& [key, value] : settings) {
-                text = std::regex_replace(text, std::regex("\n" + key + " = [^\n]*"),
-                                          "\n" + key + " = " + value);
+                std::string line = "\n";
+                line += key;
+                line += " = ";
+                text = std::regex_replace(text, std::regex(line + "[^\n]*"), line + value);
             }
             std::ofstream(conf, std::ios::trunc) << text;
             single_->start();
@@ -604,6 +606,7 @@ int runReads(Nodes& nodes, const std::vector<crypto::SecretKey>& senders, double
     const std::uint16_t port = nodes.ports().front();
     std::vector<std::uint64_t> nonces(senders.size(), kTxsPerSender);
     std::vector<std::string> accounts;
+    accounts.reserve(senders.size());
     for (const auto& sender : senders) {
         accounts.push_back(crypto::addressOf(sender.publicKey()).hex());
     }

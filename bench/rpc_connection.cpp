@@ -51,9 +51,9 @@ std::string Connection::exchange(const char* target, const char* contentType, st
     req.body() = std::move(body);
     req.prepare_payload();
     http::write(stream_, req);
-    http::response<http::string_body> res;
-    http::read(stream_, buffer_, res);
-    return std::move(res.body());
+    http::response_parser<http::string_body> parser;
+    http::read(stream_, buffer_, parser);
+    return std::move(parser.get().body());
 }
 
 }  // namespace gridledger::bench

@@ -114,10 +114,10 @@ class BenchTree {
     std::uint64_t version_ = 0;
 };
 
-void BM_StateTreeUpdate(benchmark::State& state) {
+void stateTreeUpdate(benchmark::State& state) {
     BenchTree tree(static_cast<std::size_t>(state.range(0)));
     const auto batchSize = static_cast<std::size_t>(state.range(1));
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         state.PauseTiming();
         const auto updates = tree.mixedUpdates(batchSize);
         state.ResumeTiming();
@@ -127,26 +127,26 @@ void BM_StateTreeUpdate(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(keys));
     state.counters["keys_per_s"] = benchmark::Counter(keys, benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_StateTreeUpdate)
+BENCHMARK(stateTreeUpdate)
     ->Args({100'000, 1'000})
     ->Args({1'000'000, 1'000})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-void BM_StateTreeGet(benchmark::State& state) {
+void stateTreeGet(benchmark::State& state) {
     BenchTree tree(static_cast<std::size_t>(state.range(0)));
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         auto value = tree.tree().get(tree.someKey(), tree.version());
         benchmark::DoNotOptimize(value);
     }
     state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StateTreeGet)->Arg(100'000);
+BENCHMARK(stateTreeGet)->Arg(100'000);
 
-void BM_StateTreeProveAndVerify(benchmark::State& state) {
+void stateTreeProveAndVerify(benchmark::State& state) {
     BenchTree tree(static_cast<std::size_t>(state.range(0)));
     const Hash256 root = *tree.tree().rootAt(tree.version());
-    for (auto _ : state) {
+    for ([[maybe_unused]] auto _ : state) {
         const Hash256& key = tree.someKey();
         auto value = tree.tree().get(key, tree.version());
         auto proof = tree.tree().prove(key, tree.version());
@@ -157,7 +157,7 @@ void BM_StateTreeProveAndVerify(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_StateTreeProveAndVerify)->Arg(100'000);
+BENCHMARK(stateTreeProveAndVerify)->Arg(100'000);
 
 }  // namespace
 }  // namespace gridledger::ledger

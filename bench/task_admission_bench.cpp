@@ -31,7 +31,11 @@ namespace gridledger {
 namespace {
 
 constexpr std::string_view kChain = "gridledger-task-bench";
-const std::string kDomain = crypto::chainDomain(kChain, Hash256{});
+/** The chain's signing domain, made on first use. */
+const std::string& domain() {
+    static const std::string value = crypto::chainDomain(kChain, Hash256{});
+    return value;
+}
 constexpr std::uint64_t kGenesisMs = 1'000'000;
 constexpr std::uint64_t kDueAt = kGenesisMs + 1'000;     // the 100 tasks that fall due
 constexpr std::uint64_t kLaterAt = kGenesisMs + 60'000;  // every other pending task
@@ -218,7 +222,7 @@ class Bench {
         const std::uint64_t fee = params_.fees.of(payload);
         codec::TxBody body{std::string(kChain), key.publicKey(),    nonce,
                            ~std::uint64_t{0},   std::move(payload), fee};
-        return codec::signTx(body, key, kDomain).raw;
+        return codec::signTx(body, key, domain()).raw;
     }
 
     codec::Block measuredBlock() const {
@@ -240,7 +244,7 @@ class Bench {
         return codec::makeBlock(header, std::move(txs));
     }
 
-    bench::LedgerFixture ledger_{kChain, kDomain};
+    bench::LedgerFixture ledger_{kChain, domain()};
     contracts::ChainParams params_;
     std::uint64_t pending_ = 0;
     std::uint64_t perConsumer_ = 1;

@@ -101,21 +101,21 @@ Error bad(std::string_view field, std::string_view why) {
 }
 
 Result<ConsensusParams> parseConsensus(const json::object& obj) {
-    constexpr std::string_view path = "consensus.";
+    constexpr std::string_view kPath = "consensus.";
     ConsensusParams p;
-    GL_ASSIGN_OR_RETURN(t0, getU64(obj, "round_timeout_ms", path));
-    GL_ASSIGN_OR_RETURN(interval, getU64(obj, "empty_block_interval_ms", path));
-    GL_ASSIGN_OR_RETURN(drift, getU64(obj, "max_clock_drift_ms", path));
-    GL_ASSIGN_OR_RETURN(committeeMax, getU32(obj, "committee_max", path));
-    GL_ASSIGN_OR_RETURN(maxTxs, getU32(obj, "max_block_txs", path));
-    GL_ASSIGN_OR_RETURN(maxBytes, getU64(obj, "max_block_bytes", path));
-    GL_ASSIGN_OR_RETURN(validity, getU64(obj, "max_validity_blocks", path));
+    GL_ASSIGN_OR_RETURN(t0, getU64(obj, "round_timeout_ms", kPath));
+    GL_ASSIGN_OR_RETURN(interval, getU64(obj, "empty_block_interval_ms", kPath));
+    GL_ASSIGN_OR_RETURN(drift, getU64(obj, "max_clock_drift_ms", kPath));
+    GL_ASSIGN_OR_RETURN(committeeMax, getU32(obj, "committee_max", kPath));
+    GL_ASSIGN_OR_RETURN(maxTxs, getU32(obj, "max_block_txs", kPath));
+    GL_ASSIGN_OR_RETURN(maxBytes, getU64(obj, "max_block_bytes", kPath));
+    GL_ASSIGN_OR_RETURN(validity, getU64(obj, "max_validity_blocks", kPath));
     if (detail::optionalMember(obj, "block_time_ms") != nullptr) {
-        GL_ASSIGN_OR_RETURN(blockTime, getU64(obj, "block_time_ms", path));
+        GL_ASSIGN_OR_RETURN(blockTime, getU64(obj, "block_time_ms", kPath));
         p.blockTimeMs = blockTime;
     }
     if (detail::optionalMember(obj, "leader_reputation_window") != nullptr) {
-        GL_ASSIGN_OR_RETURN(window, getU32(obj, "leader_reputation_window", path));
+        GL_ASSIGN_OR_RETURN(window, getU32(obj, "leader_reputation_window", kPath));
         if (window > kMaxLeaderReputationWindow) {
             return std::unexpected(bad("consensus.leader_reputation_window", "must be 0..10000"));
         }

@@ -73,17 +73,17 @@ Status objectList(const json::object& obj, std::string_view key, std::string_vie
 }
 
 Status parseTokenomics(const json::object& obj, Genesis& out) {
-    constexpr std::string_view path = "tokenomics.";
+    constexpr std::string_view kPath = "tokenomics.";
     auto& t = out.tokenomics;
-    GL_TRY(optionalU64(obj, "epoch_ms", path, t.epochMs));
-    GL_TRY(optionalU64(obj, "slot_ms", path, t.slotMs));
-    GL_TRY(optionalU32(obj, "reward_share_bps", path, t.rewardShareBps));
-    GL_TRY(optionalU64(obj, "reward_rate", path, t.rewardRate));
-    GL_TRY(optionalU64(obj, "halving_period_ms", path, t.halvingPeriodMs));
-    GL_TRY(optionalU64(obj, "halving_gfl_threshold", path, t.halvingGflThreshold));
-    GL_TRY(optionalU32(obj, "pool_share_bps", path, t.poolShareBps));
+    GL_TRY(optionalU64(obj, "epoch_ms", kPath, t.epochMs));
+    GL_TRY(optionalU64(obj, "slot_ms", kPath, t.slotMs));
+    GL_TRY(optionalU32(obj, "reward_share_bps", kPath, t.rewardShareBps));
+    GL_TRY(optionalU64(obj, "reward_rate", kPath, t.rewardRate));
+    GL_TRY(optionalU64(obj, "halving_period_ms", kPath, t.halvingPeriodMs));
+    GL_TRY(optionalU64(obj, "halving_gfl_threshold", kPath, t.halvingGflThreshold));
+    GL_TRY(optionalU32(obj, "pool_share_bps", kPath, t.poolShareBps));
     if (optionalMember(obj, "reward_pool") != nullptr) {
-        GL_ASSIGN_OR_RETURN(pool, getU128(obj, "reward_pool", path));
+        GL_ASSIGN_OR_RETURN(pool, getU128(obj, "reward_pool", kPath));
         out.rewardPool = pool;
     }
     return {};
@@ -107,20 +107,20 @@ Status parseCategory(const json::object& c, const std::string& at, PowerIndexPar
 }
 
 Status parsePowerIndex(const json::object& obj, Genesis& out) {
-    constexpr std::string_view path = "power_index.";
+    constexpr std::string_view kPath = "power_index.";
     PowerIndexParams index;
-    GL_TRY(optionalU32(obj, "green_max_bonus_bps", path, index.greenMaxBonusBps));
+    GL_TRY(optionalU32(obj, "green_max_bonus_bps", kPath, index.greenMaxBonusBps));
     const auto factor = [&index](const json::object& f, const std::string& at) -> Status {
         GL_ASSIGN_OR_RETURN(name, getString(f, "name", at));
         GL_ASSIGN_OR_RETURN(referenceMax, getU64(f, "reference_max", at));
         index.factors.push_back(PerformanceFactor{name, referenceMax});
         return {};
     };
-    GL_TRY(objectList(obj, "factors", path, true, factor));
+    GL_TRY(objectList(obj, "factors", kPath, true, factor));
     const auto category = [&index](const json::object& c, const std::string& at) {
         return parseCategory(c, at, index);
     };
-    GL_TRY(objectList(obj, "categories", path, true, category));
+    GL_TRY(objectList(obj, "categories", kPath, true, category));
     out.powerIndex = std::move(index);
     return {};
 }
@@ -142,25 +142,25 @@ Status parseProviders(const json::object& root, Genesis& out) {
 /** Cross-field checks once every section is read. */
 /** "reputation": every field optional (docs/tokenomics.md "Provider reputation"). */
 Status parseReputation(const json::object& obj, ReputationParams& reputation) {
-    constexpr std::string_view path = "reputation.";
-    GL_TRY(optionalU64(obj, "half_life_epochs", path, reputation.halfLifeEpochs));
-    GL_TRY(optionalU64(obj, "prior_jobs", path, reputation.priorJobs));
-    GL_TRY(optionalU64(obj, "fault_weight", path, reputation.faultWeight));
-    return optionalU64(obj, "slash_weight", path, reputation.slashWeight);
+    constexpr std::string_view kPath = "reputation.";
+    GL_TRY(optionalU64(obj, "half_life_epochs", kPath, reputation.halfLifeEpochs));
+    GL_TRY(optionalU64(obj, "prior_jobs", kPath, reputation.priorJobs));
+    GL_TRY(optionalU64(obj, "fault_weight", kPath, reputation.faultWeight));
+    return optionalU64(obj, "slash_weight", kPath, reputation.slashWeight);
 }
 
 /** "stake": every field optional (docs/tokenomics.md "Provider stake"). */
 Status parseStake(const json::object& obj, StakeParams& stake) {
-    constexpr std::string_view path = "stake.";
+    constexpr std::string_view kPath = "stake.";
     if (optionalMember(obj, "provider_bond") != nullptr) {
-        GL_ASSIGN_OR_RETURN(bond, getU128(obj, "provider_bond", path));
+        GL_ASSIGN_OR_RETURN(bond, getU128(obj, "provider_bond", kPath));
         stake.providerBond = bond;
     }
-    GL_TRY(optionalU32(obj, "slash_bps", path, stake.slashBps));
-    GL_TRY(optionalU32(obj, "slash_burn_bps", path, stake.slashBurnBps));
-    GL_TRY(optionalU32(obj, "slash_challenger_bps", path, stake.slashChallengerBps));
-    GL_TRY(optionalU32(obj, "slash_pool_bps", path, stake.slashPoolBps));
-    GL_TRY(optionalU64(obj, "unbonding_delay_ms", path, stake.unbondingDelayMs));
+    GL_TRY(optionalU32(obj, "slash_bps", kPath, stake.slashBps));
+    GL_TRY(optionalU32(obj, "slash_burn_bps", kPath, stake.slashBurnBps));
+    GL_TRY(optionalU32(obj, "slash_challenger_bps", kPath, stake.slashChallengerBps));
+    GL_TRY(optionalU32(obj, "slash_pool_bps", kPath, stake.slashPoolBps));
+    GL_TRY(optionalU64(obj, "unbonding_delay_ms", kPath, stake.unbondingDelayMs));
     return {};
 }
 

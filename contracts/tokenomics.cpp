@@ -435,7 +435,7 @@ Result<EpochSettlement> settleEpoch(const TokenomicsParams& params, const Emissi
                             settleProvider(params, before.halvings, providers[i], ~u128{0}));
         GL_ASSIGN_OR_RETURN(owed, checked(checkedAdd(out.totalOwed, settled.owed), "total owed"));
         out.totalOwed = owed;
-        out.providers.push_back(std::move(settled));
+        out.providers.push_back(settled);
     }
     if (out.totalOwed > before.rewardPool) {
         GL_TRY(payProRata(out.providers, before.rewardPool, out.totalOwed));

@@ -389,7 +389,7 @@ Result<InternalNode> loadInternal(const storage::KvStore& store, storage::Column
     if (internal == nullptr) {
         return std::unexpected(corrupt("expected an internal node"));
     }
-    return std::move(*internal);
+    return *internal;
 }
 
 }  // namespace gridledger::ledger::tree

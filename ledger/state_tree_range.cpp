@@ -111,7 +111,7 @@ class RangeProver {
   private:
     Result<Position> internal(std::uint64_t version, const NibblePath& path) const {
         GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, version, path));
-        auto loaded = std::make_shared<LoadedNode>(LoadedNode{std::move(node), {}, path});
+        auto loaded = std::make_shared<LoadedNode>(LoadedNode{node, {}, path});
         tree::rehashInner(loaded->node, 0xffffU, loaded->inner);
         return classify(std::move(loaded), 1);
     }

@@ -10,7 +10,6 @@
 namespace gridledger::ledger {
 namespace {
 
-using tree::InternalNode;
 using tree::NibblePath;
 
 /** `key` with nibble `index` set to `nibble`. */

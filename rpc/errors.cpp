@@ -15,57 +15,38 @@ std::int32_t rpcCodeOf(ErrorCode code) {
     switch (code) {
         // Encoding and input shape.
         case ErrorCode::kMalformed:
-            return kInvalidParams;
         case ErrorCode::kBadHex:
-            return kInvalidParams;
         case ErrorCode::kBadLength:
-            return kInvalidParams;
         case ErrorCode::kOverflow:
-            return kInvalidParams;
         case ErrorCode::kInvalidArgument:
             return kInvalidParams;
         case ErrorCode::kTooLarge:
             return kLimitExceeded;
         // Transactions.
         case ErrorCode::kBadSignature:
-            return kTransactionRejected;
         case ErrorCode::kWrongChainId:
-            return kTransactionRejected;
         case ErrorCode::kNonceTooLow:
-            return kTransactionRejected;
         case ErrorCode::kNonceGap:
-            return kTransactionRejected;
         case ErrorCode::kExpired:
-            return kTransactionRejected;
         case ErrorCode::kInsufficientBalance:
-            return kTransactionRejected;
         case ErrorCode::kDuplicateTx:
             return kTransactionRejected;
         case ErrorCode::kMempoolFull:
             return kLimitExceeded;
         case ErrorCode::kUnknownPayload:
-            return kTransactionRejected;
         case ErrorCode::kSelfTransfer:
-            return kTransactionRejected;
         case ErrorCode::kZeroAmount:
-            return kTransactionRejected;
         case ErrorCode::kTxTooLarge:
-            return kTransactionRejected;
         case ErrorCode::kNonceTaken:
-            return kTransactionRejected;
         case ErrorCode::kFeeTooLow:
-            return kTransactionRejected;
         case ErrorCode::kInsufficientFee:
             return kTransactionRejected;
         // Storage and state.
         case ErrorCode::kNotFound:
             return kResourceNotFound;
         case ErrorCode::kStorage:
-            return kInternalError;
         case ErrorCode::kCorrupt:
-            return kInternalError;
         case ErrorCode::kIo:
-            return kInternalError;
         case ErrorCode::kDiverged:
             return kInternalError;
         // Consensus (domain band).
@@ -88,66 +69,45 @@ std::int32_t rpcCodeOf(ErrorCode code) {
             return kLimitExceeded;
         // System contracts: refusals at execution; the not-found ones as resources.
         case ErrorCode::kNotValidator:
-            return kTransactionRejected;
         case ErrorCode::kAlreadyVoted:
             return kTransactionRejected;
         case ErrorCode::kProposalNotFound:
             return kResourceNotFound;
         case ErrorCode::kProposalClosed:
-            return kTransactionRejected;
         case ErrorCode::kProposalExpired:
-            return kTransactionRejected;
         case ErrorCode::kInvalidProposal:
-            return kTransactionRejected;
         case ErrorCode::kProviderExists:
             return kTransactionRejected;
         case ErrorCode::kProviderNotFound:
             return kResourceNotFound;
         case ErrorCode::kProviderNotAdmitted:
-            return kTransactionRejected;
         case ErrorCode::kProviderSuspended:
-            return kTransactionRejected;
         case ErrorCode::kBeyondInventory:
-            return kTransactionRejected;
         case ErrorCode::kSlotAlreadyAttested:
-            return kTransactionRejected;
         case ErrorCode::kFutureSlot:
-            return kTransactionRejected;
         case ErrorCode::kWrongEpoch:
-            return kTransactionRejected;
         case ErrorCode::kNotVerifier:
             return kTransactionRejected;
         case ErrorCode::kAttestationNotFound:
             return kResourceNotFound;
         case ErrorCode::kAlreadyChallenged:
-            return kTransactionRejected;
         case ErrorCode::kInvalidInventory:
-            return kTransactionRejected;
         case ErrorCode::kUnknownCategory:
             return kTransactionRejected;
         case ErrorCode::kTaskNotFound:
             return kResourceNotFound;
         case ErrorCode::kInvalidTaskTransition:
-            return kTransactionRejected;
         case ErrorCode::kNotTaskParty:
-            return kTransactionRejected;
         case ErrorCode::kInvalidTask:
-            return kTransactionRejected;
         case ErrorCode::kTooManyPendingTasks:
-            return kTransactionRejected;
         case ErrorCode::kBondTooLow:
-            return kTransactionRejected;
         case ErrorCode::kProviderUnbonding:
-            return kTransactionRejected;
         case ErrorCode::kRedundantTask:
-            return kTransactionRejected;
         case ErrorCode::kSpotCheckClosed:
-            return kTransactionRejected;
         case ErrorCode::kNoSpotCheck:
             return kTransactionRejected;
         // A handler that fails with kOk is a bug in the handler: report it as internal.
         case ErrorCode::kOk:
-            return kInternalError;
         case ErrorCode::kInternal:
             return kInternalError;
     }

@@ -39,7 +39,7 @@ constexpr std::size_t kMaxRawTxs = 10'000;
  * limit), the server reads and discards what the client still sends for at most this long, so
  * that closing the socket does not reset the connection before the client reads the response. */
 constexpr std::chrono::milliseconds kLingerTime{2'000};
-constexpr std::size_t kDrainChunk = 16 * 1024;
+constexpr std::size_t kDrainChunk = std::size_t{16} * 1024;
 /**
  * Beast reads a body in pieces of the read buffer's free room, at least 512 bytes: a buffer sized
  * for the header takes an 88 KB `POST /txs` body in about 140 reads. A body is read with room for

@@ -94,14 +94,14 @@ def main():
         f"{recurring / verify:.2f} × V", "", None)
     row("mempool admission, verify pool", f"{admission['admitted_per_s'] / 1e3:.1f}k tx/s",
         f"{admission['ratio_to_all_cores']:.2f} × all cores", "", None)
-    cached = executor["BM_ExecuteBlock/1000/1/real_time"]["items_per_second"]
+    cached = executor["executeBlock/1000/1/real_time"]["items_per_second"]
     row("block execution + commit, txs decoded and verified by the mempool", f"{cached / 1e3:.1f}k tx/s",
         f"{cached / verify:.2f} × V", "≥ 4 × V", cached / verify >= 4)
-    verified = executor["BM_ExecuteBlock/1000/0/real_time"]["items_per_second"]
+    verified = executor["executeBlock/1000/0/real_time"]["items_per_second"]
     row("block execution + commit, signatures verified", f"{verified / 1e3:.1f}k tx/s",
         f"{verified / verify:.2f} × V", "", None)
     for keys, target in (("100000", None), ("1000000", 10)):
-        rate = tree[f"BM_StateTreeUpdate/{keys}/1000/real_time"]["keys_per_s"]
+        rate = tree[f"stateTreeUpdate/{keys}/1000/real_time"]["keys_per_s"]
         row(f"state tree, 1,000-key versions on {int(keys):,} keys", f"{rate / 1e3:.1f}k keys/s",
             f"{rate / verify:.2f} × V", f"≥ {target} × V" if target else "",
             rate / verify >= target if target else None)

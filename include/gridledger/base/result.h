@@ -32,10 +32,12 @@ using Status = Result<void>;
     } while (false)
 
 /** Binds the value of a Result expression to `var`, or returns its error. */
-// NOLINTNEXTLINE(bugprone-macro-parentheses): `var` names a new variable, it is no expression.
+// `var` names a new variable, it is no expression: it takes no parentheses.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define GL_ASSIGN_OR_RETURN(var, expr)                            \
     auto var##_result_ = (expr);                                  \
     if (!var##_result_) {                                         \
         return std::unexpected(std::move(var##_result_).error()); \
     }                                                             \
     auto var = std::move(var##_result_).value()
+// NOLINTEND(bugprone-macro-parentheses)

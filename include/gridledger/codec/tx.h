@@ -13,7 +13,7 @@
 namespace gridledger::codec {
 
 /** Largest encoded transaction accepted anywhere (RPC, mempool, blocks). */
-inline constexpr std::size_t kMaxTxBytes = 64 * 1024;
+inline constexpr std::size_t kMaxTxBytes = std::size_t{64} * 1024;
 
 /** The signed part of a transaction. */
 struct TxBody {

@@ -250,6 +250,21 @@ TEST_F(ExecutorTest, ReplayedTransactionFailsOnItsSpentNonceAndKeepsItsFirstRece
     EXPECT_EQ(account(alice_).balance, 99 * kDps - kFee);
 }
 
+// Every later copy in the block is the duplicate, wherever it stands: the first keeps its place.
+TEST_F(ExecutorTest, EachLaterCopyInABlockIsADuplicateWhereverItStands) {
+    const Bytes first = transfer(alice_, bob_, 0, kDps);
+    const Bytes second = transfer(alice_, bob_, 1, kDps);
+    auto done = run({second, first, second, first, first, second});
+    ASSERT_TRUE(done);
+    ASSERT_EQ(done->receipts.size(), 6U);
+    EXPECT_EQ(done->receipts[0].code, ErrorCode::kNonceGap);
+    EXPECT_EQ(done->receipts[1].code, ErrorCode::kOk);
+    for (const std::size_t i : {2U, 3U, 4U, 5U}) {
+        EXPECT_EQ(done->receipts[i].code, ErrorCode::kDuplicateTx) << "receipt " << i;
+    }
+    EXPECT_EQ(account(alice_).balance, 99 * kDps - kFee);
+}
+
 TEST_F(ExecutorTest, SameBlocksGiveSameRootsAfterReopen) {
     std::vector<Hash256> roots;
     for (std::uint64_t i = 0; i < 5; ++i) {
