@@ -130,7 +130,11 @@ class Nodes {
                 std::string line = "\n";
                 line += key;
                 line += " = ";
-                text = std::regex_replace(text, std::regex(line + "[^\n]*"), line + value);
+                std::string pattern = line;
+                pattern += "[^\n]*";
+                std::string replacement = line;
+                replacement += value;
+                text = std::regex_replace(text, std::regex(pattern), replacement);
             }
             std::ofstream(conf, std::ios::trunc) << text;
             single_->start();

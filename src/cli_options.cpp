@@ -47,9 +47,13 @@ Result<Endpoint> resolveEndpoint(const std::string& rpcFlag, const Home& home,
     } else if (config) {
         endpoint = Endpoint{config->rpcAddress, config->rpcPort, {}};
     }
-    const char* envFile = std::getenv("GRIDLEDGER_RPC_TOKEN_FILE");
-    if (!tokenFileFlag.empty() || (envFile != nullptr && *envFile != '\0')) {
-        GL_ASSIGN_OR_RETURN(token, readRpcToken(!tokenFileFlag.empty() ? tokenFileFlag : envFile));
+    std::string tokenFile = tokenFileFlag;
+    if (const char* envFile = std::getenv("GRIDLEDGER_RPC_TOKEN_FILE");
+        tokenFile.empty() && envFile != nullptr) {
+        tokenFile = envFile;
+    }
+    if (!tokenFile.empty()) {
+        GL_ASSIGN_OR_RETURN(token, readRpcToken(tokenFile));
         endpoint.token = std::move(token);
     } else if (rpcFlag.empty() && config) {
         // The home's own node: its token, never sent to an endpoint named by --rpc.

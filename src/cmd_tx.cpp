@@ -256,7 +256,7 @@ int runPropose(const Args& args) {
         std::cerr << kUsage;
         return 2;
     }
-    const std::string action = args[0];
+    const std::string& action = args[0];
     Common c;
     std::map<std::string, std::string> v;
     po::options_description o("propose " + action);

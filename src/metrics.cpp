@@ -134,7 +134,7 @@ class MetricsImpl {
     /** The bound address, or the loopback address of its family for a wildcard one. */
     [[nodiscard]] boost::asio::ip::address wakeAddress() const {
         boost::system::error_code error;
-        const auto bound = boost::asio::ip::make_address(address, error);
+        auto bound = boost::asio::ip::make_address(address, error);
         if (error || bound.is_unspecified()) {
             return bound.is_v6()
                        ? boost::asio::ip::address(boost::asio::ip::address_v6::loopback())

@@ -293,8 +293,7 @@ Status NodeImpl::buildCore() {
     options.committeeMax = genesis_.consensus.committeeMax;
     options.leaderReputationWindow = genesis_.consensus.leaderReputationWindow;
     auto signer = std::make_unique<consensus::KeySigner>(validatorKey_);
-    GL_ASSIGN_OR_RETURN(core,
-                        consensus::Core::create(options, std::move(recovery), std::move(signer)));
+    GL_ASSIGN_OR_RETURN(core, consensus::Core::create(options, recovery, std::move(signer)));
     if (!runner_) {
         runner_ = std::make_unique<consensus::Runner>(
             adaptor_, signingDomain_, std::make_unique<consensus::KeySigner>(validatorKey_));

@@ -257,7 +257,7 @@ class NodeImpl {
     void serveStateManifest(const NodeId& from);
     void serveStateChunk(const NodeId& from, ByteView payload);
     /** Sends a served answer and charges it to the asking peer's serving budget. */
-    void sendServed(const NodeId& to, p2p::Message answer, std::size_t blocks);
+    void sendServed(const NodeId& to, const p2p::Message& answer, std::size_t blocks);
     void invalidMessage(const NodeId& from, codec::MessageKind kind, const Error& error,
                         std::uint32_t points);
     /** On the consensus thread: a checked consensus message reaches the core. */

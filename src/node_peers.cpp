@@ -81,9 +81,9 @@ void NodeImpl::serveWithinBudget(const NodeId& from, const p2p::Message& message
     }
 }
 
-void NodeImpl::sendServed(const NodeId& to, p2p::Message answer, std::size_t blocks) {
+void NodeImpl::sendServed(const NodeId& to, const p2p::Message& answer, std::size_t blocks) {
     serving_.charge(to, blocks, answer.payload.size(), ServingBudget::Clock::now());
-    (void)network_->send(to, std::move(answer));
+    (void)network_->send(to, answer);
 }
 
 void NodeImpl::handlePeerMessage(const NodeId& from, const p2p::Message& message) {
@@ -236,9 +236,9 @@ void NodeImpl::admitGossipedTxs(const NodeId& from, ByteView payload) {
 
 void NodeImpl::openBatches() {
     BatchExchange::Host host;
-    host.send = [this](const NodeId& peer, codec::NetMessage message) {
+    host.send = [this](const NodeId& peer, const codec::NetMessage& message) {
         // A batch is droppable: its transactions reach a member without it in a block.
-        (void)network_->send(peer, std::move(message));
+        (void)network_->send(peer, message);
     };
     host.verify = [this](std::span<const Bytes> txs) { return mempool_->signaturesValid(txs); };
     host.admit = [this](const NodeId& from, std::vector<Bytes> txs, bool certified) {
@@ -535,7 +535,7 @@ std::shared_ptr<const consensus::Committee> NodeSyncHost::committee() const {
 }
 
 bool NodeSyncHost::send(const NodeId& peer, p2p::Message message) {
-    return node_.network_->send(peer, std::move(message)).has_value();
+    return node_.network_->send(peer, message).has_value();
 }
 
 std::vector<NodeId> NodeSyncHost::connectedPeers() const {

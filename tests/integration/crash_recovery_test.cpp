@@ -39,10 +39,7 @@ class Client {
     static constexpr std::size_t kMaxPending = 48;
 
     Client(NodeProcess& node, crypto::SecretKey key, std::uint64_t seed)
-        : node_(node),
-          key_(std::move(key)),
-          domain_(testing::signingDomainOfHome(node.home())),
-          rng_(seed) {}
+        : node_(node), key_(key), domain_(testing::signingDomainOfHome(node.home())), rng_(seed) {}
 
     /** Reads the sender's committed nonce: where its transfers start. */
     void resync() {

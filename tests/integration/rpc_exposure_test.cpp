@@ -81,7 +81,7 @@ class RpcExposure : public ::testing::Test {
 };
 
 TEST_F(RpcExposure, BatchOfListsOverTheResponseCapIsCutWithResponseTooLarge) {
-    constexpr std::size_t kCap = 256 * 1024;
+    constexpr std::size_t kCap = std::size_t{256} * 1024;
     setConfig(node_, "max_response_bytes", std::to_string(kCap));
     node_.start();
     waitForHeight(20);
@@ -113,7 +113,7 @@ TEST_F(RpcExposure, BatchOfListsOverTheResponseCapIsCutWithResponseTooLarge) {
               << " response_too_large\n";
     EXPECT_GE(served, 1U);
     EXPECT_LT(served, 100U);
-    EXPECT_LE(reply.body.size(), kCap + 100 * 200);
+    EXPECT_LE(reply.body.size(), kCap + std::size_t{100} * 200);
 
     // One list alone that fits is still served, on the same connection.
     const json::value single =

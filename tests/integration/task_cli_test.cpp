@@ -734,7 +734,7 @@ TEST(TaskCli, AnUpheldSpotCheckSlashesTheProviderAndRefundsTheConsumerFromTheSla
         << toDecimal(rawBalanceOf(node, chain.user)) << " after a refund of " << toDecimal(refund);
     const u128 toChecker = *parseU128(std::string(slashed[0].at("to_challenger").as_string()));
     EXPECT_TRUE(rawBalanceOf(node, chain.checker) ==
-                checkerBefore - 2 * testing::kDevFee + toChecker);
+                checkerBefore - u128{2} * testing::kDevFee + toChecker);
     // Decided: no verdict is left to give.
     refusedWith(node,
                 {"tx", "task-spot-check-verdict", "--from", "judge", "--task", id, "--rejected"},

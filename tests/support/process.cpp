@@ -35,6 +35,7 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args,
     argvStrings.push_back(program);
     argvStrings.insert(argvStrings.end(), args.begin(), args.end());
     std::vector<char*> argv;
+    argv.reserve(argvStrings.size() + 1);
     for (auto& s : argvStrings) {
         argv.push_back(s.data());
     }

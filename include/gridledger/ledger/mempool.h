@@ -53,7 +53,7 @@ struct MempoolOptions {
     /** Most transactions held at once. */
     std::size_t maxTxs = 50'000;
     /** Most encoded bytes held at once (sum of raw transaction sizes). */
-    std::size_t maxBytes = 64 * 1024 * 1024;
+    std::size_t maxBytes = std::size_t{64} * 1024 * 1024;
     /** Largest accepted encoded transaction; capped at codec::kMaxTxBytes. */
     std::size_t maxTxBytes = codec::kMaxTxBytes;
     /** A sender's pending nonces must lie in [committed next nonce, + nonceWindow). */

@@ -49,6 +49,7 @@ inline std::vector<crypto::SecretKey> testKeys(std::size_t n) {
 
 inline std::vector<PubKey> publicKeys(const std::vector<crypto::SecretKey>& keys) {
     std::vector<PubKey> out;
+    out.reserve(keys.size());
     for (const auto& key : keys) {
         out.push_back(key.publicKey());
     }
@@ -621,8 +622,9 @@ class CoreFixture : public ::testing::Test {
     Core makeCore(std::size_t i, std::optional<Committee> committee = std::nullopt,
                   Options options = testOptions()) {
         const Committee& c = committee ? *committee : committee_;
-        auto core = Core::create(options, RecoveryData::genesis(c, genesis_, genesisState()),
-                                 std::make_unique<KeySigner>(keys_[i]));
+        auto core =
+            Core::create(std::move(options), RecoveryData::genesis(c, genesis_, genesisState()),
+                         std::make_unique<KeySigner>(keys_[i]));
         EXPECT_TRUE(core.has_value()) << core.error().message;
         return std::move(*core);
     }

@@ -29,7 +29,7 @@ using testing::kDps;
 using testing::petaflopInventory;
 using testing::testKey;
 
-constexpr std::uint64_t G = 1'000'000;
+constexpr std::uint64_t kT0 = 1'000'000;
 constexpr std::uint64_t kMin = 60'000;
 constexpr std::uint64_t kPf = 1'000'000;
 const u128 kRate = u128{60'000'000'000'000ULL};      // per minute for 1 PFLOP/s
@@ -49,7 +49,7 @@ const Hash256 kBad{{0xbb}};
 
 Genesis checkedGenesis() {
     Genesis g = testing::shortEpochGenesis(3, 0);
-    g.genesisTimeMs = G;
+    g.genesisTimeMs = kT0;
     g.tokenomics.slotMs = kMin;
     g.tokenomics.epochMs = 60 * kMin;
     g.powerIndex.categories[0].priceRate = u128{1'000'000'000'000ULL};
@@ -79,7 +79,7 @@ Genesis checkedGenesis() {
 }
 
 codec::Attest attestAt(std::uint64_t t) {
-    const std::uint64_t g = (t - G) / kMin;
+    const std::uint64_t g = (t - kT0) / kMin;
     return testing::petaflops(g / 60, g % 60, 4);
 }
 
@@ -124,24 +124,25 @@ class CheckedResults : public ::testing::Test {
     }
 
     /**
-     * At G+1 s the providers in `online` attest and the consumer creates a task of `replicas`
-     * replicas; at G+2 s matching assigns them; at G+3 s each assigned provider starts its
+     * At kT0+1 s the providers in `online` attest and the consumer creates a task of `replicas`
+     * replicas; at kT0+2 s matching assigns them; at kT0+3 s each assigned provider starts its
      * replica. Returns the group id (the task id for one replica).
      */
-    Hash256 startGroup(std::uint32_t replicas, std::vector<crypto::SecretKey> online) {
+    Hash256 startGroup(std::uint32_t replicas, const std::vector<crypto::SecretKey>& online) {
         std::vector<Bytes> txs;
+        txs.reserve(online.size() + 1);
         for (const auto& p : online) {
-            txs.push_back(c.tx(p, attestAt(G + 1'000)));
+            txs.push_back(c.tx(p, attestAt(kT0 + 1'000)));
         }
         txs.push_back(c.tx(kConsumer, job(replicas)));
-        auto b = c.block(G + 1'000, std::move(txs));
+        auto b = c.block(kT0 + 1'000, std::move(txs));
         const auto& created = b.receipts.back();
         EXPECT_TRUE(created.success()) << reasonOf(created.code);
         const codec::Event* groupEvent = find(created.events, "task_group_created");
         const Hash256 id = groupEvent != nullptr
                                ? *Hash256::fromHex(attr(*groupEvent, "group"))
                                : *Hash256::fromHex(attr(created.events[0], "task"));
-        c.block(G + 2'000, {});
+        c.block(kT0 + 2'000, {});
         std::vector<Bytes> starts;
         for (std::uint32_t i = 0; i < std::max(replicas, 1U); ++i) {
             const Hash256 rid = replicas > 1 ? replicaIdOf(id, i) : id;
@@ -150,16 +151,16 @@ class CheckedResults : public ::testing::Test {
                 starts.push_back(c.tx(keyOf(t.provider), codec::TaskStart{rid}));
             }
         }
-        for (const auto& r : c.block(G + 3'000, std::move(starts)).receipts) {
+        for (const auto& r : c.block(kT0 + 3'000, std::move(starts)).receipts) {
             EXPECT_TRUE(r.success()) << reasonOf(r.code);
         }
         return id;
     }
 
-    /** Replica i's provider submits `hash` at G + 11 min + i ms. */
+    /** Replica i's provider submits `hash` at kT0 + 11 min + i ms. */
     codec::Receipt submit(const Hash256& group, std::uint32_t i, const Hash256& hash) {
         const Hash256 rid = replicaIdOf(group, i);
-        return c.run(G + 11 * kMin + i, keyOf(task(rid).provider), result(rid, hash));
+        return c.run(kT0 + 11 * kMin + i, keyOf(task(rid).provider), result(rid, hash));
     }
 
     Chain c;
@@ -168,7 +169,7 @@ class CheckedResults : public ::testing::Test {
 TEST_F(CheckedResults, ThreeReplicasGoToThreeProvidersEachWithItsOwnEscrow) {
     const u128 before = net(kConsumer);
     const Hash256 g = startGroup(3, {kP1, kP2, kP3});
-    EXPECT_EQ(net(kConsumer), before - 3 * 60 * kRate);
+    EXPECT_EQ(net(kConsumer), before - u128{3} * 60 * kRate);
     const TaskGroup record = group(g);
     ASSERT_EQ(record.replicas.size(), 3U);
     EXPECT_EQ(record.state, GroupState::kOpen);
@@ -191,8 +192,8 @@ TEST_F(CheckedResults, WithTwoProvidersOnlineTheThirdReplicaWaitsForAThird) {
         pending += task(replicaIdOf(g, i)).state == TaskState::kPending ? 1U : 0U;
     }
     EXPECT_EQ(pending, 1U);  // neither kP1 nor kP2 may hold two replicas of one job
-    ASSERT_TRUE(c.run(G + 4'000, kP3, attestAt(G + 4'000)).success());
-    c.block(G + 5'000, {});
+    ASSERT_TRUE(c.run(kT0 + 4'000, kP3, attestAt(kT0 + 4'000)).success());
+    c.block(kT0 + 5'000, {});
     for (std::uint32_t i = 0; i < 3; ++i) {
         EXPECT_NE(task(replicaIdOf(g, i)).state, TaskState::kPending);
     }
@@ -231,7 +232,7 @@ TEST_F(CheckedResults, TheMajorityIsPaidTheMinorityRefundedAndItsProviderSlashed
 
     // Each majority replica bills 10 minutes of 60 (started at 3 s, result at 11 min): the
     // consumer gets 50 minutes back from each and the whole minority escrow.
-    EXPECT_TRUE(net(kConsumer) == consumer + 2 * 50 * kRate + 60 * kRate);
+    EXPECT_TRUE(net(kConsumer) == consumer + u128{2} * 50 * kRate + 60 * kRate);
     // The pool takes 10 % of both bills, and of the slash, with no challenger, the challenger's
     // quarter besides its own: 10^17 − 5·10^16 burned.
     EXPECT_TRUE(pool() == pool0 + 2 * (10 * kRate / 10) + (kSlash - kSlash / 2));
@@ -250,9 +251,9 @@ TEST_F(CheckedResults, AReplicaThatFailedIsSlashedWhenTheOthersAgree) {
     const Hash256 failing = replicaIdOf(g, 1);
     const Address failer = task(failing).provider;
     ASSERT_TRUE(submit(g, 0, kGood).success());
-    ASSERT_TRUE(
-        c.run(G + 5 * kMin, keyOf(failer), codec::TaskReportFailure{failing, 137, "oom", 4 * kMin})
-            .success());
+    ASSERT_TRUE(c.run(kT0 + 5 * kMin, keyOf(failer),
+                      codec::TaskReportFailure{failing, 137, "oom", 4 * kMin})
+                    .success());
     EXPECT_FALSE(bond(keyOf(failer)) < kDps);  // nothing is decided while one still runs
     const auto last = submit(g, 2, kGood);
     ASSERT_TRUE(last.success());
@@ -269,11 +270,11 @@ TEST_F(CheckedResults, ATieWaitsForAVerifierWhoseVerdictPaysTheUpheldResult) {
     const codec::Event* tied = find(tie.events, "task_group_tied");
     ASSERT_NE(tied, nullptr);
     EXPECT_EQ(attr(*tied, "results"), "2");
-    EXPECT_EQ(attr(*tied, "verdict_due_ms"), std::to_string(G + 11 * kMin + 1 + 20 * kMin));
+    EXPECT_EQ(attr(*tied, "verdict_due_ms"), std::to_string(kT0 + 11 * kMin + 1 + 20 * kMin));
     EXPECT_EQ(group(g).state, GroupState::kTied);
 
     const Hash256 r0 = replicaIdOf(g, 0);
-    const auto t = G + 12 * kMin;
+    const auto t = kT0 + 12 * kMin;
     // Neither one replica's verdict, nor the consumer's on the group, nor a provider's of one of
     // its replicas (kP2 holds the verifier role), nor one that names no submitted result.
     EXPECT_EQ(c.run(t, kConsumer, codec::TaskVerify{r0, true, "", {}}).code,
@@ -312,9 +313,9 @@ TEST_F(CheckedResults, ATieWithoutAVerdictSettlesEveryResultWhenTheWindowEnds) {
     ASSERT_TRUE(submit(g, 0, kGood).success());
     ASSERT_TRUE(submit(g, 1, kBad).success());
     const u128 consumer = net(kConsumer);
-    c.block(G + 11 * kMin + 1 + 20 * kMin - 1, {});
+    c.block(kT0 + 11 * kMin + 1 + 20 * kMin - 1, {});
     EXPECT_EQ(group(g).state, GroupState::kTied);
-    auto b = c.block(G + 11 * kMin + 1 + 20 * kMin, {});
+    auto b = c.block(kT0 + 11 * kMin + 1 + 20 * kMin, {});
     ASSERT_TRUE(b.systemReceipt);
     const codec::Event* resolved = find(b.systemReceipt->events, "task_group_resolved");
     ASSERT_NE(resolved, nullptr);
@@ -322,21 +323,22 @@ TEST_F(CheckedResults, ATieWithoutAVerdictSettlesEveryResultWhenTheWindowEnds) {
     EXPECT_EQ(find(b.systemReceipt->events, "provider_slashed"), nullptr);
     EXPECT_EQ(task(replicaIdOf(g, 0)).state, TaskState::kSettled);
     EXPECT_EQ(task(replicaIdOf(g, 1)).state, TaskState::kSettled);
-    EXPECT_TRUE(net(kConsumer) == consumer + 2 * 50 * kRate);
+    EXPECT_TRUE(net(kConsumer) == consumer + u128{2} * 50 * kRate);
 }
 
 TEST_F(CheckedResults, RefusalsOfTheRedundantShapeCarryTheirCodes) {
-    EXPECT_EQ(c.run(G + 1'000, kConsumer, job(6)).code, ErrorCode::kInvalidTask);  // max 5
+    EXPECT_EQ(c.run(kT0 + 1'000, kConsumer, job(6)).code, ErrorCode::kInvalidTask);  // max 5
     const Hash256 single = startGroup(1, {kP1});
-    ASSERT_TRUE(c.run(G + 11 * kMin, kP1, result(single, kGood)).success());
-    EXPECT_EQ(c.run(G + 12 * kMin, kConsumer, codec::TaskVerify{single, true, "", kGood}).code,
+    ASSERT_TRUE(c.run(kT0 + 11 * kMin, kP1, result(single, kGood)).success());
+    EXPECT_EQ(c.run(kT0 + 12 * kMin, kConsumer, codec::TaskVerify{single, true, "", kGood}).code,
               ErrorCode::kRedundantTask);
-    EXPECT_TRUE(c.run(G + 12 * kMin, kConsumer, codec::TaskVerify{single, true, "", {}}).success());
+    EXPECT_TRUE(
+        c.run(kT0 + 12 * kMin, kConsumer, codec::TaskVerify{single, true, "", {}}).success());
 }
 
 TEST_F(CheckedResults, AnOpenGroupTakesNoVerdict) {
     const Hash256 g = startGroup(3, {kP1, kP2, kP3});
-    EXPECT_EQ(c.run(G + 4'000, kV1, codec::TaskVerify{g, true, "", kGood}).code,
+    EXPECT_EQ(c.run(kT0 + 4'000, kV1, codec::TaskVerify{g, true, "", kGood}).code,
               ErrorCode::kRedundantTask);
 }
 
@@ -344,11 +346,12 @@ TEST_F(CheckedResults, AnOpenGroupTakesNoVerdict) {
 
 class SpotChecks : public CheckedResults {
   protected:
-    /** A single task on kP1, settled by the consumer at G + 12 min, billed 10 minutes. */
+    /** A single task on kP1, settled by the consumer at kT0 + 12 min, billed 10 minutes. */
     Hash256 settled() {
         const Hash256 id = startGroup(1, {kP1});
-        EXPECT_TRUE(c.run(G + 11 * kMin, kP1, result(id, kGood)).success());
-        EXPECT_TRUE(c.run(G + 12 * kMin, kConsumer, codec::TaskVerify{id, true, "", {}}).success());
+        EXPECT_TRUE(c.run(kT0 + 11 * kMin, kP1, result(id, kGood)).success());
+        EXPECT_TRUE(
+            c.run(kT0 + 12 * kMin, kConsumer, codec::TaskVerify{id, true, "", {}}).success());
         EXPECT_TRUE(task(id).charged == 10 * kRate);
         return id;
     }
@@ -360,18 +363,18 @@ class SpotChecks : public CheckedResults {
 TEST_F(SpotChecks, AnUpheldCheckSlashesTheProviderAndRefundsTheConsumerFromTheSlash) {
     const Hash256 id = settled();
     const u128 v1 = net(kV1);
-    const auto opened = c.run(G + 20 * kMin, kV1, check(id));
+    const auto opened = c.run(kT0 + 20 * kMin, kV1, check(id));
     ASSERT_TRUE(opened.success()) << reasonOf(opened.code);
     EXPECT_EQ(opened.events[0].kind, "task_spot_check_opened");
     EXPECT_TRUE(net(kV1) == v1 - kBond);
     // The challenger may not decide its own check, nor the consumer or the provider.
-    EXPECT_EQ(c.run(G + 21 * kMin, kV1, codec::TaskSpotCheckVerdict{id, true, ""}).code,
+    EXPECT_EQ(c.run(kT0 + 21 * kMin, kV1, codec::TaskSpotCheckVerdict{id, true, ""}).code,
               ErrorCode::kNotTaskParty);
 
     const u128 consumer = net(kConsumer);
     const u128 pool0 = pool();
     const auto decided =
-        c.run(G + 21 * kMin, kV2, codec::TaskSpotCheckVerdict{id, true, "confirmed"});
+        c.run(kT0 + 21 * kMin, kV2, codec::TaskSpotCheckVerdict{id, true, "confirmed"});
     ASSERT_TRUE(decided.success()) << reasonOf(decided.code);
     const codec::Event* slash = find(decided.events, "provider_slashed");
     ASSERT_NE(slash, nullptr);
@@ -393,10 +396,10 @@ TEST_F(SpotChecks, AnUpheldCheckSlashesTheProviderAndRefundsTheConsumerFromTheSl
 
 TEST_F(SpotChecks, ARejectedCheckPaysItsBondToTheProvider) {
     const Hash256 id = settled();
-    ASSERT_TRUE(c.run(G + 20 * kMin, kV1, check(id)).success());
+    ASSERT_TRUE(c.run(kT0 + 20 * kMin, kV1, check(id)).success());
     const u128 provider = net(kP1);
-    ASSERT_TRUE(
-        c.run(G + 21 * kMin, kV2, codec::TaskSpotCheckVerdict{id, false, "same output"}).success());
+    ASSERT_TRUE(c.run(kT0 + 21 * kMin, kV2, codec::TaskSpotCheckVerdict{id, false, "same output"})
+                    .success());
     EXPECT_TRUE(net(kP1) == provider + kBond);
     EXPECT_TRUE(bond(kP1) == kDps);
     EXPECT_EQ((*readSpotCheck(c.tree(), c.height(), id))->state, SpotCheckState::kRejected);
@@ -404,44 +407,44 @@ TEST_F(SpotChecks, ARejectedCheckPaysItsBondToTheProvider) {
 
 TEST_F(SpotChecks, ACheckWithoutAVerdictLapsesAndPaysItsBondToTheProvider) {
     const Hash256 id = settled();
-    ASSERT_TRUE(c.run(G + 20 * kMin, kV1, check(id)).success());
+    ASSERT_TRUE(c.run(kT0 + 20 * kMin, kV1, check(id)).success());
     const u128 provider = net(kP1);
-    c.block(G + 30 * kMin - 1, {});
+    c.block(kT0 + 30 * kMin - 1, {});
     EXPECT_EQ((*readSpotCheck(c.tree(), c.height(), id))->state, SpotCheckState::kOpen);
-    auto b = c.block(G + 30 * kMin, {});
+    auto b = c.block(kT0 + 30 * kMin, {});
     ASSERT_TRUE(b.systemReceipt);
     const codec::Event* decided = find(b.systemReceipt->events, "task_spot_check_decided");
     ASSERT_NE(decided, nullptr);
     EXPECT_EQ(attr(*decided, "outcome"), "lapsed");
     EXPECT_EQ(attr(*decided, "decided_by"), "system");
     EXPECT_TRUE(net(kP1) == provider + kBond);
-    EXPECT_EQ(c.run(G + 31 * kMin, kV2, codec::TaskSpotCheckVerdict{id, true, ""}).code,
+    EXPECT_EQ(c.run(kT0 + 31 * kMin, kV2, codec::TaskSpotCheckVerdict{id, true, ""}).code,
               ErrorCode::kNoSpotCheck);
 }
 
 TEST_F(SpotChecks, RefusalsCarryTheirCodes) {
     const Hash256 id = settled();
-    EXPECT_EQ(c.run(G + 13 * kMin, kOutsider, check(id)).code, ErrorCode::kNotVerifier);
-    EXPECT_EQ(c.run(G + 13 * kMin, kV1, check(Hash256{{9}})).code, ErrorCode::kTaskNotFound);
-    EXPECT_EQ(c.run(G + 13 * kMin, kV2, codec::TaskSpotCheckVerdict{id, true, ""}).code,
+    EXPECT_EQ(c.run(kT0 + 13 * kMin, kOutsider, check(id)).code, ErrorCode::kNotVerifier);
+    EXPECT_EQ(c.run(kT0 + 13 * kMin, kV1, check(Hash256{{9}})).code, ErrorCode::kTaskNotFound);
+    EXPECT_EQ(c.run(kT0 + 13 * kMin, kV2, codec::TaskSpotCheckVerdict{id, true, ""}).code,
               ErrorCode::kNoSpotCheck);
-    // The window: 60 minutes from the settlement at G + 12 min.
-    EXPECT_EQ(c.run(G + 72 * kMin + 1, kV1, check(id)).code, ErrorCode::kSpotCheckClosed);
+    // The window: 60 minutes from the settlement at kT0 + 12 min.
+    EXPECT_EQ(c.run(kT0 + 72 * kMin + 1, kV1, check(id)).code, ErrorCode::kSpotCheckClosed);
 }
 
 TEST_F(SpotChecks, OneCheckPerTaskAndOnlyOfASettledResult) {
     const Hash256 id = settled();
-    ASSERT_TRUE(c.run(G + 20 * kMin, kV1, check(id)).success());
-    EXPECT_EQ(c.run(G + 20 * kMin + 1, kV2, check(id)).code, ErrorCode::kSpotCheckClosed);
+    ASSERT_TRUE(c.run(kT0 + 20 * kMin, kV1, check(id)).success());
+    EXPECT_EQ(c.run(kT0 + 20 * kMin + 1, kV2, check(id)).code, ErrorCode::kSpotCheckClosed);
 
     // A second task, still running on kP1, cannot be spot-checked.
-    ASSERT_TRUE(c.run(G + 20 * kMin + 2, kP1, attestAt(G + 20 * kMin)).success());
-    const auto created = c.run(G + 20 * kMin + 3, kConsumer, job(1));
+    ASSERT_TRUE(c.run(kT0 + 20 * kMin + 2, kP1, attestAt(kT0 + 20 * kMin)).success());
+    const auto created = c.run(kT0 + 20 * kMin + 3, kConsumer, job(1));
     ASSERT_TRUE(created.success());
     const Hash256 other = *Hash256::fromHex(attr(created.events[0], "task"));
-    c.block(G + 20 * kMin + 4, {});
-    ASSERT_TRUE(c.run(G + 20 * kMin + 5, kP1, codec::TaskStart{other}).success());
-    EXPECT_EQ(c.run(G + 20 * kMin + 6, kV1, check(other)).code, ErrorCode::kSpotCheckClosed);
+    c.block(kT0 + 20 * kMin + 4, {});
+    ASSERT_TRUE(c.run(kT0 + 20 * kMin + 5, kP1, codec::TaskStart{other}).success());
+    EXPECT_EQ(c.run(kT0 + 20 * kMin + 6, kV1, check(other)).code, ErrorCode::kSpotCheckClosed);
 }
 
 }  // namespace

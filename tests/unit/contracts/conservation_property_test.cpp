@@ -27,7 +27,7 @@ using testing::kSlotMs;
 using testing::petaflopInventory;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 constexpr std::size_t kValidators = 3;
 
 struct Actors {
@@ -102,8 +102,8 @@ class OpGenerator {
     std::vector<Bytes> txs(std::uint64_t now, std::uint64_t height) {
         std::vector<Bytes> out;
         // Providers mostly attest the current slot, so that medians are often non-zero.
-        const std::uint64_t epoch = (now - G) / kEpochMs;
-        const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
+        const std::uint64_t epoch = (now - kT0) / kEpochMs;
+        const std::uint64_t slot = ((now - kT0) % kEpochMs) / kSlotMs;
         for (const auto& provider : actors_.providers) {
             if (pick(5) != 0) {
                 out.push_back(
@@ -203,8 +203,8 @@ class OpGenerator {
     }
 
     std::pair<const crypto::SecretKey*, codec::Payload> op(std::uint64_t now) {
-        const std::uint64_t epoch = (now - G) / kEpochMs;
-        const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
+        const std::uint64_t epoch = (now - kT0) / kEpochMs;
+        const std::uint64_t slot = ((now - kT0) % kEpochMs) / kSlotMs;
         switch (pick(16)) {
             case 10:
             case 11:
@@ -337,6 +337,7 @@ void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDp
     // GFL: the supply is the sum of the balances.
     std::uint64_t gfl = 0;
     std::vector<const crypto::SecretKey*> holders;
+    holders.reserve(actors.providers.size() + 1);
     for (const auto& p : actors.providers) {
         holders.push_back(&p);
     }
@@ -350,7 +351,7 @@ void checkInvariants(const StateLayer& state, const Actors& actors, u128 totalDp
     }
     EXPECT_EQ(gfl, tokenomics->gflSupply);
     // Every ended epoch is settled, none ahead.
-    EXPECT_EQ(tokenomics->nextEpoch, (now - G) / kEpochMs);
+    EXPECT_EQ(tokenomics->nextEpoch, (now - kT0) / kEpochMs);
 }
 
 void tallyTasks(const std::vector<codec::Event>& events, Coverage& coverage) {
@@ -402,7 +403,7 @@ TEST(ConservationProperty, RandomSequencesConserveDpsAndGflAndSettleEachEpochOnc
         SCOPED_TRACE("seed " + std::to_string(seed));
         OpGenerator ops(actors, chain.domain(), seed);
         StateLayer state(chain.tree(), 0);
-        std::uint64_t now = G + 100;
+        std::uint64_t now = kT0 + 100;
         for (std::uint64_t h = 1; h <= kBlocks; ++h) {
             now = ops.nextTime(now);
             codec::BlockHeader header;
@@ -452,7 +453,7 @@ TEST(ConservationProperty, TheInvariantCheckCatchesOneBaseUnitTooManyOfEitherTok
         auto account = *loadAccount(state, user);
         account.balance += 1;
         storeAccount(state, user, account);
-        EXPECT_NONFATAL_FAILURE(checkInvariants(state, actors, totalOf(genesis), G + 100),
+        EXPECT_NONFATAL_FAILURE(checkInvariants(state, actors, totalOf(genesis), kT0 + 100),
                                 "total DPS");
     }
     {
@@ -460,7 +461,7 @@ TEST(ConservationProperty, TheInvariantCheckCatchesOneBaseUnitTooManyOfEitherTok
         auto tokenomics = *loadTokenomics(state);
         tokenomics.gflSupply += 1;
         storeTokenomics(state, tokenomics);
-        EXPECT_NONFATAL_FAILURE(checkInvariants(state, actors, totalOf(genesis), G + 100),
+        EXPECT_NONFATAL_FAILURE(checkInvariants(state, actors, totalOf(genesis), kT0 + 100),
                                 "gflSupply");
     }
 }
@@ -470,9 +471,9 @@ TEST(ReplayDeterminism, TheSameBlocksInAFreshDatabaseGiveTheSameRootsOverNinetyE
     const Genesis genesis = propertyGenesis(actors);
     Chain first(genesis);
     OpGenerator ops(actors, first.domain(), 20240601);
-    std::uint64_t now = G + 100;
+    std::uint64_t now = kT0 + 100;
     std::vector<ledger::ExecRoots> roots;
-    while ((now - G) / kEpochMs < 90) {
+    while ((now - kT0) / kEpochMs < 90) {
         now = ops.nextTime(now);
         auto done = first.block(now, ops.txs(now, first.height() + 1));
         roots.push_back(done.roots);

@@ -21,11 +21,11 @@ using testing::petaflops;
 using testing::shortEpochGenesis;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 
 /** The time inside `slot` of `epoch` (epochs of 10 slots of 1 s). */
 constexpr std::uint64_t at(std::uint64_t epoch, std::uint64_t slot) {
-    return G + epoch * 10'000 + slot * 1'000 + 500;
+    return kT0 + epoch * 10'000 + slot * 1'000 + 500;
 }
 
 TEST(EpochSettlement, PaperExampleHundredThenNinetyNinePflopsGiveHundredThenNinetyNineGfl) {
@@ -35,8 +35,8 @@ TEST(EpochSettlement, PaperExampleHundredThenNinetyNinePflopsGiveHundredThenNine
 
     // Epoch 0: register 100 devices of 1 PFLOP/s, governance admits, then 100 PFLOP/s in each of
     // the 10 slots. A slot's value is 100 × 10^6 GFLOP/s (W = 1 in the flat category).
-    EXPECT_TRUE(chain.run(G + 100, provider, petaflopInventory(100)).success());
-    chain.pass(G + 200, codec::AdmitProvider{p});
+    EXPECT_TRUE(chain.run(kT0 + 100, provider, petaflopInventory(100)).success());
+    chain.pass(kT0 + 200, codec::AdmitProvider{p});
     for (std::uint64_t slot = 0; slot < 10; ++slot) {
         const auto r = chain.run(at(0, slot), provider, petaflops(0, slot, 100));
         ASSERT_TRUE(r.success()) << reasonOf(r.code);
@@ -94,7 +94,7 @@ TEST(EpochSettlement, PaperExampleHundredThenNinetyNinePflopsGiveHundredThenNine
 
     const auto record = chain.epochRecord(1);
     ASSERT_TRUE(record);
-    EXPECT_EQ(record->boundaryMs, G + 20'000);
+    EXPECT_EQ(record->boundaryMs, kT0 + 20'000);
     EXPECT_EQ(record->height, chain.height());
     EXPECT_EQ(record->supplyAfter, 99 * kGflUnit);
     EXPECT_EQ(record->payoutBurned, 20 * kGflUnit);
@@ -122,21 +122,21 @@ TEST(EpochSettlement, AnIdleChainSettlesEachEndedEpochOnceInOrderAsOfItsBoundary
         ASSERT_TRUE(chain.run(at(0, slot), provider, petaflops(0, slot, 100)).success());
     }
     // Nothing happens until a block at 35 s, in epoch 3. That block settles epochs 0, 1 and 2:
-    // - epoch 0 (boundary G+10 s): mint 100 GFL;
-    // - epoch 1 (boundary G+20 s): burn 20 GFL for 0.2 DPS, then the median is 0 (no attestation
+    // - epoch 0 (boundary kT0+10 s): mint 100 GFL;
+    // - epoch 1 (boundary kT0+20 s): burn 20 GFL for 0.2 DPS, then the median is 0 (no attestation
     //   in epoch 1): burn the remaining 80 GFL. 20 s since genesis ≥ the 20 s period: halving,
-    //   n = 1, at G+20 s;
-    // - epoch 2 (boundary G+30 s): nobody holds GFL or attested: no provider; 10 s since the last
+    //   n = 1, at kT0+20 s;
+    // - epoch 2 (boundary kT0+30 s): nobody holds GFL or attested: no provider; 10 s since the last
     //   halving: none.
-    auto idle = chain.block(G + 35'000, {});
+    auto idle = chain.block(kT0 + 35'000, {});
     ASSERT_TRUE(idle.systemReceipt);
     const auto settled = eventsOf(idle.systemReceipt->events, "epoch_settled");
     ASSERT_EQ(settled.size(), 3U);
     EXPECT_EQ(attr(settled[0], "epoch"), "0");
-    EXPECT_EQ(attr(settled[0], "boundary_ms"), std::to_string(G + 10'000));
+    EXPECT_EQ(attr(settled[0], "boundary_ms"), std::to_string(kT0 + 10'000));
     EXPECT_EQ(attr(settled[0], "gfl_supply"), "100000000");
     EXPECT_EQ(attr(settled[1], "epoch"), "1");
-    EXPECT_EQ(attr(settled[1], "boundary_ms"), std::to_string(G + 20'000));
+    EXPECT_EQ(attr(settled[1], "boundary_ms"), std::to_string(kT0 + 20'000));
     EXPECT_EQ(attr(settled[1], "gfl_supply"), "0");
     EXPECT_EQ(attr(settled[1], "gfl_payout_burned"), "20000000");
     EXPECT_EQ(attr(settled[1], "gfl_rebalance_burned"), "80000000");
@@ -148,7 +148,7 @@ TEST(EpochSettlement, AnIdleChainSettlesEachEndedEpochOnceInOrderAsOfItsBoundary
     const auto halvings = eventsOf(idle.systemReceipt->events, "halving");
     ASSERT_EQ(halvings.size(), 1U);
     EXPECT_EQ(attr(halvings[0], "epoch"), "1");
-    EXPECT_EQ(attr(halvings[0], "at_ms"), std::to_string(G + 20'000));
+    EXPECT_EQ(attr(halvings[0], "at_ms"), std::to_string(kT0 + 20'000));
     EXPECT_EQ(attr(halvings[0], "by_period"), "true");
     EXPECT_EQ(attr(halvings[0], "by_threshold"), "false");
 
@@ -156,12 +156,12 @@ TEST(EpochSettlement, AnIdleChainSettlesEachEndedEpochOnceInOrderAsOfItsBoundary
     EXPECT_EQ(t.nextEpoch, 3U);
     EXPECT_EQ(t.gflSupply, 0U);
     EXPECT_EQ(t.emission.halvings, 1U);
-    EXPECT_EQ(t.emission.lastHalvingMs, G + 20'000);
+    EXPECT_EQ(t.emission.lastHalvingMs, kT0 + 20'000);
     EXPECT_EQ(t.emission.rewardPool, 10 * kDps - 2 * kDps / 10 + chain.feesPaid());
     EXPECT_EQ(chain.account(p).balance, 2 * kDps / 10 + chain.floatLeft(p));
 
     // Exactly once: a later block in the same epoch settles nothing.
-    EXPECT_FALSE(chain.block(G + 36'000, {}).systemReceipt);
+    EXPECT_FALSE(chain.block(kT0 + 36'000, {}).systemReceipt);
     auto none = chain.blocks().systemReceiptAt(chain.height());
     ASSERT_TRUE(none);
     EXPECT_FALSE(*none);

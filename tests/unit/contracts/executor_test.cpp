@@ -121,7 +121,7 @@ TEST_F(ExecutorTest, InsufficientBalanceFailsWithReceiptButConsumesTheNonce) {
     ASSERT_TRUE(done);
     EXPECT_EQ(done->receipts[0].code, ErrorCode::kInsufficientBalance);
     EXPECT_TRUE(done->receipts[1].success());
-    EXPECT_EQ(account(alice_), (Account{2, 99 * kDps - 2 * kFee}));
+    EXPECT_EQ(account(alice_), (Account{2, 99 * kDps - u128{2} * kFee}));
     EXPECT_EQ(account(bob_), (Account{0, 1 * kDps}));
 }
 
@@ -279,7 +279,7 @@ TEST_F(ExecutorTest, SameBlocksGiveSameRootsAfterReopen) {
         EXPECT_EQ((*stored)->stateRoot, roots[h - 1]);
         EXPECT_EQ(*tree_->rootAt(h), roots[h - 1]);
     }
-    EXPECT_EQ(account(alice_), (Account{5, 95 * kDps - 5 * kFee}));
+    EXPECT_EQ(account(alice_), (Account{5, 95 * kDps - u128{5} * kFee}));
 }
 
 // A ledger that keeps the state alone (a replay's scratch copy) executes the same blocks to the

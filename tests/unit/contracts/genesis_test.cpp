@@ -80,7 +80,7 @@ TEST(GenesisJson, TwoValidatorsWithOneAccountAreRefused) {
         R"({"name":"NAME","consensus_key":"KEY","node_id":"NODE","account":")" + account + R"("})";
     std::string json = minimalJson();
     const auto begin = json.find(R"("validators":[)") + 14;
-    const auto end = json.find("]", begin);
+    const auto end = json.find(']', begin);
     std::string two;
     for (int i = 1; i <= 2; ++i) {
         std::string entry = v;

@@ -12,12 +12,11 @@ using testing::addressOf;
 using testing::attr;
 using testing::Chain;
 using testing::eventsOf;
-using testing::kDps;
 using testing::kGenesisMs;
 using testing::shortEpochGenesis;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 
 codec::ProposalVote yes(std::uint64_t id) {
     return codec::ProposalVote{id, true};
@@ -45,14 +44,14 @@ TEST(GovernanceThreshold, MoreThanTwoThirdsMeansThreeTimesYesAboveTwiceTheValida
 TEST(Governance, SixValidatorsNeedFiveVotesAndTheFifthAppliesTheAction) {
     Chain chain(shortEpochGenesis(6, 0));
     const Address verifier = addressOf(testKey(60));
-    auto created = chain.run(G + 100, testKey(1), codec::Propose{codec::GrantVerifier{verifier}});
+    auto created = chain.run(kT0 + 100, testKey(1), codec::Propose{codec::GrantVerifier{verifier}});
     ASSERT_TRUE(created.success()) << reasonOf(created.code);
     EXPECT_EQ(attr(created.events.at(0), "id"), "0");
     EXPECT_EQ(attr(created.events.at(0), "action"), "grant_verifier");
-    EXPECT_EQ(attr(created.events.at(0), "expires_ms"), std::to_string(G + 100 + 7 * kDayMs));
+    EXPECT_EQ(attr(created.events.at(0), "expires_ms"), std::to_string(kT0 + 100 + 7 * kDayMs));
 
     for (std::uint8_t v = 1; v <= 4; ++v) {
-        const auto r = chain.run(G + 100 + v, testKey(v), yes(0));
+        const auto r = chain.run(kT0 + 100 + v, testKey(v), yes(0));
         ASSERT_TRUE(r.success());
         EXPECT_EQ(attr(r.events.at(0), "yes"), std::to_string(v));
         EXPECT_TRUE(eventsOf(r.events, "proposal_passed").empty()) << "after " << int{v};
@@ -60,7 +59,7 @@ TEST(Governance, SixValidatorsNeedFiveVotesAndTheFifthAppliesTheAction) {
     EXPECT_EQ(chain.proposal(0)->status, ProposalStatus::kOpen);
     EXPECT_TRUE(chain.readVerifiers().empty());
 
-    const auto fifth = chain.run(G + 200, testKey(5), yes(0));
+    const auto fifth = chain.run(kT0 + 200, testKey(5), yes(0));
     ASSERT_TRUE(fifth.success());
     EXPECT_EQ(eventsOf(fifth.events, "proposal_passed").size(), 1U);
     ASSERT_EQ(eventsOf(fifth.events, "verifier_granted").size(), 1U);
@@ -71,7 +70,7 @@ TEST(Governance, SixValidatorsNeedFiveVotesAndTheFifthAppliesTheAction) {
     EXPECT_EQ(chain.readVerifiers(), std::vector<Address>{verifier});
 
     // Closed: the sixth validator's vote is refused and changes nothing.
-    EXPECT_EQ(chain.run(G + 300, testKey(6), yes(0)).code, ErrorCode::kProposalClosed);
+    EXPECT_EQ(chain.run(kT0 + 300, testKey(6), yes(0)).code, ErrorCode::kProposalClosed);
 }
 
 TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItVote) {
@@ -83,8 +82,8 @@ TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItV
     Chain chain(genesis);
     NodeId node;
     node[0] = 9;
-    auto done = chain.pass(G + 100, codec::AddValidator{"v-new", newcomer.publicKey(), node,
-                                                        addressOf(newcomerAccount)});
+    auto done = chain.pass(kT0 + 100, codec::AddValidator{"v-new", newcomer.publicKey(), node,
+                                                          addressOf(newcomerAccount)});
     const auto added = eventsOf(done.receipts.back().events, "validator_added");
     ASSERT_EQ(added.size(), 1U);
     EXPECT_EQ(attr(added[0], "set_version"), "1");
@@ -105,12 +104,14 @@ TEST(Governance, AddingAValidatorRecordsTheSetForTheNextConsensusEpochAndLetsItV
     // With 2 validators one yes is not enough (3 ≤ 4); the newcomer's vote passes it.
     const Address verifier = addressOf(testKey(60));
     ASSERT_TRUE(
-        chain.run(G + 200, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
-    EXPECT_TRUE(eventsOf(chain.run(G + 201, testKey(1), yes(1)).events, "proposal_passed").empty());
+        chain.run(kT0 + 200, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
+    EXPECT_TRUE(
+        eventsOf(chain.run(kT0 + 201, testKey(1), yes(1)).events, "proposal_passed").empty());
     // The consensus key is no voter; the account is.
-    EXPECT_EQ(chain.run(G + 202, newcomer, yes(1)).code, ErrorCode::kNotValidator);
+    EXPECT_EQ(chain.run(kT0 + 202, newcomer, yes(1)).code, ErrorCode::kNotValidator);
     EXPECT_EQ(
-        eventsOf(chain.run(G + 203, newcomerAccount, yes(1)).events, "proposal_passed").size(), 1U);
+        eventsOf(chain.run(kT0 + 203, newcomerAccount, yes(1)).events, "proposal_passed").size(),
+        1U);
 }
 
 TEST(Governance, RemovingAValidatorDropsItsVotesFromTheCount) {
@@ -118,39 +119,40 @@ TEST(Governance, RemovingAValidatorDropsItsVotesFromTheCount) {
     // Proposal 0: grant a verifier; validator 4 votes yes (1 of 4).
     const Address verifier = addressOf(testKey(60));
     ASSERT_TRUE(
-        chain.run(G + 100, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
-    ASSERT_TRUE(chain.run(G + 101, testKey(4), yes(0)).success());
+        chain.run(kT0 + 100, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
+    ASSERT_TRUE(chain.run(kT0 + 101, testKey(4), yes(0)).success());
     // Validator 4 is removed (proposal 1 passes with 3 of 4).
     std::vector<Bytes> txs{
         chain.tx(testKey(1), codec::Propose{codec::RemoveValidator{testKey(4).publicKey()}})};
     for (std::uint8_t v = 1; v <= 3; ++v) {
         txs.push_back(chain.tx(testKey(v), yes(1)));
     }
-    chain.block(G + 200, std::move(txs));
+    chain.block(kT0 + 200, std::move(txs));
     EXPECT_EQ(chain.validators().validators.size(), 3U);
     // Proposal 0 now counts 0 of 3: validators 1 and 2 make 2 of 3 (not enough), 3 passes it.
-    auto r1 = chain.run(G + 300, testKey(1), yes(0));
+    auto r1 = chain.run(kT0 + 300, testKey(1), yes(0));
     EXPECT_EQ(attr(r1.events.at(0), "yes"), "1");
     EXPECT_EQ(attr(r1.events.at(0), "validators"), "3");
-    auto r2 = chain.run(G + 301, testKey(2), yes(0));
+    auto r2 = chain.run(kT0 + 301, testKey(2), yes(0));
     EXPECT_TRUE(eventsOf(r2.events, "proposal_passed").empty());
-    auto r3 = chain.run(G + 302, testKey(3), yes(0));
+    auto r3 = chain.run(kT0 + 302, testKey(3), yes(0));
     EXPECT_EQ(eventsOf(r3.events, "proposal_passed").size(), 1U);
     // The removed validator can no longer vote.
-    EXPECT_EQ(chain.run(G + 303, testKey(4), yes(0)).code, ErrorCode::kNotValidator);
+    EXPECT_EQ(chain.run(kT0 + 303, testKey(4), yes(0)).code, ErrorCode::kNotValidator);
 }
 
 TEST(Governance, NoVotesRejectAProposalOnceItCanNoLongerPass) {
     Chain chain(shortEpochGenesis(3, 0));
-    ASSERT_TRUE(
-        chain.run(G + 100, testKey(1), codec::Propose{codec::GrantVerifier{addressOf(testKey(60))}})
-            .success());
+    ASSERT_TRUE(chain
+                    .run(kT0 + 100, testKey(1),
+                         codec::Propose{codec::GrantVerifier{addressOf(testKey(60))}})
+                    .success());
     // With 3 validators a single no leaves at most 2 yes: 6 > 6 is false, so it is rejected.
-    auto r = chain.run(G + 101, testKey(2), codec::ProposalVote{0, false});
+    auto r = chain.run(kT0 + 101, testKey(2), codec::ProposalVote{0, false});
     ASSERT_TRUE(r.success());
     EXPECT_EQ(eventsOf(r.events, "proposal_rejected").size(), 1U);
     EXPECT_EQ(chain.proposal(0)->status, ProposalStatus::kRejected);
-    EXPECT_EQ(chain.run(G + 102, testKey(1), yes(0)).code, ErrorCode::kProposalClosed);
+    EXPECT_EQ(chain.run(kT0 + 102, testKey(1), yes(0)).code, ErrorCode::kProposalClosed);
 }
 
 TEST(Governance, APassedProposalWhoseActionNoLongerAppliesFailsAndTheVoteStands) {
@@ -158,11 +160,11 @@ TEST(Governance, APassedProposalWhoseActionNoLongerAppliesFailsAndTheVoteStands)
     const Address verifier = addressOf(testKey(60));
     // Two proposals grant the same verifier; the first passes, the second then cannot apply.
     ASSERT_TRUE(
-        chain.run(G + 100, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
+        chain.run(kT0 + 100, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
     ASSERT_TRUE(
-        chain.run(G + 101, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
-    ASSERT_TRUE(chain.run(G + 102, testKey(1), yes(0)).success());
-    auto r = chain.run(G + 103, testKey(1), yes(1));
+        chain.run(kT0 + 101, testKey(1), codec::Propose{codec::GrantVerifier{verifier}}).success());
+    ASSERT_TRUE(chain.run(kT0 + 102, testKey(1), yes(0)).success());
+    auto r = chain.run(kT0 + 103, testKey(1), yes(1));
     ASSERT_TRUE(r.success());
     const auto failed = eventsOf(r.events, "proposal_failed");
     ASSERT_EQ(failed.size(), 1U);
@@ -174,23 +176,24 @@ TEST(Governance, APassedProposalWhoseActionNoLongerAppliesFailsAndTheVoteStands)
 
 TEST(Governance, SetParameterChangesTheStoredParametersAndRecordsOldAndNew) {
     Chain chain(shortEpochGenesis(1, 0));
-    auto done = chain.pass(G + 100, codec::SetParameter{"tokenomics.reward_share_bps", "5000"});
+    auto done = chain.pass(kT0 + 100, codec::SetParameter{"tokenomics.reward_share_bps", "5000"});
     const auto set = eventsOf(done.receipts.back().events, "parameter_set");
     ASSERT_EQ(set.size(), 1U);
     EXPECT_EQ(attr(set[0], "old"), "2000");
     EXPECT_EQ(attr(set[0], "new"), "5000");
     EXPECT_EQ(chain.params().tokenomics.rewardShareBps, 5000U);
 
-    chain.pass(G + 200, codec::SetParameter{"index.category.flat.weights",
-                                            "memory_bandwidth=4000,memory_capacity=6000"});
+    chain.pass(kT0 + 200, codec::SetParameter{"index.category.flat.weights",
+                                              "memory_bandwidth=4000,memory_capacity=6000"});
     const auto weights = chain.params().index.categories.at(0).weights;  // params() is a copy
     ASSERT_EQ(weights.size(), 2U);
     EXPECT_EQ(weights[1].factor, "memory_capacity");
     EXPECT_EQ(weights[1].weightBps, 6000U);
 
-    chain.pass(G + 300, codec::SetParameter{"index.factor.memory_bandwidth.reference_max", "2000"});
+    chain.pass(kT0 + 300,
+               codec::SetParameter{"index.factor.memory_bandwidth.reference_max", "2000"});
     EXPECT_EQ(chain.params().index.factors.at(0).referenceMax, 2000U);
-    chain.pass(G + 400, codec::SetParameter{"governance.proposal_ttl_ms", "5000"});
+    chain.pass(kT0 + 400, codec::SetParameter{"governance.proposal_ttl_ms", "5000"});
     EXPECT_EQ(chain.params().governance.proposalTtlMs, 5000U);
 }
 

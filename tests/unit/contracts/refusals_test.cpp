@@ -21,7 +21,7 @@ using testing::petaflops;
 using testing::shortEpochGenesis;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 
 /** The actors of the base chain. Validators are testKey(1…3). */
 const crypto::SecretKey kAdmitted = testKey(20);    // admitted provider, 100 devices
@@ -36,7 +36,7 @@ const crypto::SecretKey kConsumer = testKey(41);  // funded at genesis, creates 
 constexpr std::uint64_t kPassedProposal = 0;  // admit kAdmitted
 constexpr std::uint64_t kOpenProposal = 4;    // grant kOutsider verifier; validator 1 voted yes
 constexpr std::uint64_t kRejectedProposal = 5;
-constexpr std::uint64_t kOpenCreatedMs = G + 11'100;  // expires 5 s later
+constexpr std::uint64_t kOpenCreatedMs = kT0 + 11'100;  // expires 5 s later
 
 /**
  * Tasks of kConsumer in each state (kAdmitted is their provider), created in epoch 1 after the
@@ -59,8 +59,8 @@ Hash256 createdTask(const codec::Receipt& receipt) {
                                   : *Hash256::fromHex(receipt.events[0].attributes.at(0).second);
 }
 
-/** Rows run at this time: epoch 1 (G+10 s … G+20 s), slot 2 (free; slots 0 and 1 attested). */
-constexpr std::uint64_t kNow = G + 12'500;
+/** Rows run at this time: epoch 1 (kT0+10 s … kT0+20 s), slot 2 (free; slots 0 and 1 attested). */
+constexpr std::uint64_t kNow = kT0 + 12'500;
 
 class Refusals : public ::testing::Test {
   protected:
@@ -72,14 +72,14 @@ class Refusals : public ::testing::Test {
         chain_ = std::make_unique<Chain>(genesis);
         Chain& c = *chain_;
         // Epoch 0.
-        c.block(G + 100,
+        c.block(kT0 + 100,
                 {c.tx(kAdmitted, petaflopInventory(100)), c.tx(kRegistered, petaflopInventory(10)),
                  c.tx(kSuspended, petaflopInventory(10))});
-        c.pass(G + 200, codec::AdmitProvider{addressOf(kAdmitted)});             // proposal 0
-        c.pass(G + 210, codec::AdmitProvider{addressOf(kSuspended)});            // 1
-        c.pass(G + 220, codec::GrantVerifier{addressOf(kVerifier)});             // 2
-        c.pass(G + 300, codec::SuspendProvider{addressOf(kSuspended)});          // 3
-        EXPECT_TRUE(c.run(G + 500, kAdmitted, petaflops(0, 0, 100)).success());  // epoch 0 slot 0
+        c.pass(kT0 + 200, codec::AdmitProvider{addressOf(kAdmitted)});             // proposal 0
+        c.pass(kT0 + 210, codec::AdmitProvider{addressOf(kSuspended)});            // 1
+        c.pass(kT0 + 220, codec::GrantVerifier{addressOf(kVerifier)});             // 2
+        c.pass(kT0 + 300, codec::SuspendProvider{addressOf(kSuspended)});          // 3
+        EXPECT_TRUE(c.run(kT0 + 500, kAdmitted, petaflops(0, 0, 100)).success());  // epoch 0 slot 0
         // Epoch 1, slot 1: slots 0 and 1 attested; slot 1 challenged.
         auto b = c.block(
             kOpenCreatedMs,
@@ -97,14 +97,14 @@ class Refusals : public ::testing::Test {
         createTasks(c);
     }
 
-    /** Matching runs at G+11.3 s (kAdmitted online by its slot 0 of epoch 1). */
+    /** Matching runs at kT0+11.3 s (kAdmitted online by its slot 0 of epoch 1). */
     static void createTasks(Chain& c) {
         const auto create = [&](std::vector<std::string> constraints) {
             return c.tx(kConsumer,
                         codec::TaskCreate{"flat", 1'000'000, std::move(constraints), 60, {}});
         };
-        auto created = c.block(G + 11'200, {create({}), create({}), create({}), create({}),
-                                            create({}), create({"region == mars"})});
+        auto created = c.block(kT0 + 11'200, {create({}), create({}), create({}), create({}),
+                                              create({}), create({"region == mars"})});
         Tasks& t = gTasks;
         t.assigned = createdTask(created.receipts.at(0));
         t.running = createdTask(created.receipts.at(1));
@@ -114,13 +114,13 @@ class Refusals : public ::testing::Test {
         t.pending = createdTask(created.receipts.at(5));
         Hash256 result;
         result[0] = 1;
-        auto moved = c.block(G + 11'300, {c.tx(kAdmitted, codec::TaskStart{t.running}),
-                                          c.tx(kAdmitted, codec::TaskStart{t.submitted}),
-                                          c.tx(kAdmitted, codec::TaskStart{t.failed}),
-                                          c.tx(kConsumer, codec::TaskCancel{t.cancelled})});
+        auto moved = c.block(kT0 + 11'300, {c.tx(kAdmitted, codec::TaskStart{t.running}),
+                                            c.tx(kAdmitted, codec::TaskStart{t.submitted}),
+                                            c.tx(kAdmitted, codec::TaskStart{t.failed}),
+                                            c.tx(kConsumer, codec::TaskCancel{t.cancelled})});
         auto ended = c.block(
-            G + 11'400, {c.tx(kAdmitted, codec::TaskSubmitResult{t.submitted, result, "", 0, 1}),
-                         c.tx(kAdmitted, codec::TaskReportFailure{t.failed, 1, "", 1})});
+            kT0 + 11'400, {c.tx(kAdmitted, codec::TaskSubmitResult{t.submitted, result, "", 0, 1}),
+                           c.tx(kAdmitted, codec::TaskReportFailure{t.failed, 1, "", 1})});
         for (const auto* b : {&moved, &ended}) {
             for (const auto& r : b->receipts) {
                 EXPECT_TRUE(r.success()) << reasonOf(r.code);
@@ -143,7 +143,7 @@ struct Row {
     std::uint64_t timestampMs = kNow;
 };
 
-codec::RegisterProvider inventoryWith(std::function<void(codec::RegisterProvider&)> change) {
+codec::RegisterProvider inventoryWith(const std::function<void(codec::RegisterProvider&)>& change) {
     codec::RegisterProvider r = petaflopInventory(4);
     change(r);
     return r;

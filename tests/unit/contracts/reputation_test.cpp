@@ -29,7 +29,7 @@ using testing::kSlotMs;
 using testing::petaflopInventory;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 constexpr std::uint64_t kPf = 1'000'000;  // 1 PFLOP/s in GFLOP/s
 const crypto::SecretKey kGood = testKey(20);
 const crypto::SecretKey kBad = testKey(21);
@@ -61,7 +61,7 @@ Genesis reputationGenesis() {
 
 /** `key`'s attestation of 4 PFLOP/s for the slot of block time `t`. */
 Bytes attestAt(Chain& c, const crypto::SecretKey& key, std::uint64_t t) {
-    const std::uint64_t slot = (t - G) / kSlotMs;
+    const std::uint64_t slot = (t - kT0) / kSlotMs;
     const std::uint64_t perEpoch = kEpochMs / kSlotMs;
     return c.tx(key, testing::petaflops(slot / perEpoch, slot % perEpoch, 4));
 }
@@ -90,13 +90,13 @@ class Reputations : public ::testing::Test {
      */
     void refusalByBad() {
         auto created =
-            c.block(G + 100, {attestAt(c, kBad, G + 100),
-                              c.tx(kConsumer, codec::TaskCreate{"flat", kPf, {}, 10, {}})});
+            c.block(kT0 + 100, {attestAt(c, kBad, kT0 + 100),
+                                c.tx(kConsumer, codec::TaskCreate{"flat", kPf, {}, 10, {}})});
         const Hash256 id = createdTask(created.receipts.at(1));
-        c.block(G + 200, {});
+        c.block(kT0 + 200, {});
         ASSERT_EQ(task(id).provider, addressOf(kBad));
-        ASSERT_TRUE(c.run(G + 300, kBad, codec::TaskRefuse{id}).success());
-        ASSERT_TRUE(c.run(G + 400, kConsumer, codec::TaskCancel{id}).success());
+        ASSERT_TRUE(c.run(kT0 + 300, kBad, codec::TaskRefuse{id}).success());
+        ASSERT_TRUE(c.run(kT0 + 400, kConsumer, codec::TaskCancel{id}).success());
     }
 
     /** Both attest at `t` and the consumer creates `n` 1 PFLOP/s tasks; matched at t + 100. */
@@ -127,20 +127,20 @@ TEST_F(Reputations, OfTwoProvidersOfEqualPowerTheBetterScoreIsMatchedFirst) {
     refusalByBad();
     EXPECT_EQ(provider(kBad).jobs.refused, 1U);
     EXPECT_EQ(provider(kBad).reputation, (Reputation{0, kFaultWeight, 0}));
-    EXPECT_EQ(scoreAt(kBad, G + 2'000), expectedScore(0, 4));  // 5 000
-    EXPECT_EQ(scoreAt(kGood, G + 2'000), 10'000U);
+    EXPECT_EQ(scoreAt(kBad, kT0 + 2'000), expectedScore(0, 4));  // 5 000
+    EXPECT_EQ(scoreAt(kGood, kT0 + 2'000), 10'000U);
 
     // Four tasks of 1 PFLOP/s: all fit kGood's 4 PFLOP/s, and every one goes to it.
-    const auto first = tasksMatchedAt(G + 2'000, 4);
+    const auto first = tasksMatchedAt(kT0 + 2'000, 4);
     EXPECT_EQ(assignedTo(first, kGood), 4U);
     EXPECT_EQ(provider(kGood).jobs.assigned, 4U);
     // Reputation orders the eligible providers, it excludes none: kGood is full, kBad takes it.
-    const auto fifth = tasksMatchedAt(G + 3'000, 1);
+    const auto fifth = tasksMatchedAt(kT0 + 3'000, 1);
     EXPECT_EQ(assignedTo(fifth, kBad), 1U);
 }
 
 TEST_F(Reputations, EqualScoresLeaveTheChoiceToTheHashRuleOverAddresses) {
-    const auto ids = tasksMatchedAt(G + 100, 4);
+    const auto ids = tasksMatchedAt(kT0 + 100, 4);
     std::vector<Address> sorted{addressOf(kGood), addressOf(kBad)};
     std::sort(sorted.begin(), sorted.end());
     for (const auto& id : ids) {
@@ -194,30 +194,30 @@ TEST_F(Reputations, DecayByEpochLetsAnOldBadHistoryCountLess) {
     refusalByBad();
     // The stored counters stay as of epoch 0; read at epoch k they are halved k times.
     for (std::uint64_t epoch = 0; epoch <= 3; ++epoch) {
-        const std::uint64_t t = G + epoch * kEpochMs + 500;
+        const std::uint64_t t = kT0 + epoch * kEpochMs + 500;
         EXPECT_EQ(scoreAt(kBad, t), expectedScore(0, kFaultWeight >> epoch)) << epoch;
     }
     EXPECT_EQ(expectedScore(0, 2), 6'666U);
     // Epoch 1: faults 2, score 6 666 < 10 000: kGood still takes every task.
-    const auto inEpoch1 = tasksMatchedAt(G + kEpochMs + 500, 4);
+    const auto inEpoch1 = tasksMatchedAt(kT0 + kEpochMs + 500, 4);
     EXPECT_EQ(assignedTo(inEpoch1, kGood), 4U);
     // Epoch 3: faults 0, both at 10 000: the hash rule draws between them again.
-    c.block(G + 3 * kEpochMs + 100, {});
-    const auto inEpoch3 = tasksMatchedAt(G + 3 * kEpochMs + 500, 4);
+    c.block(kT0 + 3 * kEpochMs + 100, {});
+    const auto inEpoch3 = tasksMatchedAt(kT0 + 3 * kEpochMs + 500, 4);
     EXPECT_GT(assignedTo(inEpoch3, kBad), 0U);
 }
 
 TEST_F(Reputations, ASlashAddsSlashWeightFaultPointsAndSettledJobsRaiseTheScore) {
-    ASSERT_TRUE(c.run(G + 100, kBad, testing::petaflops(0, 0, 4)).success());
+    ASSERT_TRUE(c.run(kT0 + 100, kBad, testing::petaflops(0, 0, 4)).success());
     ASSERT_TRUE(
-        c.run(G + 200, kVerifier, codec::Challenge{addressOf(kBad), 0, 0, "", {}}).success());
+        c.run(kT0 + 200, kVerifier, codec::Challenge{addressOf(kBad), 0, 0, "", {}}).success());
     EXPECT_EQ(provider(kBad).reputation, (Reputation{0, kSlashWeight, 0}));
-    EXPECT_EQ(scoreAt(kBad, G + 300), expectedScore(0, 16));  // 2 000
+    EXPECT_EQ(scoreAt(kBad, kT0 + 300), expectedScore(0, 16));  // 2 000
 
     // kGood settles one job in epoch 1: good 1, and its score stays 10 000 (no faults).
-    const auto ids = tasksMatchedAt(G + kEpochMs + 100, 1);
+    const auto ids = tasksMatchedAt(kT0 + kEpochMs + 100, 1);
     ASSERT_EQ(task(ids[0]).provider, addressOf(kGood));
-    const auto t = G + kEpochMs + 300;
+    const auto t = kT0 + kEpochMs + 300;
     ASSERT_TRUE(c.run(t, kGood, codec::TaskStart{ids[0]}).success());
     ASSERT_TRUE(
         c.run(t + 100, kGood,
@@ -233,12 +233,12 @@ TEST_F(Reputations, ASlashAddsSlashWeightFaultPointsAndSettledJobsRaiseTheScore)
 
 TEST_F(Reputations, GovernanceChangesTheParametersAndTheScoresFollow) {
     refusalByBad();
-    c.pass(G + 1'000, codec::SetParameter{"reputation.prior_jobs", "36"});
+    c.pass(kT0 + 1'000, codec::SetParameter{"reputation.prior_jobs", "36"});
     EXPECT_EQ(parameterValue(c.params(), "reputation.prior_jobs"), "36");
-    EXPECT_EQ(scoreAt(kBad, G + 1'100), expectedScore(0, 4, 36));  // 9 000
-    c.pass(G + 1'200, codec::SetParameter{"reputation.half_life_epochs", "0"});
-    EXPECT_EQ(scoreAt(kBad, G + 5 * kEpochMs), expectedScore(0, 4, 36));  // no decay any more
-    c.pass(G + 1'300, codec::SetParameter{"reputation.fault_weight", "10"});
+    EXPECT_EQ(scoreAt(kBad, kT0 + 1'100), expectedScore(0, 4, 36));  // 9 000
+    c.pass(kT0 + 1'200, codec::SetParameter{"reputation.half_life_epochs", "0"});
+    EXPECT_EQ(scoreAt(kBad, kT0 + 5 * kEpochMs), expectedScore(0, 4, 36));  // no decay any more
+    c.pass(kT0 + 1'300, codec::SetParameter{"reputation.fault_weight", "10"});
     EXPECT_EQ(c.params().reputation.faultWeight, 10U);
 
     // A prior of 0 would divide by zero for a newcomer: refused like any invalid parameter.
@@ -258,7 +258,7 @@ TEST(ReputationRules, DecayInStepsEqualsDecayAtOnceAndCountersSaturateToZero) {
         decayReputation(decayReputation(decayReputation(r, params, 4), params, 7), params, 10),
         once);
     EXPECT_EQ(decayReputation(r, params, 1), r);  // never backwards
-    EXPECT_EQ(decayReputation(r, params, 3 * 70), (Reputation{0, 0, 210}));
+    EXPECT_EQ(decayReputation(r, params, std::uint64_t{3} * 70), (Reputation{0, 0, 210}));
     EXPECT_EQ(decayReputation(r, ReputationParams{0, 4, 4, 16}, 1'000).faults, 640U);
     EXPECT_EQ(reputationScore(Reputation{}, params), 10'000U);
     EXPECT_EQ(reputationScore(Reputation{~std::uint64_t{0}, ~std::uint64_t{0}, 0}, params),
@@ -288,8 +288,8 @@ TEST(ReputationRules, TheWorkedExampleOfTheDocsHoldsStepByStep) {
 
 TEST_F(Reputations, AReplayOfTheBlocksGivesTheSameRootsAndTheSameAssignments) {
     refusalByBad();
-    const auto ids = tasksMatchedAt(G + 2'000, 4);
-    tasksMatchedAt(G + 3 * kEpochMs + 500, 4);
+    const auto ids = tasksMatchedAt(kT0 + 2'000, 4);
+    tasksMatchedAt(kT0 + 3 * kEpochMs + 500, 4);
     Chain second(reputationGenesis());
     for (const auto& block : c.blocksRun()) {
         auto done = second.executor().executeAndCommit(block, codec::QuorumCert{}, nullptr);

@@ -35,7 +35,7 @@ using testing::kSlotMs;
 using testing::petaflopInventory;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 
 struct Actors {
     std::vector<crypto::SecretKey> providers{testKey(20), testKey(21), testKey(22)};
@@ -126,8 +126,8 @@ class OpGenerator {
         state_ = &state;
         std::vector<Bytes> out;
         // The providers mostly attest the current slot, so that there is much to challenge.
-        const std::uint64_t epoch = (now - G) / kEpochMs;
-        const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
+        const std::uint64_t epoch = (now - kT0) / kEpochMs;
+        const std::uint64_t slot = ((now - kT0) % kEpochMs) / kSlotMs;
         for (const auto& provider : actors_.providers) {
             if (pick(5) != 0) {
                 out.push_back(
@@ -249,8 +249,8 @@ class OpGenerator {
     }
 
     std::pair<const crypto::SecretKey*, codec::Payload> op(std::uint64_t now) {
-        const std::uint64_t epoch = (now - G) / kEpochMs;
-        const std::uint64_t slot = ((now - G) % kEpochMs) / kSlotMs;
+        const std::uint64_t epoch = (now - kT0) / kEpochMs;
+        const std::uint64_t slot = ((now - kT0) % kEpochMs) / kSlotMs;
         const std::uint64_t kind = pick(64);
         // Odd seeds weigh stake (many challenges), even seeds the tasks' lives (few challenges,
         // so that providers keep their bonds and take tasks).
@@ -453,7 +453,7 @@ Coverage runSequences(std::uint64_t sequences, std::uint64_t blocks, Broken brok
         SCOPED_TRACE("seed " + std::to_string(seed));
         OpGenerator ops(actors, chain.domain(), seed);
         StateLayer state(chain.tree(), 0);
-        std::uint64_t now = G + 100;
+        std::uint64_t now = kT0 + 100;
         u128 burnedBySlashes = 0;
         for (std::uint64_t h = 1; h <= blocks; ++h) {
             now = ops.nextTime(now);
@@ -532,7 +532,7 @@ TEST(StakeReplayDeterminism, CommittedStakeBlocksReplayedIntoAFreshDatabaseGiveT
     const Genesis genesis = stakeGenesis(actors);
     Chain first(genesis);
     OpGenerator ops(actors, first.domain(), 20261126);
-    std::uint64_t now = G + 100;
+    std::uint64_t now = kT0 + 100;
     std::vector<ledger::ExecRoots> roots;
     Coverage coverage;
     for (int i = 0; i < 200; ++i) {

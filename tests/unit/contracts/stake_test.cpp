@@ -25,7 +25,7 @@ using testing::petaflopInventory;
 using testing::petaflops;
 using testing::testKey;
 
-constexpr std::uint64_t G = kGenesisMs;
+constexpr std::uint64_t kT0 = kGenesisMs;
 const crypto::SecretKey kP1 = testKey(20);        // genesis provider, 3 DPS at genesis
 const crypto::SecretKey kNewcomer = testKey(21);  // registers in the tests, 2 DPS
 const crypto::SecretKey kPoor = testKey(22);      // only the fee float
@@ -61,9 +61,9 @@ class Stake : public ::testing::Test {
     u128 pool() { return c.tokenomics().emission.rewardPool - c.feesPaid(); }
     StakeTotals totals() { return *readStakeTotals(c.tree(), c.height()); }
 
-    /** kP1 attests slot `slot` of epoch 0 at G + slot s + 100 ms. */
+    /** kP1 attests slot `slot` of epoch 0 at kT0 + slot s + 100 ms. */
     codec::Receipt attest(std::uint64_t slot) {
-        return c.run(G + slot * 1'000 + 100, kP1, petaflops(0, slot, 10));
+        return c.run(kT0 + slot * 1'000 + 100, kP1, petaflops(0, slot, 10));
     }
 
     Chain c;
@@ -77,7 +77,7 @@ TEST_F(Stake, GenesisLocksTheBondOfItsProvidersFromTheirGenesisBalance) {
 }
 
 TEST_F(Stake, RegistrationLocksTheBondAndSaysSo) {
-    const auto r = c.run(G + 100, kNewcomer, petaflopInventory(5));
+    const auto r = c.run(kT0 + 100, kNewcomer, petaflopInventory(5));
     ASSERT_TRUE(r.success()) << reasonOf(r.code);
     const auto locked = eventsOf(r.events, "bond_locked");
     ASSERT_EQ(locked.size(), 1U);
@@ -88,7 +88,7 @@ TEST_F(Stake, RegistrationLocksTheBondAndSaysSo) {
 }
 
 TEST_F(Stake, RegistrationThatCannotCoverTheBondIsRefusedAndCostsOnlyTheFee) {
-    const auto r = c.run(G + 100, kPoor, petaflopInventory(5));
+    const auto r = c.run(kT0 + 100, kPoor, petaflopInventory(5));
     EXPECT_EQ(r.code, ErrorCode::kInsufficientBalance);
     EXPECT_FALSE(c.provider(addressOf(kPoor)));
     EXPECT_TRUE(balance(kPoor) == c.floatLeft(addressOf(kPoor)));
@@ -99,7 +99,7 @@ TEST_F(Stake, AnUpheldChallengeSlashesTenPercentSplitBurnChallengerPool) {
     ASSERT_TRUE(attest(0).success());
     const u128 verifierBefore = net(kVerifier);
     const u128 poolBefore = pool();
-    const auto r = c.run(G + 500, kVerifier, codec::Challenge{addressOf(kP1), 0, 0, "", {}});
+    const auto r = c.run(kT0 + 500, kVerifier, codec::Challenge{addressOf(kP1), 0, 0, "", {}});
     ASSERT_TRUE(r.success()) << reasonOf(r.code);
     const auto slashed = eventsOf(r.events, "provider_slashed");
     ASSERT_EQ(slashed.size(), 1U);
@@ -135,58 +135,58 @@ TEST(StakeSplit, ThePoolTakesTheRoundingRemainderAndTheSplitAddsUp) {
 TEST_F(Stake, BelowTheBondAProviderMayNeitherAttestNorBeMatched) {
     ASSERT_TRUE(attest(0).success());
     ASSERT_TRUE(
-        c.run(G + 500, kVerifier, codec::Challenge{addressOf(kP1), 0, 0, "", {}}).success());
+        c.run(kT0 + 500, kVerifier, codec::Challenge{addressOf(kP1), 0, 0, "", {}}).success());
     const auto refused = attest(1);
     EXPECT_EQ(refused.code, ErrorCode::kBondTooLow);
     EXPECT_EQ(reasonOf(refused.code), "bond_too_low");
     // Governance raising the bond refuses a provider that held the old one, too.
     Chain other(stakeGenesis());
-    other.pass(G + 100, codec::SetParameter{"stake.provider_bond", toDecimal(2 * kDps)});
-    EXPECT_EQ(other.run(G + 1'100, kP1, petaflops(0, 1, 10)).code, ErrorCode::kBondTooLow);
+    other.pass(kT0 + 100, codec::SetParameter{"stake.provider_bond", toDecimal(2 * kDps)});
+    EXPECT_EQ(other.run(kT0 + 1'100, kP1, petaflops(0, 1, 10)).code, ErrorCode::kBondTooLow);
 }
 
 TEST_F(Stake, MatchingSkipsAProviderBelowTheBond) {
     // kP1 attested slot 1 and then governance raised the bond above it: only its bond keeps it
     // from the task (the next test has the same task assigned when the bond is kept).
     ASSERT_TRUE(attest(1).success());
-    c.pass(G + 1'150, codec::SetParameter{"stake.provider_bond", toDecimal(2 * kDps)});
+    c.pass(kT0 + 1'150, codec::SetParameter{"stake.provider_bond", toDecimal(2 * kDps)});
     const auto created =
-        c.run(G + 1'200, kConsumer, codec::TaskCreate{"flat", 1'000'000, {}, 1, {}});
+        c.run(kT0 + 1'200, kConsumer, codec::TaskCreate{"flat", 1'000'000, {}, 1, {}});
     ASSERT_TRUE(created.success()) << reasonOf(created.code);
     const Hash256 id = *Hash256::fromHex(created.events.at(0).attributes.at(0).second);
-    c.block(G + 1'300, {});
+    c.block(kT0 + 1'300, {});
     EXPECT_EQ((*readTask(c.tree(), c.height(), id))->state, TaskState::kPending);
 }
 
 TEST_F(Stake, AnAssignedProviderThatUnbondsMayNotStartTheTask) {
     ASSERT_TRUE(attest(1).success());
     const auto created =
-        c.run(G + 1'200, kConsumer, codec::TaskCreate{"flat", 1'000'000, {}, 1, {}});
+        c.run(kT0 + 1'200, kConsumer, codec::TaskCreate{"flat", 1'000'000, {}, 1, {}});
     ASSERT_TRUE(created.success()) << reasonOf(created.code);
     const Hash256 id = *Hash256::fromHex(created.events.at(0).attributes.at(0).second);
-    c.block(G + 1'300, {});
+    c.block(kT0 + 1'300, {});
     ASSERT_EQ((*readTask(c.tree(), c.height(), id))->state, TaskState::kAssigned);
-    ASSERT_TRUE(c.run(G + 1'400, kP1, codec::ProviderUnbond{}).success());
-    const auto start = c.run(G + 1'500, kP1, codec::TaskStart{id});
+    ASSERT_TRUE(c.run(kT0 + 1'400, kP1, codec::ProviderUnbond{}).success());
+    const auto start = c.run(kT0 + 1'500, kP1, codec::TaskStart{id});
     EXPECT_EQ(start.code, ErrorCode::kProviderUnbonding);
     EXPECT_EQ(reasonOf(start.code), "provider_unbonding");
 }
 
 TEST_F(Stake, UnbondingStopsAttestingAtOnceAndReleasesTheBondAfterTheDelay) {
-    const auto r = c.run(G + 100, kP1, codec::ProviderUnbond{});
+    const auto r = c.run(kT0 + 100, kP1, codec::ProviderUnbond{});
     ASSERT_TRUE(r.success()) << reasonOf(r.code);
     ASSERT_EQ(r.events.at(0).kind, "unbond_requested");
-    EXPECT_EQ(attr(r.events[0], "release_ms"), std::to_string(G + 100 + kDelayMs));
+    EXPECT_EQ(attr(r.events[0], "release_ms"), std::to_string(kT0 + 100 + kDelayMs));
     EXPECT_EQ(provider(kP1).bondState, BondState::kUnbonding);
     EXPECT_EQ(attest(1).code, ErrorCode::kProviderUnbonding);
-    EXPECT_EQ(c.run(G + 1'200, kP1, codec::ProviderUnbond{}).code, ErrorCode::kProviderUnbonding);
+    EXPECT_EQ(c.run(kT0 + 1'200, kP1, codec::ProviderUnbond{}).code, ErrorCode::kProviderUnbonding);
     const u128 before = balance(kP1);
     // One millisecond early: nothing.
-    auto early = c.block(G + 100 + kDelayMs - 1, {});
+    auto early = c.block(kT0 + 100 + kDelayMs - 1, {});
     EXPECT_FALSE(early.systemReceipt &&
                  !eventsOf(early.systemReceipt->events, "bond_released").empty());
     EXPECT_TRUE(provider(kP1).bond == kDps);
-    auto due = c.block(G + 100 + kDelayMs, {});
+    auto due = c.block(kT0 + 100 + kDelayMs, {});
     ASSERT_TRUE(due.systemReceipt);
     const auto released = eventsOf(due.systemReceipt->events, "bond_released");
     ASSERT_EQ(released.size(), 1U);
@@ -197,18 +197,18 @@ TEST_F(Stake, UnbondingStopsAttestingAtOnceAndReleasesTheBondAfterTheDelay) {
     EXPECT_TRUE(totals().bonded == 0);
     EXPECT_TRUE(loadUnbonding(StateLayer(c.tree(), c.height()))->empty());
     // Released is final: still no attesting, no second unbond.
-    EXPECT_EQ(c.run(G + 100 + kDelayMs + 1'000, kP1, codec::ProviderUnbond{}).code,
+    EXPECT_EQ(c.run(kT0 + 100 + kDelayMs + 1'000, kP1, codec::ProviderUnbond{}).code,
               ErrorCode::kProviderUnbonding);
 }
 
 TEST_F(Stake, AnUnbondingBondStaysSlashableAndOnlyTheRestIsReleased) {
     ASSERT_TRUE(attest(0).success());
-    ASSERT_TRUE(c.run(G + 200, kP1, codec::ProviderUnbond{}).success());
+    ASSERT_TRUE(c.run(kT0 + 200, kP1, codec::ProviderUnbond{}).success());
     ASSERT_TRUE(
-        c.run(G + 500, kVerifier, codec::Challenge{addressOf(kP1), 0, 0, "", {}}).success());
+        c.run(kT0 + 500, kVerifier, codec::Challenge{addressOf(kP1), 0, 0, "", {}}).success());
     EXPECT_TRUE(provider(kP1).bond == kDps - kDps / 10);
     const u128 before = balance(kP1);
-    auto due = c.block(G + 200 + kDelayMs, {});
+    auto due = c.block(kT0 + 200 + kDelayMs, {});
     ASSERT_TRUE(due.systemReceipt);
     const auto released = eventsOf(due.systemReceipt->events, "bond_released");
     ASSERT_EQ(released.size(), 1U);
@@ -217,7 +217,7 @@ TEST_F(Stake, AnUnbondingBondStaysSlashableAndOnlyTheRestIsReleased) {
 }
 
 TEST_F(Stake, UnbondBySomeoneWhoIsNotAProviderIsRefused) {
-    const auto r = c.run(G + 100, kOutsider, codec::ProviderUnbond{});
+    const auto r = c.run(kT0 + 100, kOutsider, codec::ProviderUnbond{});
     EXPECT_EQ(r.code, ErrorCode::kProviderNotFound);
     EXPECT_TRUE(loadUnbonding(StateLayer(c.tree(), c.height()))->empty());
 }
@@ -226,12 +226,12 @@ TEST(StakeDisabled, ABondOfZeroLocksNothingAndKeepsProvidersAttesting) {
     Genesis g = testing::shortEpochGenesis(3, 0);
     ASSERT_TRUE(g.stake.providerBond == 0);
     Chain c(g);
-    const auto r = c.run(G + 100, kNewcomer, petaflopInventory(5));
+    const auto r = c.run(kT0 + 100, kNewcomer, petaflopInventory(5));
     ASSERT_TRUE(r.success());
     EXPECT_TRUE(eventsOf(r.events, "bond_locked").empty());
     EXPECT_TRUE(c.provider(addressOf(kNewcomer))->bond == 0);
-    c.pass(G + 200, codec::AdmitProvider{addressOf(kNewcomer)});
-    EXPECT_TRUE(c.run(G + 300, kNewcomer, petaflops(0, 0, 5)).success());
+    c.pass(kT0 + 200, codec::AdmitProvider{addressOf(kNewcomer)});
+    EXPECT_TRUE(c.run(kT0 + 300, kNewcomer, petaflops(0, 0, 5)).success());
 }
 
 TEST(StakeParameters, SharesMustSumToTenThousandAtGenesisAndInGovernance) {

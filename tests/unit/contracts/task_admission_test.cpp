@@ -21,7 +21,7 @@ using testing::kDps;
 using testing::petaflopInventory;
 using testing::testKey;
 
-constexpr std::uint64_t G = 1'000'000;
+constexpr std::uint64_t kT0 = 1'000'000;
 constexpr std::uint64_t kMin = 60'000;
 constexpr std::uint64_t kPf = 1'000'000;
 const u128 kRate = u128{60'000'000'000'000ULL};  // 1 PFLOP/s of "flat" per minute
@@ -36,7 +36,7 @@ const crypto::SecretKey kConsumer = testKey(40);
 
 Genesis admissionGenesis() {
     Genesis g = testing::shortEpochGenesis(3, 0);
-    g.genesisTimeMs = G;
+    g.genesisTimeMs = kT0;
     g.tokenomics.slotMs = kMin;
     g.tokenomics.epochMs = 60 * kMin;
     g.powerIndex.categories[0].priceRate = u128{1'000'000'000'000ULL};
@@ -50,7 +50,7 @@ Genesis admissionGenesis() {
 }
 
 codec::Attest attestAt(std::uint64_t t) {
-    const std::uint64_t slot = (t - G) / kMin;
+    const std::uint64_t slot = (t - kT0) / kMin;
     return testing::petaflops(slot / 60, slot % 60, 4);
 }
 
@@ -81,7 +81,7 @@ class TaskAdmission : public ::testing::Test {
 
 TEST_F(TaskAdmission, CreationLocksTheDepositBesideTheEscrow) {
     const u128 before = balance();
-    const auto receipt = create(G + 1'000, 10);
+    const auto receipt = create(kT0 + 1'000, 10);
     ASSERT_TRUE(receipt.success()) << reasonOf(receipt.code);
     EXPECT_EQ(attr(receipt.events.at(0), "deposit"), "1000000007");
     EXPECT_EQ(balance(), before - 10 * kRate - kDeposit);
@@ -93,8 +93,8 @@ TEST_F(TaskAdmission, CreationLocksTheDepositBesideTheEscrow) {
 TEST_F(TaskAdmission, CancelWhilePendingForfeitsTheShareToThePool) {
     const u128 before = balance();
     const u128 poolBefore = pool();
-    const Hash256 id = created(G + 1'000, 10);
-    const auto cancel = c.run(G + 2'000, kConsumer, codec::TaskCancel{id});
+    const Hash256 id = created(kT0 + 1'000, 10);
+    const auto cancel = c.run(kT0 + 2'000, kConsumer, codec::TaskCancel{id});
     ASSERT_TRUE(cancel.success()) << reasonOf(cancel.code);
     EXPECT_EQ(attr(cancel.events.at(0), "deposit_forfeit"), "250000001");
     EXPECT_EQ(balance(), before - kForfeit);
@@ -105,8 +105,8 @@ TEST_F(TaskAdmission, CancelWhilePendingForfeitsTheShareToThePool) {
 TEST_F(TaskAdmission, ExpiryForfeitsTheShareToThePool) {
     const u128 before = balance();
     const u128 poolBefore = pool();
-    const Hash256 id = created(G + 1'000, 10);
-    const auto expired = c.block(G + 1'000 + 30 * kMin, {});
+    const Hash256 id = created(kT0 + 1'000, 10);
+    const auto expired = c.block(kT0 + 1'000 + 30 * kMin, {});
     ASSERT_TRUE(expired.systemReceipt);
     EXPECT_EQ(attr(expired.systemReceipt->events.at(0), "trigger"), "assign_timeout");
     EXPECT_EQ(task(id).state, TaskState::kExpired);
@@ -116,58 +116,58 @@ TEST_F(TaskAdmission, ExpiryForfeitsTheShareToThePool) {
 
 TEST_F(TaskAdmission, ATaskThatRunsToItsVerdictReturnsTheWholeDeposit) {
     const u128 before = balance();
-    const Hash256 id = created(G + 1'000, 10);
-    EXPECT_TRUE(c.run(G + kMin, kProvider, attestAt(G + kMin)).success());
-    ASSERT_TRUE(c.block(G + kMin + 1, {}).systemReceipt);  // matched
-    EXPECT_TRUE(c.run(G + kMin + 2, kProvider, codec::TaskStart{id}).success());
+    const Hash256 id = created(kT0 + 1'000, 10);
+    EXPECT_TRUE(c.run(kT0 + kMin, kProvider, attestAt(kT0 + kMin)).success());
+    ASSERT_TRUE(c.block(kT0 + kMin + 1, {}).systemReceipt);  // matched
+    EXPECT_TRUE(c.run(kT0 + kMin + 2, kProvider, codec::TaskStart{id}).success());
     const Hash256 result = crypto::sha256(asBytes("out"));
-    EXPECT_TRUE(c.run(G + 3 * kMin + 30'000, kProvider,
+    EXPECT_TRUE(c.run(kT0 + 3 * kMin + 30'000, kProvider,
                       codec::TaskSubmitResult{id, result, "s3://out", 0, 3 * kMin})
                     .success());
-    const auto verdict = c.run(G + 5 * kMin, kConsumer, codec::TaskVerify{id, true, "ok", {}});
+    const auto verdict = c.run(kT0 + 5 * kMin, kConsumer, codec::TaskVerify{id, true, "ok", {}});
     ASSERT_TRUE(verdict.success()) << reasonOf(verdict.code);
     EXPECT_EQ(attr(verdict.events.at(0), "deposit_forfeit"), "0");
-    // Billed 2 whole minutes (run from G+1 min+2 ms to G+3.5 min, reported 3): deposit back.
+    // Billed 2 whole minutes (run from kT0+1 min+2 ms to kT0+3.5 min, reported 3): deposit back.
     EXPECT_EQ(balance(), before - 2 * kRate);
     EXPECT_EQ(task(id).deposit, 0U);
 }
 
 TEST_F(TaskAdmission, ACancelAfterAssignmentReturnsTheWholeDeposit) {
     const u128 before = balance();
-    const Hash256 id = created(G + 1'000, 10);
-    EXPECT_TRUE(c.run(G + kMin, kProvider, attestAt(G + kMin)).success());
-    ASSERT_TRUE(c.block(G + kMin + 1, {}).systemReceipt);
+    const Hash256 id = created(kT0 + 1'000, 10);
+    EXPECT_TRUE(c.run(kT0 + kMin, kProvider, attestAt(kT0 + kMin)).success());
+    ASSERT_TRUE(c.block(kT0 + kMin + 1, {}).systemReceipt);
     ASSERT_EQ(task(id).state, TaskState::kAssigned);
-    ASSERT_TRUE(c.run(G + kMin + 2, kConsumer, codec::TaskCancel{id}).success());
+    ASSERT_TRUE(c.run(kT0 + kMin + 2, kConsumer, codec::TaskCancel{id}).success());
     EXPECT_EQ(balance(), before);
 }
 
 TEST_F(TaskAdmission, OneTaskBeyondThePendingCapIsRefusedWithItsOwnCode) {
     std::vector<Hash256> ids;
     for (std::uint64_t i = 0; i < kCap; ++i) {
-        ids.push_back(created(G + 1'000 + i, 10));
+        ids.push_back(created(kT0 + 1'000 + i, 10));
     }
     EXPECT_EQ(*loadPendingCount(StateLayer(c.tree(), c.height()), addressOf(kConsumer)), kCap);
     const u128 before = balance();
-    const auto refused = create(G + 2'000, 10);
+    const auto refused = create(kT0 + 2'000, 10);
     EXPECT_EQ(refused.code, ErrorCode::kTooManyPendingTasks);
     EXPECT_EQ(reasonOf(refused.code), "too_many_pending_tasks");
     EXPECT_EQ(balance(), before);  // nothing locked; only the fee was paid
     // A pending task that leaves Pending makes room for one more.
-    ASSERT_TRUE(c.run(G + 3'000, kConsumer, codec::TaskCancel{ids[0]}).success());
+    ASSERT_TRUE(c.run(kT0 + 3'000, kConsumer, codec::TaskCancel{ids[0]}).success());
     EXPECT_EQ(*loadPendingCount(StateLayer(c.tree(), c.height()), addressOf(kConsumer)), kCap - 1);
-    EXPECT_TRUE(create(G + 4'000, 10).success());
+    EXPECT_TRUE(create(kT0 + 4'000, 10).success());
 }
 
 TEST_F(TaskAdmission, AssignedTasksDoNotCountAgainstTheCap) {
     std::vector<Hash256> ids;
     for (std::uint64_t i = 0; i < kCap; ++i) {
-        ids.push_back(created(G + 1'000 + i, 1));
+        ids.push_back(created(kT0 + 1'000 + i, 1));
     }
-    EXPECT_TRUE(c.run(G + kMin, kProvider, attestAt(G + kMin)).success());
-    ASSERT_TRUE(c.block(G + kMin + 1, {}).systemReceipt);  // all three fit the 4 PFLOP/s
+    EXPECT_TRUE(c.run(kT0 + kMin, kProvider, attestAt(kT0 + kMin)).success());
+    ASSERT_TRUE(c.block(kT0 + kMin + 1, {}).systemReceipt);  // all three fit the 4 PFLOP/s
     EXPECT_EQ(*loadPendingCount(StateLayer(c.tree(), c.height()), addressOf(kConsumer)), 0U);
-    EXPECT_TRUE(create(G + kMin + 2, 1).success());
+    EXPECT_TRUE(create(kT0 + kMin + 2, 1).success());
 }
 
 TEST(TaskAdmissionParams, DepositForfeitCapAndMatchingScanAreGovernableAndChecked) {

@@ -23,7 +23,7 @@ using testing::kDps;
 using testing::petaflopInventory;
 using testing::testKey;
 
-constexpr std::uint64_t G = 1'000'000;
+constexpr std::uint64_t kT0 = 1'000'000;
 constexpr std::uint64_t kMin = 60'000;
 constexpr std::uint64_t kPf = 1'000'000;         // 1 PFLOP/s in GFLOP/s
 const u128 kRate = u128{60'000'000'000'000ULL};  // 6·10^13 per minute for 1 PFLOP/s
@@ -36,7 +36,7 @@ const crypto::SecretKey kOutsider = testKey(41);
 
 Genesis taskGenesis() {
     Genesis g = testing::shortEpochGenesis(3, 0);
-    g.genesisTimeMs = G;
+    g.genesisTimeMs = kT0;
     g.tokenomics.slotMs = kMin;
     g.tokenomics.epochMs = 60 * kMin;
     g.powerIndex.categories[0].priceRate = u128{1'000'000'000'000ULL};
@@ -54,7 +54,7 @@ Genesis taskGenesis() {
 }
 
 codec::Attest attestAt(std::uint64_t t, std::uint64_t devices) {
-    const std::uint64_t g = (t - G) / kMin;
+    const std::uint64_t g = (t - kT0) / kMin;
     return testing::petaflops(g / 60, g % 60, devices);
 }
 
@@ -71,7 +71,7 @@ Hash256 taskOf(const codec::Receipt& receipt) {
 class TaskChain : public ::testing::Test {
   protected:
     TaskChain() : c(taskGenesis()) {}
-    explicit TaskChain(Genesis genesis) : c(std::move(genesis)) {}
+    explicit TaskChain(const Genesis& genesis) : c(genesis) {}
 
     Task task(const Hash256& id) { return **readTask(c.tree(), c.height(), id); }
     /** k's DPS from the task contract alone: without its fee float and the fees it paid. */
@@ -106,12 +106,12 @@ class TaskChain : public ::testing::Test {
         }
     }
 
-    /** A task created at G+1 s, assigned to kP1 at G+2 s, started at G+3 s. */
+    /** A task created at kT0+1 s, assigned to kP1 at kT0+2 s, started at kT0+3 s. */
     Hash256 running(std::uint64_t minutes) {
-        const Hash256 id = create(G + 1'000, minutes);
-        auto assigned = c.block(G + 2'000, {});
+        const Hash256 id = create(kT0 + 1'000, minutes);
+        auto assigned = c.block(kT0 + 2'000, {});
         EXPECT_TRUE(assigned.systemReceipt);
-        EXPECT_TRUE(c.run(G + 3'000, kP1, codec::TaskStart{id}).success());
+        EXPECT_TRUE(c.run(kT0 + 3'000, kP1, codec::TaskStart{id}).success());
         EXPECT_EQ(task(id).state, TaskState::kRunning);
         return id;
     }
@@ -121,13 +121,13 @@ class TaskChain : public ::testing::Test {
 
 TEST_F(TaskChain, CreateAssignStartResultAcceptSettlesWithTheHandComputedBill) {
     const u128 before = balance(kConsumer);
-    const Hash256 id = create(G + 1'000, 60);
+    const Hash256 id = create(kT0 + 1'000, 60);
     EXPECT_EQ(balance(kConsumer), before - 60 * kRate);  // escrow 3.6·10^15
     EXPECT_EQ(task(id).escrow, u128{3'600'000'000'000'000ULL});
     EXPECT_EQ(task(id).state, TaskState::kPending);
 
     // Matching runs before the next block's transactions: kP1 is the only online provider.
-    auto b = c.block(G + 2'000, {});
+    auto b = c.block(kT0 + 2'000, {});
     ASSERT_TRUE(b.systemReceipt);
     ASSERT_EQ(b.systemReceipt->events.size(), 1U);
     const auto& assign = b.systemReceipt->events[0];
@@ -137,19 +137,19 @@ TEST_F(TaskChain, CreateAssignStartResultAcceptSettlesWithTheHandComputedBill) {
     EXPECT_EQ(attr(assign, "actor"), "system");
     EXPECT_EQ(task(id).provider, addressOf(kP1));
 
-    EXPECT_TRUE(c.run(G + 3'000, kP1, codec::TaskStart{id}).success());
-    attestEverySlot(G + kMin, G + 50 * kMin);
+    EXPECT_TRUE(c.run(kT0 + 3'000, kP1, codec::TaskStart{id}).success());
+    attestEverySlot(kT0 + kMin, kT0 + 50 * kMin);
     // 50 minutes after the start, a result of 45 reported minutes.
     Hash256 resultHash;
     resultHash[0] = 7;
-    auto submitted = c.run(G + 3'000 + 50 * kMin, kP1,
+    auto submitted = c.run(kT0 + 3'000 + 50 * kMin, kP1,
                            codec::TaskSubmitResult{id, resultHash, "s3://out", 0, 45 * kMin});
     ASSERT_TRUE(submitted.success()) << reasonOf(submitted.code);
     EXPECT_EQ(attr(submitted.events.at(0), "to"), "result_submitted");
     EXPECT_EQ(task(id).resultHash, resultHash);
     EXPECT_EQ(balance(kP1), u128{0});  // a result alone moves no DPS
 
-    auto accepted = c.run(G + 55 * kMin, kConsumer, codec::TaskVerify{id, true, "ok", {}});
+    auto accepted = c.run(kT0 + 55 * kMin, kConsumer, codec::TaskVerify{id, true, "ok", {}});
     ASSERT_TRUE(accepted.success()) << reasonOf(accepted.code);
     // 45 minutes × 6·10^13 = 2.7·10^15: 2.7·10^14 to the pool, 2.43·10^15 to kP1, 9·10^14 back.
     const auto& settled = accepted.events.at(0);
@@ -169,14 +169,14 @@ TEST_F(TaskChain, CreateAssignStartResultAcceptSettlesWithTheHandComputedBill) {
     ASSERT_EQ(done.history.size(), 4U);
     EXPECT_EQ(done.history[0].trigger, TaskTrigger::kAssign);
     EXPECT_EQ(done.history[0].height, 2U);
-    EXPECT_EQ(done.history[0].timestampMs, G + 2'000);
+    EXPECT_EQ(done.history[0].timestampMs, kT0 + 2'000);
     EXPECT_EQ(done.history[0].actor, Address{});
     EXPECT_EQ(done.history[1].trigger, TaskTrigger::kStart);
-    EXPECT_EQ(done.history[1].timestampMs, G + 3'000);
+    EXPECT_EQ(done.history[1].timestampMs, kT0 + 3'000);
     EXPECT_EQ(done.history[1].actor, addressOf(kP1));
     EXPECT_EQ(done.history[2].trigger, TaskTrigger::kSubmitResult);
     EXPECT_EQ(done.history[3].trigger, TaskTrigger::kAccept);
-    EXPECT_EQ(done.history[3].timestampMs, G + 55 * kMin);
+    EXPECT_EQ(done.history[3].timestampMs, kT0 + 55 * kMin);
     EXPECT_EQ(done.history[3].actor, addressOf(kConsumer));
     const ProviderJobs j = jobs(kP1);
     EXPECT_EQ(j.assigned, 1U);
@@ -187,13 +187,14 @@ TEST_F(TaskChain, CreateAssignStartResultAcceptSettlesWithTheHandComputedBill) {
 
 TEST_F(TaskChain, TheVerdictBillsTheRunUpToTheResultNotTheWaitForTheVerdict) {
     const Hash256 id = running(60);
-    attestEverySlot(G + kMin, G + 10 * kMin);
+    attestEverySlot(kT0 + kMin, kT0 + 10 * kMin);
     Hash256 h;
     h[0] = 1;
     // Reported 40 minutes, but the result came 10 minutes after the start: 10 minutes billed.
-    ASSERT_TRUE(c.run(G + 3'000 + 10 * kMin, kP1, codec::TaskSubmitResult{id, h, "", 0, 40 * kMin})
-                    .success());
-    auto accepted = c.run(G + 25 * kMin, kVerifier, codec::TaskVerify{id, true, "", {}});
+    ASSERT_TRUE(
+        c.run(kT0 + 3'000 + 10 * kMin, kP1, codec::TaskSubmitResult{id, h, "", 0, 40 * kMin})
+            .success());
+    auto accepted = c.run(kT0 + 25 * kMin, kVerifier, codec::TaskVerify{id, true, "", {}});
     ASSERT_TRUE(accepted.success()) << reasonOf(accepted.code);
     EXPECT_EQ(attr(accepted.events.at(0), "minutes"), "10");
     EXPECT_EQ(balance(kP1), 10 * kRate - 10 * kRate / 10);
@@ -204,8 +205,9 @@ TEST_F(TaskChain, RejectionByAVerifierRefundsInFullAndLeavesTheProviderUnpaid) {
     const Hash256 id = running(60);
     Hash256 h;
     h[0] = 2;
-    ASSERT_TRUE(c.run(G + 30'000, kP1, codec::TaskSubmitResult{id, h, "", 1, kMin}).success());
-    auto rejected = c.run(G + 40'000, kVerifier, codec::TaskVerify{id, false, "wrong output", {}});
+    ASSERT_TRUE(c.run(kT0 + 30'000, kP1, codec::TaskSubmitResult{id, h, "", 1, kMin}).success());
+    auto rejected =
+        c.run(kT0 + 40'000, kVerifier, codec::TaskVerify{id, false, "wrong output", {}});
     ASSERT_TRUE(rejected.success()) << reasonOf(rejected.code);
     EXPECT_EQ(attr(rejected.events.at(0), "to"), "rejected");
     EXPECT_EQ(attr(rejected.events.at(0), "reason"), "wrong output");
@@ -217,10 +219,10 @@ TEST_F(TaskChain, RejectionByAVerifierRefundsInFullAndLeavesTheProviderUnpaid) {
 
 TEST_F(TaskChain, NoVerdictWithinTheWindowSettlesByBlockTime) {
     const Hash256 id = running(60);
-    attestEverySlot(G + kMin, G + 5 * kMin);
+    attestEverySlot(kT0 + kMin, kT0 + 5 * kMin);
     Hash256 h;
     h[0] = 3;
-    const std::uint64_t submittedAt = G + 3'000 + 5 * kMin;
+    const std::uint64_t submittedAt = kT0 + 3'000 + 5 * kMin;
     ASSERT_TRUE(c.run(submittedAt, kP1, codec::TaskSubmitResult{id, h, "", 0, 4 * kMin}).success());
     // The window is 20 minutes: nothing one ms before, settled at its end.
     auto quiet = c.block(submittedAt + 20 * kMin - 1, {});
@@ -238,9 +240,9 @@ TEST_F(TaskChain, NoVerdictWithinTheWindowSettlesByBlockTime) {
 TEST_F(TaskChain, FailureBillsTheReportedDurationCappedByTheElapsedTime) {
     const u128 before = balance(kConsumer);
     const Hash256 id = running(60);
-    attestEverySlot(G + kMin, G + 20 * kMin);
+    attestEverySlot(kT0 + kMin, kT0 + 20 * kMin);
     // Reported 25 minutes after 20 minutes and 30 s of running: 20 minutes billed.
-    auto failed = c.run(G + 3'000 + 20 * kMin + 30'000, kP1,
+    auto failed = c.run(kT0 + 3'000 + 20 * kMin + 30'000, kP1,
                         codec::TaskReportFailure{id, 137, "oom", 25 * kMin});
     ASSERT_TRUE(failed.success()) << reasonOf(failed.code);
     EXPECT_EQ(attr(failed.events.at(0), "to"), "failed");
@@ -255,9 +257,9 @@ TEST_F(TaskChain, FailureBillsTheReportedDurationCappedByTheElapsedTime) {
 TEST_F(TaskChain, CancelWhileRunningBillsElapsedMinutesPlusTheFee) {
     const u128 before = balance(kConsumer);
     const Hash256 id = running(60);
-    attestEverySlot(G + kMin, G + 30 * kMin);
+    attestEverySlot(kT0 + kMin, kT0 + 30 * kMin);
     // 30.5 minutes after the start: 30 + 5 = 35 minutes = 2.1·10^15.
-    auto cancelled = c.run(G + 3'000 + 30 * kMin + 30'000, kConsumer, codec::TaskCancel{id});
+    auto cancelled = c.run(kT0 + 3'000 + 30 * kMin + 30'000, kConsumer, codec::TaskCancel{id});
     ASSERT_TRUE(cancelled.success()) << reasonOf(cancelled.code);
     EXPECT_EQ(attr(cancelled.events.at(0), "minutes"), "35");
     EXPECT_EQ(balance(kP1), u128{1'890'000'000'000'000ULL});
@@ -269,13 +271,13 @@ TEST_F(TaskChain, CancelWhileRunningBillsElapsedMinutesPlusTheFee) {
 
 TEST_F(TaskChain, CancelBeforeRunningRefundsInFull) {
     const u128 before = balance(kConsumer);
-    const Hash256 pending = create(G + 1'000, 30, {"region == mars"});  // never matches
-    const Hash256 assigned = create(G + 1'500, 30, {}, false);
-    c.block(G + 2'000, {});
+    const Hash256 pending = create(kT0 + 1'000, 30, {"region == mars"});  // never matches
+    const Hash256 assigned = create(kT0 + 1'500, 30, {}, false);
+    c.block(kT0 + 2'000, {});
     EXPECT_EQ(task(pending).state, TaskState::kPending);
     EXPECT_EQ(task(assigned).state, TaskState::kAssigned);
-    EXPECT_TRUE(c.run(G + 3'000, kConsumer, codec::TaskCancel{pending}).success());
-    EXPECT_TRUE(c.run(G + 4'000, kConsumer, codec::TaskCancel{assigned}).success());
+    EXPECT_TRUE(c.run(kT0 + 3'000, kConsumer, codec::TaskCancel{pending}).success());
+    EXPECT_TRUE(c.run(kT0 + 4'000, kConsumer, codec::TaskCancel{assigned}).success());
     EXPECT_EQ(balance(kConsumer), before);
     EXPECT_EQ(task(pending).state, TaskState::kCancelled);
     EXPECT_EQ(task(assigned).state, TaskState::kCancelled);
@@ -283,15 +285,15 @@ TEST_F(TaskChain, CancelBeforeRunningRefundsInFull) {
 }
 
 TEST_F(TaskChain, RefusalSendsTheTaskBackAndTheNextMatchSkipsTheRefuser) {
-    const Hash256 id = create(G + 1'000, 30);
-    c.block(G + 2'000, {c.tx(kP2, attestAt(G + 2'000, 4))});  // kP2 online from now
-    ASSERT_EQ(task(id).provider, addressOf(kP1));             // kP2 was not online yet
-    auto refused = c.run(G + 3'000, kP1, codec::TaskRefuse{id});
+    const Hash256 id = create(kT0 + 1'000, 30);
+    c.block(kT0 + 2'000, {c.tx(kP2, attestAt(kT0 + 2'000, 4))});  // kP2 online from now
+    ASSERT_EQ(task(id).provider, addressOf(kP1));                 // kP2 was not online yet
+    auto refused = c.run(kT0 + 3'000, kP1, codec::TaskRefuse{id});
     ASSERT_TRUE(refused.success()) << reasonOf(refused.code);
     EXPECT_EQ(attr(refused.events.at(0), "to"), "pending");
     EXPECT_EQ(attr(refused.events.at(0), "excluded"), addressOf(kP1).hex());
     EXPECT_EQ(task(id).excluded, std::vector<Address>{addressOf(kP1)});
-    auto b = c.block(G + 4'000, {});
+    auto b = c.block(kT0 + 4'000, {});
     ASSERT_TRUE(b.systemReceipt);
     EXPECT_EQ(task(id).provider, addressOf(kP2));
     EXPECT_EQ(jobs(kP1).refused, 1U);
@@ -301,35 +303,36 @@ TEST_F(TaskChain, RefusalSendsTheTaskBackAndTheNextMatchSkipsTheRefuser) {
 TEST_F(TaskChain, LabelConstraintsAndCapacityDecideTheMatch) {
     // Both online; "region == us" only fits kP2, and 3 PFLOP/s no longer fits kP1 after a first
     // task took 2 of its 4.
-    c.block(G + 500, {c.tx(kP2, attestAt(G + 500, 4))});
-    const Hash256 us = create(G + 1'000, 10, {"region == us"});
-    auto b = c.block(
-        G + 1'500, {c.tx(kConsumer, codec::TaskCreate{"flat", 2 * kPf, {"region == eu"}, 10, {}})});
+    c.block(kT0 + 500, {c.tx(kP2, attestAt(kT0 + 500, 4))});
+    const Hash256 us = create(kT0 + 1'000, 10, {"region == us"});
+    auto b =
+        c.block(kT0 + 1'500,
+                {c.tx(kConsumer, codec::TaskCreate{"flat", 2 * kPf, {"region == eu"}, 10, {}})});
     EXPECT_EQ(task(us).provider, addressOf(kP2));
     const Hash256 eu = taskOf(b.receipts.at(0));
-    c.block(G + 2'000,
+    c.block(kT0 + 2'000,
             {c.tx(kConsumer, codec::TaskCreate{"flat", 3 * kPf, {"region in eu,asia"}, 10, {}})});
     EXPECT_EQ(task(eu).provider, addressOf(kP1));
     const auto ids = *readTasksByState(c.tree(), c.height(), TaskState::kPending);
     ASSERT_EQ(ids.size(), 1U);
-    c.block(G + 2'500, {});
+    c.block(kT0 + 2'500, {});
     EXPECT_EQ(task(ids[0]).state, TaskState::kPending);  // kP1 has 2 PFLOP/s left
 }
 
 TEST_F(TaskChain, ClaimTimeoutReturnsTheTaskAndAssignTimeoutExpiresItWithAFullRefund) {
     const u128 before = balance(kConsumer);
-    const Hash256 id = create(G + 1'000, 30);
-    c.block(G + 2'000, {});
+    const Hash256 id = create(kT0 + 1'000, 30);
+    c.block(kT0 + 2'000, {});
     EXPECT_EQ(task(id).state, TaskState::kAssigned);
-    EXPECT_FALSE(c.block(G + 2'000 + 10 * kMin - 1, {}).systemReceipt);
-    auto timedOut = c.block(G + 2'000 + 10 * kMin, {});
+    EXPECT_FALSE(c.block(kT0 + 2'000 + 10 * kMin - 1, {}).systemReceipt);
+    auto timedOut = c.block(kT0 + 2'000 + 10 * kMin, {});
     ASSERT_TRUE(timedOut.systemReceipt);
     EXPECT_EQ(attr(timedOut.systemReceipt->events.at(0), "trigger"), "claim_timeout");
     EXPECT_EQ(task(id).state, TaskState::kPending);  // kP1 excluded, kP2 offline
     EXPECT_EQ(jobs(kP1).claimTimeouts, 1U);
     // 30 minutes after creation (not after the return to pending) it expires.
-    EXPECT_FALSE(c.block(G + 1'000 + 30 * kMin - 1, {}).systemReceipt);
-    auto expired = c.block(G + 1'000 + 30 * kMin, {});
+    EXPECT_FALSE(c.block(kT0 + 1'000 + 30 * kMin - 1, {}).systemReceipt);
+    auto expired = c.block(kT0 + 1'000 + 30 * kMin, {});
     ASSERT_TRUE(expired.systemReceipt);
     EXPECT_EQ(attr(expired.systemReceipt->events.at(0), "trigger"), "assign_timeout");
     EXPECT_EQ(attr(expired.systemReceipt->events.at(0), "refund"), "1800000000000000");
@@ -340,16 +343,16 @@ TEST_F(TaskChain, ClaimTimeoutReturnsTheTaskAndAssignTimeoutExpiresItWithAFullRe
 TEST_F(TaskChain, OutOfCreditsBillsTheWholeEscrowAndATopUpPushesItBack) {
     const u128 before = balance(kConsumer);
     const Hash256 id = running(10);
-    attestEverySlot(G + kMin, G + 8 * kMin);
-    auto topUp = c.run(G + 8 * kMin, kConsumer, codec::TaskTopUp{id, 5});
+    attestEverySlot(kT0 + kMin, kT0 + 8 * kMin);
+    auto topUp = c.run(kT0 + 8 * kMin, kConsumer, codec::TaskTopUp{id, 5});
     ASSERT_TRUE(topUp.success()) << reasonOf(topUp.code);
     EXPECT_EQ(attr(topUp.events.at(0), "added"), "300000000000000");
     EXPECT_EQ(task(id).escrow, 15 * kRate);
     EXPECT_EQ(task(id).maxMinutes, 15U);
-    attestEverySlot(G + 9 * kMin, G + 15 * kMin);
-    // Started at G+3 s: 10 minutes are past, 15 are not yet.
+    attestEverySlot(kT0 + 9 * kMin, kT0 + 15 * kMin);
+    // Started at kT0+3 s: 10 minutes are past, 15 are not yet.
     EXPECT_EQ(task(id).state, TaskState::kRunning);
-    auto out = c.block(G + 3'000 + 15 * kMin, {c.tx(kP1, attestAt(G + 15 * kMin + 3'000, 4))});
+    auto out = c.block(kT0 + 3'000 + 15 * kMin, {c.tx(kP1, attestAt(kT0 + 15 * kMin + 3'000, 4))});
     ASSERT_TRUE(out.systemReceipt);
     EXPECT_EQ(attr(out.systemReceipt->events.at(0), "trigger"), "out_of_credits");
     EXPECT_EQ(attr(out.systemReceipt->events.at(0), "refund"), "0");
@@ -361,10 +364,11 @@ TEST_F(TaskChain, OutOfCreditsBillsTheWholeEscrowAndATopUpPushesItBack) {
 TEST_F(TaskChain, AProviderThatStopsAttestingPanicsTheTaskWithAFullRefund) {
     const u128 before = balance(kConsumer);
     const Hash256 id = running(60);
-    // Last attestation: slot 0 (at G+1 s). Unattested from slot 1 (G+60 s): panic 2 slots later.
-    EXPECT_FALSE(c.block(G + 3 * kMin - 1, {}).systemReceipt);
-    EXPECT_EQ(task(id).clock.unattestedSinceMs, G + kMin);
-    auto panicked = c.block(G + 3 * kMin, {});
+    // Last attestation: slot 0 (at kT0+1 s). Unattested from slot 1 (kT0+60 s): panic 2 slots
+    // later.
+    EXPECT_FALSE(c.block(kT0 + 3 * kMin - 1, {}).systemReceipt);
+    EXPECT_EQ(task(id).clock.unattestedSinceMs, kT0 + kMin);
+    auto panicked = c.block(kT0 + 3 * kMin, {});
     ASSERT_TRUE(panicked.systemReceipt);
     EXPECT_EQ(attr(panicked.systemReceipt->events.at(0), "trigger"), "panic");
     EXPECT_EQ(task(id).state, TaskState::kPanicked);
@@ -373,13 +377,13 @@ TEST_F(TaskChain, AProviderThatStopsAttestingPanicsTheTaskWithAFullRefund) {
 }
 
 TEST_F(TaskChain, TaskListsFollowEveryTransition) {
-    const Hash256 id = create(G + 1'000, 30);
+    const Hash256 id = create(kT0 + 1'000, 30);
     auto listed = [&](TaskState s) {
         const auto ids = *readTasksByState(c.tree(), c.height(), s);
         return std::find(ids.begin(), ids.end(), id) != ids.end();
     };
     EXPECT_TRUE(listed(TaskState::kPending));
-    c.block(G + 2'000, {});
+    c.block(kT0 + 2'000, {});
     EXPECT_FALSE(listed(TaskState::kPending));
     EXPECT_TRUE(listed(TaskState::kAssigned));
     EXPECT_EQ(*readTasksByProvider(c.tree(), c.height(), addressOf(kP1)), std::vector<Hash256>{id});
@@ -419,12 +423,12 @@ class TaskMatchingBudget : public TaskChain {
 };
 
 TEST_F(TaskMatchingBudget, EachBlockLooksAtTwoPendingTasksResumingAfterTheLastOneItLookedAt) {
-    createAll(G + 1'000, {{}, {}, {}, {}, {}});
+    createAll(kT0 + 1'000, {{}, {}, {}, {}, {}});
     const std::vector<Hash256> ids = pending();  // in id order, the order matching reads them
     ASSERT_EQ(ids.size(), 5U);
     // kP1 could take all five; each block assigns the next two in id order.
     for (std::size_t block = 0; block < 3; ++block) {
-        c.block(G + 2'000 + block * 1'000, {});
+        c.block(kT0 + 2'000 + block * 1'000, {});
         for (std::size_t i = 0; i < ids.size(); ++i) {
             EXPECT_EQ(task(ids[i]).state,
                       i < 2 * (block + 1) ? TaskState::kAssigned : TaskState::kPending)
@@ -436,10 +440,10 @@ TEST_F(TaskMatchingBudget, EachBlockLooksAtTwoPendingTasksResumingAfterTheLastOn
 TEST_F(TaskMatchingBudget, TasksNoProviderCanTakeDelayButNeverStarveAMatchableOne) {
     // Six tasks only a provider in asia could take, then one that kP1 can take.
     const std::vector<std::vector<std::string>> asia(6, {"region == asia"});
-    createAll(G + 1'000, asia);
-    const Hash256 matchable = createAll(G + 1'500, {{}}).at(0);
+    createAll(kT0 + 1'000, asia);
+    const Hash256 matchable = createAll(kT0 + 1'500, {{}}).at(0);
     // Seven Pending tasks looked at two per block: every one is looked at within four blocks.
-    std::uint64_t t = G + 2'000;
+    std::uint64_t t = kT0 + 2'000;
     for (int block = 0; block < 4 && task(matchable).state == TaskState::kPending; ++block) {
         c.block(t, {c.tx(kP1, attestAt(t, 4))});
         t += 1'000;

@@ -57,6 +57,7 @@ class BlockStoreTest : public ::testing::Test {
         header.round = kHeight;
         const codec::Block block = codec::makeBlock(header, {});
         std::vector<Bytes> encoded;
+        encoded.reserve(receipts.size());
         for (const auto& receipt : receipts) {
             encoded.push_back(codec::encodeReceipt(receipt));
         }

@@ -62,6 +62,7 @@ ErrorCode codeOf(const Result<Hash256>& result) {
 
 std::vector<Hash256> hashesOf(const std::vector<TxPtr>& txs) {
     std::vector<Hash256> out;
+    out.reserve(txs.size());
     for (const TxPtr& tx : txs) {
         out.push_back(tx->hash);
     }
@@ -738,6 +739,7 @@ TEST_F(MempoolTest, ConcurrentSubmissionsOfOneTxShareOneVerification) {
     constexpr int kThreads = 8;
     std::latch start(kThreads);
     std::vector<std::future<Result<Hash256>>> results;
+    results.reserve(kThreads);
     for (int i = 0; i < kThreads; ++i) {
         results.push_back(std::async(std::launch::async, [&] {
             start.arrive_and_wait();
@@ -820,6 +822,7 @@ TEST_F(MempoolTest, ConcurrentSubmittersAdmitEveryTxExactlyOnce) {
     // Every thread submits every tx, each starting at another quarter: 3 of 4 are duplicates.
     std::latch start(kThreads);
     std::vector<std::future<std::pair<int, int>>> results;
+    results.reserve(kThreads);
     for (int t = 0; t < kThreads; ++t) {
         results.push_back(std::async(std::launch::async, [&, t] {
             start.arrive_and_wait();

@@ -168,6 +168,7 @@ inline Hash256 referenceRoot(const std::map<Hash256, Bytes>& model) {
 
 inline std::vector<TreeUpdate> asUpdates(const std::map<Hash256, Bytes>& model) {
     std::vector<TreeUpdate> out;
+    out.reserve(model.size());
     for (const auto& [key, value] : model) {
         out.push_back(TreeUpdate{key, value});
     }

@@ -140,6 +140,7 @@ TEST(StateTree, RootDoesNotDependOnHistory) {
         }
     }
     std::vector<TreeUpdate> scramble;
+    scramble.reserve(model.size());
     for (const auto& [key, value] : model) {
         scramble.push_back(TreeUpdate{key, Bytes{0xde, 0xad}});
     }
@@ -734,7 +735,7 @@ TEST(StateProofCodec, DecodeRejectsGarbageWithoutCrashing) {
     EXPECT_FALSE(decodeProof(trailing));
 
     Bytes tooMany{0x01, 0x00, 0x01, 0x01};  // 257 siblings
-    tooMany.resize(tooMany.size() + 257 * 32);
+    tooMany.resize(tooMany.size() + std::size_t{257} * 32);
     EXPECT_EQ(decodeProof(tooMany).error().code, ErrorCode::kMalformed);
     StateProof maxDepth;
     maxDepth.siblings.resize(256);

@@ -92,6 +92,7 @@ std::vector<std::uint64_t> heights(std::uint64_t from, std::uint64_t to) {
 
 std::vector<std::uint64_t> heightsOf(const std::vector<codec::Block>& blocks) {
     std::vector<std::uint64_t> out;
+    out.reserve(blocks.size());
     for (const auto& block : blocks) {
         out.push_back(block.header.height);
     }

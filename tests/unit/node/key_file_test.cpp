@@ -52,8 +52,7 @@ std::string withField(const std::string& text, const std::string& field, const s
 /** The 0x hex of `field` in the JSON key file text with its last digit changed. */
 std::string flippedField(const std::string& text, const std::string& field) {
     std::smatch match;
-    const std::string copy = text;
-    EXPECT_TRUE(std::regex_search(copy, match, std::regex("\"" + field + "\":\"(0x[0-9a-f]+)\"")));
+    EXPECT_TRUE(std::regex_search(text, match, std::regex("\"" + field + "\":\"(0x[0-9a-f]+)\"")));
     std::string hex = match[1];
     hex.back() = hex.back() == '0' ? '1' : '0';
     return withField(text, field, hex);

@@ -39,6 +39,7 @@ std::vector<Bytes> flatten(const std::vector<codec::TxBatch>& batches) {
 
 std::vector<std::size_t> sizesOf(const std::vector<codec::TxBatch>& batches) {
     std::vector<std::size_t> out;
+    out.reserve(batches.size());
     for (const auto& batch : batches) {
         out.push_back(batch.txs.size());
     }

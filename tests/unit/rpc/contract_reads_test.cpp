@@ -59,7 +59,7 @@ class ContractReads : public ::testing::Test {
         node_.emplace(std::move(node), ServerLimits{});
     }
 
-    json::value call(const std::string& method, json::value params) {
+    json::value call(const std::string& method, const json::value& params) {
         const auto* handler = table_.find(method);
         EXPECT_NE(handler, nullptr) << method;
         auto out = (*handler)(params);
@@ -297,7 +297,7 @@ TEST(StakeReads, ProviderGetAndTokenomicsGetShowTheBondItsSlashAndItsUnbonding) 
     ctx.tree = &chain.tree();
     MethodTable table;
     ASSERT_TRUE(addChainMethods(table, ctx));
-    const auto read = [&](const std::string& method, json::value params) {
+    const auto read = [&](const std::string& method, const json::value& params) {
         auto out = (*table.find(method))(params);
         EXPECT_TRUE(out) << method;
         return out ? *out : json::value{};
@@ -376,7 +376,7 @@ TEST(ReputationReads, ProviderGetShowsTheDocumentedScoreOfItsRawCountersAtEachHe
     ctx.tree = &chain.tree();
     MethodTable table;
     ASSERT_TRUE(addChainMethods(table, ctx));
-    const auto read = [&](const std::string& method, json::value params) {
+    const auto read = [&](const std::string& method, const json::value& params) {
         auto out = (*table.find(method))(params);
         EXPECT_TRUE(out) << method;
         return out ? *out : json::value{};

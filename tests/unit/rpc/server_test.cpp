@@ -195,6 +195,7 @@ TEST_F(ServerTest, WrongPathMethodOrContentTypeIsRefusedWithAReason) {
 /** A `POST /txs` body of these texts. */
 std::string txFrames(const std::vector<std::string>& txs) {
     std::vector<ByteView> views;
+    views.reserve(txs.size());
     for (const auto& tx : txs) {
         views.push_back(asBytes(tx));
     }
@@ -224,12 +225,12 @@ TEST(ServerRawTxs, EachFrameGetsItsHashAndReasonInOrderAndBadFramingIsRefused) {
     Server server(test::testMethods(), options);
     ASSERT_TRUE(server.start());
     HttpTestClient client(server.port());
-    const auto post = [&client](std::string body, std::string type) {
+    const auto post = [&client](std::string body, const std::string& type) {
         auto request = test::requestOf(boost::beast::http::verb::post, "/txs");
         request.set(boost::beast::http::field::content_type, type);
         request.body() = std::move(body);
         request.prepare_payload();
-        return client.send(std::move(request));
+        return client.send(request);
     };
 
     const HttpReply reply =
