@@ -42,8 +42,6 @@ struct SnapshotManifest {
     codec::ProofHeader anchor;
     /** Shows the anchor committed (consensus::verifyCommitProof). */
     codec::CommitProof anchorProof;
-
-    bool operator==(const SnapshotManifest&) const = default;
 };
 
 /** What a checked manifest vouches for, beyond the state root. */
