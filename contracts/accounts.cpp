@@ -24,16 +24,32 @@ Result<Account> decodeAccount(ByteView bytes) {
     return Account{readU64(bytes), balance};
 }
 
-Result<Account> loadAccount(const StateLayer& state, const Address& address) {
-    GL_ASSIGN_OR_RETURN(value, state.get(accountKey(address)));
+namespace {
+
+Result<Account> loadAccountAt(const StateLayer& state, const Hash256& key) {
+    GL_ASSIGN_OR_RETURN(value, state.get(key));
     if (!value) {
         return Account{};
     }
     return decodeAccount(*value);
 }
 
+}  // namespace
+
+Result<Account> loadAccount(const StateLayer& state, const Address& address) {
+    return loadAccountAt(state, accountKey(address));
+}
+
+Result<Account> loadAccount(const StateLayer& state, const AccountSlot& slot) {
+    return loadAccountAt(state, slot.key);
+}
+
 void storeAccount(StateLayer& state, const Address& address, const Account& account) {
     state.put(accountKey(address), encodeAccount(account));
+}
+
+void storeAccount(StateLayer& state, const AccountSlot& slot, const Account& account) {
+    state.put(slot.key, encodeAccount(account));
 }
 
 Status creditAccount(StateLayer& state, const Address& address, u128 amount) {
@@ -59,16 +75,17 @@ Result<Account> readAccount(const ledger::StateTree& tree, std::uint64_t version
     return decodeAccount(*value);
 }
 
-Result<codec::Event> executeTransfer(StateLayer& state, const Address& from,
+Result<codec::Event> executeTransfer(StateLayer& state, const AccountSlot& from,
                                      const codec::Transfer& transfer) {
     if (transfer.amount == 0) {
         return fail(ErrorCode::kZeroAmount, "transfer amount is zero");
     }
-    if (transfer.to == from) {
+    if (transfer.to == from.address) {
         return fail(ErrorCode::kSelfTransfer, "transfer to the sender itself");
     }
+    const AccountSlot to(transfer.to);
     GL_ASSIGN_OR_RETURN(sender, loadAccount(state, from));
-    GL_ASSIGN_OR_RETURN(recipient, loadAccount(state, transfer.to));
+    GL_ASSIGN_OR_RETURN(recipient, loadAccount(state, to));
     const auto debited = checkedSub(sender.balance, transfer.amount);
     if (!debited) {
         return fail(ErrorCode::kInsufficientBalance, "balance " + toDecimal(sender.balance) +
@@ -78,13 +95,15 @@ Result<codec::Event> executeTransfer(StateLayer& state, const Address& from,
     if (!credited) {
         return fail(ErrorCode::kOverflow, "recipient balance would overflow");
     }
+    // Nothing is written before this point: a failed transfer leaves the state as it was.
     sender.balance = *debited;
     recipient.balance = *credited;
     storeAccount(state, from, sender);
-    storeAccount(state, transfer.to, recipient);
-    return codec::Event{
-        "transfer",
-        {{"from", from.hex()}, {"to", transfer.to.hex()}, {"amount", toDecimal(transfer.amount)}}};
+    storeAccount(state, to, recipient);
+    return codec::Event{"transfer",
+                        {{"from", from.address.hex()},
+                         {"to", transfer.to.hex()},
+                         {"amount", toDecimal(transfer.amount)}}};
 }
 
 }  // namespace gridledger::contracts

@@ -49,13 +49,14 @@ std::vector<Bytes> encodeReceipts(const std::optional<codec::Receipt>& system,
 
 /** Dispatches a payload to its system contract; `nonce` is the transaction's (task ids). */
 Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext& block,
-                                           const Address& sender, std::uint64_t nonce,
+                                           const AccountSlot& senderSlot, std::uint64_t nonce,
                                            const codec::Payload& payload) {
     using Events = Result<std::vector<codec::Event>>;
+    const Address& sender = senderSlot.address;
     return std::visit(
         Overloaded{
             [&](const codec::Transfer& t) -> Events {
-                GL_ASSIGN_OR_RETURN(event, executeTransfer(layer, sender, t));
+                GL_ASSIGN_OR_RETURN(event, executeTransfer(layer, senderSlot, t));
                 return std::vector<codec::Event>{std::move(event)};
             },
             [&](const codec::Propose& p) { return executePropose(layer, block, sender, p); },
@@ -93,14 +94,18 @@ Result<std::vector<codec::Event>> dispatch(StateLayer& layer, const BlockContext
 }
 
 /**
- * Runs the payload in its own layer, after the same shape checks as admission (a block may carry
- * what the mempool would refuse); the layer is merged only on success.
+ * Runs the payload after the same shape checks as admission (a block may carry what the mempool
+ * would refuse). A transfer writes nothing when it fails, and runs on `state` itself; any other
+ * payload runs in its own layer, merged only on success.
  */
 Result<std::vector<codec::Event>> runPayload(StateLayer& state, const BlockContext& block,
-                                             const codec::SignedTx& tx) {
+                                             const AccountSlot& sender, const codec::SignedTx& tx) {
     GL_TRY(ledger::checkPayloadShape(tx.body.payload, tx.sender));
+    if (std::holds_alternative<codec::Transfer>(tx.body.payload)) {
+        return dispatch(state, block, sender, tx.body.nonce, tx.body.payload);
+    }
     StateLayer layer(state);
-    GL_ASSIGN_OR_RETURN(events, dispatch(layer, block, tx.sender, tx.body.nonce, tx.body.payload));
+    GL_ASSIGN_OR_RETURN(events, dispatch(layer, block, sender, tx.body.nonce, tx.body.payload));
     layer.mergeIntoParent();
     return events;
 }
@@ -226,7 +231,8 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
         !envelope) {
         return failed(envelope.error());
     }
-    GL_ASSIGN_OR_RETURN(sender, loadAccount(state, tx->sender));
+    const AccountSlot senderSlot(tx->sender);
+    GL_ASSIGN_OR_RETURN(sender, loadAccount(state, senderSlot));
     if (tx->body.nonce != sender.nonce) {
         return failed(
             Error{tx->body.nonce < sender.nonce ? ErrorCode::kNonceTooLow : ErrorCode::kNonceGap,
@@ -243,10 +249,10 @@ Result<codec::Receipt> Executor::executeTx(StateLayer& state, const BlockContext
     // From here the fee is paid and the nonce consumed, whether the payload succeeds or not.
     sender.balance -= tx->body.fee;
     sender.nonce += 1;
-    storeAccount(state, tx->sender, sender);
+    storeAccount(state, senderSlot, sender);
     feesPaid += tx->body.fee;
     receipt.fee = tx->body.fee;
-    auto events = runPayload(state, context, *tx);
+    auto events = runPayload(state, context, senderSlot, *tx);
     if (!events && detail::isStorageError(events.error())) {
         return std::unexpected(events.error());
     }

@@ -125,7 +125,7 @@ class Updater {
         }
     }
 
-    [[nodiscard]] std::vector<std::pair<Bytes, Bytes>>& writes() { return writes_; }
+    [[nodiscard]] const std::vector<std::pair<Bytes, Bytes>>& writes() const { return writes_; }
     /** The nodes read from the store, then those written, for the cache once apply succeeded. */
     [[nodiscard]] std::deque<std::pair<NibblePath, NodeCache::Entry>>& read() { return read_; }
     [[nodiscard]] std::vector<std::pair<NibblePath, NodeCache::Entry>>& written() {
@@ -295,6 +295,38 @@ class Updater {
     std::vector<std::pair<NibblePath, NodeCache::Entry>> written_;
 };
 
+/**
+ * The order of a version's node writes by key, so that the memtable inserts them one after the
+ * other (storeOptions). Their keys share the version's 8 bytes and are told apart from the ninth
+ * on (the path's length, then its nibbles): the next 8 bytes, as one number, order nearly all of
+ * them, and the whole keys only those that share those bytes too.
+ */
+std::vector<std::uint32_t> inKeyOrder(const std::vector<std::pair<Bytes, Bytes>>& writes) {
+    constexpr std::size_t kShared = 8;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
+    order.reserve(writes.size());
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+        const Bytes& key = writes[i].first;
+        std::uint64_t rank = 0;
+        for (std::size_t at = kShared; at < kShared + 8; ++at) {
+            rank = (rank << 8U) | (at < key.size() ? key[at] : 0U);
+        }
+        order.emplace_back(rank, static_cast<std::uint32_t>(i));
+    }
+    std::sort(order.begin(), order.end(), [&writes](const auto& a, const auto& b) {
+        if (a.first != b.first) {
+            return a.first < b.first;
+        }
+        return writes[a.second].first < writes[b.second].first;
+    });
+    std::vector<std::uint32_t> indices;
+    indices.reserve(order.size());
+    for (const auto& [rank, index] : order) {
+        indices.push_back(index);
+    }
+    return indices;
+}
+
 /** The updates sorted by key, the last update of each key only. */
 std::vector<const TreeUpdate*> deduplicate(std::span<const TreeUpdate> updates) {
     std::vector<const TreeUpdate*> sorted;
@@ -385,13 +417,10 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     }
 
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};
-    // In key order, so that the memtable inserts them one after the other (storeOptions).
-    auto& writes = updater.writes();
-    std::sort(writes.begin(), writes.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
     batch.put(nodes_, tree::rootKey(version), tree::encodeRoot(record));
-    for (const auto& [key, value] : writes) {
-        batch.put(nodes_, key, value);
+    const auto& writes = updater.writes();
+    for (const std::uint32_t index : inKeyOrder(writes)) {
+        batch.put(nodes_, writes[index].first, writes[index].second);
     }
     pending_.clear();
     pending_.reserve(unique.size());

@@ -21,12 +21,25 @@ struct Account {
 /** State key of an account: SHA-256("gridledger/state/account" ‖ address). */
 [[nodiscard]] Hash256 accountKey(const Address& address);
 
+/**
+ * An address with its state key, hashed once: a transaction loads and stores its sender's account
+ * (and a transfer its recipient's) more than once.
+ */
+struct AccountSlot {
+    explicit AccountSlot(const Address& of) : address(of), key(accountKey(of)) {}
+
+    Address address;
+    Hash256 key;
+};
+
 [[nodiscard]] Bytes encodeAccount(const Account& account);
 [[nodiscard]] Result<Account> decodeAccount(ByteView bytes);
 
 /** The account at `address` (a zero account if absent). */
 [[nodiscard]] Result<Account> loadAccount(const StateLayer& state, const Address& address);
+[[nodiscard]] Result<Account> loadAccount(const StateLayer& state, const AccountSlot& slot);
 void storeAccount(StateLayer& state, const Address& address, const Account& account);
+void storeAccount(StateLayer& state, const AccountSlot& slot, const Account& account);
 
 /**
  * Adds `amount` to the balance of `address` (nothing at all for 0, so that paying nothing never
@@ -41,9 +54,9 @@ void storeAccount(StateLayer& state, const Address& address, const Account& acco
 /**
  * Executes a DPS transfer from `from` to `transfer.to` (the sender's nonce is handled by the
  * executor). Fails with kInsufficientBalance, kZeroAmount, kSelfTransfer or kOverflow and then
- * writes nothing.
+ * writes nothing, so the executor runs it without a layer of its own.
  */
-[[nodiscard]] Result<codec::Event> executeTransfer(StateLayer& state, const Address& from,
+[[nodiscard]] Result<codec::Event> executeTransfer(StateLayer& state, const AccountSlot& from,
                                                    const codec::Transfer& transfer);
 
 }  // namespace gridledger::contracts

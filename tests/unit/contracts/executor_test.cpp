@@ -125,6 +125,31 @@ TEST_F(ExecutorTest, InsufficientBalanceFailsWithReceiptButConsumesTheNonce) {
     EXPECT_EQ(account(bob_), (Account{0, 1 * kDps}));
 }
 
+TEST_F(ExecutorTest, AFailedTransferLeavesOnlyItsFeeAndNonceAmongTheBlocksWrites) {
+    // A transfer runs on the block's own layer: what it wrote before failing would stay.
+    StateLayer state(*tree_, 0);
+    auto done = executor_->execute(
+        state,
+        nextBlock({transfer(alice_, bob_, 0, 30 * kDps), transfer(bob_, alice_, 0, 31 * kDps),
+                   transfer(alice_, bob_, 1, 71 * kDps)}),
+        nullptr);
+    ASSERT_TRUE(done) << done.error().message;
+    EXPECT_TRUE(done->receipts[0].success());
+    EXPECT_EQ(done->receipts[1].code, ErrorCode::kInsufficientBalance);
+    EXPECT_EQ(done->receipts[2].code, ErrorCode::kInsufficientBalance);
+    EXPECT_EQ(*loadAccount(state, address(alice_)), (Account{2, 70 * kDps - u128{2} * kFee}));
+    EXPECT_EQ(*loadAccount(state, AccountSlot(address(bob_))), (Account{1, 30 * kDps - kFee}));
+    // Alice, Bob and the reward pool: no write of the failed amounts.
+    EXPECT_EQ(state.updates().size(), 3U);
+}
+
+TEST(AccountSlot, NamesTheSameStateEntryAsItsAddress) {
+    const Address address = crypto::addressOf(crypto::SecretKey::generate().publicKey());
+    const AccountSlot slot(address);
+    EXPECT_EQ(slot.address, address);
+    EXPECT_EQ(slot.key, accountKey(address));
+}
+
 TEST_F(ExecutorTest, InvalidTransactionsFailWithoutTouchingState) {
     Bytes badSig = transfer(alice_, bob_, 0, kDps);
     badSig[badSig.size() - 1] ^= 0x01;  // last byte of the signature
