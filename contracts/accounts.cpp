@@ -24,28 +24,20 @@ Result<Account> decodeAccount(ByteView bytes) {
     return Account{readU64(bytes), balance};
 }
 
-namespace {
+Result<Account> loadAccount(const StateLayer& state, const Address& address) {
+    return loadAccount(state, AccountSlot(address));
+}
 
-Result<Account> loadAccountAt(const StateLayer& state, const Hash256& key) {
-    GL_ASSIGN_OR_RETURN(value, state.get(key));
+Result<Account> loadAccount(const StateLayer& state, const AccountSlot& slot) {
+    GL_ASSIGN_OR_RETURN(value, state.get(slot.key));
     if (!value) {
         return Account{};
     }
     return decodeAccount(*value);
 }
 
-}  // namespace
-
-Result<Account> loadAccount(const StateLayer& state, const Address& address) {
-    return loadAccountAt(state, accountKey(address));
-}
-
-Result<Account> loadAccount(const StateLayer& state, const AccountSlot& slot) {
-    return loadAccountAt(state, slot.key);
-}
-
 void storeAccount(StateLayer& state, const Address& address, const Account& account) {
-    state.put(accountKey(address), encodeAccount(account));
+    storeAccount(state, AccountSlot(address), account);
 }
 
 void storeAccount(StateLayer& state, const AccountSlot& slot, const Account& account) {

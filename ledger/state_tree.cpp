@@ -296,12 +296,13 @@ class Updater {
 };
 
 /**
- * The order of a version's node writes by key, so that the memtable inserts them one after the
- * other (storeOptions). Their keys share the version's 8 bytes and are told apart from the ninth
- * on (the path's length, then its nibbles): the next 8 bytes, as one number, order nearly all of
- * them, and the whole keys only those that share those bytes too.
+ * A version's node writes as (rank, index) in key order, so that the memtable inserts them one
+ * after the other (storeOptions). Their keys share the version's 8 bytes and are told apart from
+ * the ninth on (the path's length, then its nibbles): the next 8 bytes, as one number (the rank),
+ * order nearly all of them, and the whole keys only those that share those bytes too.
  */
-std::vector<std::uint32_t> inKeyOrder(const std::vector<std::pair<Bytes, Bytes>>& writes) {
+std::vector<std::pair<std::uint64_t, std::uint32_t>> inKeyOrder(
+    const std::vector<std::pair<Bytes, Bytes>>& writes) {
     constexpr std::size_t kShared = 8;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
     order.reserve(writes.size());
@@ -319,12 +320,7 @@ std::vector<std::uint32_t> inKeyOrder(const std::vector<std::pair<Bytes, Bytes>>
         }
         return writes[a.second].first < writes[b.second].first;
     });
-    std::vector<std::uint32_t> indices;
-    indices.reserve(order.size());
-    for (const auto& [rank, index] : order) {
-        indices.push_back(index);
-    }
-    return indices;
+    return order;
 }
 
 /** The updates sorted by key, the last update of each key only. */
@@ -419,7 +415,7 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};
     batch.put(nodes_, tree::rootKey(version), tree::encodeRoot(record));
     const auto& writes = updater.writes();
-    for (const std::uint32_t index : inKeyOrder(writes)) {
+    for (const auto& [rank, index] : inKeyOrder(writes)) {
         batch.put(nodes_, writes[index].first, writes[index].second);
     }
     pending_.clear();
