@@ -399,13 +399,21 @@ std::optional<Latency> measureLatency(const Nodes& nodes,
                    at(0.5), at(0.99), latencies.back()};
 }
 
+/** The pause before a refused transaction is sent again, doubling up to the longest. */
+constexpr auto kFirstRetryPause = std::chrono::milliseconds(5);
+constexpr auto kLongestRetryPause = std::chrono::milliseconds(40);
+
 /**
  * Sends `todo` (sender, nonce) transfers through `send`, which returns the indexes refused, and
- * sends those again after 5 ms until none is refused (the nonce window frees as blocks commit).
+ * sends those again until none is refused (the nonce window frees as blocks commit). The pause
+ * between two sends doubles from kFirstRetryPause to kLongestRetryPause, as a client backs off
+ * from a busy node: the transactions already admitted keep the node busy meanwhile, and a client
+ * that sends refused ones again every few milliseconds spends the cores the node shares with it.
  */
 template <typename Send>
 void sendUntilAdmitted(std::vector<std::pair<std::size_t, std::size_t>> todo,
                        Clock::time_point deadline, std::atomic<std::size_t>& refused, Send send) {
+    std::chrono::milliseconds pause = kFirstRetryPause;
     while (!todo.empty() && Clock::now() < deadline) {
         std::vector<std::pair<std::size_t, std::size_t>> again;
         for (const std::size_t i : send(todo)) {
@@ -413,7 +421,8 @@ void sendUntilAdmitted(std::vector<std::pair<std::size_t, std::size_t>> todo,
         }
         refused += again.size();
         if (!again.empty()) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            std::this_thread::sleep_for(pause);
+            pause = std::min(2 * pause, kLongestRetryPause);
         }
         todo = std::move(again);
     }
