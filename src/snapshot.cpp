@@ -7,7 +7,6 @@
 #include <array>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <string_view>
 
 #include <gridledger/contracts/executor.h>
@@ -619,33 +618,21 @@ Result<SnapshotSummary> importSnapshot(const fs::path& file, const contracts::Ge
 }
 
 Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis) {
-    std::random_device random;
-    const fs::path scratch =
-        fs::temp_directory_path() / ("gridledger-genesis-" + std::to_string(random()));
-    if (fs::exists(scratch)) {
-        return fail(ErrorCode::kInvalidArgument, scratch.string() + " already exists");
+    // A scratch ledger in memory: creating one on disk synced a file for each of its columns.
+    storage::KvOptions options = momentaryStoreOptions();
+    options.inMemory = true;
+    GL_ASSIGN_OR_RETURN(
+        store, storage::KvStore::open("/gridledger-genesis", ledger::columnNames(), options));
+    ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
+    ledger::BlockStore blocks(*store);
+    contracts::Executor executor(*store, tree, blocks, genesis.chainId,
+                                 contracts::signingDomainOf(genesis));
+    GL_TRY(executor.commitGenesis(genesis));
+    GL_ASSIGN_OR_RETURN(block, blocks.blockAt(0));
+    if (!block) {
+        return fail(ErrorCode::kInternal, "the scratch ledger holds no genesis block");
     }
-    Result<codec::Block> out = fail(ErrorCode::kInternal, "genesis not computed");
-    {
-        GL_ASSIGN_OR_RETURN(
-            store, storage::KvStore::open(scratch, ledger::columnNames(), momentaryStoreOptions()));
-        ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
-        ledger::BlockStore blocks(*store);
-        contracts::Executor executor(*store, tree, blocks, genesis.chainId,
-                                     contracts::signingDomainOf(genesis));
-        executor.setSyncedWrites(false);
-        auto written = executor.commitGenesis(genesis);
-        if (!written) {
-            out = std::unexpected(written.error());
-        } else if (auto block = blocks.blockAt(0); !block || !*block) {
-            out = fail(ErrorCode::kInternal, "the scratch ledger holds no genesis block");
-        } else {
-            out = std::move(**block);
-        }
-    }
-    std::error_code ec;
-    fs::remove_all(scratch, ec);
-    return out;
+    return std::move(*block);
 }
 
 }  // namespace gridledger::node

@@ -176,8 +176,8 @@ class SnapshotWriter {
                                                      const std::filesystem::path& chainDir);
 
 /**
- * The genesis block of `genesis`, its state written into a scratch store under the system's
- * temporary directory, which is removed again.
+ * The genesis block of `genesis`, its state written into a scratch store held in memory only
+ * (no file is written).
  */
 [[nodiscard]] Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis);
 

@@ -5,6 +5,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
@@ -73,6 +74,8 @@ struct Cursor::Impl {
 };
 
 struct KvStore::Impl {
+    /** An in-memory store's environment, which must outlive its database. */
+    std::unique_ptr<rocksdb::Env> memoryEnv;
     std::unique_ptr<rocksdb::DB> db;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     std::atomic<std::uint64_t> walSyncs{0};
@@ -165,7 +168,13 @@ KvStore::~KvStore() = default;
 Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path,
                                                const std::vector<std::string>& columns,
                                                const KvOptions& options) {
+    auto impl = std::make_unique<Impl>();
+    impl->disposable = options.disposable || options.inMemory;
     rocksdb::Options dbOptions;
+    if (options.inMemory) {
+        impl->memoryEnv.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+        dbOptions.env = impl->memoryEnv.get();
+    }
     dbOptions.create_if_missing = options.createIfMissing;
     dbOptions.create_missing_column_families = true;
     dbOptions.IncreaseParallelism(2);
@@ -173,7 +182,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
     // otherwise: each one made and joined at every open, a sixth of a node's start on two cores.
     dbOptions.max_file_opening_threads =
         static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1U, 16U));
-    dbOptions.avoid_flush_during_shutdown = options.disposable;
+    dbOptions.avoid_flush_during_shutdown = impl->disposable;
 
     rocksdb::BlockBasedTableOptions table;
     table.block_cache = rocksdb::NewLRUCache(options.blockCacheBytes);
@@ -230,7 +239,6 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
         }
         descriptors.emplace_back(name, column);
     }
-    auto impl = std::make_unique<Impl>();
     rocksdb::DB* raw = nullptr;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     auto status = rocksdb::DB::Open(dbOptions, path.string(), descriptors, &handles, &raw);
@@ -238,7 +246,6 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
         return std::unexpected(storageError(status));
     }
     impl->db.reset(raw);
-    impl->disposable = options.disposable;
     // Handle 0 is RocksDB's default family, which GridLedger does not use.
     impl->db->DestroyColumnFamilyHandle(handles.front());
     impl->handles.assign(handles.begin() + 1, handles.end());

@@ -118,6 +118,12 @@ struct KvOptions {
      * flush has put in a table is lost with the store. Synced writes and syncWal sync nothing.
      */
     bool disposable = false;
+    /**
+     * A store held in memory only (RocksDB's in-memory environment), for a moment's scratch work
+     * such as computing a genesis block: `path` only names it, no file is created or synced, and
+     * everything is gone once it closes. Implies disposable.
+     */
+    bool inMemory = false;
 };
 
 /**

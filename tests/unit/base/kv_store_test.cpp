@@ -6,7 +6,7 @@
 // makes after the one made at open, with buckets of their own, read as that one does. A disposable
 // store writes no log, syncs nothing, and leaves behind nothing that no flush put in a table. A
 // kept store closed cleanly leaves its writes in tables and an empty log, so that the next open
-// replays nothing.
+// replays nothing. An in-memory store creates no file and keeps nothing once closed.
 
 #include <chrono>
 #include <cstdint>
@@ -326,6 +326,35 @@ TEST(KvStoreDisposableTest, WritesReadBackWithoutALogAndAreGoneAfterAClose) {
         ASSERT_TRUE(after) << after.error().message;
         EXPECT_EQ(after->has_value(), !disposable);
     }
+}
+
+TEST(KvStoreInMemoryTest, WritesReadBackWithoutAFileAndAreGoneAfterAClose) {
+    gridledger::testing::TempDir dir;
+    const std::filesystem::path path = dir.path() / "store";
+    KvOptions options;
+    options.inMemory = true;
+    options.hashedColumns.emplace("second", 4);  // a hashed memtable works in memory too
+    {
+        auto store = KvStore::open(path, kColumns, options);
+        ASSERT_TRUE(store) << store.error().message;
+        WriteBatch batch = (*store)->batch();
+        fill(batch);
+        ASSERT_TRUE((*store)->write(batch, true));
+        EXPECT_EQ((*store)->walSyncs(), 0U);
+        const auto read = (*store)->get(1, bytesOf("other"));
+        ASSERT_TRUE(read) << read.error().message;
+        EXPECT_EQ(*read, bytesOf("value"));
+        const auto erased = (*store)->get(0, bytesOf("key7"));
+        ASSERT_TRUE(erased) << erased.error().message;
+        EXPECT_EQ(*erased, std::nullopt);
+        EXPECT_FALSE(std::filesystem::exists(path));
+    }
+    EXPECT_FALSE(std::filesystem::exists(path));
+    auto again = KvStore::open(path, kColumns, options);
+    ASSERT_TRUE(again) << again.error().message;
+    const auto after = (*again)->get(1, bytesOf("other"));
+    ASSERT_TRUE(after) << after.error().message;
+    EXPECT_EQ(*after, std::nullopt);
 }
 
 TEST(KvStoreCloseTest, AClosedStoreLeavesItsWritesInTablesAndNothingInItsLogToReplay) {
