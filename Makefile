@@ -38,7 +38,9 @@ localnet: build
 ## ctest runs twice as many tests at a time as there are cores (TEST_JOBS): most integration
 ## tests wait on block times and use a fraction of a core, so at -j 2 the cores sat 40 % idle
 ## (733 s of CPU in 611 s of wall on two); at -j 4 the run took 499 s. The sanitizer build's
-## tests use their core to the full and run at -j $(JOBS).
+## tests use their core to the full and run at -j $(JOBS). Tests running side by side never share
+## a port: each test process claims blocks of ports with a file lock under the temporary
+## directory (tests/support/process.h, freePortRange), held until it ends.
 LINE_TABLES = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 UNITY = -DGRIDLEDGER_UNITY_BUILD=ON
 TEST_JOBS ?= $(shell echo $$(( 2 * $(JOBS) )))

@@ -187,12 +187,14 @@ class Server::Impl {
         if (acceptor_.set_option(net::socket_base::reuse_address(true), ec) ||
             acceptor_.bind(endpoint, ec) ||
             acceptor_.listen(net::socket_base::max_listen_connections, ec)) {
-            acceptor_.close(ec);
+            boost::system::error_code ignored;  // closing must not overwrite the cause
+            acceptor_.close(ignored);
             return fail(ErrorCode::kIo, "rpc: cannot listen on " + where + ": " + ec.message());
         }
         const tcp::endpoint bound = acceptor_.local_endpoint(ec);
         if (ec) {
-            acceptor_.close(ec);
+            boost::system::error_code ignored;
+            acceptor_.close(ignored);
             return fail(ErrorCode::kIo, "rpc: cannot read the bound port: " + ec.message());
         }
         port_.store(bound.port());

@@ -326,7 +326,8 @@ TEST(OperatorCli, ANodeWhoseRpcPortIsTakenExitsNamingThePortAndStartsOnceGivenAF
     node.start();  // the first process exits; the harness moves the node to new ports
     EXPECT_NE(node.port(), taken);
     EXPECT_NE(testing::readText(node.log())
-                  .find("rpc: cannot listen on 127.0.0.1:" + std::to_string(taken)),
+                  .find("rpc: cannot listen on 127.0.0.1:" + std::to_string(taken) +
+                        ": Address already in use"),
               std::string::npos)
         << testing::readText(node.log());
     EXPECT_TRUE(node.call("node_getStatus", boost::json::array{}));

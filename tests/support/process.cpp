@@ -1,12 +1,18 @@
 #include "support/process.h"
 
+#include <filesystem>
+#include <mutex>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,34 +116,108 @@ int runCommand(const std::string& program, const std::vector<std::string>& args,
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::uint16_t freePortRange(std::size_t count) {
-    constexpr std::size_t kLow = 10000;
-    constexpr std::size_t kHigh = 32768;
-    constexpr int kTries = 200;
-    if (count == 0 || count > kHigh - kLow) {
-        throw std::invalid_argument("freePortRange: bad count");
-    }
-    std::mt19937 rng(std::random_device{}());
-    std::uniform_int_distribution<std::size_t> pick(kLow, kHigh - count);
-    for (int attempt = 0; attempt < kTries; ++attempt) {
-        const auto base = static_cast<std::uint16_t>(pick(rng));
-        std::vector<int> fds;
-        bool free = true;
-        for (std::size_t k = 0; k < count && free; ++k) {
-            int fd = -1;
-            free = bindPort(static_cast<std::uint16_t>(base + k), fd);
-            if (fd >= 0) {
-                fds.push_back(fd);
-            }
-        }
-        for (const int fd : fds) {
+namespace {
+
+constexpr std::size_t kLowPort = 10000;
+constexpr std::size_t kHighPort = 32768;
+constexpr std::size_t kBlockPorts = 16;
+constexpr int kClaimTries = 200;
+
+/** True when every port of base..base+count-1 could be bound on 127.0.0.1 just now. */
+bool allBindable(std::size_t base, std::size_t count) {
+    bool free = true;
+    for (std::size_t k = 0; k < count && free; ++k) {
+        int fd = -1;
+        free = bindPort(static_cast<std::uint16_t>(base + k), fd);
+        if (fd >= 0) {
             close(fd);
         }
-        if (free) {
-            return base;
-        }
     }
-    throw std::runtime_error("no " + std::to_string(count) + " consecutive free ports found");
+    return free;
+}
+
+/**
+ * The ports this process hands out, taken from blocks of kBlockPorts that it claims among the test
+ * processes of the machine: an exclusive flock on <tmp>/gridledger-test-ports/<block's first
+ * port>, held open until the process ends, when the kernel drops it however the process ends.
+ * A port that a test's node leaves unbound for a while (a node stopped and started again) is
+ * then never handed to a test running beside it. Each port is handed out once.
+ */
+class PortClaims {
+  public:
+    std::uint16_t take(std::size_t count) {
+        const std::lock_guard lock(mutex_);
+        if (count > end_ - next_ || !allBindable(next_, count)) {
+            claim(count);
+        }
+        const std::size_t base = next_;
+        next_ += count;
+        return static_cast<std::uint16_t>(base);
+    }
+
+  private:
+    /** The lock of the block starting at `port`, or -1 when another process holds it. */
+    static int lockBlock(std::size_t port) {
+        const std::filesystem::path dir =
+            std::filesystem::temp_directory_path() / "gridledger-test-ports";
+        std::error_code ignored;
+        std::filesystem::create_directories(dir, ignored);
+        const std::string path = (dir / std::to_string(port)).string();
+        const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            close(fd);
+            return -1;
+        }
+        return fd;
+    }
+
+    void claim(std::size_t count) {
+        const std::size_t blocks = (count + kBlockPorts - 1) / kBlockPorts;
+        std::uniform_int_distribution<std::size_t> pick(
+            0, (kHighPort - kLowPort) / kBlockPorts - blocks);
+        for (int attempt = 0; attempt < kClaimTries; ++attempt) {
+            const std::size_t first = pick(rng_);
+            std::vector<int> locks;
+            for (std::size_t b = first; b < first + blocks; ++b) {
+                const int fd = lockBlock(kLowPort + b * kBlockPorts);
+                if (fd < 0) {
+                    break;
+                }
+                locks.push_back(fd);
+            }
+            const std::size_t base = kLowPort + first * kBlockPorts;
+            if (locks.size() == blocks && allBindable(base, count)) {
+                held_.insert(held_.end(), locks.begin(), locks.end());
+                next_ = base;
+                end_ = base + blocks * kBlockPorts;
+                return;
+            }
+            for (const int fd : locks) {
+                close(fd);
+            }
+        }
+        throw std::runtime_error("no " + std::to_string(count) +
+                                 " consecutive free ports could be claimed");
+    }
+
+    std::mutex mutex_;
+    std::mt19937 rng_{std::random_device{}()};
+    std::vector<int> held_;  // the claims' locks, open for the life of the process
+    std::size_t next_ = 0;
+    std::size_t end_ = 0;
+};
+
+}  // namespace
+
+std::uint16_t freePortRange(std::size_t count) {
+    if (count == 0 || count > kHighPort - kLowPort) {
+        throw std::invalid_argument("freePortRange: bad count");
+    }
+    static PortClaims claims;
+    return claims.take(count);
 }
 
 std::uint16_t freePort() {

@@ -42,7 +42,9 @@ int runCommand(const std::string& program, const std::vector<std::string>& args,
 
 /**
  * A base port P in [10000, 32768) (below Linux's ephemeral range, so that no outgoing connection
- * takes it) such that P..P+count-1 could all be bound on 127.0.0.1 just now. Throws
+ * takes it) such that P..P+count-1 could all be bound on 127.0.0.1 just now, and that no other
+ * call, of this process or of another test process running beside it, is given: the ports come
+ * from blocks this process claims with a file lock it holds until it ends. Throws
  * std::runtime_error after many failed tries.
  */
 [[nodiscard]] std::uint16_t freePortRange(std::size_t count);
