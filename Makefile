@@ -71,7 +71,7 @@ ASAN_LABELS ?= unit|sim
 ## instrumented runs look for memory and undefined-behaviour errors, which that sample finds too.
 ASAN_SIM_SEED_DIVISOR ?= 4
 ASAN_UNIT_TARGETS = --target base_unit_test ledger_unit_test consensus_unit_test \
-	contracts_unit_test rpc_unit_test p2p_unit_test node_unit_test sim_test floors_test
+	contracts_unit_test rpc_unit_test p2p_unit_test node_unit_test sim_test floors_test ports_test
 asan-test: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDLEDGER_WERROR=ON \
 		-DGRIDLEDGER_BENCH=OFF -DGRIDLEDGER_JEMALLOC=OFF "-DCMAKE_CXX_FLAGS=$(ASAN_FLAGS)" $(ASAN_LINE_TABLES) \
