@@ -531,20 +531,39 @@ Result<SnapshotSummary> readSnapshot(
 
 namespace {
 
+/** A new ledger with `genesis` committed: where an import starts, and a genesis block's scratch. */
+struct GenesisLedger {
+    std::unique_ptr<storage::KvStore> store;
+    std::unique_ptr<ledger::StateTree> tree;
+    std::unique_ptr<ledger::BlockStore> blocks;
+    codec::Block genesisBlock;
+};
+
+Result<GenesisLedger> openGenesisLedger(const fs::path& dir, const storage::KvOptions& options,
+                                        const contracts::Genesis& genesis) {
+    GenesisLedger out;
+    GL_ASSIGN_OR_RETURN(store, storage::KvStore::open(dir, ledger::columnNames(), options));
+    out.store = std::move(store);
+    out.tree = std::make_unique<ledger::StateTree>(*out.store, ledger::kStateNodesColumn,
+                                                   ledger::kStateValuesColumn);
+    out.blocks = std::make_unique<ledger::BlockStore>(*out.store);
+    contracts::Executor executor(*out.store, *out.tree, *out.blocks, genesis.chainId,
+                                 contracts::signingDomainOf(genesis));
+    GL_TRY(executor.commitGenesis(genesis));
+    GL_ASSIGN_OR_RETURN(block, out.blocks->blockAt(0));
+    if (!block) {
+        return fail(ErrorCode::kInternal, "the new ledger holds no genesis block");
+    }
+    out.genesisBlock = std::move(*block);
+    return out;
+}
+
 /** importSnapshot's work once `chainDir` is created; the caller removes it on error. */
 Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesis& genesis,
                                    const fs::path& chainDir) {
-    GL_ASSIGN_OR_RETURN(
-        store, storage::KvStore::open(chainDir, ledger::columnNames(), momentaryStoreOptions()));
-    ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
-    ledger::BlockStore blocks(*store);
-    contracts::Executor executor(*store, tree, blocks, genesis.chainId,
-                                 contracts::signingDomainOf(genesis));
-    GL_TRY(executor.commitGenesis(genesis));
-    GL_ASSIGN_OR_RETURN(genesisBlock, blocks.blockAt(0));
-    if (!genesisBlock) {
-        return fail(ErrorCode::kInternal, "the new ledger holds no genesis block");
-    }
+    GL_ASSIGN_OR_RETURN(chain, openGenesisLedger(chainDir, momentaryStoreOptions(), genesis));
+    ledger::StateTree& tree = *chain.tree;
+    ledger::BlockStore& blocks = *chain.blocks;
     std::optional<SnapshotManifest> manifest;
     CertifiedBase base;
     std::vector<ledger::TreeUpdate> updates;
@@ -552,7 +571,7 @@ Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesi
         summary, readSnapshot(
                      file, genesis,
                      [&](std::uint64_t epoch) {
-                         return snapshotCommittee(genesis, *genesisBlock, epoch, std::nullopt);
+                         return snapshotCommittee(genesis, chain.genesisBlock, epoch, std::nullopt);
                      },
                      [&](const SnapshotManifest& read, const CertifiedBase& certified) -> Status {
                          if (read.height == 0) {
@@ -586,7 +605,7 @@ Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesi
     if (!manifest) {
         return fail(ErrorCode::kInternal, "the snapshot was read without its manifest");
     }
-    auto batch = store->batch();
+    auto batch = chain.store->batch();
     GL_ASSIGN_OR_RETURN(root, tree.apply(manifest->height, updates, batch));
     if (root != manifest->stateRoot) {
         return fail(ErrorCode::kInternal, "the imported state has root " + root.hex() + ", not " +
@@ -595,7 +614,7 @@ Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesi
     GL_TRY(blocks.stageExecuted(batch, manifest->base, base.certifyingQc, {}, {},
                                 ledger::ExecRoots{manifest->stateRoot, base.resultsRoot}));
     blocks.stageFirstHeight(batch, manifest->height);
-    GL_TRY(store->write(batch, true));
+    GL_TRY(chain.store->write(batch, true));
     return summary;
 }
 
@@ -621,18 +640,8 @@ Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis) {
     // A scratch ledger in memory: creating one on disk synced a file for each of its columns.
     storage::KvOptions options = momentaryStoreOptions();
     options.inMemory = true;
-    GL_ASSIGN_OR_RETURN(
-        store, storage::KvStore::open("/gridledger-genesis", ledger::columnNames(), options));
-    ledger::StateTree tree(*store, ledger::kStateNodesColumn, ledger::kStateValuesColumn);
-    ledger::BlockStore blocks(*store);
-    contracts::Executor executor(*store, tree, blocks, genesis.chainId,
-                                 contracts::signingDomainOf(genesis));
-    GL_TRY(executor.commitGenesis(genesis));
-    GL_ASSIGN_OR_RETURN(block, blocks.blockAt(0));
-    if (!block) {
-        return fail(ErrorCode::kInternal, "the scratch ledger holds no genesis block");
-    }
-    return std::move(*block);
+    GL_ASSIGN_OR_RETURN(chain, openGenesisLedger("/gridledger-genesis", options, genesis));
+    return std::move(chain.genesisBlock);
 }
 
 }  // namespace gridledger::node

@@ -156,13 +156,18 @@ class PortClaims {
     }
 
   private:
-    /** The lock of the block starting at `port`, or -1 when another process holds it. */
-    static int lockBlock(std::size_t port) {
-        const std::filesystem::path dir =
+    /** The directory of the locks, made on first use (a failure shows as no claim). */
+    static std::filesystem::path lockDir() {
+        std::filesystem::path dir =
             std::filesystem::temp_directory_path() / "gridledger-test-ports";
         std::error_code ignored;
         std::filesystem::create_directories(dir, ignored);
-        const std::string path = (dir / std::to_string(port)).string();
+        return dir;
+    }
+
+    /** The lock of the block starting at `port`, or -1 when another process holds it. */
+    int lockBlock(std::size_t port) const {
+        const std::string path = (dir_ / std::to_string(port)).string();
         const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) {
             return -1;
@@ -204,6 +209,7 @@ class PortClaims {
     }
 
     std::mutex mutex_;
+    const std::filesystem::path dir_ = lockDir();
     std::mt19937 rng_{std::random_device{}()};
     std::vector<int> held_;  // the claims' locks, open for the life of the process
     std::size_t next_ = 0;
