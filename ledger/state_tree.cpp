@@ -57,9 +57,7 @@ Subtree childOf(const NodeCache::Entry& parent, std::size_t slot) {
     }
     Subtree out{child->isLeaf ? RootKind::kLeaf : RootKind::kInternal, child->hash, std::nullopt,
                 child->version};
-    if (const LeafNode* leaf = parent.leaf(slot)) {
-        out.leaf = *leaf;
-    }
+    out.leaf = parent.leaf(slot);
     return out;
 }
 
@@ -194,6 +192,14 @@ class Updater {
                                    std::span<const Op> ops) {
         GL_ASSIGN_OR_RETURN(base, internalAt(*old.storedAt, path, old.hash));
         const auto ranges = splitByNibble(ops, path.size());
+        // The internal children about to be updated are looked up in the cache one after the
+        // other: ask for their index slots together, so that their misses overlap.
+        for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
+            if (const auto child = base->child(slot);
+                child && !child->isLeaf && !ranges[slot].empty()) {
+                cache_.prefetch(path.child(static_cast<std::uint8_t>(slot)));
+            }
+        }
         std::array<Subtree, tree::kRadix> children;
         std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {

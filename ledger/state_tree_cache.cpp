@@ -1,6 +1,8 @@
 #include "state_tree_cache.h"
 
+#include <algorithm>
 #include <bit>
+#include <limits>
 
 namespace gridledger::ledger::tree {
 
@@ -31,73 +33,164 @@ NodeCache::Entry::Entry(std::uint64_t version, const InternalNode& node, const I
                                                       (child->isLeaf && leaves[slot] ? bit : 0U));
         }
     }
-    children_.reserve(static_cast<std::size_t>(std::popcount(childMap_)));
-    leaves_.reserve(static_cast<std::size_t>(std::popcount(leavesKnown_)));
+    slots_ = std::make_unique_for_overwrite<Slot[]>(slotCount());
+    Slot* out = slots_.get();
+    for (const auto& child : node.children) {
+        if (child) {
+            *out++ = Slot{child->hash, child->version};
+        }
+    }
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (const auto& child = node.children[slot]) {
-            children_.push_back(Child{child->hash, child->version});
-        }
         if (has(leavesKnown_, slot)) {
-            leaves_.push_back(*leaves[slot]);
+            *out++ = Slot{leaves[slot]->key, 0};
+            *out++ = Slot{leaves[slot]->valueHash, 0};
         }
     }
-    if (children_.size() > kDenseChildren) {
-        inner_ = std::make_unique<InnerHashes>(inner);
+    if (keepsInner()) {
+        for (std::size_t index = 1; index < kRadix; ++index) {
+            *out++ = Slot{inner[index], 0};
+        }
     }
+}
+
+std::size_t NodeCache::Entry::childCount() const {
+    return static_cast<std::size_t>(std::popcount(childMap_));
+}
+
+std::size_t NodeCache::Entry::leafCount() const {
+    return static_cast<std::size_t>(std::popcount(leavesKnown_));
+}
+
+std::size_t NodeCache::Entry::slotCount() const {
+    return childCount() + 2 * leafCount() + (keepsInner() ? kInnerSlots : 0);
 }
 
 std::optional<ChildRef> NodeCache::Entry::child(std::size_t slot) const {
     if (!has(childMap_, slot)) {
         return std::nullopt;
     }
-    const Child& child = children_[rank(childMap_, slot)];
+    const Slot& child = slots_[rank(childMap_, slot)];
     return ChildRef{child.hash, child.version, has(leafMap_, slot)};
 }
 
-const LeafNode* NodeCache::Entry::leaf(std::size_t slot) const {
+std::optional<LeafNode> NodeCache::Entry::leaf(std::size_t slot) const {
     if (!has(leavesKnown_, slot)) {
-        return nullptr;
+        return std::nullopt;
     }
-    return &leaves_[rank(leavesKnown_, slot)];
+    const Slot* at = &slots_[childCount() + 2 * rank(leavesKnown_, slot)];
+    return LeafNode{at[0].hash, at[1].hash};
 }
 
 InnerHashes NodeCache::Entry::inner() const {
-    if (inner_) {
-        return *inner_;
+    InnerHashes out;
+    if (keepsInner()) {
+        const Slot* at = &slots_[childCount() + 2 * leafCount()];
+        for (std::size_t index = 1; index < kRadix; ++index) {
+            out[index] = at[index - 1].hash;
+        }
+        return out;
     }
     InternalNode node;
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
         node.children[slot] = child(slot);
     }
-    InnerHashes out;
     rehashInner(node, 0xffff, out);
     return out;
 }
 
-const NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path) const {
-    const auto it = entries_.find(path);
-    if (it == entries_.end() || it->second.version_ != version) {
+std::uint64_t NodeCache::hashOf(const NibblePath& path) {
+    // The low bits pick the slot and the high ones are the fingerprint: mix both once more.
+    std::uint64_t mixed = path.mapHash();
+    mixed ^= mixed >> 33U;
+    mixed *= 0xff51afd7ed558ccdULL;
+    mixed ^= mixed >> 33U;
+    return mixed;
+}
+
+NodeCache::Item& NodeCache::item(std::size_t index) const {
+    return chunks_[index / kChunkItems][index % kChunkItems];
+}
+
+NodeCache::Item* NodeCache::lookup(const NibblePath& path) const {
+    if (slots_.empty()) {
         return nullptr;
     }
-    return &it->second;
+    const std::uint64_t hash = hashOf(path);
+    const std::uint64_t fingerprint = hash >> 32U;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
+        const std::uint64_t slot = slots_[at];
+        if (slot == 0) {
+            return nullptr;
+        }
+        if (slot >> 32U == fingerprint) {
+            Item& candidate = item((slot & 0xffffffffU) - 1);
+            if (candidate.path == path) {
+                return &candidate;
+            }
+        }
+    }
+}
+
+const NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path) const {
+    const Item* found = lookup(path);
+    if (found == nullptr || found->entry.version_ != version) {
+        return nullptr;
+    }
+    return &found->entry;
+}
+
+void NodeCache::prefetch(const NibblePath& path) const {
+    if (!slots_.empty()) {
+        __builtin_prefetch(&slots_[hashOf(path) & (slots_.size() - 1)]);
+    }
+}
+
+void NodeCache::place(std::uint64_t hash, std::uint32_t index) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = hash & mask;
+    while (slots_[at] != 0) {
+        at = (at + 1) & mask;
+    }
+    slots_[at] = (hash >> 32U) << 32U | (std::uint64_t{index} + 1);
+}
+
+void NodeCache::grow() {
+    slots_.assign(std::max(kFirstSlots, slots_.size() * 2), 0);
+    for (std::size_t index = 0; index < count_; ++index) {
+        place(hashOf(item(index).path), static_cast<std::uint32_t>(index));
+    }
 }
 
 void NodeCache::put(const NibblePath& path, Entry entry) {
     const std::size_t size = footprint(entry);
-    if (const auto it = entries_.find(path); it != entries_.end()) {
-        bytes_ = bytes_ - footprint(it->second) + size;
-        it->second = std::move(entry);
-    } else if (bytes_ + size <= budgetBytes_) {
-        bytes_ += size;
-        entries_.emplace(path, std::move(entry));
+    if (Item* existing = lookup(path)) {
+        bytes_ = bytes_ - footprint(existing->entry) + size;
+        existing->entry = std::move(entry);
+        return;
     }
+    // Item numbers fit the slot's 32 bits.
+    if (bytes_ + size > budgetBytes_ || count_ >= std::numeric_limits<std::uint32_t>::max() - 1) {
+        return;
+    }
+    if (2 * (count_ + 1) > slots_.size()) {
+        grow();
+    }
+    if (count_ % kChunkItems == 0) {
+        chunks_.push_back(std::make_unique<Item[]>(kChunkItems));
+    }
+    Item& added = item(count_);
+    added.path = path;
+    added.entry = std::move(entry);
+    place(hashOf(path), static_cast<std::uint32_t>(count_));
+    bytes_ += size;
+    ++count_;
 }
 
 std::size_t NodeCache::footprint(const Entry& entry) {
-    // The map node (key, entry, link and cached hash) and the three allocations.
-    constexpr std::size_t kNode = sizeof(NibblePath) + sizeof(Entry) + 2 * sizeof(void*);
-    return kNode + entry.children_.capacity() * sizeof(Entry::Child) +
-           entry.leaves_.capacity() * sizeof(LeafNode) + (entry.inner_ ? sizeof(InnerHashes) : 0);
+    // The item, four index slots (the index is between a quarter and half full), and the
+    // entry's allocation.
+    return sizeof(Item) + 4 * sizeof(std::uint64_t) + entry.slotCount() * sizeof(Entry::Slot);
 }
 
 }  // namespace gridledger::ledger::tree

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "state_tree_node.h"
@@ -40,36 +39,52 @@ class NodeCache {
          */
         Entry(std::uint64_t version, const InternalNode& node, const InnerHashes& inner,
               const std::array<const LeafNode*, kRadix>& leaves);
+        /** No node: the state of an item not yet filled. */
+        Entry() = default;
 
         [[nodiscard]] std::uint64_t version() const { return version_; }
         [[nodiscard]] std::optional<ChildRef> child(std::size_t slot) const;
-        /** The content of the leaf child in `slot`, or nullptr when not known. */
-        [[nodiscard]] const LeafNode* leaf(std::size_t slot) const;
+        /** The content of the leaf child in `slot`, when known. */
+        [[nodiscard]] std::optional<LeafNode> leaf(std::size_t slot) const;
         /** The node's inner hashes, kept or recomputed. */
         [[nodiscard]] InnerHashes inner() const;
 
       private:
         friend class NodeCache;
-        struct Child {
+        /**
+         * One unit of the entry's single allocation: a child (its hash and version), half of a
+         * known leaf (its key, then its value hash) or one inner hash, in that order.
+         */
+        struct Slot {
             Hash256 hash;
             std::uint64_t version = 0;
         };
+        /** Inner hashes kept: [1..15] of InnerHashes. */
+        static constexpr std::size_t kInnerSlots = kRadix - 1;
+
+        [[nodiscard]] std::size_t childCount() const;
+        [[nodiscard]] std::size_t leafCount() const;
+        [[nodiscard]] bool keepsInner() const { return childCount() > kDenseChildren; }
+        [[nodiscard]] std::size_t slotCount() const;
 
         std::uint64_t version_ = 0;
         std::uint16_t childMap_ = 0;
         std::uint16_t leafMap_ = 0;
         std::uint16_t leavesKnown_ = 0;
-        // Two arrays rather than one of larger elements: each stays within the sizes that the
-        // allocator serves from its per-thread caches (1 KiB).
-        std::vector<Child> children_;
-        std::vector<LeafNode> leaves_;
-        std::unique_ptr<InnerHashes> inner_;
+        // One allocation, so that reading a node costs one miss of the CPU caches past the map.
+        std::unique_ptr<Slot[]> slots_;
     };
 
     explicit NodeCache(std::size_t budgetBytes) : budgetBytes_(budgetBytes) {}
 
     /** The node at (version, path), or nullptr; valid until the next put. */
     [[nodiscard]] const Entry* find(std::uint64_t version, const NibblePath& path) const;
+
+    /**
+     * Asks the CPU to bring in the index slot where a find of `path` starts, so that finds of
+     * several paths (the children of a node about to be updated) wait for memory once together.
+     */
+    void prefetch(const NibblePath& path) const;
 
     /** Keeps `entry` for `path`, replacing the path's entry; a new path is dropped when full. */
     void put(const NibblePath& path, Entry entry);
@@ -78,15 +93,29 @@ class NodeCache {
     [[nodiscard]] std::size_t bytes() const { return bytes_; }
 
   private:
-    struct PathHash {
-        std::size_t operator()(const NibblePath& path) const { return path.mapHash(); }
+    struct Item {
+        NibblePath path;
+        Entry entry;
     };
+    static constexpr std::size_t kChunkItems = 4096;
+    static constexpr std::size_t kFirstSlots = 1024;
 
+    static std::uint64_t hashOf(const NibblePath& path);
     static std::size_t footprint(const Entry& entry);
+    [[nodiscard]] Item& item(std::size_t index) const;
+    [[nodiscard]] Item* lookup(const NibblePath& path) const;
+    /** Puts item `index`, of hash `hash`, in the index, which has a free slot. */
+    void place(std::uint64_t hash, std::uint32_t index);
+    void grow();
 
     std::size_t budgetBytes_;
     std::size_t bytes_ = 0;
-    std::unordered_map<NibblePath, Entry, PathHash> entries_;
+    // An open-addressing index, at most half full and probed linearly, of items kept in chunks
+    // (never moved, never removed): a find reads one slot and one item, where a node-based map
+    // reads a bucket, the node before and the node.
+    std::vector<std::uint64_t> slots_;  // fingerprint (high 32 bits) ‖ item number + 1; 0: free
+    std::vector<std::unique_ptr<Item[]>> chunks_;
+    std::size_t count_ = 0;
 };
 
 }  // namespace gridledger::ledger::tree

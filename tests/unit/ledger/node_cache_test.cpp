@@ -1,0 +1,181 @@
+// The state tree's cache of internal nodes for apply: every path put is found at its version only,
+// with exactly the children, known leaves and inner hashes it was given, through the index's
+// growth; a put replaces the path's entry and its memory; past the budget new paths are dropped.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../../../ledger/state_tree_cache.h"
+
+namespace gridledger::ledger::node_cache_test {
+namespace {
+
+using tree::ChildRef;
+using tree::InnerHashes;
+using tree::InternalNode;
+using tree::kRadix;
+using tree::LeafNode;
+using tree::NibblePath;
+using tree::NodeCache;
+
+constexpr std::size_t kNoBudget = std::size_t{1} << 40U;
+
+/** Path i: up to 12 nibbles of i, after a run of fixed ones, so that paths differ deep down. */
+NibblePath pathOf(std::uint32_t i) {
+    NibblePath path;
+    for (std::size_t depth = 0; depth < 6; ++depth) {
+        path = path.child(0xa);
+    }
+    for (std::uint32_t rest = i; rest != 0; rest >>= 4U) {
+        path = path.child(static_cast<std::uint8_t>(rest & 0xfU));
+    }
+    return path.child(static_cast<std::uint8_t>(i % kRadix));
+}
+
+Hash256 hashOf(std::uint32_t i, std::uint8_t tag) {
+    Hash256 out;
+    out[0] = tag;
+    out[28] = static_cast<std::uint8_t>(i >> 24U);
+    out[29] = static_cast<std::uint8_t>(i >> 16U);
+    out[30] = static_cast<std::uint8_t>(i >> 8U);
+    out[31] = static_cast<std::uint8_t>(i);
+    return out;
+}
+
+/** Node i: 2 to 16 children, every third a leaf, of versions below i + 1. */
+InternalNode nodeOf(std::uint32_t i) {
+    InternalNode node;
+    const std::size_t count = 2 + i % 15;
+    for (std::size_t slot = 0; slot < count; ++slot) {
+        const auto s = static_cast<std::uint32_t>(slot);
+        node.children[(slot * 7 + i) % kRadix] =
+            ChildRef{hashOf(i * 16 + s, 0xc1), i - i % 3, slot % 3 == 0};
+    }
+    return node;
+}
+
+LeafNode leafOf(std::uint32_t i, std::size_t slot) {
+    const auto s = static_cast<std::uint32_t>(slot);
+    return LeafNode{hashOf(i * 16 + s, 0x1e), hashOf(i * 16 + s, 0x7a)};
+}
+
+/** Node i's leaves as its apply would know them: every other leaf child. */
+std::array<std::optional<LeafNode>, kRadix> knownLeaves(std::uint32_t i) {
+    std::array<std::optional<LeafNode>, kRadix> out;
+    const InternalNode node = nodeOf(i);
+    bool known = true;
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        if (node.children[slot] && node.children[slot]->isLeaf) {
+            if (known) {
+                out[slot] = leafOf(i, slot);
+            }
+            known = !known;
+        }
+    }
+    return out;
+}
+
+/** A marker that no hash of a node gives: what the entry returns proves where it came from. */
+InnerHashes markedInner(std::uint32_t i) {
+    InnerHashes out;
+    for (std::size_t index = 1; index < kRadix; ++index) {
+        out[index] = hashOf(i * 16 + static_cast<std::uint32_t>(index), 0x99);
+    }
+    return out;
+}
+
+NodeCache::Entry entryOf(std::uint32_t i, std::uint64_t version) {
+    const auto leaves = knownLeaves(i);
+    std::array<const LeafNode*, kRadix> pointers{};
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        pointers[slot] = leaves[slot] ? &*leaves[slot] : nullptr;
+    }
+    return NodeCache::Entry(version, nodeOf(i), markedInner(i), pointers);
+}
+
+std::size_t childCount(const InternalNode& node) {
+    std::size_t count = 0;
+    for (const auto& child : node.children) {
+        count += child ? 1U : 0U;
+    }
+    return count;
+}
+
+void expectEntryOf(const NodeCache::Entry& entry, std::uint32_t i) {
+    const InternalNode node = nodeOf(i);
+    const auto leaves = knownLeaves(i);
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        EXPECT_EQ(entry.child(slot), node.children[slot]) << i << " slot " << slot;
+        EXPECT_EQ(entry.leaf(slot), leaves[slot]) << i << " slot " << slot;
+    }
+    // A dense node keeps the inner hashes it was given; a sparse one recomputes them.
+    InnerHashes computed;
+    tree::rehashInner(node, 0xffff, computed);
+    const InnerHashes expected =
+        childCount(node) > NodeCache::kDenseChildren ? markedInner(i) : computed;
+    const InnerHashes inner = entry.inner();
+    for (std::size_t index = 1; index < kRadix; ++index) {
+        EXPECT_EQ(inner[index], expected[index]) << i << " inner " << index;
+    }
+}
+
+TEST(StateTreeNodeCache, EveryPathPutIsFoundAtItsVersionWithItsNodeAndNoOtherIs) {
+    NodeCache cache(kNoBudget);
+    constexpr std::uint32_t kPaths = 20'000;  // several index growths and item chunks
+    for (std::uint32_t i = 0; i < kPaths; ++i) {
+        cache.put(pathOf(i), entryOf(i, i + 1));
+    }
+    for (std::uint32_t i = 0; i < kPaths; ++i) {
+        const NodeCache::Entry* entry = cache.find(i + 1, pathOf(i));
+        ASSERT_NE(entry, nullptr) << i;
+        EXPECT_EQ(entry->version(), i + 1);
+        expectEntryOf(*entry, i);
+        // Another version of the same path is a miss, never a wrong node.
+        EXPECT_EQ(cache.find(i, pathOf(i)), nullptr) << i;
+        EXPECT_EQ(cache.find(i + 2, pathOf(i)), nullptr) << i;
+    }
+    for (std::uint32_t i = kPaths; i < 2 * kPaths; ++i) {
+        EXPECT_EQ(cache.find(i + 1, pathOf(i)), nullptr) << i;
+    }
+    EXPECT_EQ(cache.find(1, NibblePath{}), nullptr);
+}
+
+TEST(StateTreeNodeCache, APutReplacesThePathsEntryAndItsMemory) {
+    NodeCache alone(kNoBudget);
+    alone.put(pathOf(7), entryOf(2, 9));
+    NodeCache cache(kNoBudget);
+    cache.put(pathOf(7), entryOf(13, 4));  // 15 children: dense, with its inner hashes
+    EXPECT_GT(cache.bytes(), alone.bytes());
+    cache.put(pathOf(7), entryOf(2, 9));  // 4 children: sparse
+    EXPECT_EQ(cache.find(4, pathOf(7)), nullptr);
+    const NodeCache::Entry* entry = cache.find(9, pathOf(7));
+    ASSERT_NE(entry, nullptr);
+    expectEntryOf(*entry, 2);
+    EXPECT_EQ(cache.bytes(), alone.bytes());
+}
+
+TEST(StateTreeNodeCache, PastTheBudgetNewPathsAreDroppedAndKnownOnesStillChange) {
+    NodeCache sizing(kNoBudget);
+    sizing.put(pathOf(0), entryOf(2, 1));
+    const std::size_t perPath = sizing.bytes();
+    NodeCache cache(10 * perPath);
+    for (std::uint32_t i = 0; i < 20; ++i) {
+        cache.put(pathOf(i), entryOf(2, 1));
+    }
+    EXPECT_LE(cache.bytes(), 10 * perPath);
+    std::uint32_t kept = 0;
+    for (std::uint32_t i = 0; i < 20; ++i) {
+        kept += cache.find(1, pathOf(i)) != nullptr ? 1U : 0U;
+    }
+    EXPECT_EQ(kept, 10U);
+    EXPECT_EQ(cache.find(1, pathOf(10)), nullptr);
+    cache.put(pathOf(3), entryOf(2, 5));
+    ASSERT_NE(cache.find(5, pathOf(3)), nullptr);
+    expectEntryOf(*cache.find(5, pathOf(3)), 2);
+}
+
+}  // namespace
+}  // namespace gridledger::ledger::node_cache_test
