@@ -1,8 +1,6 @@
 #include "state_tree_cache.h"
 
-#include <algorithm>
 #include <bit>
-#include <limits>
 
 namespace gridledger::ledger::tree {
 
@@ -99,37 +97,17 @@ InnerHashes NodeCache::Entry::inner() const {
 }
 
 std::uint64_t NodeCache::hashOf(const NibblePath& path) {
-    // The low bits pick the slot and the high ones are the fingerprint: mix both once more.
-    std::uint64_t mixed = path.mapHash();
-    mixed ^= mixed >> 33U;
-    mixed *= 0xff51afd7ed558ccdULL;
-    mixed ^= mixed >> 33U;
-    return mixed;
+    return SlotIndex::spread(path.mapHash());
 }
 
-NodeCache::Item& NodeCache::item(std::size_t index) const {
-    return chunks_[index / kChunkItems][index % kChunkItems];
+NodeCache::Item& NodeCache::item(std::size_t number) const {
+    return chunks_[number / kChunkItems][number % kChunkItems];
 }
 
 NodeCache::Item* NodeCache::lookup(const NibblePath& path) const {
-    if (slots_.empty()) {
-        return nullptr;
-    }
-    const std::uint64_t hash = hashOf(path);
-    const std::uint64_t fingerprint = hash >> 32U;
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-        const std::uint64_t slot = slots_[at];
-        if (slot == 0) {
-            return nullptr;
-        }
-        if (slot >> 32U == fingerprint) {
-            Item& candidate = item((slot & 0xffffffffU) - 1);
-            if (candidate.path == path) {
-                return &candidate;
-            }
-        }
-    }
+    const auto number =
+        index_.find(hashOf(path), [this, &path](std::uint32_t n) { return item(n).path == path; });
+    return number ? &item(*number) : nullptr;
 }
 
 const NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path) const {
@@ -141,25 +119,7 @@ const NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath&
 }
 
 void NodeCache::prefetch(const NibblePath& path) const {
-    if (!slots_.empty()) {
-        __builtin_prefetch(&slots_[hashOf(path) & (slots_.size() - 1)]);
-    }
-}
-
-void NodeCache::place(std::uint64_t hash, std::uint32_t index) {
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t at = hash & mask;
-    while (slots_[at] != 0) {
-        at = (at + 1) & mask;
-    }
-    slots_[at] = (hash >> 32U) << 32U | (std::uint64_t{index} + 1);
-}
-
-void NodeCache::grow() {
-    slots_.assign(std::max(kFirstSlots, slots_.size() * 2), 0);
-    for (std::size_t index = 0; index < count_; ++index) {
-        place(hashOf(item(index).path), static_cast<std::uint32_t>(index));
-    }
+    index_.prefetch(hashOf(path));
 }
 
 void NodeCache::put(const NibblePath& path, Entry entry) {
@@ -169,12 +129,8 @@ void NodeCache::put(const NibblePath& path, Entry entry) {
         existing->entry = std::move(entry);
         return;
     }
-    // Item numbers fit the slot's 32 bits.
-    if (bytes_ + size > budgetBytes_ || count_ >= std::numeric_limits<std::uint32_t>::max() - 1) {
+    if (bytes_ + size > budgetBytes_ || count_ >= SlotIndex::kMaxItems) {
         return;
-    }
-    if (2 * (count_ + 1) > slots_.size()) {
-        grow();
     }
     if (count_ % kChunkItems == 0) {
         chunks_.push_back(std::make_unique<Item[]>(kChunkItems));
@@ -182,7 +138,8 @@ void NodeCache::put(const NibblePath& path, Entry entry) {
     Item& added = item(count_);
     added.path = path;
     added.entry = std::move(entry);
-    place(hashOf(path), static_cast<std::uint32_t>(count_));
+    index_.add(hashOf(path), static_cast<std::uint32_t>(count_),
+               [this](std::uint32_t number) { return hashOf(item(number).path); });
     bytes_ += size;
     ++count_;
 }

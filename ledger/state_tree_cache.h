@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "slot_index.h"
 #include "state_tree_node.h"
 
 namespace gridledger::ledger::tree {
@@ -98,22 +99,16 @@ class NodeCache {
         Entry entry;
     };
     static constexpr std::size_t kChunkItems = 4096;
-    static constexpr std::size_t kFirstSlots = 1024;
 
     static std::uint64_t hashOf(const NibblePath& path);
     static std::size_t footprint(const Entry& entry);
-    [[nodiscard]] Item& item(std::size_t index) const;
+    [[nodiscard]] Item& item(std::size_t number) const;
     [[nodiscard]] Item* lookup(const NibblePath& path) const;
-    /** Puts item `index`, of hash `hash`, in the index, which has a free slot. */
-    void place(std::uint64_t hash, std::uint32_t index);
-    void grow();
 
     std::size_t budgetBytes_;
     std::size_t bytes_ = 0;
-    // An open-addressing index, at most half full and probed linearly, of items kept in chunks
-    // (never moved, never removed): a find reads one slot and one item, where a node-based map
-    // reads a bucket, the node before and the node.
-    std::vector<std::uint64_t> slots_;  // fingerprint (high 32 bits) ‖ item number + 1; 0: free
+    // The items in chunks, never moved, never removed, found through the index.
+    SlotIndex index_;
     std::vector<std::unique_ptr<Item[]>> chunks_;
     std::size_t count_ = 0;
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <mutex>
 #include <utility>
 
@@ -25,12 +24,7 @@ std::uint64_t KeyTable::hashOf(const Hash256& key) {
         std::memcpy(&part, key.data() + word, sizeof part);
         mixed = (mixed ^ part) * 0x9e3779b97f4a7c15ULL;
     }
-    // A product's low bits depend on its factors' low bits only: mix the high ones down, since
-    // the low bits pick the slot.
-    mixed ^= mixed >> 33U;
-    mixed *= 0xff51afd7ed558ccdULL;
-    mixed ^= mixed >> 33U;
-    return mixed;
+    return SlotIndex::spread(mixed);
 }
 
 std::size_t KeyTable::footprint(std::size_t valueSize) {
@@ -59,43 +53,13 @@ KeyTable::Entry& KeyTable::entry(std::size_t index) const {
 }
 
 std::optional<std::size_t> KeyTable::indexOf(const Hash256& key) const {
-    if (slots_.empty()) {
-        return std::nullopt;
-    }
-    const std::uint64_t hash = hashOf(key);
-    const std::uint64_t fingerprint = hash >> 32U;
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-        const std::uint64_t slot = slots_[at];
-        if (slot == 0) {
-            return std::nullopt;
-        }
-        if (slot >> 32U == fingerprint && entry((slot & 0xffffffffU) - 1).key == key) {
-            return (slot & 0xffffffffU) - 1;
-        }
-    }
+    return index_.find(hashOf(key),
+                       [this, &key](std::uint32_t number) { return entry(number).key == key; });
 }
 
 const KeyTable::Entry* KeyTable::find(const Hash256& key) const {
     const auto index = indexOf(key);
     return index ? &entry(*index) : nullptr;
-}
-
-void KeyTable::place(std::uint64_t hash, std::uint32_t index) {
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t at = hash & mask;
-    while (slots_[at] != 0) {
-        at = (at + 1) & mask;
-    }
-    slots_[at] = (hash >> 32U) << 32U | (std::uint64_t{index} + 1);
-}
-
-void KeyTable::grow() {
-    slots_.assign(std::max(kFirstSlots, slots_.size() * 2), 0);
-    // In entry order, which reads the entries one after the other.
-    for (std::size_t index = 0; index < count_; ++index) {
-        place(hashOf(entry(index).key), static_cast<std::uint32_t>(index));
-    }
 }
 
 bool KeyTable::set(const Hash256& key, std::uint64_t writtenAt, const std::optional<Bytes>& value,
@@ -108,12 +72,8 @@ bool KeyTable::set(const Hash256& key, std::uint64_t writtenAt, const std::optio
         store(existing, value);
         return true;
     }
-    // An index at most half full; entry numbers fit the slot's 32 bits.
-    if (bytes_ + size > budgetBytes || count_ >= std::numeric_limits<std::uint32_t>::max() - 1) {
+    if (bytes_ + size > budgetBytes || count_ >= SlotIndex::kMaxItems) {
         return false;
-    }
-    if (2 * (count_ + 1) > slots_.size()) {
-        grow();
     }
     if (count_ % kChunkEntries == 0) {
         chunks_.push_back(std::make_unique<Entry[]>(kChunkEntries));
@@ -122,14 +82,15 @@ bool KeyTable::set(const Hash256& key, std::uint64_t writtenAt, const std::optio
     added.key = key;
     added.writtenAt = writtenAt;
     store(added, value);
-    place(hashOf(key), static_cast<std::uint32_t>(count_));
+    index_.add(hashOf(key), static_cast<std::uint32_t>(count_),
+               [this](std::uint32_t number) { return hashOf(entry(number).key); });
     ++count_;
     bytes_ += size;
     return true;
 }
 
 void KeyTable::clear() {
-    std::vector<std::uint64_t>().swap(slots_);
+    index_.clear();
     chunks_.clear();
     count_ = 0;
     bytes_ = 0;

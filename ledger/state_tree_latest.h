@@ -15,6 +15,8 @@
 #include <gridledger/base/bytes.h>
 #include <gridledger/ledger/state_tree.h>
 
+#include "slot_index.h"
+
 namespace gridledger::ledger::tree {
 
 /** A key's value as of a version: std::nullopt when it holds none. */
@@ -24,11 +26,10 @@ struct KnownValue {
 
 /**
  * Keys with the version of their last write and their value (or none), in one open-addressing
- * table: a lookup reads one slot of an index of 8-byte slots (a fingerprint of the key's hash and
- * the entry's number) and then the entry, which holds a value of up to kInlineBytes (an account)
- * in place. So a lookup in a table too large for the CPU's caches costs about two misses, where a
- * node-based hash map costs four (bucket, the node before, the node, the value). Entries are never
- * removed one by one, only all at once.
+ * table: a lookup reads one slot of a SlotIndex and then the entry, which holds a value of up to
+ * kInlineBytes (an account) in place. So a lookup in a table too large for the CPU's caches costs
+ * about two misses, where a node-based hash map costs four (bucket, the node before, the node, the
+ * value). Entries are never removed one by one, only all at once.
  */
 class KeyTable {
   public:
@@ -65,18 +66,14 @@ class KeyTable {
 
   private:
     static constexpr std::size_t kChunkEntries = 4096;
-    static constexpr std::size_t kFirstSlots = 1024;
 
     static std::uint64_t hashOf(const Hash256& key);
     static std::size_t footprint(std::size_t valueSize);
     static void store(Entry& entry, const std::optional<Bytes>& value);
     [[nodiscard]] Entry& entry(std::size_t index) const;
     [[nodiscard]] std::optional<std::size_t> indexOf(const Hash256& key) const;
-    /** Puts entry `index`, of hash `hash`, in the index, which has a free slot. */
-    void place(std::uint64_t hash, std::uint32_t index);
-    void grow();
 
-    std::vector<std::uint64_t> slots_;  // fingerprint (high 32 bits) ‖ entry number + 1; 0: free
+    SlotIndex index_;
     std::vector<std::unique_ptr<Entry[]>> chunks_;
     std::size_t count_ = 0;
     std::size_t bytes_ = 0;
