@@ -83,6 +83,22 @@ std::array<std::span<const Op>, tree::kRadix> splitByNibble(std::span<const Op> 
 }
 
 constexpr std::uint16_t kAllSlots = 0xffff;
+/** Encoded node bytes reserved per update: about two internal nodes of 16 children on a large
+ * tree (12 + 16 × 40 bytes each, key and value). */
+constexpr std::size_t kEncodedBytesPerOp = 1'280;
+
+/** An internal node that an apply rewrites: its entry, and the cache's own copy if it has one. */
+struct Base {
+    const NodeCache::Entry* entry = nullptr;
+    NodeCache::Entry* cached = nullptr;
+};
+
+/** A node this apply made, to be cached once it succeeded: in place of `cached` if not null. */
+struct Written {
+    NibblePath path;
+    NodeCache::Entry entry;
+    NodeCache::Entry* cached = nullptr;
+};
 
 /**
  * One apply: rewrites the paths the ops touch, bottom-up. Internal nodes come from the cache, or
@@ -97,6 +113,7 @@ class Updater {
         : store_(store), nodes_(nodes), cache_(cache), version_(version) {
         // About two internal nodes and one leaf per update on a large tree.
         writes_.reserve(3 * ops + 1);
+        encoded_.reserve(kEncodedBytesPerOp * ops);
         written_.reserve(2 * ops + 1);
     }
 
@@ -123,12 +140,17 @@ class Updater {
         }
     }
 
-    [[nodiscard]] const std::vector<std::pair<Bytes, Bytes>>& writes() const { return writes_; }
+    /** The nodes to write, in the order they were made. */
+    [[nodiscard]] std::size_t writeCount() const { return writes_.size(); }
+    [[nodiscard]] ByteView writeKey(std::size_t i) const {
+        return ByteView(encoded_).subspan(writes_[i].begin, writes_[i].keyEnd - writes_[i].begin);
+    }
+    [[nodiscard]] ByteView writeValue(std::size_t i) const {
+        return ByteView(encoded_).subspan(writes_[i].keyEnd, writes_[i].end - writes_[i].keyEnd);
+    }
     /** The nodes read from the store, then those written, for the cache once apply succeeded. */
     [[nodiscard]] std::deque<std::pair<NibblePath, NodeCache::Entry>>& read() { return read_; }
-    [[nodiscard]] std::vector<std::pair<NibblePath, NodeCache::Entry>>& written() {
-        return written_;
-    }
+    [[nodiscard]] std::vector<Written>& written() { return written_; }
 
   private:
     /** A subtree that was empty: a leaf for a single put, else an internal node. */
@@ -152,7 +174,7 @@ class Updater {
             GL_ASSIGN_OR_RETURN(child, build(childPath, ranges[slot]));
             children[slot] = child;
         }
-        return assemble(path, children, nullptr, kAllSlots);
+        return assemble(path, children, Base{}, kAllSlots);
     }
 
     /** A subtree that was a single leaf: keep, replace or delete it, or split below it. */
@@ -195,7 +217,7 @@ class Updater {
         // The internal children about to be updated are looked up in the cache one after the
         // other: ask for their index slots together, so that their misses overlap.
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            if (const auto child = base->child(slot);
+            if (const auto child = base.entry->child(slot);
                 child && !child->isLeaf && !ranges[slot].empty()) {
                 cache_.prefetch(path.child(static_cast<std::uint8_t>(slot)));
             }
@@ -203,7 +225,7 @@ class Updater {
         std::array<Subtree, tree::kRadix> children;
         std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            const Subtree before = childOf(*base, slot);
+            const Subtree before = childOf(*base.entry, slot);
             const auto childPath = path.child(static_cast<std::uint8_t>(slot));
             GL_ASSIGN_OR_RETURN(after, update(before, childPath, ranges[slot]));
             if (!after.sameAs(before)) {
@@ -220,11 +242,11 @@ class Updater {
     /**
      * The subtree at `path` made of these children: empty, a lone leaf moved up (written later
      * by an ancestor), or a new internal node written at (version, path). `base` is the node
-     * that was at `path` when only the `changed` slots differ from it: its inner hashes are
-     * reused for the others.
+     * that was at `path`, if any, when only the `changed` slots differ from it: its inner hashes
+     * are reused for the others.
      */
     Result<Subtree> assemble(const NibblePath& path, std::array<Subtree, tree::kRadix>& children,
-                             const NodeCache::Entry* base, std::uint16_t changed) {
+                             Base base, std::uint16_t changed) {
         std::size_t count = 0;
         std::size_t last = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
@@ -255,19 +277,20 @@ class Updater {
                 leaves[slot] = &*child.leaf;
             }
         }
-        InnerHashes inner = base != nullptr ? base->inner() : InnerHashes{};
-        tree::rehashInner(node, base != nullptr ? changed : kAllSlots, inner);
+        InnerHashes inner = base.entry != nullptr ? base.entry->inner() : InnerHashes{};
+        tree::rehashInner(node, base.entry != nullptr ? changed : kAllSlots, inner);
         const Hash256 hash = inner[1];
         writeNode(path, tree::Node{node});
-        written_.emplace_back(path, NodeCache::Entry(version_, node, inner, leaves));
+        written_.push_back(
+            Written{path, NodeCache::Entry(version_, node, inner, leaves), base.cached});
         return Subtree{RootKind::kInternal, hash, std::nullopt, version_};
     }
 
     /** The internal node at (version, path), whose parent records `expectedHash`. */
-    Result<const NodeCache::Entry*> internalAt(std::uint64_t version, const NibblePath& path,
-                                               const Hash256& expectedHash) {
-        if (const NodeCache::Entry* hit = cache_.find(version, path)) {
-            return hit;
+    Result<Base> internalAt(std::uint64_t version, const NibblePath& path,
+                            const Hash256& expectedHash) {
+        if (NodeCache::Entry* hit = cache_.find(version, path)) {
+            return Base{hit, hit};
         }
         GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, version, path));
         InnerHashes inner;
@@ -276,7 +299,7 @@ class Updater {
             return fail(ErrorCode::kCorrupt, "state tree: internal node does not match its parent");
         }
         read_.emplace_back(path, NodeCache::Entry(version, node, inner, {}));
-        return &read_.back().second;
+        return Base{&read_.back().second, nullptr};
     }
 
     /** The content of a leaf subtree, read from the store if this apply did not make it. */
@@ -287,18 +310,31 @@ class Updater {
         return tree::loadLeaf(store_, nodes_, *leaf.storedAt, path, leaf.hash);
     }
 
+    /** A node write: its key and value, back to back in encoded_ from `begin`. */
+    struct NodeWrite {
+        std::size_t begin = 0;
+        std::size_t keyEnd = 0;
+        std::size_t end = 0;
+    };
+
     void writeNode(const NibblePath& path, const tree::Node& node) {
-        writes_.emplace_back(tree::nodeKey(version_, path), tree::encodeNode(node));
+        const std::size_t begin = encoded_.size();
+        tree::appendNodeKey(encoded_, version_, path);
+        const std::size_t keyEnd = encoded_.size();
+        tree::appendNode(encoded_, node);
+        writes_.push_back(NodeWrite{begin, keyEnd, encoded_.size()});
     }
 
     const storage::KvStore& store_;
     storage::Column nodes_;
     NodeCache& cache_;
     std::uint64_t version_;
-    std::vector<std::pair<Bytes, Bytes>> writes_;
+    std::vector<NodeWrite> writes_;
+    /** Every node write's key and value, one allocation for the apply. */
+    Bytes encoded_;
     /** A deque, so that an entry stays where internalAt's caller points while more are read. */
     std::deque<std::pair<NibblePath, NodeCache::Entry>> read_;
-    std::vector<std::pair<NibblePath, NodeCache::Entry>> written_;
+    std::vector<Written> written_;
 };
 
 /**
@@ -307,13 +343,12 @@ class Updater {
  * the ninth on (the path's length, then its nibbles): the next 8 bytes, as one number (the rank),
  * order nearly all of them, and the whole keys only those that share those bytes too.
  */
-std::vector<std::pair<std::uint64_t, std::uint32_t>> inKeyOrder(
-    const std::vector<std::pair<Bytes, Bytes>>& writes) {
+std::vector<std::pair<std::uint64_t, std::uint32_t>> inKeyOrder(const Updater& writes) {
     constexpr std::size_t kShared = 8;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
-    order.reserve(writes.size());
-    for (std::size_t i = 0; i < writes.size(); ++i) {
-        const Bytes& key = writes[i].first;
+    order.reserve(writes.writeCount());
+    for (std::size_t i = 0; i < writes.writeCount(); ++i) {
+        const ByteView key = writes.writeKey(i);
         std::uint64_t rank = 0;
         for (std::size_t at = kShared; at < kShared + 8; ++at) {
             rank = (rank << 8U) | (at < key.size() ? key[at] : 0U);
@@ -324,7 +359,9 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> inKeyOrder(
         if (a.first != b.first) {
             return a.first < b.first;
         }
-        return writes[a.second].first < writes[b.second].first;
+        const ByteView left = writes.writeKey(a.second);
+        const ByteView right = writes.writeKey(b.second);
+        return std::lexicographical_compare(left.begin(), left.end(), right.begin(), right.end());
     });
     return order;
 }
@@ -414,15 +451,18 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     for (auto& [path, entry] : updater.read()) {
         cache_->put(path, std::move(entry));
     }
-    for (auto& [path, entry] : updater.written()) {
-        cache_->put(path, std::move(entry));
+    for (auto& [path, entry, cached] : updater.written()) {
+        if (cached != nullptr) {
+            cache_->replace(*cached, std::move(entry));
+        } else {
+            cache_->put(path, std::move(entry));
+        }
     }
 
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};
     batch.put(nodes_, tree::rootKey(version), tree::encodeRoot(record));
-    const auto& writes = updater.writes();
-    for (const auto& [rank, index] : inKeyOrder(writes)) {
-        batch.put(nodes_, writes[index].first, writes[index].second);
+    for (const auto& [rank, index] : inKeyOrder(updater)) {
+        batch.put(nodes_, updater.writeKey(index), updater.writeValue(index));
     }
     pending_.clear();
     pending_.reserve(unique.size());

@@ -110,8 +110,8 @@ NodeCache::Item* NodeCache::lookup(const NibblePath& path) const {
     return number ? &item(*number) : nullptr;
 }
 
-const NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path) const {
-    const Item* found = lookup(path);
+NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path) {
+    Item* found = lookup(path);
     if (found == nullptr || found->entry.version_ != version) {
         return nullptr;
     }
@@ -122,13 +122,17 @@ void NodeCache::prefetch(const NibblePath& path) const {
     index_.prefetch(hashOf(path));
 }
 
+void NodeCache::replace(Entry& current, Entry entry) {
+    bytes_ = bytes_ - footprint(current) + footprint(entry);
+    current = std::move(entry);
+}
+
 void NodeCache::put(const NibblePath& path, Entry entry) {
-    const std::size_t size = footprint(entry);
     if (Item* existing = lookup(path)) {
-        bytes_ = bytes_ - footprint(existing->entry) + size;
-        existing->entry = std::move(entry);
+        replace(existing->entry, std::move(entry));
         return;
     }
+    const std::size_t size = footprint(entry);
     if (bytes_ + size > budgetBytes_ || count_ >= SlotIndex::kMaxItems) {
         return;
     }

@@ -78,8 +78,11 @@ class NodeCache {
 
     explicit NodeCache(std::size_t budgetBytes) : budgetBytes_(budgetBytes) {}
 
-    /** The node at (version, path), or nullptr; valid until the next put. */
-    [[nodiscard]] const Entry* find(std::uint64_t version, const NibblePath& path) const;
+    /**
+     * The node at (version, path), or nullptr. Entries never move: the pointer stays valid, and
+     * names the path's entry until a put or replace of that path.
+     */
+    [[nodiscard]] Entry* find(std::uint64_t version, const NibblePath& path);
 
     /**
      * Asks the CPU to bring in the index slot where a find of `path` starts, so that finds of
@@ -89,6 +92,12 @@ class NodeCache {
 
     /** Keeps `entry` for `path`, replacing the path's entry; a new path is dropped when full. */
     void put(const NibblePath& path, Entry entry);
+
+    /**
+     * Puts `entry` where `current` is, an entry that find returned and no put or replace of its
+     * path changed since: the put of its path without searching the index again.
+     */
+    void replace(Entry& current, Entry entry);
 
     /** The approximate heap bytes the entries take. */
     [[nodiscard]] std::size_t bytes() const { return bytes_; }

@@ -245,9 +245,15 @@ NodeWalk walkInternal(const InternalNode& node, std::uint8_t nibble,
     return {NodeWalk::End::kChild, static_cast<std::uint8_t>(lo)};
 }
 
+void appendNodeKey(Bytes& out, std::uint64_t version, const NibblePath& path) {
+    const std::size_t at = out.size();
+    out.resize(at + 8 + path.encodedSize());
+    path.writeTo(putU64(out.data() + at, version));
+}
+
 Bytes nodeKey(std::uint64_t version, const NibblePath& path) {
-    Bytes out(8 + path.encodedSize());
-    path.writeTo(putU64(out.data(), version));
+    Bytes out;
+    appendNodeKey(out, version, path);
     return out;
 }
 
@@ -263,12 +269,13 @@ Bytes valueKey(const Hash256& key, std::uint64_t version) {
     return out;
 }
 
-Bytes encodeNode(const Node& node) {
+void appendNode(Bytes& out, const Node& node) {
+    const std::size_t at = out.size();
     if (const auto* leaf = std::get_if<LeafNode>(&node)) {
-        Bytes out(kLeafNodeSize);
-        out[0] = kLeafTag;
-        putHash(putHash(out.data() + 1, leaf->key), leaf->valueHash);
-        return out;
+        out.resize(at + kLeafNodeSize);
+        out[at] = kLeafTag;
+        putHash(putHash(out.data() + at + 1, leaf->key), leaf->valueHash);
+        return;
     }
     const auto& internal = std::get<InternalNode>(node);
     std::uint16_t childMap = 0;
@@ -281,15 +288,14 @@ Bytes encodeNode(const Node& node) {
             leafMap = static_cast<std::uint16_t>(leafMap | (child->isLeaf ? 1U << slot : 0U));
         }
     }
-    Bytes out(kInternalHeaderSize + count * kChildSize);
-    out[0] = kInternalTag;
-    std::uint8_t* cursor = putU16(putU16(out.data() + 1, childMap), leafMap);
+    out.resize(at + kInternalHeaderSize + count * kChildSize);
+    out[at] = kInternalTag;
+    std::uint8_t* cursor = putU16(putU16(out.data() + at + 1, childMap), leafMap);
     for (const auto& child : internal.children) {
         if (child) {
             cursor = putHash(putU64(cursor, child->version), child->hash);
         }
     }
-    return out;
 }
 
 Result<Node> decodeNode(ByteView bytes, std::uint64_t version) {

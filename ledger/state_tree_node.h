@@ -135,7 +135,9 @@ struct RootRecord {
     Hash256 hash;
 };
 
-/** Node column key: version (8 bytes big-endian) ‖ path count ‖ packed path. */
+/** Appends the node column key: version (8 bytes big-endian) ‖ path count ‖ packed path. */
+void appendNodeKey(Bytes& out, std::uint64_t version, const NibblePath& path);
+/** The node column key alone (appendNodeKey). */
 [[nodiscard]] Bytes nodeKey(std::uint64_t version, const NibblePath& path);
 /** Node column key of a root record: the version alone (8 bytes big-endian). */
 [[nodiscard]] Bytes rootKey(std::uint64_t version);
@@ -145,7 +147,8 @@ struct RootRecord {
  */
 [[nodiscard]] Bytes valueKey(const Hash256& key, std::uint64_t version);
 
-[[nodiscard]] Bytes encodeNode(const Node& node);
+/** Appends the node's stored encoding. */
+void appendNode(Bytes& out, const Node& node);
 /** Decodes a node stored at `version`; kCorrupt on any malformed or non-canonical content. */
 [[nodiscard]] Result<Node> decodeNode(ByteView bytes, std::uint64_t version);
 

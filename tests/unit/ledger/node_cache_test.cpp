@@ -157,6 +157,30 @@ TEST(StateTreeNodeCache, APutReplacesThePathsEntryAndItsMemory) {
     EXPECT_EQ(cache.bytes(), alone.bytes());
 }
 
+TEST(StateTreeNodeCache, AReplaceWhereFindPointedIsAPutOfThatPath) {
+    constexpr std::uint32_t kOthers = 5'000;  // index growths and new chunks between
+    NodeCache put(kNoBudget);
+    NodeCache cache(kNoBudget);
+    put.put(pathOf(7), entryOf(2, 9));
+    cache.put(pathOf(7), entryOf(13, 4));
+    NodeCache::Entry* found = cache.find(4, pathOf(7));
+    ASSERT_NE(found, nullptr);
+    for (std::uint32_t i = 100; i < 100 + kOthers; ++i) {
+        put.put(pathOf(i), entryOf(i, 1));
+        cache.put(pathOf(i), entryOf(i, 1));
+    }
+    cache.replace(*found, entryOf(2, 9));
+    EXPECT_EQ(cache.find(4, pathOf(7)), nullptr);
+    EXPECT_EQ(cache.find(9, pathOf(7)), found);  // in place: entries never move
+    expectEntryOf(*found, 2);
+    for (std::uint32_t i = 100; i < 100 + kOthers; ++i) {
+        const NodeCache::Entry* other = cache.find(1, pathOf(i));
+        ASSERT_NE(other, nullptr) << i;
+        expectEntryOf(*other, i);
+    }
+    EXPECT_EQ(cache.bytes(), put.bytes());
+}
+
 TEST(StateTreeNodeCache, PastTheBudgetNewPathsAreDroppedAndKnownOnesStillChange) {
     NodeCache sizing(kNoBudget);
     sizing.put(pathOf(0), entryOf(2, 1));
