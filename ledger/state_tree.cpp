@@ -132,9 +132,14 @@ class Updater {
         return fail(ErrorCode::kInternal, "state tree: unknown subtree kind");
     }
 
+    /** Whether `subtree` is a leaf this apply created or moved, not yet written. */
+    [[nodiscard]] static bool unplaced(const Subtree& subtree) {
+        return subtree.kind == RootKind::kLeaf && !subtree.storedAt;
+    }
+
     /** Writes a leaf this apply created or moved, now that its final `path` is known. */
     void place(Subtree& subtree, const NibblePath& path) {
-        if (subtree.kind == RootKind::kLeaf && !subtree.storedAt) {
+        if (unplaced(subtree)) {
             writeNode(path, tree::Node{*subtree.leaf});
             subtree.storedAt = version_;
         }
@@ -226,6 +231,10 @@ class Updater {
         std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
             const Subtree before = childOf(*base.entry, slot);
+            if (ranges[slot].empty()) {
+                children[slot] = before;  // most slots of a deep node: no update reaches them
+                continue;
+            }
             const auto childPath = path.child(static_cast<std::uint8_t>(slot));
             GL_ASSIGN_OR_RETURN(after, update(before, childPath, ranges[slot]));
             if (!after.sameAs(before)) {
@@ -270,7 +279,9 @@ class Updater {
             if (child.kind == RootKind::kEmpty) {
                 continue;
             }
-            place(child, path.child(static_cast<std::uint8_t>(slot)));
+            if (unplaced(child)) {
+                place(child, path.child(static_cast<std::uint8_t>(slot)));
+            }
             const bool isLeaf = child.kind == RootKind::kLeaf;
             node.children[slot] = ChildRef{child.hash, *child.storedAt, isLeaf};
             if (isLeaf && child.leaf) {
