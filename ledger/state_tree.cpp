@@ -222,8 +222,10 @@ class Updater {
         // The internal children about to be updated are looked up in the cache one after the
         // other: ask for their index slots together, so that their misses overlap.
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            if (const auto child = base.entry->child(slot);
-                child && !child->isLeaf && !ranges[slot].empty()) {
+            if (ranges[slot].empty()) {
+                continue;
+            }
+            if (const auto child = base.entry->child(slot); child && !child->isLeaf) {
                 cache_.prefetch(path.child(static_cast<std::uint8_t>(slot)));
             }
         }

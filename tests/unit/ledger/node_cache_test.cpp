@@ -1,6 +1,7 @@
 // The state tree's cache of internal nodes for apply: every path put is found at its version only,
 // with exactly the children, known leaves and inner hashes it was given, through the index's
-// growth; a put replaces the path's entry and its memory; past the budget new paths are dropped.
+// growth; a put replaces the path's entry and its memory, and so does a replace where a find
+// pointed, in place; past the budget new paths are dropped.
 #include <array>
 #include <cstdint>
 #include <optional>
