@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <thread>
 
@@ -36,14 +37,17 @@ Error storageError(const rocksdb::Status& status) {
 }
 
 /**
- * RocksDB's hash skip-list memtables for one column: the first one made, as the store opens,
+ * RocksDB's hash link-list memtables for one column: the first one made, as the store opens,
  * with `openBuckets` buckets, and every later one with `buckets` (KvOptions::openHashedBuckets).
+ * A bucket is a list sorted by key, so that a key's newer version, which sorts first (the state
+ * values' inverted versions), goes in at its head after one comparison, where a bucket's skip
+ * list searched its levels, twice in Debian's RocksDB, whose assertions search before each
+ * insert. A bucket of more than kSkipListAfter keys turns into a skip list.
  */
 class HashMemtables final : public rocksdb::MemTableRepFactory {
   public:
     HashMemtables(std::size_t openBuckets, std::size_t buckets)
-        : open_(rocksdb::NewHashSkipListRepFactory(openBuckets)),
-          later_(rocksdb::NewHashSkipListRepFactory(buckets)) {}
+        : open_(linkLists(openBuckets)), later_(linkLists(buckets)) {}
 
     using rocksdb::MemTableRepFactory::CreateMemTableRep;
     rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& compare,
@@ -56,6 +60,16 @@ class HashMemtables final : public rocksdb::MemTableRepFactory {
     [[nodiscard]] const char* Name() const override { return "GridLedgerHashMemtables"; }
 
   private:
+    static constexpr std::uint32_t kSkipListAfter = 256;
+    /** RocksDB's default: a bucket longer than this is logged. */
+    static constexpr int kLongBucketLog = 4096;
+
+    /** Bucket array from malloc (no huge pages); no log of the bucket lengths at each flush. */
+    static rocksdb::MemTableRepFactory* linkLists(std::size_t buckets) {
+        return rocksdb::NewHashLinkListRepFactory(buckets, 0, kLongBucketLog, false,
+                                                  kSkipListAfter);
+    }
+
     std::unique_ptr<rocksdb::MemTableRepFactory> open_;
     std::unique_ptr<rocksdb::MemTableRepFactory> later_;
     std::atomic<bool> madeOne_{false};

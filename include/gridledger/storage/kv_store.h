@@ -87,13 +87,13 @@ struct KvOptions {
      */
     std::map<std::string, std::size_t, std::less<>> sequentialColumns;
     /**
-     * Columns whose memtables hash each key's first N bytes (column name → N) to a skip list of
-     * their own, so that an insert of a random key searches a short list instead of the whole
-     * memtable. Such a column serves get, and a prefixCursor (in a column of prefixColumns with
-     * the same N) moved forward by seek and next only: seekForPrev finds nothing in a memtable
-     * holding no key at or after the one sought. A cursor() over it first copies each memtable
-     * into key order. With any hashed column the database inserts a write group's batches into
-     * memtables one after another, not in parallel.
+     * Columns whose memtables hash each key's first N bytes (column name → N) to a list of their
+     * own, sorted by key (a skip list past 256 keys), so that an insert of a random key searches
+     * a short list instead of the whole memtable. Such a column serves get, and a prefixCursor (in
+     * a column of prefixColumns with the same N) moved forward by seek and next only: seekForPrev
+     * finds nothing in a memtable holding no key at or after the one sought. A cursor() over it
+     * first copies each memtable into key order. With any hashed column the database inserts a
+     * write group's batches into memtables one after another, not in parallel.
      */
     std::map<std::string, std::size_t, std::less<>> hashedColumns;
     /**

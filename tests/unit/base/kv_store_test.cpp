@@ -1,7 +1,8 @@
 // A batch made with room reserved for its writes holds and writes exactly what a batch made
 // without holds: the reservation changes where the bytes live, never which bytes are written.
 // A column with hashed memtables answers the reads it is made for the way an ordered column
-// does: get, a prefix cursor moved forward, and a whole-column cursor in key order. A database
+// does: get, a prefix cursor moved forward, and a whole-column cursor in key order, whether a
+// bucket's list holds one prefix or several, or has turned into a skip list. A database
 // written with a column the list given to open lacks is refused. The memtables a hashed column
 // makes after the one made at open, with buckets of their own, read as that one does. A disposable
 // store writes no log, syncs nothing, and leaves behind nothing that no flush put in a table. A
@@ -9,6 +10,7 @@
 // replays nothing. An in-memory store creates no file and keeps nothing once closed.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -160,31 +162,36 @@ TEST(KvStoreHashedTest, ReadsAsAnOrderedColumnDoes) {
 }
 
 TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
-    gridledger::testing::TempDir dir;
-    std::set<Bytes> written;
-    {
-        // One bucket: every prefix in the same list.
-        KvOptions one = hashedOptions();
-        one.hashedBuckets = 1;
-        auto store = KvStore::open(dir.path(), kColumns, one);
-        ASSERT_TRUE(store) << store.error().message;
-        WriteBatch batch = (*store)->batch();
-        for (std::uint64_t version = 2; version <= 20; version += 2) {
-            for (std::uint32_t i = 0; i < 64; ++i) {
-                const Bytes key = versionedKey((i * 37U) % 64U, version);
-                batch.put(0, key, Bytes(8, key.back()));
-                written.insert(key);
+    // 16 buckets: the 64 prefixes share lists, at least four in one. One bucket: all 640 keys in
+    // one list, which turns into a skip list past its 256th key.
+    for (const std::size_t buckets : {std::size_t{16}, std::size_t{1}}) {
+        SCOPED_TRACE(std::to_string(buckets) + " buckets");
+        gridledger::testing::TempDir dir;
+        std::set<Bytes> written;
+        {
+            KvOptions few = hashedOptions();
+            few.openHashedBuckets = buckets;
+            few.hashedBuckets = buckets;
+            auto store = KvStore::open(dir.path(), kColumns, few);
+            ASSERT_TRUE(store) << store.error().message;
+            WriteBatch batch = (*store)->batch();
+            for (std::uint64_t version = 2; version <= 20; version += 2) {
+                for (std::uint32_t i = 0; i < 64; ++i) {
+                    const Bytes key = versionedKey((i * 37U) % 64U, version);
+                    batch.put(0, key, Bytes(8, key.back()));
+                    written.insert(key);
+                }
             }
+            ASSERT_TRUE((*store)->write(batch, true));
+            SCOPED_TRACE("in the memtable");
+            expectReads(**store, written);
         }
-        ASSERT_TRUE((*store)->write(batch, true));
-        SCOPED_TRACE("one bucket");
+        // The buckets are the memtable's alone: the store reopens with the default numbers.
+        auto store = KvStore::open(dir.path(), kColumns, hashedOptions());
+        ASSERT_TRUE(store) << store.error().message;
+        SCOPED_TRACE("reopened with the default buckets");
         expectReads(**store, written);
     }
-    // The buckets are the memtable's alone: the store reopens with the default number.
-    auto store = KvStore::open(dir.path(), kColumns, hashedOptions());
-    ASSERT_TRUE(store) << store.error().message;
-    SCOPED_TRACE("reopened with 2^20 buckets");
-    expectReads(**store, written);
 
     for (const bool atOpen : {false, true}) {
         KvOptions none = hashedOptions();
