@@ -173,14 +173,17 @@ class Bench {
         return codec::makeBlock(header, std::move(txs));
     }
 
+    /** Applies and writes `state` as the next version; the batch reserves the previous one's
+     * size, as the executor's does. */
     void commit(const contracts::StateLayer& state) {
-        auto batch = ledger_.store->batch();
+        auto batch = ledger_.store->batch(lastBatchBytes_);
         const auto updates = state.updates();
         if (!ledger_.tree->apply(version_ + 1, updates, batch) ||
             !ledger_.store->write(batch, false)) {
             std::fprintf(stderr, "commit failed\n");
             std::exit(1);
         }
+        lastBatchBytes_ = batch.byteSize();
         ++version_;
         ledger_.tree->committed(version_);
     }
@@ -191,6 +194,7 @@ class Bench {
     std::uint64_t fee_ = 0;
     std::size_t accounts_ = 0;
     std::uint64_t version_ = 0;
+    std::size_t lastBatchBytes_ = 0;
     std::mt19937_64 rng_{7};
 };
 
