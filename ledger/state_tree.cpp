@@ -20,6 +20,7 @@ using tree::NibblePath;
 using tree::NodeCache;
 using tree::RootKind;
 using tree::RootRecord;
+using tree::StoredForm;
 
 /** One deduplicated update: the key and the hash of its new value (nullopt = delete). */
 struct Op {
@@ -293,9 +294,23 @@ class Updater {
         InnerHashes inner = base.entry != nullptr ? base.entry->inner() : InnerHashes{};
         tree::rehashInner(node, base.entry != nullptr ? changed : kAllSlots, inner);
         const Hash256 hash = inner[1];
-        writeNode(path, tree::Node{node});
+        // A node that differs from its path's last full node in a few slots is stored as those
+        // slots alone; the others, and a new path's node, whole.
+        StoredForm form{version_, 0};
+        if (base.entry != nullptr) {
+            const StoredForm prior = base.entry->form();
+            const auto sinceFull = static_cast<std::uint16_t>(prior.sinceFull | changed);
+            if (tree::storedAsDelta(sinceFull, count)) {
+                form = StoredForm{prior.fullVersion, sinceFull};
+            }
+        }
+        if (form.sinceFull != 0) {
+            writeDelta(path, node, form);
+        } else {
+            writeNode(path, tree::Node{node});
+        }
         written_.push_back(
-            Written{path, NodeCache::Entry(version_, node, inner, leaves), base.cached});
+            Written{path, NodeCache::Entry(version_, form, node, inner, leaves), base.cached});
         return Subtree{RootKind::kInternal, hash, std::nullopt, version_};
     }
 
@@ -305,13 +320,13 @@ class Updater {
         if (NodeCache::Entry* hit = cache_.find(version, path)) {
             return Base{hit, hit};
         }
-        GL_ASSIGN_OR_RETURN(node, tree::loadInternal(store_, nodes_, version, path));
+        GL_ASSIGN_OR_RETURN(stored, tree::loadStoredInternal(store_, nodes_, version, path));
         InnerHashes inner;
-        tree::rehashInner(node, kAllSlots, inner);
+        tree::rehashInner(stored.node, kAllSlots, inner);
         if (inner[1] != expectedHash) {
             return fail(ErrorCode::kCorrupt, "state tree: internal node does not match its parent");
         }
-        read_.emplace_back(path, NodeCache::Entry(version, node, inner, {}));
+        read_.emplace_back(path, NodeCache::Entry(version, stored.form, stored.node, inner, {}));
         return Base{&read_.back().second, nullptr};
     }
 
@@ -335,6 +350,14 @@ class Updater {
         tree::appendNodeKey(encoded_, version_, path);
         const std::size_t keyEnd = encoded_.size();
         tree::appendNode(encoded_, node);
+        writes_.push_back(NodeWrite{begin, keyEnd, encoded_.size()});
+    }
+
+    void writeDelta(const NibblePath& path, const InternalNode& node, const StoredForm& form) {
+        const std::size_t begin = encoded_.size();
+        tree::appendNodeKey(encoded_, version_, path);
+        const std::size_t keyEnd = encoded_.size();
+        tree::appendDelta(encoded_, node, form);
         writes_.push_back(NodeWrite{begin, keyEnd, encoded_.size()});
     }
 

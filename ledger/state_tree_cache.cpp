@@ -19,9 +19,9 @@ std::size_t rank(std::uint16_t map, std::size_t slot) {
 
 }  // namespace
 
-NodeCache::Entry::Entry(std::uint64_t version, const InternalNode& node, const InnerHashes& inner,
-                        const std::array<const LeafNode*, kRadix>& leaves)
-    : version_(version) {
+NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const InternalNode& node,
+                        const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves)
+    : version_(version), fullVersion_(form.fullVersion), sinceFull_(form.sinceFull) {
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
         if (const auto& child = node.children[slot]) {
             const auto bit = static_cast<std::uint16_t>(1U << slot);

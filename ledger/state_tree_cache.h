@@ -35,15 +35,17 @@ class NodeCache {
     class Entry {
       public:
         /**
-         * The node stored at `version`, whose inner hashes are `inner`; `leaves[slot]`, when not
-         * null, is the content of the leaf child in that slot.
+         * The node stored at `version` in `form`, whose inner hashes are `inner`; `leaves[slot]`,
+         * when not null, is the content of the leaf child in that slot.
          */
-        Entry(std::uint64_t version, const InternalNode& node, const InnerHashes& inner,
-              const std::array<const LeafNode*, kRadix>& leaves);
+        Entry(std::uint64_t version, const StoredForm& form, const InternalNode& node,
+              const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves);
         /** No node: the state of an item not yet filled. */
         Entry() = default;
 
         [[nodiscard]] std::uint64_t version() const { return version_; }
+        /** How the node is stored: whole, or as a delta on its path's last full node. */
+        [[nodiscard]] StoredForm form() const { return StoredForm{fullVersion_, sinceFull_}; }
         [[nodiscard]] std::optional<ChildRef> child(std::size_t slot) const;
         /** The content of the leaf child in `slot`, when known. */
         [[nodiscard]] std::optional<LeafNode> leaf(std::size_t slot) const;
@@ -68,10 +70,13 @@ class NodeCache {
         [[nodiscard]] bool keepsInner() const { return childCount() > kDenseChildren; }
         [[nodiscard]] std::size_t slotCount() const;
 
+        // The stored form as two fields, so that the four 16-bit maps share one 8-byte word.
         std::uint64_t version_ = 0;
+        std::uint64_t fullVersion_ = 0;
         std::uint16_t childMap_ = 0;
         std::uint16_t leafMap_ = 0;
         std::uint16_t leavesKnown_ = 0;
+        std::uint16_t sinceFull_ = 0;
         // One allocation, so that reading a node costs one miss of the CPU caches past the map.
         std::unique_ptr<Slot[]> slots_;
     };

@@ -1,9 +1,11 @@
 #include "state_tree_node.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <gridledger/crypto/sha256.h>
 
@@ -16,15 +18,22 @@ static_assert(kLeafDomain.size() == kNodeDomain.size());
 
 constexpr std::uint8_t kLeafTag = 0x01;
 constexpr std::uint8_t kInternalTag = 0x02;
+constexpr std::uint8_t kDeltaTag = 0x03;
 constexpr std::size_t kLeafNodeSize = 1 + 32 + 32;
 constexpr std::size_t kInternalHeaderSize = 1 + 2 + 2;
 constexpr std::size_t kChildSize = 8 + 32;
+constexpr std::size_t kDeltaHeaderSize = 1 + 8 + 2 + 2 + 2;
 constexpr std::size_t kRootRecordSize = 1 + 8 + 32;
 
 constexpr std::uint8_t kTombstone = 0x00;
 constexpr std::uint8_t kPresent = 0x01;
 
 using Children = std::array<std::optional<ChildRef>, kRadix>;
+
+/** Whether `slot`'s bit is set in `map`. */
+bool has(std::uint16_t map, std::size_t slot) {
+    return ((static_cast<unsigned>(map) >> slot) & 1U) != 0;
+}
 
 /** SHA-256(domain ‖ a ‖ b) over one stack buffer: the hot path of every update. */
 Hash256 hashDomain(std::string_view domain, const Hash256& a, const Hash256& b) {
@@ -134,6 +143,92 @@ Result<Node> decodeInternal(ByteView bytes, std::uint64_t version) {
         offset += kChildSize;
     }
     return Node{node};
+}
+
+/** The header of a delta stored at `version`, checked against its length. */
+Result<StoredForm> deltaForm(ByteView bytes, std::uint64_t version) {
+    if (bytes.size() < kDeltaHeaderSize) {
+        return std::unexpected(corrupt("delta node too short"));
+    }
+    const StoredForm form{readU64(bytes.subspan(1)), readU16(bytes.subspan(9))};
+    const std::uint16_t childMap = readU16(bytes.subspan(11));
+    const std::uint16_t leafMap = readU16(bytes.subspan(13));
+    if (form.sinceFull == 0 || (childMap & ~form.sinceFull) != 0 || (leafMap & ~childMap) != 0 ||
+        bytes.size() !=
+            kDeltaHeaderSize + static_cast<std::size_t>(std::popcount(childMap)) * kChildSize) {
+        return std::unexpected(corrupt("malformed delta node"));
+    }
+    if (form.fullVersion >= version) {
+        return std::unexpected(corrupt("delta on a node not older than itself"));
+    }
+    return form;
+}
+
+/** The node a delta stored at `version` makes of `node`, its full node; checked as a whole. */
+Result<InternalNode> mergeDelta(ByteView bytes, std::uint64_t version, InternalNode node) {
+    const std::uint16_t slots = readU16(bytes.subspan(9));
+    const std::uint16_t childMap = readU16(bytes.subspan(11));
+    const std::uint16_t leafMap = readU16(bytes.subspan(13));
+    std::size_t offset = kDeltaHeaderSize;
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        if (!has(slots, slot)) {
+            continue;
+        }
+        if (!has(childMap, slot)) {
+            node.children[slot].reset();
+            continue;
+        }
+        const ChildRef child{readHash(bytes.subspan(offset + 8)), readU64(bytes.subspan(offset)),
+                             has(leafMap, slot)};
+        if (child.version > version) {
+            return std::unexpected(corrupt("child newer than its parent"));
+        }
+        node.children[slot] = child;
+        offset += kChildSize;
+    }
+    const auto count = std::count_if(node.children.begin(), node.children.end(),
+                                     [](const auto& child) { return child.has_value(); });
+    if (count == 0) {
+        return std::unexpected(corrupt("delta leaving an internal node without children"));
+    }
+    if (count == 1 && std::any_of(node.children.begin(), node.children.end(),
+                                  [](const auto& child) { return child && child->isLeaf; })) {
+        return std::unexpected(corrupt("internal node holding a single leaf"));
+    }
+    return node;
+}
+
+Error missingNode(std::string_view what, std::uint64_t version, const NibblePath& path) {
+    return corrupt("missing " + std::string(what) + " at version " + std::to_string(version) +
+                   ", depth " + std::to_string(path.size()));
+}
+
+/** The node at (version, path) and the form it is stored in. */
+Result<std::pair<Node, StoredForm>> loadStored(const storage::KvStore& store,
+                                               storage::Column column, std::uint64_t version,
+                                               const NibblePath& path) {
+    GL_ASSIGN_OR_RETURN(stored, store.get(column, nodeKey(version, path)));
+    if (!stored) {
+        return std::unexpected(missingNode("node", version, path));
+    }
+    if (!stored->empty() && (*stored)[0] == kDeltaTag) {
+        GL_ASSIGN_OR_RETURN(form, deltaForm(*stored, version));
+        GL_ASSIGN_OR_RETURN(fullBytes, store.get(column, nodeKey(form.fullVersion, path)));
+        if (!fullBytes) {
+            return std::unexpected(missingNode("a delta's full node", form.fullVersion, path));
+        }
+        if (fullBytes->empty() || (*fullBytes)[0] != kInternalTag) {
+            return std::unexpected(corrupt("delta on a node not stored whole as internal"));
+        }
+        GL_ASSIGN_OR_RETURN(full, decodeInternal(*fullBytes, form.fullVersion));
+        GL_ASSIGN_OR_RETURN(merged, mergeDelta(*stored, version, std::get<InternalNode>(full)));
+        return std::pair{Node{merged}, form};
+    }
+    GL_ASSIGN_OR_RETURN(node, decodeNode(*stored, version));
+    if (const auto* leaf = std::get_if<LeafNode>(&node); leaf && !path.isPrefixOf(leaf->key)) {
+        return std::unexpected(corrupt("leaf stored off its key's path"));
+    }
+    return std::pair{node, StoredForm{version, 0}};
 }
 
 }  // namespace
@@ -298,6 +393,36 @@ void appendNode(Bytes& out, const Node& node) {
     }
 }
 
+bool storedAsDelta(std::uint16_t sinceFull, std::size_t children) {
+    const auto slots = static_cast<std::size_t>(std::popcount(sinceFull));
+    return slots != 0 && slots <= kMaxDeltaSlots && 2 * slots <= children;
+}
+
+void appendDelta(Bytes& out, const InternalNode& node, const StoredForm& form) {
+    std::uint16_t childMap = 0;
+    std::uint16_t leafMap = 0;
+    std::size_t count = 0;
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        const auto& child = node.children[slot];
+        if (has(form.sinceFull, slot) && child) {
+            ++count;
+            childMap = static_cast<std::uint16_t>(childMap | (1U << slot));
+            leafMap = static_cast<std::uint16_t>(leafMap | (child->isLeaf ? 1U << slot : 0U));
+        }
+    }
+    const std::size_t at = out.size();
+    out.resize(at + kDeltaHeaderSize + count * kChildSize);
+    out[at] = kDeltaTag;
+    std::uint8_t* cursor = putU64(out.data() + at + 1, form.fullVersion);
+    cursor = putU16(putU16(putU16(cursor, form.sinceFull), childMap), leafMap);
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        if (has(childMap, slot)) {
+            const auto& child = *node.children[slot];
+            cursor = putHash(putU64(cursor, child.version), child.hash);
+        }
+    }
+}
+
 Result<Node> decodeNode(ByteView bytes, std::uint64_t version) {
     if (bytes.empty()) {
         return std::unexpected(corrupt("empty node"));
@@ -362,16 +487,8 @@ Result<std::optional<Bytes>> decodeValue(ByteView bytes) {
 
 Result<Node> loadNode(const storage::KvStore& store, storage::Column column, std::uint64_t version,
                       const NibblePath& path) {
-    GL_ASSIGN_OR_RETURN(stored, store.get(column, nodeKey(version, path)));
-    if (!stored) {
-        return std::unexpected(corrupt("missing node at version " + std::to_string(version) +
-                                       ", depth " + std::to_string(path.size())));
-    }
-    GL_ASSIGN_OR_RETURN(node, decodeNode(*stored, version));
-    if (const auto* leaf = std::get_if<LeafNode>(&node); leaf && !path.isPrefixOf(leaf->key)) {
-        return std::unexpected(corrupt("leaf stored off its key's path"));
-    }
-    return node;
+    GL_ASSIGN_OR_RETURN(loaded, loadStored(store, column, version, path));
+    return loaded.first;
 }
 
 Result<LeafNode> loadLeaf(const storage::KvStore& store, storage::Column column,
@@ -385,17 +502,23 @@ Result<LeafNode> loadLeaf(const storage::KvStore& store, storage::Column column,
     return *leaf;
 }
 
-Result<InternalNode> loadInternal(const storage::KvStore& store, storage::Column column,
-                                  std::uint64_t version, const NibblePath& path) {
+Result<StoredInternal> loadStoredInternal(const storage::KvStore& store, storage::Column column,
+                                          std::uint64_t version, const NibblePath& path) {
     if (path.size() >= kMaxNibbles) {
         return std::unexpected(corrupt("internal node below the last nibble"));
     }
-    GL_ASSIGN_OR_RETURN(node, loadNode(store, column, version, path));
-    auto* internal = std::get_if<InternalNode>(&node);
+    GL_ASSIGN_OR_RETURN(loaded, loadStored(store, column, version, path));
+    auto* internal = std::get_if<InternalNode>(&loaded.first);
     if (internal == nullptr) {
         return std::unexpected(corrupt("expected an internal node"));
     }
-    return *internal;
+    return StoredInternal{*internal, loaded.second};
+}
+
+Result<InternalNode> loadInternal(const storage::KvStore& store, storage::Column column,
+                                  std::uint64_t version, const NibblePath& path) {
+    GL_ASSIGN_OR_RETURN(loaded, loadStoredInternal(store, column, version, path));
+    return loaded.node;
 }
 
 }  // namespace gridledger::ledger::tree

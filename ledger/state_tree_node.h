@@ -147,8 +147,39 @@ void appendNodeKey(Bytes& out, std::uint64_t version, const NibblePath& path);
  */
 [[nodiscard]] Bytes valueKey(const Hash256& key, std::uint64_t version);
 
-/** Appends the node's stored encoding. */
+/**
+ * Where an internal node's stored form starts. A node stored whole is its own full node
+ * (`fullVersion` its version, `sinceFull` 0); a node stored as a delta names the version of the
+ * node last stored whole at its path and the slots (bit i = slot i) in which it differs from it.
+ */
+struct StoredForm {
+    std::uint64_t fullVersion = 0;
+    std::uint16_t sinceFull = 0;
+};
+
+/** An internal node as read from the store, with the form it was stored in. */
+struct StoredInternal {
+    InternalNode node;
+    StoredForm form;
+};
+
+/**
+ * The most slots a delta holds: a node that differs from its path's full node in more slots, or
+ * in more than half of its children, is stored whole.
+ */
+constexpr std::size_t kMaxDeltaSlots = 4;
+
+/** Whether a node of `children` children that differs from its full node in `sinceFull` is
+ * stored as a delta. */
+[[nodiscard]] bool storedAsDelta(std::uint16_t sinceFull, std::size_t children);
+
+/** Appends the node's stored encoding, whole. */
 void appendNode(Bytes& out, const Node& node);
+/**
+ * Appends the stored encoding of `node` as a delta: its children in the slots `form.sinceFull`,
+ * on top of the node stored whole at `form.fullVersion` under the same path.
+ */
+void appendDelta(Bytes& out, const InternalNode& node, const StoredForm& form);
 /** Decodes a node stored at `version`; kCorrupt on any malformed or non-canonical content. */
 [[nodiscard]] Result<Node> decodeNode(ByteView bytes, std::uint64_t version);
 
@@ -162,8 +193,9 @@ void appendNode(Bytes& out, const Node& node);
 [[nodiscard]] Result<std::optional<Bytes>> decodeValue(ByteView bytes);
 
 /**
- * Reads the node stored at (version, path). A missing node is kCorrupt: only referenced nodes
- * are ever read. A leaf whose key does not start with `path` is kCorrupt too.
+ * Reads the node stored at (version, path), and the full node a delta stored there builds on. A
+ * missing node is kCorrupt: only referenced nodes are ever read. A leaf whose key does not start
+ * with `path` is kCorrupt too, as is a delta on anything but an internal node stored whole.
  */
 [[nodiscard]] Result<Node> loadNode(const storage::KvStore& store, storage::Column column,
                                     std::uint64_t version, const NibblePath& path);
@@ -173,6 +205,12 @@ void appendNode(Bytes& out, const Node& node);
 [[nodiscard]] Result<LeafNode> loadLeaf(const storage::KvStore& store, storage::Column column,
                                         std::uint64_t version, const NibblePath& path,
                                         const Hash256& expectedHash);
+
+/** loadInternal, with the form the node was stored in. */
+[[nodiscard]] Result<StoredInternal> loadStoredInternal(const storage::KvStore& store,
+                                                        storage::Column column,
+                                                        std::uint64_t version,
+                                                        const NibblePath& path);
 
 /** loadNode for an internal node; kCorrupt if a leaf is stored there. */
 [[nodiscard]] Result<InternalNode> loadInternal(const storage::KvStore& store,

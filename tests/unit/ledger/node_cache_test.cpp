@@ -21,6 +21,7 @@ using tree::kRadix;
 using tree::LeafNode;
 using tree::NibblePath;
 using tree::NodeCache;
+using tree::StoredForm;
 
 constexpr std::size_t kNoBudget = std::size_t{1} << 40U;
 
@@ -88,13 +89,18 @@ InnerHashes markedInner(std::uint32_t i) {
     return out;
 }
 
+/** A stored form particular to path i at `version`: a delta on version / 2 in i's low 16 bits. */
+StoredForm formOf(std::uint32_t i, std::uint64_t version) {
+    return StoredForm{version / 2, static_cast<std::uint16_t>(i & 0xffffU)};
+}
+
 NodeCache::Entry entryOf(std::uint32_t i, std::uint64_t version) {
     const auto leaves = knownLeaves(i);
     std::array<const LeafNode*, kRadix> pointers{};
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
         pointers[slot] = leaves[slot] ? &*leaves[slot] : nullptr;
     }
-    return NodeCache::Entry(version, nodeOf(i), markedInner(i), pointers);
+    return NodeCache::Entry(version, formOf(i, version), nodeOf(i), markedInner(i), pointers);
 }
 
 std::size_t childCount(const InternalNode& node) {
@@ -133,6 +139,8 @@ TEST(StateTreeNodeCache, EveryPathPutIsFoundAtItsVersionWithItsNodeAndNoOtherIs)
         const NodeCache::Entry* entry = cache.find(i + 1, pathOf(i));
         ASSERT_NE(entry, nullptr) << i;
         EXPECT_EQ(entry->version(), i + 1);
+        EXPECT_EQ(entry->form().fullVersion, formOf(i, i + 1).fullVersion) << i;
+        EXPECT_EQ(entry->form().sinceFull, formOf(i, i + 1).sinceFull) << i;
         expectEntryOf(*entry, i);
         // Another version of the same path is a miss, never a wrong node.
         EXPECT_EQ(cache.find(i, pathOf(i)), nullptr) << i;

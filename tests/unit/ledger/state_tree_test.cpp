@@ -612,6 +612,207 @@ TEST(StateTree, DamagedStoredDataIsReportedAsCorrupt) {
     EXPECT_EQ(db.tree().get(key, 1).error().code, ErrorCode::kCorrupt);
 }
 
+/** The node column key of the root path at `version`: version (8 bytes BE) ‖ path length 0. */
+Bytes rootPathKey(std::uint64_t version) {
+    Bytes key;
+    appendU64(key, version);
+    key.push_back(0);
+    return key;
+}
+
+/** A key whose first nibble is `slot`: one leaf per slot of the root. */
+Hash256 slotKey(std::size_t slot) {
+    Hash256 key;
+    key[0] = static_cast<std::uint8_t>(slot << 4U);
+    key[1] = 0x5a;
+    return key;
+}
+
+/** Every key of `model` proves its value, and every slot key absent from it its absence. */
+void expectProvesModel(StateTree& tree, std::uint64_t version,
+                       const std::map<Hash256, Bytes>& model) {
+    const auto root = tree.rootAt(version);
+    ASSERT_TRUE(root);
+    ASSERT_EQ(*root, referenceRoot(model));
+    for (std::size_t slot = 0; slot < 16; ++slot) {
+        const Hash256 key = slotKey(slot);
+        const auto it = model.find(key);
+        const auto value = it == model.end() ? std::nullopt : std::optional(it->second);
+        const auto proof = tree.prove(key, version);
+        ASSERT_TRUE(proof) << proof.error().message;
+        EXPECT_TRUE(verifyProof(*root, key, value, *proof)) << "slot " << slot;
+    }
+    Hash256 last;
+    for (std::size_t i = 0; i < Hash256::size(); ++i) {
+        last[i] = 0xff;
+    }
+    const auto keys = tree.keysBetween(Hash256{}, last, version);
+    ASSERT_TRUE(keys);
+    std::vector<Hash256> expected;
+    expected.reserve(model.size());
+    for (const auto& entry : model) {
+        expected.push_back(entry.first);
+    }
+    EXPECT_EQ(*keys, expected);
+}
+
+TEST(StateTree, ANodeChangedInAFewSlotsIsStoredAsThoseSlotsOnItsLastFullNode) {
+    // The root holds one leaf per slot. Each version changes one or two of them; the sizes are
+    // those of docs/state_tree.md: whole, 5 + 40 per child; a delta, 15 + 40 per present slot.
+    struct Step {
+        std::uint64_t version;
+        std::vector<std::pair<std::size_t, bool>> changes;  // (slot, set: true / delete: false)
+        std::uint8_t tag;
+        std::size_t size;
+        std::uint64_t fullVersion;  // a delta's
+    };
+    const std::vector<Step> steps = {
+        {2, {{3, true}}, 0x03, 15 + 40, 1},       // one slot
+        {3, {{5, true}}, 0x03, 15 + 2 * 40, 1},   // two
+        {4, {{3, true}}, 0x03, 15 + 2 * 40, 1},   // slot 3 again: still two slots
+        {5, {{7, false}}, 0x03, 15 + 2 * 40, 1},  // slot 7 deleted: in the slots, not present
+        {6, {{9, true}}, 0x03, 15 + 3 * 40, 1},   // four slots: the most a delta holds
+        {7, {{11, true}}, 0x02, 5 + 15 * 40, 0},  // a fifth: stored whole
+        {8, {{0, true}}, 0x03, 15 + 40, 7},
+    };
+    TestDb cached;
+    TestDb uncached(true, 0);  // every node read back from the store, deltas included
+    std::map<Hash256, Bytes> model;
+    for (std::size_t slot = 0; slot < 16; ++slot) {
+        model[slotKey(slot)] = Bytes{static_cast<std::uint8_t>(slot)};
+    }
+    std::vector<std::map<Hash256, Bytes>> models{{}, model};
+    cached.commit(1, asUpdates(model));
+    uncached.commit(1, asUpdates(model));
+    const auto whole = cached.store().get(kNodes, rootPathKey(1));
+    ASSERT_TRUE(whole && *whole);
+    EXPECT_EQ((**whole)[0], 0x02);
+    EXPECT_EQ((**whole).size(), 5U + 16 * 40);
+    for (const auto& step : steps) {
+        SCOPED_TRACE("version " + std::to_string(step.version));
+        std::vector<TreeUpdate> updates;
+        for (const auto& [slot, set] : step.changes) {
+            const Bytes value{static_cast<std::uint8_t>(step.version)};
+            updates.push_back({slotKey(slot), set ? std::optional(value) : std::nullopt});
+            if (set) {
+                model[slotKey(slot)] = value;
+            } else {
+                model.erase(slotKey(slot));
+            }
+        }
+        models.push_back(model);
+        ASSERT_EQ(cached.commit(step.version, updates), referenceRoot(model));
+        ASSERT_EQ(uncached.commit(step.version, updates), referenceRoot(model));
+        const auto stored = cached.store().get(kNodes, rootPathKey(step.version));
+        ASSERT_TRUE(stored && *stored);
+        const Bytes& bytes = **stored;
+        EXPECT_EQ(bytes[0], step.tag);
+        EXPECT_EQ(bytes.size(), step.size);
+        if (step.tag == 0x03) {
+            std::uint64_t fullVersion = 0;
+            for (std::size_t i = 1; i <= 8; ++i) {
+                fullVersion = (fullVersion << 8U) | bytes[i];
+            }
+            EXPECT_EQ(fullVersion, step.fullVersion);
+        }
+        EXPECT_EQ(uncached.store().get(kNodes, rootPathKey(step.version)).value(), *stored);
+        for (std::uint64_t version = 1; version <= step.version; ++version) {
+            expectProvesModel(cached.tree(), version, models[version]);
+        }
+    }
+    // A restarted tree reads every version, and reads the root's form back from the store: its
+    // next delta still builds on version 7.
+    cached.reopen();
+    for (std::uint64_t version = 1; version < models.size(); ++version) {
+        expectProvesModel(cached.tree(), version, models[version]);
+    }
+    model[slotKey(1)] = Bytes{9};
+    ASSERT_EQ(cached.commit(9, {{slotKey(1), Bytes{9}}}), referenceRoot(model));
+    const auto next = cached.store().get(kNodes, rootPathKey(9));
+    ASSERT_TRUE(next && *next);
+    // 0x03 ‖ full version 7 ‖ slots {0, 1} ‖ both present ‖ both leaves ‖ per slot: the
+    // version it was written at ‖ its leaf hash.
+    Bytes expected{0x03};
+    appendU64(expected, 7);
+    expected.insert(expected.end(), {0x00, 0x03, 0x00, 0x03, 0x00, 0x03});
+    for (const auto& [slot, version] : {std::pair<std::size_t, std::uint64_t>{0, 8}, {1, 9}}) {
+        appendU64(expected, version);
+        const Hash256 leaf =
+            docHash("gridledger/state/leaf", slotKey(slot), crypto::sha256(model[slotKey(slot)]));
+        expected.insert(expected.end(), leaf.view().begin(), leaf.view().end());
+    }
+    EXPECT_EQ(**next, expected);
+}
+
+TEST(StateTree, DamagedDeltasAreReportedAsCorrupt) {
+    // Versions 2 and 3 store the root as deltas on version 1 (slots {3} and {3, 5}).
+    std::map<Hash256, Bytes> model;
+    for (std::size_t slot = 0; slot < 16; ++slot) {
+        model[slotKey(slot)] = Bytes{1};
+    }
+    TestDb db;
+    db.commit(1, asUpdates(model));
+    db.commit(2, {{slotKey(3), Bytes{2}}});
+    db.commit(3, {{slotKey(5), Bytes{3}}});
+    const Bytes good = db.store().get(kNodes, rootPathKey(3)).value().value();
+    ASSERT_EQ(good.size(), 15U + 2 * 40);
+    ASSERT_EQ(good[0], 0x03);
+
+    /** 0x03 ‖ full version ‖ slot, child and leaf maps ‖ `children` zeroed child records. */
+    auto delta = [](std::uint64_t fullVersion, std::uint16_t slots, std::uint16_t present,
+                    std::uint16_t leaves, std::size_t children) {
+        Bytes out{0x03};
+        appendU64(out, fullVersion);
+        for (const std::uint16_t map : {slots, present, leaves}) {
+            out.push_back(static_cast<std::uint8_t>(map >> 8U));
+            out.push_back(static_cast<std::uint8_t>(map & 0xffU));
+        }
+        out.resize(out.size() + children * 40);
+        return out;
+    };
+    Bytes onADelta = good;  // the same slots on version 2, itself a delta
+    onADelta[8] = 2;
+    Bytes trailing = good;
+    trailing.push_back(0);
+    const std::vector<std::pair<std::string, Bytes>> damaged = {
+        {"too short", Bytes{0x03, 0, 0}},
+        {"a trailing byte", trailing},
+        {"full version not older", delta(3, 0x0008, 0x0008, 0x0008, 1)},
+        {"no full node there", delta(0, 0x0008, 0x0008, 0x0008, 1)},
+        {"full node a delta", onADelta},
+        {"no slot", delta(1, 0, 0, 0, 0)},
+        {"child outside the slots", delta(1, 0x0008, 0x0018, 0x0018, 2)},
+        {"leaf not a child", delta(1, 0x0018, 0x0008, 0x0018, 1)},
+        {"child newer than its parent",
+         [&] {
+             Bytes out = delta(1, 0x0008, 0x0008, 0x0008, 1);
+             out[15 + 7] = 4;  // the child's version: 4, past version 3
+             return out;
+         }()},
+        {"every child removed", delta(1, 0xffff, 0, 0, 0)},
+        {"a single leaf left", delta(1, 0xfffe, 0, 0, 0)},
+    };
+    for (const auto& [what, bytes] : damaged) {
+        SCOPED_TRACE(what);
+        ASSERT_TRUE(db.store().put(kNodes, rootPathKey(3), bytes, false));
+        db.reopen();  // a cold tree: apply reads the root from the store
+        const auto proof = db.tree().prove(slotKey(3), 3);
+        ASSERT_FALSE(proof);
+        EXPECT_EQ(proof.error().code, ErrorCode::kCorrupt);
+        EXPECT_EQ(db.tree().keysBetween(Hash256{}, slotKey(15), 3).error().code,
+                  ErrorCode::kCorrupt);
+        auto batch = db.store().batch();
+        const std::vector<TreeUpdate> update{{slotKey(4), Bytes{4}}};
+        EXPECT_EQ(db.tree().apply(4, update, batch).error().code, ErrorCode::kCorrupt);
+        EXPECT_EQ(batch.count(), 0U);
+    }
+    ASSERT_TRUE(db.store().put(kNodes, rootPathKey(3), good, false));
+    db.reopen();
+    model[slotKey(3)] = Bytes{2};
+    model[slotKey(5)] = Bytes{3};
+    expectProvesModel(db.tree(), 3, model);
+}
+
 TEST(StateTree, RootMatchesThePublishedTestVector) {
     // The vector of docs/state_tree.md: keys 0x00…00, 0x80…00 and 0x40…00 with values
     // "a", "b" and "c".
