@@ -16,6 +16,9 @@ import sys
 
 MICRO = ["crypto", "mempool", "executor", "state_tree"]
 PLAIN = ["task_admission", "accounts"]
+# The micro benchmarks whose rows are ratios to V: each takes the mean of a V measured just before
+# and one just after it.
+LOCAL_V = ["executor", "state_tree"]
 NODE_RUNS = [
     ("node1", []),
     ("node1_json", ["--json"]),
@@ -36,6 +39,15 @@ def run(command, out_path):
     sys.stdout.write(proc.stdout)
     if proc.returncode != 0:
         sys.exit(f"bench: {command[0]} failed with status {proc.returncode}")
+
+
+def verify_rate(programs, results, label):
+    """V measured now: the crypto bench's one-core signature check alone."""
+    out = os.path.join(results, f"v_{label}.json")
+    run([os.path.join(programs, "gridledger_crypto_bench"),
+         "--benchmark_filter=^txSignatureVerifyOneCore$", f"--benchmark_out={out}",
+         "--benchmark_out_format=json"], os.path.join(results, f"v_{label}.txt"))
+    return benchmarks(out)["txSignatureVerifyOneCore"]["items_per_second"]
 
 
 def benchmarks(path):
@@ -60,10 +72,17 @@ def main():
     results = os.path.join(build, "results")
     os.makedirs(results, exist_ok=True)
     programs = os.path.join(build, "bench")
+    # V around each benchmark whose figure is a ratio to it: the host's speed drifts by more than
+    # a tenth within a minute, so the V measured once at the start can be far from the rest.
+    local_v = {}
     for name in MICRO:
+        around = name in LOCAL_V
+        before = verify_rate(programs, results, f"before_{name}") if around else None
         out = os.path.join(results, name + ".json")
         run([os.path.join(programs, f"gridledger_{name}_bench"), f"--benchmark_out={out}",
              "--benchmark_out_format=json"], os.path.join(results, name + ".txt"))
+        if around:
+            local_v[name] = (before + verify_rate(programs, results, f"after_{name}")) / 2
     for name in PLAIN:
         run([os.path.join(programs, f"gridledger_{name}_bench")],
             os.path.join(results, name + ".txt"))
@@ -94,17 +113,21 @@ def main():
         f"{recurring / verify:.2f} × V", "", None)
     row("mempool admission, verify pool", f"{admission['admitted_per_s'] / 1e3:.1f}k tx/s",
         f"{admission['ratio_to_all_cores']:.2f} × all cores", "", None)
+    v_exec = local_v["executor"]
     cached = executor["executeBlock/1000/1/real_time"]["items_per_second"]
-    row("block execution + commit, txs decoded and verified by the mempool", f"{cached / 1e3:.1f}k tx/s",
-        f"{cached / verify:.2f} × V", "≥ 4 × V", cached / verify >= 4)
+    row("block execution + commit, txs decoded and verified by the mempool",
+        f"{cached / 1e3:.1f}k tx/s (V around it {v_exec / 1e3:.1f}k/s)",
+        f"{cached / v_exec:.2f} × V", "≥ 4 × V", cached / v_exec >= 4)
     verified = executor["executeBlock/1000/0/real_time"]["items_per_second"]
     row("block execution + commit, signatures verified", f"{verified / 1e3:.1f}k tx/s",
-        f"{verified / verify:.2f} × V", "", None)
+        f"{verified / v_exec:.2f} × V", "", None)
+    v_tree = local_v["state_tree"]
     for keys, target in (("100000", None), ("1000000", 10)):
         rate = tree[f"stateTreeUpdate/{keys}/1000/real_time"]["keys_per_s"]
-        row(f"state tree, 1,000-key versions on {int(keys):,} keys", f"{rate / 1e3:.1f}k keys/s",
-            f"{rate / verify:.2f} × V", f"≥ {target} × V" if target else "",
-            rate / verify >= target if target else None)
+        row(f"state tree, 1,000-key versions on {int(keys):,} keys",
+            f"{rate / 1e3:.1f}k keys/s (V around it {v_tree / 1e3:.1f}k/s)",
+            f"{rate / v_tree:.2f} × V", f"≥ {target} × V" if target else "",
+            rate / v_tree >= target if target else None)
     row("block commit at 1M accounts / at 10k (same block)",
         f"{accounts['block_commit_ms_p50']:.1f} ms at 10k; thread CPU "
         f"{accounts['block_cpu_ms_p50']:.1f} ms, ratio {accounts['cpu_ratio_1m_to_10k']:.2f}",
@@ -135,9 +158,14 @@ def main():
     sync = node["node4"]
     row("block sync of the whole chain", f"{sync['sync_tx_per_s'] / 1e3:.1f}k tx/s",
         f"{sync['sync_ratio_to_verify_rate_all_cores']:.2f} × all cores", "", None)
+    # Replay is the last part of the 1-validator run: its V is the one that run measured around
+    # its peak.
     replay = node["node1"]["replay_tx_per_s"]
-    row("replay from genesis (every signature, QC, root)", f"{replay / 1e3:.1f}k tx/s",
-        f"{replay / (verify * cores):.2f} × all cores", "≥ 0.8", replay / (verify * cores) >= 0.8)
+    v_replay = node["node1"]["verify_rate_per_core"]
+    row("replay from genesis (every signature, QC, root)",
+        f"{replay / 1e3:.1f}k tx/s (V of its run {v_replay / 1e3:.1f}k/s)",
+        f"{replay / (v_replay * cores):.2f} × all cores", "≥ 0.8",
+        replay / (v_replay * cores) >= 0.8)
     reads = node["reads"]
     load = f"{reads['read_load_tx_per_s'] / 1e3:.1f}k tx/s offered"
     row(f"JSON-RPC reads (wrk) at {load}, {reads['reads_commit_tx_per_s'] / 1e3:.1f}k committed",
