@@ -6,11 +6,6 @@ namespace gridledger::ledger::tree {
 
 namespace {
 
-/** Whether `slot`'s bit is set in `map`. */
-bool has(std::uint16_t map, std::size_t slot) {
-    return ((static_cast<unsigned>(map) >> slot) & 1U) != 0;
-}
-
 /** The index of `slot` among the slots set in `map`. */
 std::size_t rank(std::uint16_t map, std::size_t slot) {
     return static_cast<std::size_t>(
@@ -39,7 +34,7 @@ NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const Int
         }
     }
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (has(leavesKnown_, slot)) {
+        if (hasSlot(leavesKnown_, slot)) {
             *out++ = Slot{leaves[slot]->key, 0};
             *out++ = Slot{leaves[slot]->valueHash, 0};
         }
@@ -64,15 +59,15 @@ std::size_t NodeCache::Entry::slotCount() const {
 }
 
 std::optional<ChildRef> NodeCache::Entry::child(std::size_t slot) const {
-    if (!has(childMap_, slot)) {
+    if (!hasSlot(childMap_, slot)) {
         return std::nullopt;
     }
     const Slot& child = slots_[rank(childMap_, slot)];
-    return ChildRef{child.hash, child.version, has(leafMap_, slot)};
+    return ChildRef{child.hash, child.version, hasSlot(leafMap_, slot)};
 }
 
 std::optional<LeafNode> NodeCache::Entry::leaf(std::size_t slot) const {
-    if (!has(leavesKnown_, slot)) {
+    if (!hasSlot(leavesKnown_, slot)) {
         return std::nullopt;
     }
     const Slot* at = &slots_[childCount() + 2 * rank(leavesKnown_, slot)];

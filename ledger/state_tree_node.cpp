@@ -30,11 +30,6 @@ constexpr std::uint8_t kPresent = 0x01;
 
 using Children = std::array<std::optional<ChildRef>, kRadix>;
 
-/** Whether `slot`'s bit is set in `map`. */
-bool has(std::uint16_t map, std::size_t slot) {
-    return ((static_cast<unsigned>(map) >> slot) & 1U) != 0;
-}
-
 /** SHA-256(domain ‖ a ‖ b) over one stack buffer: the hot path of every update. */
 Hash256 hashDomain(std::string_view domain, const Hash256& a, const Hash256& b) {
     std::array<std::uint8_t, kLeafDomain.size() + 64> buffer{};
@@ -171,15 +166,15 @@ Result<InternalNode> mergeDelta(ByteView bytes, std::uint64_t version, InternalN
     const std::uint16_t leafMap = readU16(bytes.subspan(13));
     std::size_t offset = kDeltaHeaderSize;
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (!has(slots, slot)) {
+        if (!hasSlot(slots, slot)) {
             continue;
         }
-        if (!has(childMap, slot)) {
+        if (!hasSlot(childMap, slot)) {
             node.children[slot].reset();
             continue;
         }
         const ChildRef child{readHash(bytes.subspan(offset + 8)), readU64(bytes.subspan(offset)),
-                             has(leafMap, slot)};
+                             hasSlot(leafMap, slot)};
         if (child.version > version) {
             return std::unexpected(corrupt("child newer than its parent"));
         }
@@ -404,7 +399,7 @@ void appendDelta(Bytes& out, const InternalNode& node, const StoredForm& form) {
     std::size_t count = 0;
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
         const auto& child = node.children[slot];
-        if (has(form.sinceFull, slot) && child) {
+        if (hasSlot(form.sinceFull, slot) && child) {
             ++count;
             childMap = static_cast<std::uint16_t>(childMap | (1U << slot));
             leafMap = static_cast<std::uint16_t>(leafMap | (child->isLeaf ? 1U << slot : 0U));
@@ -416,7 +411,7 @@ void appendDelta(Bytes& out, const InternalNode& node, const StoredForm& form) {
     std::uint8_t* cursor = putU64(out.data() + at + 1, form.fullVersion);
     cursor = putU16(putU16(putU16(cursor, form.sinceFull), childMap), leafMap);
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (has(childMap, slot)) {
+        if (hasSlot(childMap, slot)) {
             const auto& child = *node.children[slot];
             cursor = putHash(putU64(cursor, child.version), child.hash);
         }
