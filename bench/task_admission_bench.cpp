@@ -170,10 +170,7 @@ class Bench {
             std::fprintf(stderr, "attestation failed\n");
             std::exit(1);
         }
-        auto batch = ledger_.store->batch();
-        const auto updates = state.updates();
-        (void)ledger_.tree->apply(++version_, updates, batch);
-        (void)ledger_.store->write(batch, false);
+        commit(state);
     }
 
     [[nodiscard]] std::uint64_t measuredTimeMs() const {
@@ -211,11 +208,25 @@ class Bench {
                     std::exit(1);
                 }
             }
-            auto batch = ledger_.store->batch();
-            const auto updates = state.updates();
-            (void)ledger_.tree->apply(++version_, updates, batch);
-            (void)ledger_.store->write(batch, false);
+            commit(state);
         }
+    }
+
+    /**
+     * Applies and writes `state` as the next version, and tells the tree, as the executor does
+     * after a block: the measured block then reads the state as a node would, from the latest
+     * values in memory.
+     */
+    void commit(const contracts::StateLayer& state) {
+        auto batch = ledger_.store->batch();
+        const auto updates = state.updates();
+        if (!ledger_.tree->apply(version_ + 1, updates, batch) ||
+            !ledger_.store->write(batch, false)) {
+            std::fprintf(stderr, "commit failed\n");
+            std::exit(1);
+        }
+        ++version_;
+        ledger_.tree->committed(version_);
     }
 
     Bytes sign(const crypto::SecretKey& key, std::uint64_t nonce, codec::Payload payload) const {
