@@ -173,19 +173,10 @@ class Bench {
         return codec::makeBlock(header, std::move(txs));
     }
 
-    /** Applies and writes `state` as the next version; the batch reserves the previous one's
-     * size, as the executor's does. */
+    /** Commits `state` as the next version; the batch reserves the previous one's size, as the
+     * executor's does. */
     void commit(const contracts::StateLayer& state) {
-        auto batch = ledger_.store->batch(lastBatchBytes_);
-        const auto updates = state.updates();
-        if (!ledger_.tree->apply(version_ + 1, updates, batch) ||
-            !ledger_.store->write(batch, false)) {
-            std::fprintf(stderr, "commit failed\n");
-            std::exit(1);
-        }
-        lastBatchBytes_ = batch.byteSize();
-        ++version_;
-        ledger_.tree->committed(version_);
+        lastBatchBytes_ = ledger_.commitState(state, ++version_, lastBatchBytes_);
     }
 
     bench::LedgerFixture ledger_{kChain, domain()};

@@ -5,11 +5,14 @@
 // node commits them: one batch each, without an fsync of its own (the node's next vote makes it
 // durable, docs/protocol.md §8).
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include <gridledger/contracts/executor.h>
+#include <gridledger/contracts/state.h>
 #include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/columns.h>
 #include <gridledger/ledger/state_tree.h>
@@ -28,6 +31,23 @@ struct LedgerFixture {
           executor(std::make_unique<contracts::Executor>(*store, *tree, *blocks,
                                                          std::string(chainId), signingDomain)) {
         executor->setSyncedWrites(false);
+    }
+
+    /**
+     * Applies and writes `state` as `version` in one unsynced batch that reserves `reserveBytes`,
+     * and tells the tree, as the executor does after a block, so that later reads come from the
+     * latest values as in a node; returns the batch's size. Exits on failure.
+     */
+    std::size_t commitState(const contracts::StateLayer& state, std::uint64_t version,
+                            std::size_t reserveBytes = 0) {
+        auto batch = store->batch(reserveBytes);
+        const auto updates = state.updates();
+        if (!tree->apply(version, updates, batch) || !store->write(batch, false)) {
+            std::fprintf(stderr, "commit failed\n");
+            std::exit(1);
+        }
+        tree->committed(version);
+        return batch.byteSize();
     }
 
     testing::TempDir dir;

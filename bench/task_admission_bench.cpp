@@ -212,22 +212,8 @@ class Bench {
         }
     }
 
-    /**
-     * Applies and writes `state` as the next version, and tells the tree, as the executor does
-     * after a block: the measured block then reads the state as a node would, from the latest
-     * values in memory.
-     */
-    void commit(const contracts::StateLayer& state) {
-        auto batch = ledger_.store->batch();
-        const auto updates = state.updates();
-        if (!ledger_.tree->apply(version_ + 1, updates, batch) ||
-            !ledger_.store->write(batch, false)) {
-            std::fprintf(stderr, "commit failed\n");
-            std::exit(1);
-        }
-        ++version_;
-        ledger_.tree->committed(version_);
-    }
+    /** Commits `state` as the next version, as a node commits a block. */
+    void commit(const contracts::StateLayer& state) { ledger_.commitState(state, ++version_); }
 
     Bytes sign(const crypto::SecretKey& key, std::uint64_t nonce, codec::Payload payload) const {
         const std::uint64_t fee = params_.fees.of(payload);

@@ -346,18 +346,20 @@ class Updater {
     };
 
     void writeNode(const NibblePath& path, const tree::Node& node) {
-        const std::size_t begin = encoded_.size();
-        tree::appendNodeKey(encoded_, version_, path);
-        const std::size_t keyEnd = encoded_.size();
-        tree::appendNode(encoded_, node);
-        writes_.push_back(NodeWrite{begin, keyEnd, encoded_.size()});
+        write(path, [&] { tree::appendNode(encoded_, node); });
     }
 
     void writeDelta(const NibblePath& path, const InternalNode& node, const StoredForm& form) {
+        write(path, [&] { tree::appendDelta(encoded_, node, form); });
+    }
+
+    /** Appends the node key of (version, path), then what `appendValue` appends, as one write. */
+    template <typename AppendValue>
+    void write(const NibblePath& path, AppendValue appendValue) {
         const std::size_t begin = encoded_.size();
         tree::appendNodeKey(encoded_, version_, path);
         const std::size_t keyEnd = encoded_.size();
-        tree::appendDelta(encoded_, node, form);
+        appendValue();
         writes_.push_back(NodeWrite{begin, keyEnd, encoded_.size()});
     }
 

@@ -140,41 +140,50 @@ Result<Node> decodeInternal(ByteView bytes, std::uint64_t version) {
     return Node{node};
 }
 
+/** A delta's header: the form it names and which of its slots hold a child, and a leaf. */
+struct DeltaHeader {
+    StoredForm form;
+    std::uint16_t childMap = 0;
+    std::uint16_t leafMap = 0;
+};
+
 /** The header of a delta stored at `version`, checked against its length. */
-Result<StoredForm> deltaForm(ByteView bytes, std::uint64_t version) {
+Result<DeltaHeader> deltaHeader(ByteView bytes, std::uint64_t version) {
     if (bytes.size() < kDeltaHeaderSize) {
         return std::unexpected(corrupt("delta node too short"));
     }
-    const StoredForm form{readU64(bytes.subspan(1)), readU16(bytes.subspan(9))};
-    const std::uint16_t childMap = readU16(bytes.subspan(11));
-    const std::uint16_t leafMap = readU16(bytes.subspan(13));
-    if (form.sinceFull == 0 || (childMap & ~form.sinceFull) != 0 || (leafMap & ~childMap) != 0 ||
-        bytes.size() !=
-            kDeltaHeaderSize + static_cast<std::size_t>(std::popcount(childMap)) * kChildSize) {
+    const DeltaHeader header{{readU64(bytes.subspan(1)), readU16(bytes.subspan(9))},
+                             readU16(bytes.subspan(11)),
+                             readU16(bytes.subspan(13))};
+    const std::uint16_t slots = header.form.sinceFull;
+    if (slots == 0 || (header.childMap & ~slots) != 0 || (header.leafMap & ~header.childMap) != 0 ||
+        bytes.size() != kDeltaHeaderSize +
+                            static_cast<std::size_t>(std::popcount(header.childMap)) * kChildSize) {
         return std::unexpected(corrupt("malformed delta node"));
     }
-    if (form.fullVersion >= version) {
+    if (header.form.fullVersion >= version) {
         return std::unexpected(corrupt("delta on a node not older than itself"));
     }
-    return form;
+    return header;
 }
 
-/** The node a delta stored at `version` makes of `node`, its full node; checked as a whole. */
-Result<InternalNode> mergeDelta(ByteView bytes, std::uint64_t version, InternalNode node) {
-    const std::uint16_t slots = readU16(bytes.subspan(9));
-    const std::uint16_t childMap = readU16(bytes.subspan(11));
-    const std::uint16_t leafMap = readU16(bytes.subspan(13));
+/**
+ * The node a delta stored at `version`, of checked `header`, makes of `node`, its full node;
+ * checked as a whole.
+ */
+Result<InternalNode> mergeDelta(ByteView bytes, const DeltaHeader& header, std::uint64_t version,
+                                InternalNode node) {
     std::size_t offset = kDeltaHeaderSize;
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (!hasSlot(slots, slot)) {
+        if (!hasSlot(header.form.sinceFull, slot)) {
             continue;
         }
-        if (!hasSlot(childMap, slot)) {
+        if (!hasSlot(header.childMap, slot)) {
             node.children[slot].reset();
             continue;
         }
         const ChildRef child{readHash(bytes.subspan(offset + 8)), readU64(bytes.subspan(offset)),
-                             hasSlot(leafMap, slot)};
+                             hasSlot(header.leafMap, slot)};
         if (child.version > version) {
             return std::unexpected(corrupt("child newer than its parent"));
         }
@@ -207,17 +216,19 @@ Result<std::pair<Node, StoredForm>> loadStored(const storage::KvStore& store,
         return std::unexpected(missingNode("node", version, path));
     }
     if (!stored->empty() && (*stored)[0] == kDeltaTag) {
-        GL_ASSIGN_OR_RETURN(form, deltaForm(*stored, version));
-        GL_ASSIGN_OR_RETURN(fullBytes, store.get(column, nodeKey(form.fullVersion, path)));
+        GL_ASSIGN_OR_RETURN(header, deltaHeader(*stored, version));
+        const std::uint64_t fullVersion = header.form.fullVersion;
+        GL_ASSIGN_OR_RETURN(fullBytes, store.get(column, nodeKey(fullVersion, path)));
         if (!fullBytes) {
-            return std::unexpected(missingNode("a delta's full node", form.fullVersion, path));
+            return std::unexpected(missingNode("a delta's full node", fullVersion, path));
         }
         if (fullBytes->empty() || (*fullBytes)[0] != kInternalTag) {
             return std::unexpected(corrupt("delta on a node not stored whole as internal"));
         }
-        GL_ASSIGN_OR_RETURN(full, decodeInternal(*fullBytes, form.fullVersion));
-        GL_ASSIGN_OR_RETURN(merged, mergeDelta(*stored, version, std::get<InternalNode>(full)));
-        return std::pair{Node{merged}, form};
+        GL_ASSIGN_OR_RETURN(full, decodeInternal(*fullBytes, fullVersion));
+        GL_ASSIGN_OR_RETURN(merged,
+                            mergeDelta(*stored, header, version, std::get<InternalNode>(full)));
+        return std::pair{Node{merged}, header.form};
     }
     GL_ASSIGN_OR_RETURN(node, decodeNode(*stored, version));
     if (const auto* leaf = std::get_if<LeafNode>(&node); leaf && !path.isPrefixOf(leaf->key)) {

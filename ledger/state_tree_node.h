@@ -29,12 +29,12 @@ inline constexpr std::size_t kMaxBits = 256;
     return ((byte >> (7U - index % 8)) & 1U) != 0;
 }
 
-/** Nibble `index` of `key`, 0 being the high nibble of byte 0. Requires index < 64. */
 /** Whether bit `slot` (slot i of a node) is set in a 16-slot `map`. */
 [[nodiscard]] inline bool hasSlot(std::uint16_t map, std::size_t slot) {
     return ((static_cast<unsigned>(map) >> slot) & 1U) != 0;
 }
 
+/** Nibble `index` of `key`, 0 being the high nibble of byte 0. Requires index < 64. */
 [[nodiscard]] inline std::uint8_t nibbleAt(const Hash256& key, std::size_t index) {
     const std::uint8_t byte = key[index / 2];
     return static_cast<std::uint8_t>(index % 2 == 0 ? byte >> 4 : byte & 0x0fU);
