@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <deque>
 #include <string>
 #include <utility>
@@ -180,7 +181,7 @@ class Updater {
             GL_ASSIGN_OR_RETURN(child, build(childPath, ranges[slot]));
             children[slot] = child;
         }
-        return assemble(path, children, Base{}, kAllSlots);
+        return assemble(path, children, kAllSlots, Base{}, kAllSlots);
     }
 
     /** A subtree that was a single leaf: keep, replace or delete it, or split below it. */
@@ -230,45 +231,54 @@ class Updater {
                 cache_.prefetch(path.child(static_cast<std::uint8_t>(slot)));
             }
         }
+        // Most slots of a deep node are reached by no update: assemble takes them from the base.
         std::array<Subtree, tree::kRadix> children;
+        std::uint16_t touched = 0;
         std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            const Subtree before = childOf(*base.entry, slot);
             if (ranges[slot].empty()) {
-                children[slot] = before;  // most slots of a deep node: no update reaches them
                 continue;
             }
+            const auto bit = static_cast<std::uint16_t>(1U << slot);
+            touched = static_cast<std::uint16_t>(touched | bit);
+            const Subtree before = childOf(*base.entry, slot);
             const auto childPath = path.child(static_cast<std::uint8_t>(slot));
             GL_ASSIGN_OR_RETURN(after, update(before, childPath, ranges[slot]));
             if (!after.sameAs(before)) {
-                changed = static_cast<std::uint16_t>(changed | (1U << slot));
+                changed = static_cast<std::uint16_t>(changed | bit);
             }
             children[slot] = after;
         }
         if (changed == 0) {
             return old;
         }
-        return assemble(path, children, base, changed);
+        return assemble(path, children, touched, base, changed);
     }
 
     /**
      * The subtree at `path` made of these children: empty, a lone leaf moved up (written later
-     * by an ancestor), or a new internal node written at (version, path). `base` is the node
-     * that was at `path`, if any, when only the `changed` slots differ from it: its inner hashes
-     * are reused for the others.
+     * by an ancestor), or a new internal node written at (version, path). `children` holds the
+     * subtrees of the slots in `given`; the other slots are those of `base`, the node that was at
+     * `path`, if any, from which only the `changed` slots differ: its inner hashes are reused for
+     * the others.
      */
     Result<Subtree> assemble(const NibblePath& path, std::array<Subtree, tree::kRadix>& children,
-                             Base base, std::uint16_t changed) {
-        std::size_t count = 0;
-        std::size_t last = 0;
+                             std::uint16_t given, Base base, std::uint16_t changed) {
+        const auto kept = static_cast<std::uint16_t>(
+            base.entry != nullptr ? base.entry->childMap() & ~given : 0U);
+        auto present = kept;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
-            if (children[slot].kind != RootKind::kEmpty) {
-                ++count;
-                last = slot;
+            if (tree::hasSlot(given, slot) && children[slot].kind != RootKind::kEmpty) {
+                present = static_cast<std::uint16_t>(present | (1U << slot));
             }
         }
+        const auto count = static_cast<std::size_t>(std::popcount(present));
         if (count == 0) {
             return Subtree{};
+        }
+        const auto last = static_cast<std::size_t>(std::bit_width(present) - 1U);
+        if (count == 1 && tree::hasSlot(kept, last)) {
+            children[last] = childOf(*base.entry, last);
         }
         if (count == 1 && children[last].kind == RootKind::kLeaf) {
             const auto childPath = path.child(static_cast<std::uint8_t>(last));
@@ -276,10 +286,13 @@ class Updater {
             return newLeaf(leaf);
         }
         InternalNode node;
+        if (kept != 0) {
+            base.entry->copyChildren(kept, node);
+        }
         std::array<const LeafNode*, tree::kRadix> leaves{};
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
             Subtree& child = children[slot];
-            if (child.kind == RootKind::kEmpty) {
+            if (!tree::hasSlot(given, slot) || child.kind == RootKind::kEmpty) {
                 continue;
             }
             if (unplaced(child)) {
@@ -310,7 +323,8 @@ class Updater {
             writeNode(path, tree::Node{node});
         }
         written_.push_back(
-            Written{path, NodeCache::Entry(version_, form, node, inner, leaves), base.cached});
+            Written{path, NodeCache::Entry(version_, form, node, inner, leaves, base.entry, kept),
+                    base.cached});
         return Subtree{RootKind::kInternal, hash, std::nullopt, version_};
     }
 

@@ -15,15 +15,19 @@ std::size_t rank(std::uint16_t map, std::size_t slot) {
 }  // namespace
 
 NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const InternalNode& node,
-                        const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves)
+                        const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
+                        const Entry* base, std::uint16_t fromBase)
     : version_(version), fullVersion_(form.fullVersion), sinceFull_(form.sinceFull) {
+    const auto baseLeaves =
+        static_cast<std::uint16_t>(base != nullptr ? base->leavesKnown_ & fromBase : 0U);
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
         if (const auto& child = node.children[slot]) {
             const auto bit = static_cast<std::uint16_t>(1U << slot);
+            const bool known = leaves[slot] != nullptr || hasSlot(baseLeaves, slot);
             childMap_ = static_cast<std::uint16_t>(childMap_ | bit);
             leafMap_ = static_cast<std::uint16_t>(leafMap_ | (child->isLeaf ? bit : 0U));
-            leavesKnown_ = static_cast<std::uint16_t>(leavesKnown_ |
-                                                      (child->isLeaf && leaves[slot] ? bit : 0U));
+            leavesKnown_ =
+                static_cast<std::uint16_t>(leavesKnown_ | (child->isLeaf && known ? bit : 0U));
         }
     }
     slots_ = std::make_unique_for_overwrite<Slot[]>(slotCount());
@@ -34,9 +38,16 @@ NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const Int
         }
     }
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (hasSlot(leavesKnown_, slot)) {
-            *out++ = Slot{leaves[slot]->key, 0};
-            *out++ = Slot{leaves[slot]->valueHash, 0};
+        if (!hasSlot(leavesKnown_, slot)) {
+            continue;
+        }
+        if (const LeafNode* leaf = leaves[slot]) {
+            *out++ = Slot{leaf->key, 0};
+            *out++ = Slot{leaf->valueHash, 0};
+        } else {
+            const Slot* at = &base->slots_[base->childCount() + 2 * rank(base->leavesKnown_, slot)];
+            *out++ = at[0];
+            *out++ = at[1];
         }
     }
     if (keepsInner()) {
@@ -66,6 +77,19 @@ std::optional<ChildRef> NodeCache::Entry::child(std::size_t slot) const {
     return ChildRef{child.hash, child.version, hasSlot(leafMap_, slot)};
 }
 
+void NodeCache::Entry::copyChildren(std::uint16_t slots, InternalNode& node) const {
+    const Slot* at = slots_.get();
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        if (!hasSlot(childMap_, slot)) {
+            continue;
+        }
+        if (hasSlot(slots, slot)) {
+            node.children[slot] = ChildRef{at->hash, at->version, hasSlot(leafMap_, slot)};
+        }
+        ++at;
+    }
+}
+
 std::optional<LeafNode> NodeCache::Entry::leaf(std::size_t slot) const {
     if (!hasSlot(leavesKnown_, slot)) {
         return std::nullopt;
@@ -84,9 +108,7 @@ InnerHashes NodeCache::Entry::inner() const {
         return out;
     }
     InternalNode node;
-    for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        node.children[slot] = child(slot);
-    }
+    copyChildren(0xffff, node);
     rehashInner(node, 0xffff, out);
     return out;
 }
