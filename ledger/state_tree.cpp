@@ -95,17 +95,13 @@ struct Base {
     NodeCache::Entry* cached = nullptr;
 };
 
-/** A node this apply made, to be cached once it succeeded: in place of `cached` if not null. */
-struct Written {
-    NibblePath path;
-    NodeCache::Entry entry;
-    NodeCache::Entry* cached = nullptr;
-};
-
 /**
  * One apply: rewrites the paths the ops touch, bottom-up. Internal nodes come from the cache, or
- * from the store on a miss; the nodes this apply creates stay in memory (in `writes_`), and reach
- * the cache through `written()` once the apply has succeeded.
+ * from the store on a miss; the nodes this apply creates stay in memory (in `writes_`). A node
+ * that replaces a cached one is cached in its place at once; the others, and the nodes read from
+ * the store, reach the cache through `read()` and `written()` once the apply has succeeded. An
+ * Updater destroyed before `succeeded()` empties the entries it rewrote: their nodes were never
+ * stored.
  */
 class Updater {
   public:
@@ -116,8 +112,22 @@ class Updater {
         // About two internal nodes and one leaf per update on a large tree.
         writes_.reserve(3 * ops + 1);
         encoded_.reserve(kEncodedBytesPerOp * ops);
-        written_.reserve(2 * ops + 1);
+        rewritten_.reserve(2 * ops + 1);
     }
+    ~Updater() {
+        if (!succeeded_) {
+            for (NodeCache::Entry* entry : rewritten_) {
+                cache_.drop(*entry);
+            }
+        }
+    }
+    Updater(const Updater&) = delete;
+    Updater& operator=(const Updater&) = delete;
+    Updater(Updater&&) = delete;
+    Updater& operator=(Updater&&) = delete;
+
+    /** The apply succeeded: the entries rewritten in place stay. */
+    void succeeded() { succeeded_ = true; }
 
     Result<Subtree> update(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
         if (ops.empty()) {
@@ -155,9 +165,14 @@ class Updater {
     [[nodiscard]] ByteView writeValue(std::size_t i) const {
         return ByteView(encoded_).subspan(writes_[i].keyEnd, writes_[i].end - writes_[i].keyEnd);
     }
-    /** The nodes read from the store, then those written, for the cache once apply succeeded. */
+    /**
+     * The nodes read from the store, then those written at paths the cache did not hold at the
+     * version rewritten, for the cache once apply succeeded.
+     */
     [[nodiscard]] std::deque<std::pair<NibblePath, NodeCache::Entry>>& read() { return read_; }
-    [[nodiscard]] std::vector<Written>& written() { return written_; }
+    [[nodiscard]] std::vector<std::pair<NibblePath, NodeCache::Entry>>& written() {
+        return written_;
+    }
 
   private:
     /** A subtree that was empty: a leaf for a single put, else an internal node. */
@@ -322,9 +337,13 @@ class Updater {
         } else {
             writeNode(path, tree::Node{node});
         }
-        written_.push_back(
-            Written{path, NodeCache::Entry(version_, form, node, inner, leaves, base.entry, kept),
-                    base.cached});
+        if (base.cached != nullptr) {
+            cache_.rewrite(*base.cached, version_, form, node, inner, leaves, kept);
+            rewritten_.push_back(base.cached);
+        } else {
+            written_.emplace_back(
+                path, NodeCache::Entry(version_, form, node, inner, leaves, base.entry, kept));
+        }
         return Subtree{RootKind::kInternal, hash, std::nullopt, version_};
     }
 
@@ -386,7 +405,9 @@ class Updater {
     Bytes encoded_;
     /** A deque, so that an entry stays where internalAt's caller points while more are read. */
     std::deque<std::pair<NibblePath, NodeCache::Entry>> read_;
-    std::vector<Written> written_;
+    std::vector<std::pair<NibblePath, NodeCache::Entry>> written_;
+    std::vector<NodeCache::Entry*> rewritten_;
+    bool succeeded_ = false;
 };
 
 /**
@@ -500,15 +521,12 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     Updater updater(store_, nodes_, *cache_, version, ops.size());
     GL_ASSIGN_OR_RETURN(root, updater.update(fromRoot(base), NibblePath{}, ops));
     updater.place(root, NibblePath{});
+    updater.succeeded();
     for (auto& [path, entry] : updater.read()) {
         cache_->put(path, std::move(entry));
     }
-    for (auto& [path, entry, cached] : updater.written()) {
-        if (cached != nullptr) {
-            cache_->replace(*cached, std::move(entry));
-        } else {
-            cache_->put(path, std::move(entry));
-        }
+    for (auto& [path, entry] : updater.written()) {
+        cache_->put(path, std::move(entry));
     }
 
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};

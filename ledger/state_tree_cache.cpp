@@ -1,5 +1,6 @@
 #include "state_tree_cache.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace gridledger::ledger::tree {
@@ -16,29 +17,39 @@ std::size_t rank(std::uint16_t map, std::size_t slot) {
 
 NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const InternalNode& node,
                         const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
-                        const Entry* base, std::uint16_t fromBase)
-    : version_(version), fullVersion_(form.fullVersion), sinceFull_(form.sinceFull) {
+                        const Entry* base, std::uint16_t fromBase) {
+    assign(version, form, node, inner, leaves, base, fromBase);
+}
+
+void NodeCache::Entry::assign(std::uint64_t version, const StoredForm& form,
+                              const InternalNode& node, const InnerHashes& inner,
+                              const std::array<const LeafNode*, kRadix>& leaves, const Entry* base,
+                              std::uint16_t fromBase) {
     const auto baseLeaves =
         static_cast<std::uint16_t>(base != nullptr ? base->leavesKnown_ & fromBase : 0U);
+    std::uint16_t childMap = 0;
+    std::uint16_t leafMap = 0;
+    std::uint16_t leavesKnown = 0;
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
         if (const auto& child = node.children[slot]) {
             const auto bit = static_cast<std::uint16_t>(1U << slot);
             const bool known = leaves[slot] != nullptr || hasSlot(baseLeaves, slot);
-            childMap_ = static_cast<std::uint16_t>(childMap_ | bit);
-            leafMap_ = static_cast<std::uint16_t>(leafMap_ | (child->isLeaf ? bit : 0U));
-            leavesKnown_ =
-                static_cast<std::uint16_t>(leavesKnown_ | (child->isLeaf && known ? bit : 0U));
+            childMap = static_cast<std::uint16_t>(childMap | bit);
+            leafMap = static_cast<std::uint16_t>(leafMap | (child->isLeaf ? bit : 0U));
+            leavesKnown =
+                static_cast<std::uint16_t>(leavesKnown | (child->isLeaf && known ? bit : 0U));
         }
     }
-    slots_ = std::make_unique_for_overwrite<Slot[]>(slotCount());
-    Slot* out = slots_.get();
+    // Built aside first: `base` may be this entry, whose leaves move when the maps change.
+    std::array<Slot, kMaxSlots> built;
+    Slot* out = built.data();
     for (const auto& child : node.children) {
         if (child) {
             *out++ = Slot{child->hash, child->version};
         }
     }
     for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        if (!hasSlot(leavesKnown_, slot)) {
+        if (!hasSlot(leavesKnown, slot)) {
             continue;
         }
         if (const LeafNode* leaf = leaves[slot]) {
@@ -50,11 +61,22 @@ NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const Int
             *out++ = at[1];
         }
     }
-    if (keepsInner()) {
+    if (static_cast<std::size_t>(std::popcount(childMap)) > kDenseChildren) {
         for (std::size_t index = 1; index < kRadix; ++index) {
             *out++ = Slot{inner[index], 0};
         }
     }
+    const auto count = static_cast<std::size_t>(out - built.data());
+    if (slots_ == nullptr || slotCount() != count) {
+        slots_ = std::make_unique_for_overwrite<Slot[]>(count);
+    }
+    std::copy(built.data(), out, slots_.get());
+    version_ = version;
+    fullVersion_ = form.fullVersion;
+    sinceFull_ = form.sinceFull;
+    childMap_ = childMap;
+    leafMap_ = leafMap;
+    leavesKnown_ = leavesKnown;
 }
 
 std::size_t NodeCache::Entry::childCount() const {
@@ -129,7 +151,7 @@ NodeCache::Item* NodeCache::lookup(const NibblePath& path) const {
 
 NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path) {
     Item* found = lookup(path);
-    if (found == nullptr || found->entry.version_ != version) {
+    if (found == nullptr || found->entry.slots_ == nullptr || found->entry.version_ != version) {
         return nullptr;
     }
     return &found->entry;
@@ -137,6 +159,18 @@ NodeCache::Entry* NodeCache::find(std::uint64_t version, const NibblePath& path)
 
 void NodeCache::prefetch(const NibblePath& path) const {
     index_.prefetch(hashOf(path));
+}
+
+void NodeCache::rewrite(Entry& current, std::uint64_t version, const StoredForm& form,
+                        const InternalNode& node, const InnerHashes& inner,
+                        const std::array<const LeafNode*, kRadix>& leaves, std::uint16_t fromBase) {
+    const std::size_t before = footprint(current);
+    current.assign(version, form, node, inner, leaves, &current, fromBase);
+    bytes_ = bytes_ - before + footprint(current);
+}
+
+void NodeCache::drop(Entry& current) {
+    replace(current, Entry{});
 }
 
 void NodeCache::replace(Entry& current, Entry entry) {

@@ -24,7 +24,8 @@ namespace gridledger::ledger::tree {
  * Entries are kept compact: only the children present, and the inner hashes only of nodes with
  * more than kDenseChildren children (a sparse node's are recomputed in a few hashes, since a range
  * holding a lone leaf costs none). New paths are dropped once the entries take `budgetBytes`.
- * An apply reads entries in place, and adds those it read and wrote once it succeeded.
+ * An apply reads entries in place and rewrites those it found in place as it goes (emptying them
+ * if it fails); it adds the nodes it read and those of new paths once it succeeded.
  */
 class NodeCache {
   public:
@@ -62,6 +63,13 @@ class NodeCache {
       private:
         friend class NodeCache;
         /**
+         * Makes this entry the one the constructor makes of the same arguments, `base` possibly
+         * this entry itself; its allocation is kept if the new node takes as many slots.
+         */
+        void assign(std::uint64_t version, const StoredForm& form, const InternalNode& node,
+                    const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
+                    const Entry* base, std::uint16_t fromBase);
+        /**
          * One unit of the entry's single allocation: a child (its hash and version), half of a
          * known leaf (its key, then its value hash) or one inner hash, in that order.
          */
@@ -71,6 +79,8 @@ class NodeCache {
         };
         /** Inner hashes kept: [1..15] of InnerHashes. */
         static constexpr std::size_t kInnerSlots = kRadix - 1;
+        /** The most slots an entry takes: every child a known leaf, and the inner hashes. */
+        static constexpr std::size_t kMaxSlots = 3 * kRadix + kInnerSlots;
 
         [[nodiscard]] std::size_t childCount() const;
         [[nodiscard]] std::size_t leafCount() const;
@@ -92,7 +102,7 @@ class NodeCache {
 
     /**
      * The node at (version, path), or nullptr. Entries never move: the pointer stays valid, and
-     * names the path's entry until a put or replace of that path.
+     * names the path's entry until a put, rewrite or drop of that path.
      */
     [[nodiscard]] Entry* find(std::uint64_t version, const NibblePath& path);
 
@@ -106,10 +116,19 @@ class NodeCache {
     void put(const NibblePath& path, Entry entry);
 
     /**
-     * Puts `entry` where `current` is, an entry that find returned and no put or replace of its
-     * path changed since: the put of its path without searching the index again.
+     * Makes `current`, an entry that find returned, the node an apply wrote in its place: the
+     * Entry of these arguments, with `current` as its base, in the memory `current` holds when
+     * the node takes as many slots. Its path is not searched again.
      */
-    void replace(Entry& current, Entry entry);
+    void rewrite(Entry& current, std::uint64_t version, const StoredForm& form,
+                 const InternalNode& node, const InnerHashes& inner,
+                 const std::array<const LeafNode*, kRadix>& leaves, std::uint16_t fromBase);
+
+    /**
+     * Empties `current`, an entry that find returned, so that no find returns it until its path
+     * is put again: for an entry rewritten by an apply that then failed.
+     */
+    void drop(Entry& current);
 
     /** The approximate heap bytes the entries take. */
     [[nodiscard]] std::size_t bytes() const { return bytes_; }
@@ -122,6 +141,7 @@ class NodeCache {
     static constexpr std::size_t kChunkItems = 4096;
 
     static std::uint64_t hashOf(const NibblePath& path);
+    void replace(Entry& current, Entry entry);
     static std::size_t footprint(const Entry& entry);
     [[nodiscard]] Item& item(std::size_t number) const;
     [[nodiscard]] Item* lookup(const NibblePath& path) const;

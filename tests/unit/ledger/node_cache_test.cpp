@@ -1,7 +1,8 @@
 // The state tree's cache of internal nodes for apply: every path put is found at its version only,
 // with exactly the children, known leaves and inner hashes it was given, through the index's
-// growth; a put replaces the path's entry and its memory, and so does a replace where a find
-// pointed, in place; past the budget new paths are dropped.
+// growth; a put replaces the path's entry and its memory, and so does a rewrite where a find
+// pointed, in place, keeping the leaves it is told to keep; a dropped entry is found at no version;
+// past the budget new paths are dropped.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -94,13 +95,19 @@ StoredForm formOf(std::uint32_t i, std::uint64_t version) {
     return StoredForm{version / 2, static_cast<std::uint16_t>(i & 0xffffU)};
 }
 
+std::array<const LeafNode*, kRadix> pointersTo(
+    const std::array<std::optional<LeafNode>, kRadix>& leaves) {
+    std::array<const LeafNode*, kRadix> out{};
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        out[slot] = leaves[slot] ? &*leaves[slot] : nullptr;
+    }
+    return out;
+}
+
 NodeCache::Entry entryOf(std::uint32_t i, std::uint64_t version) {
     const auto leaves = knownLeaves(i);
-    std::array<const LeafNode*, kRadix> pointers{};
-    for (std::size_t slot = 0; slot < kRadix; ++slot) {
-        pointers[slot] = leaves[slot] ? &*leaves[slot] : nullptr;
-    }
-    return NodeCache::Entry(version, formOf(i, version), nodeOf(i), markedInner(i), pointers);
+    return NodeCache::Entry(version, formOf(i, version), nodeOf(i), markedInner(i),
+                            pointersTo(leaves));
 }
 
 std::size_t childCount(const InternalNode& node) {
@@ -166,7 +173,7 @@ TEST(StateTreeNodeCache, APutReplacesThePathsEntryAndItsMemory) {
     EXPECT_EQ(cache.bytes(), alone.bytes());
 }
 
-TEST(StateTreeNodeCache, AReplaceWhereFindPointedIsAPutOfThatPath) {
+TEST(StateTreeNodeCache, ARewriteWhereFindPointedIsAPutOfThatPath) {
     constexpr std::uint32_t kOthers = 5'000;  // index growths and new chunks between
     NodeCache put(kNoBudget);
     NodeCache cache(kNoBudget);
@@ -178,7 +185,8 @@ TEST(StateTreeNodeCache, AReplaceWhereFindPointedIsAPutOfThatPath) {
         put.put(pathOf(i), entryOf(i, 1));
         cache.put(pathOf(i), entryOf(i, 1));
     }
-    cache.replace(*found, entryOf(2, 9));
+    cache.rewrite(*found, 9, formOf(2, 9), nodeOf(2), markedInner(2), pointersTo(knownLeaves(2)),
+                  0);
     EXPECT_EQ(cache.find(4, pathOf(7)), nullptr);
     EXPECT_EQ(cache.find(9, pathOf(7)), found);  // in place: entries never move
     expectEntryOf(*found, 2);
@@ -188,6 +196,74 @@ TEST(StateTreeNodeCache, AReplaceWhereFindPointedIsAPutOfThatPath) {
         expectEntryOf(*other, i);
     }
     EXPECT_EQ(cache.bytes(), put.bytes());
+}
+
+TEST(StateTreeNodeCache, ARewriteKeepsTheEntrysOwnLeavesInTheSlotsItIsToldToKeep) {
+    // Node 13: 15 children (slot 6 empty), leaves in slots 13, 2, 7, 12 and 1, of which the entry
+    // knows those of slots 1, 7 and 13 (every other one in slot order). The rewrite changes slot 4
+    // into a leaf it knows, ahead of the kept slot 7, so that slot 7's leaf moves within the
+    // entry; slot 13's leaf is not kept (its slot changed, unknown now), and slot 2 changes into
+    // an internal child.
+    const std::uint32_t i = 13;
+    NodeCache cache(kNoBudget);
+    cache.put(pathOf(i), entryOf(i, 4));
+    NodeCache::Entry* found = cache.find(4, pathOf(i));
+    ASSERT_NE(found, nullptr);
+    const auto before = knownLeaves(i);
+    ASSERT_TRUE(before[1] && before[7] && before[13] && !before[2] && !before[4]);
+
+    InternalNode node = nodeOf(i);
+    const LeafNode newLeaf{hashOf(500, 0x1e), hashOf(500, 0x7a)};
+    node.children[4] = ChildRef{tree::hashLeaf(newLeaf), 4, true};
+    node.children[13] = ChildRef{hashOf(501, 0xc1), 3, true};
+    node.children[2] = ChildRef{hashOf(502, 0xc1), 3, false};
+    std::array<const LeafNode*, kRadix> given{};
+    given[4] = &newLeaf;
+    const auto keep =
+        static_cast<std::uint16_t>(0xffffU & ~((1U << 4U) | (1U << 13U) | (1U << 2U)));
+    InnerHashes inner;
+    tree::rehashInner(node, 0xffff, inner);
+    cache.rewrite(*found, 4 + 1, StoredForm{4, 0x2014}, node, inner, given, keep);
+
+    EXPECT_EQ(cache.find(5, pathOf(i)), found);  // in place
+    EXPECT_EQ(cache.find(4, pathOf(i)), nullptr);
+    EXPECT_EQ(found->form().fullVersion, 4U);
+    EXPECT_EQ(found->form().sinceFull, 0x2014);
+    std::array<std::optional<LeafNode>, kRadix> expected;
+    expected[4] = newLeaf;
+    expected[1] = before[1];
+    expected[7] = before[7];
+    for (std::size_t slot = 0; slot < kRadix; ++slot) {
+        EXPECT_EQ(found->child(slot), node.children[slot]) << "slot " << slot;
+        EXPECT_EQ(found->leaf(slot), expected[slot]) << "slot " << slot;
+    }
+    for (std::size_t index = 1; index < kRadix; ++index) {
+        EXPECT_EQ(found->inner()[index], inner[index]) << "inner " << index;
+    }
+    // The cache counts the entry's memory as a put of the same node would.
+    NodeCache put(kNoBudget);
+    put.put(pathOf(i),
+            NodeCache::Entry(5, StoredForm{4, 0x2014}, node, inner, pointersTo(expected)));
+    EXPECT_EQ(cache.bytes(), put.bytes());
+}
+
+TEST(StateTreeNodeCache, ADroppedEntryIsFoundAtNoVersionUntilItsPathIsPutAgain) {
+    NodeCache cache(kNoBudget);
+    cache.put(pathOf(3), entryOf(3, 0));
+    cache.put(pathOf(4), entryOf(4, 0));
+    NodeCache::Entry* found = cache.find(0, pathOf(3));
+    ASSERT_NE(found, nullptr);
+    cache.drop(*found);
+    EXPECT_EQ(cache.find(0, pathOf(3)), nullptr);  // version 0 too: the empty entry's own
+    EXPECT_EQ(cache.find(1, pathOf(3)), nullptr);
+    ASSERT_NE(cache.find(0, pathOf(4)), nullptr);
+    expectEntryOf(*cache.find(0, pathOf(4)), 4);
+    NodeCache alone(kNoBudget);
+    alone.put(pathOf(4), entryOf(4, 0));
+    EXPECT_LT(cache.bytes(), alone.bytes() + alone.bytes());
+    cache.put(pathOf(3), entryOf(3, 2));
+    ASSERT_EQ(cache.find(2, pathOf(3)), found);
+    expectEntryOf(*found, 3);
 }
 
 TEST(StateTreeNodeCache, PastTheBudgetNewPathsAreDroppedAndKnownOnesStillChange) {
