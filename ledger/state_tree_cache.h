@@ -43,15 +43,14 @@ class NodeCache {
         Entry(std::uint64_t version, const StoredForm& form, const InternalNode& node,
               const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
               const Entry* base = nullptr, std::uint16_t fromBase = 0);
-        /** No node: the state of an item not yet filled. */
+        /** No node: the state of an item not yet filled, or of a dropped entry. */
         Entry() = default;
 
         [[nodiscard]] std::uint64_t version() const { return version_; }
         /** How the node is stored: whole, or as a delta on its path's last full node. */
         [[nodiscard]] StoredForm form() const { return StoredForm{fullVersion_, sinceFull_}; }
-        /** The slots holding a child, and those of them holding a leaf (bit i = slot i). */
+        /** The slots holding a child (bit i = slot i). */
         [[nodiscard]] std::uint16_t childMap() const { return childMap_; }
-        [[nodiscard]] std::uint16_t leafMap() const { return leafMap_; }
         [[nodiscard]] std::optional<ChildRef> child(std::size_t slot) const;
         /** Sets node.children[slot] to this node's child for every slot of `slots` it holds. */
         void copyChildren(std::uint16_t slots, InternalNode& node) const;
