@@ -18,13 +18,13 @@ std::size_t rank(std::uint16_t map, std::size_t slot) {
 NodeCache::Entry::Entry(std::uint64_t version, const StoredForm& form, const InternalNode& node,
                         const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
                         const Entry* base, std::uint16_t fromBase) {
-    assign(version, form, node, inner, leaves, base, fromBase);
+    assign(version, form, node, inner, leaves, base, fromBase, nullptr);
 }
 
 void NodeCache::Entry::assign(std::uint64_t version, const StoredForm& form,
                               const InternalNode& node, const InnerHashes& inner,
                               const std::array<const LeafNode*, kRadix>& leaves, const Entry* base,
-                              std::uint16_t fromBase) {
+                              std::uint16_t fromBase, Slot* scratch) {
     const auto baseLeaves =
         static_cast<std::uint16_t>(base != nullptr ? base->leavesKnown_ & fromBase : 0U);
     std::uint16_t childMap = 0;
@@ -40,9 +40,16 @@ void NodeCache::Entry::assign(std::uint64_t version, const StoredForm& form,
                 static_cast<std::uint16_t>(leavesKnown | (child->isLeaf && known ? bit : 0U));
         }
     }
-    // Built aside first: `base` may be this entry, whose leaves move when the maps change.
-    std::array<Slot, kMaxSlots> built;
-    Slot* out = built.data();
+    const bool dense = static_cast<std::size_t>(std::popcount(childMap)) > kDenseChildren;
+    const auto count = static_cast<std::size_t>(std::popcount(childMap)) +
+                       2 * static_cast<std::size_t>(std::popcount(leavesKnown)) +
+                       (dense ? kInnerSlots : 0);
+    const bool inPlace = base == this;
+    if (!inPlace) {
+        slots_ = std::make_unique_for_overwrite<Slot[]>(count);
+    }
+    Slot* const begin = inPlace ? scratch : slots_.get();
+    Slot* out = begin;
     for (const auto& child : node.children) {
         if (child) {
             *out++ = Slot{child->hash, child->version};
@@ -61,16 +68,17 @@ void NodeCache::Entry::assign(std::uint64_t version, const StoredForm& form,
             *out++ = at[1];
         }
     }
-    if (static_cast<std::size_t>(std::popcount(childMap)) > kDenseChildren) {
+    if (dense) {
         for (std::size_t index = 1; index < kRadix; ++index) {
             *out++ = Slot{inner[index], 0};
         }
     }
-    const auto count = static_cast<std::size_t>(out - built.data());
-    if (slots_ == nullptr || slotCount() != count) {
-        slots_ = std::make_unique_for_overwrite<Slot[]>(count);
+    if (inPlace) {
+        if (slotCount() != count) {
+            slots_ = std::make_unique_for_overwrite<Slot[]>(count);
+        }
+        std::copy(begin, out, slots_.get());
     }
-    std::copy(built.data(), out, slots_.get());
     version_ = version;
     fullVersion_ = form.fullVersion;
     sinceFull_ = form.sinceFull;
@@ -165,7 +173,7 @@ void NodeCache::rewrite(Entry& current, std::uint64_t version, const StoredForm&
                         const InternalNode& node, const InnerHashes& inner,
                         const std::array<const LeafNode*, kRadix>& leaves, std::uint16_t fromBase) {
     const std::size_t before = footprint(current);
-    current.assign(version, form, node, inner, leaves, &current, fromBase);
+    current.assign(version, form, node, inner, leaves, &current, fromBase, scratch_.get());
     bytes_ = bytes_ - before + footprint(current);
 }
 

@@ -62,13 +62,6 @@ class NodeCache {
       private:
         friend class NodeCache;
         /**
-         * Makes this entry the one the constructor makes of the same arguments, `base` possibly
-         * this entry itself; its allocation is kept if the new node takes as many slots.
-         */
-        void assign(std::uint64_t version, const StoredForm& form, const InternalNode& node,
-                    const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
-                    const Entry* base, std::uint16_t fromBase);
-        /**
          * One unit of the entry's single allocation: a child (its hash and version), half of a
          * known leaf (its key, then its value hash) or one inner hash, in that order.
          */
@@ -80,6 +73,16 @@ class NodeCache {
         static constexpr std::size_t kInnerSlots = kRadix - 1;
         /** The most slots an entry takes: every child a known leaf, and the inner hashes. */
         static constexpr std::size_t kMaxSlots = 3 * kRadix + kInnerSlots;
+
+        /**
+         * Makes this entry the one the constructor makes of the same arguments. With `base` this
+         * entry itself, the slots are first built in `scratch` (room for kMaxSlots), since its
+         * leaves move when the maps change, and its allocation is kept if the new node takes as
+         * many slots; otherwise this entry holds no slots yet.
+         */
+        void assign(std::uint64_t version, const StoredForm& form, const InternalNode& node,
+                    const InnerHashes& inner, const std::array<const LeafNode*, kRadix>& leaves,
+                    const Entry* base, std::uint16_t fromBase, Slot* scratch);
 
         [[nodiscard]] std::size_t childCount() const;
         [[nodiscard]] std::size_t leafCount() const;
@@ -151,6 +154,9 @@ class NodeCache {
     SlotIndex index_;
     std::vector<std::unique_ptr<Item[]>> chunks_;
     std::size_t count_ = 0;
+    /** Where a rewrite builds an entry's slots before they replace the entry's own. */
+    std::unique_ptr<Entry::Slot[]> scratch_ =
+        std::make_unique_for_overwrite<Entry::Slot[]>(Entry::kMaxSlots);
 };
 
 }  // namespace gridledger::ledger::tree
