@@ -258,9 +258,15 @@ TEST(StateTreeNodeCache, ADroppedEntryIsFoundAtNoVersionUntilItsPathIsPutAgain) 
     EXPECT_EQ(cache.find(1, pathOf(3)), nullptr);
     ASSERT_NE(cache.find(0, pathOf(4)), nullptr);
     expectEntryOf(*cache.find(0, pathOf(4)), 4);
+    // The dropped entry's memory is no longer counted: only its item is.
     NodeCache alone(kNoBudget);
     alone.put(pathOf(4), entryOf(4, 0));
-    EXPECT_LT(cache.bytes(), alone.bytes() + alone.bytes());
+    NodeCache dropped(kNoBudget);
+    dropped.put(pathOf(3), entryOf(3, 0));
+    const std::size_t whole = dropped.bytes();
+    dropped.drop(*dropped.find(0, pathOf(3)));
+    EXPECT_LT(dropped.bytes(), whole);
+    EXPECT_EQ(cache.bytes(), alone.bytes() + dropped.bytes());
     cache.put(pathOf(3), entryOf(3, 2));
     ASSERT_EQ(cache.find(2, pathOf(3)), found);
     expectEntryOf(*found, 3);
