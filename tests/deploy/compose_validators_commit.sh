@@ -18,7 +18,9 @@
 #    validator's HEALTHCHECK passes, run by podman inside its container, and the node runs as
 #    uid 10001 (gridledger), not root.
 # Every container, network and volume of the compose project and the image built are removed on
-# exit, failure included; a run killed before that is cleaned up by the next one.
+# exit, failure included; a run killed before that is cleaned up by the next one. The project,
+# image and ports are the same for every run on the machine, so runs take turns: each holds a
+# lock file in the temporary directory from step 1 to its cleanup.
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
@@ -42,6 +44,13 @@ step() { echo "[${SECONDS}s] $*"; }
 
 mkdir -p "$work"
 work=$(realpath "$work")
+# Two runs at once (two checkouts testing on one machine) would each remove the other's containers
+# as leftovers. The lock is released when this shell exits, after the cleanup.
+exec {lock}>"${TMPDIR:-/tmp}/gridledger-deploy-test.lock"
+if ! flock --nonblock "$lock"; then
+    step "waiting for another run of this test on the machine to end"
+    flock "$lock"
+fi
 # podman's defaults set ulimits a container may not raise where the test runs without
 # CAP_SYS_RESOURCE, and crun refuses cgroups v1 in hybrid mode: no default ulimits, and runc.
 # A CONTAINERS_CONF already set is kept.
