@@ -1,7 +1,11 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
+#include <optional>
+#include <span>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include <gridledger/ledger/state_tree.h>
@@ -84,6 +88,34 @@ std::array<std::span<const Op>, tree::kRadix> splitByNibble(std::span<const Op> 
     return out;
 }
 
+/**
+ * Where the root's slots are split between two threads: the first slot of the second thread's
+ * side, so that each side holds as near half of the ops as whole slots allow, and some of them;
+ * kRadix when one slot holds them all.
+ */
+std::size_t middleSlot(const std::array<std::span<const Op>, tree::kRadix>& ranges) {
+    std::size_t total = 0;
+    for (const auto& range : ranges) {
+        total += range.size();
+    }
+    std::size_t before = 0;
+    for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
+        const std::size_t through = before + ranges[slot].size();
+        if (2 * through > total) {
+            // The middle op is in `slot`, which joins the side that it unbalances less.
+            if (before == 0) {
+                return through == total ? tree::kRadix : slot + 1;
+            }
+            if (through == total || total / 2 - before <= through - total / 2) {
+                return slot;
+            }
+            return slot + 1;
+        }
+        before = through;
+    }
+    return tree::kRadix;
+}
+
 constexpr std::uint16_t kAllSlots = 0xffff;
 /** Encoded node bytes reserved per update: about two internal nodes of 16 children on a large
  * tree (12 + 16 × 40 bytes each, key and value). */
@@ -115,6 +147,7 @@ class Updater {
         rewritten_.reserve(2 * ops + 1);
     }
     ~Updater() {
+        cache_.settle(rewrites_);
         if (!succeeded_) {
             for (NodeCache::Entry* entry : rewritten_) {
                 cache_.drop(*entry);
@@ -128,6 +161,13 @@ class Updater {
 
     /** The apply succeeded: the entries rewritten in place stay. */
     void succeeded() { succeeded_ = true; }
+
+    /**
+     * Lets `helper`, an Updater of the same version, update the root's children from the middle
+     * of the ops on, on a second thread, while this one updates the others. Each keeps its own
+     * writes and cache entries; no path is touched by both.
+     */
+    void share(Updater& helper) { helper_ = &helper; }
 
     Result<Subtree> update(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
         if (ops.empty()) {
@@ -246,6 +286,26 @@ class Updater {
                 cache_.prefetch(path.child(static_cast<std::uint8_t>(slot)));
             }
         }
+        std::array<Result<Subtree>, tree::kRadix> updated;
+        const std::size_t split =
+            helper_ != nullptr && path.size() == 0 ? middleSlot(ranges) : tree::kRadix;
+        if (split > 0 && split < tree::kRadix) {
+            // The root's children are independent subtrees: the helper takes those from the
+            // middle of the ops on, on a second thread, joined when this block ends.
+            std::jthread second;
+            try {
+                second = std::jthread([&] {
+                    helper_->updateChildren(*base.entry, path, ranges, split, tree::kRadix,
+                                            updated);
+                });
+            } catch (const std::system_error&) {
+                // No thread to be had: this one does the helper's part too.
+                helper_->updateChildren(*base.entry, path, ranges, split, tree::kRadix, updated);
+            }
+            updateChildren(*base.entry, path, ranges, 0, split, updated);
+        } else {
+            updateChildren(*base.entry, path, ranges, 0, tree::kRadix, updated);
+        }
         // Most slots of a deep node are reached by no update: assemble takes them from the base.
         std::array<Subtree, tree::kRadix> children;
         std::uint16_t touched = 0;
@@ -256,10 +316,8 @@ class Updater {
             }
             const auto bit = static_cast<std::uint16_t>(1U << slot);
             touched = static_cast<std::uint16_t>(touched | bit);
-            const Subtree before = childOf(*base.entry, slot);
-            const auto childPath = path.child(static_cast<std::uint8_t>(slot));
-            GL_ASSIGN_OR_RETURN(after, update(before, childPath, ranges[slot]));
-            if (!after.sameAs(before)) {
+            GL_ASSIGN_OR_RETURN(after, std::move(updated[slot]));
+            if (!after.sameAs(childOf(*base.entry, slot))) {
                 changed = static_cast<std::uint16_t>(changed | bit);
             }
             children[slot] = after;
@@ -268,6 +326,19 @@ class Updater {
             return old;
         }
         return assemble(path, children, touched, base, changed);
+    }
+
+    /** Updates the children in slots [from, to) of `base`, at `path`, into `updated`. */
+    void updateChildren(const NodeCache::Entry& base, const NibblePath& path,
+                        const std::array<std::span<const Op>, tree::kRadix>& ranges,
+                        std::size_t from, std::size_t to,
+                        std::array<Result<Subtree>, tree::kRadix>& updated) {
+        for (std::size_t slot = from; slot < to; ++slot) {
+            if (!ranges[slot].empty()) {
+                updated[slot] = update(childOf(base, slot),
+                                       path.child(static_cast<std::uint8_t>(slot)), ranges[slot]);
+            }
+        }
     }
 
     /**
@@ -338,7 +409,7 @@ class Updater {
             writeNode(path, tree::Node{node});
         }
         if (base.cached != nullptr) {
-            cache_.rewrite(*base.cached, version_, form, node, inner, leaves, kept);
+            NodeCache::rewrite(*base.cached, rewrites_, version_, form, node, inner, leaves, kept);
             rewritten_.push_back(base.cached);
         } else {
             written_.emplace_back(
@@ -407,33 +478,51 @@ class Updater {
     std::deque<std::pair<NibblePath, NodeCache::Entry>> read_;
     std::vector<std::pair<NibblePath, NodeCache::Entry>> written_;
     std::vector<NodeCache::Entry*> rewritten_;
+    NodeCache::Rewrites rewrites_;
+    Updater* helper_ = nullptr;
     bool succeeded_ = false;
 };
 
+/** One node write of an apply: its rank (below), its Updater, and its index there. */
+struct RankedWrite {
+    std::uint64_t rank = 0;
+    const Updater* by = nullptr;
+    std::uint32_t index = 0;
+
+    [[nodiscard]] ByteView key() const { return by->writeKey(index); }
+    [[nodiscard]] ByteView value() const { return by->writeValue(index); }
+};
+
 /**
- * A version's node writes as (rank, index) in key order, so that the memtable inserts them one
- * after the other (storeOptions). Their keys share the version's 8 bytes and are told apart from
- * the ninth on (the path's length, then its nibbles): the next 8 bytes, as one number (the rank),
- * order nearly all of them, and the whole keys only those that share those bytes too.
+ * A version's node writes, made by `updaters`, in key order, so that the memtable inserts them
+ * one after the other (storeOptions). Their keys share the version's 8 bytes and are told apart
+ * from the ninth on (the path's length, then its nibbles): the next 8 bytes, as one number (the
+ * rank), order nearly all of them, and the whole keys only those that share those bytes too.
  */
-std::vector<std::pair<std::uint64_t, std::uint32_t>> inKeyOrder(const Updater& writes) {
+std::vector<RankedWrite> inKeyOrder(std::span<Updater* const> updaters) {
     constexpr std::size_t kShared = 8;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
-    order.reserve(writes.writeCount());
-    for (std::size_t i = 0; i < writes.writeCount(); ++i) {
-        const ByteView key = writes.writeKey(i);
-        std::uint64_t rank = 0;
-        for (std::size_t at = kShared; at < kShared + 8; ++at) {
-            rank = (rank << 8U) | (at < key.size() ? key[at] : 0U);
-        }
-        order.emplace_back(rank, static_cast<std::uint32_t>(i));
+    std::vector<RankedWrite> order;
+    std::size_t count = 0;
+    for (const Updater* writes : updaters) {
+        count += writes->writeCount();
     }
-    std::sort(order.begin(), order.end(), [&writes](const auto& a, const auto& b) {
-        if (a.first != b.first) {
-            return a.first < b.first;
+    order.reserve(count);
+    for (const Updater* writes : updaters) {
+        for (std::size_t i = 0; i < writes->writeCount(); ++i) {
+            const ByteView key = writes->writeKey(i);
+            std::uint64_t rank = 0;
+            for (std::size_t at = kShared; at < kShared + 8; ++at) {
+                rank = (rank << 8U) | (at < key.size() ? key[at] : 0U);
+            }
+            order.push_back(RankedWrite{rank, writes, static_cast<std::uint32_t>(i)});
         }
-        const ByteView left = writes.writeKey(a.second);
-        const ByteView right = writes.writeKey(b.second);
+    }
+    std::sort(order.begin(), order.end(), [](const RankedWrite& a, const RankedWrite& b) {
+        if (a.rank != b.rank) {
+            return a.rank < b.rank;
+        }
+        const ByteView left = a.key();
+        const ByteView right = b.key();
         return std::lexicographical_compare(left.begin(), left.end(), right.begin(), right.end());
     });
     return order;
@@ -518,21 +607,33 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
         ops.push_back(Op{update->key, update->value ? std::optional(tree::hashValue(*update->value))
                                                     : std::nullopt});
     }
-    Updater updater(store_, nodes_, *cache_, version, ops.size());
+    // A large apply shares the root's children with a helper (two threads); whether it does
+    // changes neither the nodes written nor the order of the batch.
+    const bool shared = base.kind == RootKind::kInternal && ops.size() >= sharedApplyOps_;
+    Updater updater(store_, nodes_, *cache_, version, shared ? ops.size() / 2 : ops.size());
+    std::optional<Updater> helper;
+    std::vector<Updater*> updaters{&updater};
+    if (shared) {
+        helper.emplace(store_, nodes_, *cache_, version, ops.size() / 2);
+        updater.share(*helper);
+        updaters.push_back(&*helper);
+    }
     GL_ASSIGN_OR_RETURN(root, updater.update(fromRoot(base), NibblePath{}, ops));
     updater.place(root, NibblePath{});
-    updater.succeeded();
-    for (auto& [path, entry] : updater.read()) {
-        cache_->put(path, std::move(entry));
-    }
-    for (auto& [path, entry] : updater.written()) {
-        cache_->put(path, std::move(entry));
+    for (Updater* done : updaters) {
+        done->succeeded();
+        for (auto& [path, entry] : done->read()) {
+            cache_->put(path, std::move(entry));
+        }
+        for (auto& [path, entry] : done->written()) {
+            cache_->put(path, std::move(entry));
+        }
     }
 
     const RootRecord record{root.kind, root.storedAt.value_or(0), root.hash};
     batch.put(nodes_, tree::rootKey(version), tree::encodeRoot(record));
-    for (const auto& [rank, index] : inKeyOrder(updater)) {
-        batch.put(nodes_, updater.writeKey(index), updater.writeValue(index));
+    for (const RankedWrite& write : inKeyOrder(updaters)) {
+        batch.put(nodes_, write.key(), write.value());
     }
     pending_.clear();
     pending_.reserve(unique.size());

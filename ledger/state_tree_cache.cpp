@@ -169,12 +169,18 @@ void NodeCache::prefetch(const NibblePath& path) const {
     index_.prefetch(hashOf(path));
 }
 
-void NodeCache::rewrite(Entry& current, std::uint64_t version, const StoredForm& form,
-                        const InternalNode& node, const InnerHashes& inner,
+void NodeCache::rewrite(Entry& current, Rewrites& rewrites, std::uint64_t version,
+                        const StoredForm& form, const InternalNode& node, const InnerHashes& inner,
                         const std::array<const LeafNode*, kRadix>& leaves, std::uint16_t fromBase) {
-    const std::size_t before = footprint(current);
-    current.assign(version, form, node, inner, leaves, &current, fromBase, scratch_.get());
-    bytes_ = bytes_ - before + footprint(current);
+    rewrites.removedBytes_ += footprint(current);
+    current.assign(version, form, node, inner, leaves, &current, fromBase, rewrites.scratch_.get());
+    rewrites.addedBytes_ += footprint(current);
+}
+
+void NodeCache::settle(Rewrites& rewrites) {
+    bytes_ = bytes_ - rewrites.removedBytes_ + rewrites.addedBytes_;
+    rewrites.removedBytes_ = 0;
+    rewrites.addedBytes_ = 0;
 }
 
 void NodeCache::drop(Entry& current) {

@@ -100,6 +100,22 @@ class NodeCache {
         std::unique_ptr<Slot[]> slots_;
     };
 
+    /**
+     * What the rewrites of one apply thread need of their own: the buffer an entry's slots are
+     * built in, and the change in the entries' bytes, which the cache counts in settle(). Two
+     * threads may rewrite distinct entries at once, each through its own Rewrites.
+     */
+    class Rewrites {
+      public:
+        Rewrites() : scratch_(std::make_unique_for_overwrite<Entry::Slot[]>(Entry::kMaxSlots)) {}
+
+      private:
+        friend class NodeCache;
+        std::unique_ptr<Entry::Slot[]> scratch_;
+        std::size_t removedBytes_ = 0;
+        std::size_t addedBytes_ = 0;
+    };
+
     explicit NodeCache(std::size_t budgetBytes) : budgetBytes_(budgetBytes) {}
 
     /**
@@ -120,15 +136,19 @@ class NodeCache {
     /**
      * Makes `current`, an entry that find returned, the node an apply wrote in its place: the
      * Entry of these arguments, with `current` as its base, in the memory `current` holds when
-     * the node takes as many slots. Its path is not searched again.
+     * the node takes as many slots. Its path is not searched again. Touches `current` and
+     * `rewrites` only: the bytes it adds or frees are counted once `rewrites` is settled.
      */
-    void rewrite(Entry& current, std::uint64_t version, const StoredForm& form,
-                 const InternalNode& node, const InnerHashes& inner,
-                 const std::array<const LeafNode*, kRadix>& leaves, std::uint16_t fromBase);
+    static void rewrite(Entry& current, Rewrites& rewrites, std::uint64_t version,
+                        const StoredForm& form, const InternalNode& node, const InnerHashes& inner,
+                        const std::array<const LeafNode*, kRadix>& leaves, std::uint16_t fromBase);
+
+    /** Counts the bytes that the rewrites through `rewrites` added and freed, and resets them. */
+    void settle(Rewrites& rewrites);
 
     /**
      * Empties `current`, an entry that find returned, so that no find returns it until its path
-     * is put again: for an entry rewritten by an apply that then failed.
+     * is put again: for an entry rewritten by an apply that then failed (its rewrites settled).
      */
     void drop(Entry& current);
 
@@ -154,9 +174,6 @@ class NodeCache {
     SlotIndex index_;
     std::vector<std::unique_ptr<Item[]>> chunks_;
     std::size_t count_ = 0;
-    /** Where a rewrite builds an entry's slots before they replace the entry's own. */
-    std::unique_ptr<Entry::Slot[]> scratch_ =
-        std::make_unique_for_overwrite<Entry::Slot[]>(Entry::kMaxSlots);
 };
 
 }  // namespace gridledger::ledger::tree

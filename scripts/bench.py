@@ -129,7 +129,7 @@ def main():
             f"{rate / v_tree:.2f} × V", f"≥ {target} × V" if target else "",
             rate / v_tree >= target if target else None)
     row("block commit at 1M accounts / at 10k (same block)",
-        f"{accounts['block_commit_ms_p50']:.1f} ms at 10k; thread CPU "
+        f"{accounts['block_commit_ms_p50']:.1f} ms at 10k; process CPU "
         f"{accounts['block_cpu_ms_p50']:.1f} ms, ratio {accounts['cpu_ratio_1m_to_10k']:.2f}",
         f"{accounts['ratio_1m_to_10k']:.2f}", "≤ 1.5", accounts["ratio_1m_to_10k"] <= 1.5)
     rss = re.findall(r"resident_mib=([0-9.]+)",

@@ -185,8 +185,14 @@ TEST(StateTreeNodeCache, ARewriteWhereFindPointedIsAPutOfThatPath) {
         put.put(pathOf(i), entryOf(i, 1));
         cache.put(pathOf(i), entryOf(i, 1));
     }
-    cache.rewrite(*found, 9, formOf(2, 9), nodeOf(2), markedInner(2), pointersTo(knownLeaves(2)),
-                  0);
+    const std::size_t unsettled = cache.bytes();
+    ASSERT_NE(unsettled, put.bytes());  // node 2's entry is not node 13's size
+    NodeCache::Rewrites rewrites;
+    NodeCache::rewrite(*found, rewrites, 9, formOf(2, 9), nodeOf(2), markedInner(2),
+                       pointersTo(knownLeaves(2)), 0);
+    // The cache counts the rewrite's bytes once settled: two threads may rewrite at once.
+    EXPECT_EQ(cache.bytes(), unsettled);
+    cache.settle(rewrites);
     EXPECT_EQ(cache.find(4, pathOf(7)), nullptr);
     EXPECT_EQ(cache.find(9, pathOf(7)), found);  // in place: entries never move
     expectEntryOf(*found, 2);
@@ -223,7 +229,9 @@ TEST(StateTreeNodeCache, ARewriteKeepsTheEntrysOwnLeavesInTheSlotsItIsToldToKeep
         static_cast<std::uint16_t>(0xffffU & ~((1U << 4U) | (1U << 13U) | (1U << 2U)));
     InnerHashes inner;
     tree::rehashInner(node, 0xffff, inner);
-    cache.rewrite(*found, 4 + 1, StoredForm{4, 0x2014}, node, inner, given, keep);
+    NodeCache::Rewrites rewrites;
+    NodeCache::rewrite(*found, rewrites, 4 + 1, StoredForm{4, 0x2014}, node, inner, given, keep);
+    cache.settle(rewrites);
 
     EXPECT_EQ(cache.find(5, pathOf(i)), found);  // in place
     EXPECT_EQ(cache.find(4, pathOf(i)), nullptr);

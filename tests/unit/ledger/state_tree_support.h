@@ -50,6 +50,12 @@ class TestDb {
     StateTree& tree() { return *tree_; }
     storage::KvStore& store() { return *store_; }
 
+    /** StateTree::shareAppliesFrom, kept across reopen. */
+    void shareAppliesFrom(std::size_t keys) {
+        sharedApplyOps_ = keys;
+        tree_->shareAppliesFrom(keys);
+    }
+
     /**
      * Closes and reopens the store, as a node restart does (which flushes what the write-ahead
      * log held into table files), with the node's options or not.
@@ -102,11 +108,13 @@ class TestDb {
         }
         store_ = std::move(*store);
         tree_ = std::make_unique<StateTree>(*store_, kNodes, kValues, applyCacheBytes_);
+        tree_->shareAppliesFrom(sharedApplyOps_);
     }
 
     std::filesystem::path dir_;
     bool nodeOptions_ = true;
     std::size_t applyCacheBytes_;
+    std::size_t sharedApplyOps_ = StateTree::kSharedApplyOps;
     std::unique_ptr<storage::KvStore> store_;
     std::unique_ptr<StateTree> tree_;
 };

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -654,6 +655,143 @@ void expectProvesModel(StateTree& tree, std::uint64_t version,
         expected.push_back(entry.first);
     }
     EXPECT_EQ(*keys, expected);
+}
+
+/** Every record of `column`, in key order. */
+std::vector<std::pair<Bytes, Bytes>> recordsOf(storage::KvStore& store, storage::Column column) {
+    std::vector<std::pair<Bytes, Bytes>> out;
+    auto cursor = store.cursor(column);
+    for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
+        out.emplace_back(Bytes(cursor.key().begin(), cursor.key().end()),
+                         Bytes(cursor.value().begin(), cursor.value().end()));
+    }
+    return out;
+}
+
+/** `count` new keys whose first nibble is `slot`. */
+std::vector<Hash256> keysInSlot(std::mt19937_64& rng, std::size_t slot, std::size_t count) {
+    std::vector<Hash256> out;
+    for (std::size_t i = 0; i < count; ++i) {
+        Hash256 key = randomKey(rng);
+        key[0] = static_cast<std::uint8_t>((slot << 4U) | (key[0] & 0x0fU));
+        out.push_back(key);
+    }
+    return out;
+}
+
+TEST(StateTree, AnApplySharedBetweenTwoThreadsStoresWhatOneThreadStores) {
+    // The same versions on a tree that shares every apply over an internal root between two
+    // threads and on one that shares none: versions spread over the root's slots, one within a
+    // single slot (nothing to share), one that empties half of the slots, one that leaves a
+    // single key (the root collapses to a leaf), and the tree grown again.
+    std::mt19937_64 rng(47);
+    TestDb shared;
+    TestDb alone;
+    shared.shareAppliesFrom(1);
+    alone.shareAppliesFrom(std::numeric_limits<std::size_t>::max());
+    std::map<Hash256, Bytes> model;
+    std::uint64_t version = 0;
+    const auto commitBoth = [&](const std::vector<TreeUpdate>& updates) {
+        ++version;
+        for (const auto& update : updates) {
+            if (update.value) {
+                model.insert_or_assign(update.key, *update.value);
+            } else {
+                model.erase(update.key);
+            }
+        }
+        const Hash256 expected = referenceRoot(model);
+        ASSERT_EQ(shared.commit(version, updates), expected) << "version " << version;
+        ASSERT_EQ(alone.commit(version, updates), expected) << "version " << version;
+        ASSERT_EQ(recordsOf(shared.store(), kNodes), recordsOf(alone.store(), kNodes))
+            << "version " << version;
+    };
+    const auto mixed = [&](std::size_t count) {
+        std::vector<TreeUpdate> updates;
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto choice = rng() % 100;
+            if (model.empty() || choice < 60) {
+                updates.push_back(TreeUpdate{randomKey(rng), randomValue(rng)});
+                continue;
+            }
+            auto it = model.lower_bound(randomKey(rng));
+            const Hash256 key = it == model.end() ? model.begin()->first : it->first;
+            updates.push_back(TreeUpdate{
+                key, choice < 85 ? std::optional<Bytes>(randomValue(rng)) : std::nullopt});
+        }
+        return updates;
+    };
+
+    commitBoth(mixed(2'000));
+    for (int i = 0; i < 8; ++i) {
+        commitBoth(mixed(1 + rng() % 1'500));
+    }
+    std::vector<TreeUpdate> oneSlot;
+    for (const Hash256& key : keysInSlot(rng, 3, 300)) {
+        oneSlot.push_back(TreeUpdate{key, randomValue(rng)});
+    }
+    commitBoth(oneSlot);
+    std::vector<TreeUpdate> emptyUpperHalf = mixed(400);
+    for (const auto& [key, value] : model) {
+        if (key[0] >= 0x80) {
+            emptyUpperHalf.push_back(TreeUpdate{key, std::nullopt});
+        }
+    }
+    commitBoth(emptyUpperHalf);
+    std::vector<TreeUpdate> allButOne;
+    for (auto it = std::next(model.begin()); it != model.end(); ++it) {
+        allButOne.push_back(TreeUpdate{it->first, std::nullopt});
+    }
+    commitBoth(allButOne);
+    ASSERT_EQ(model.size(), 1U);
+    commitBoth(mixed(1'000));
+    commitBoth(mixed(800));
+    expectProvesModel(shared.tree(), version, model);
+}
+
+TEST(StateTree, DamageFoundByTheSecondThreadOfASharedApplyFailsItAndTheVersionIsRedone) {
+    std::mt19937_64 rng(53);
+    auto model = randomContents(rng, 3'000);
+    TestDb db;
+    db.shareAppliesFrom(1);
+    db.commit(1, asUpdates(model));
+    // After a restart, version 2 changes keys of the root's slots 0-7 only: their nodes are then
+    // in memory, and apply rewrites them in place; slot 12's node of version 1 is read from the
+    // store, by the thread that takes the upper slots.
+    db.reopen();
+    std::vector<TreeUpdate> lower;
+    for (auto& [key, value] : model) {
+        if (key[0] < 0x80 && rng() % 4 == 0) {
+            value = randomValue(rng);
+            lower.push_back(TreeUpdate{key, value});
+        }
+    }
+    ASSERT_EQ(db.commit(2, lower), referenceRoot(model));
+
+    Bytes slot12;  // version 1, path (c): length 1, the nibble high first (docs/state_tree.md)
+    appendU64(slot12, 1);
+    slot12.push_back(1);
+    slot12.push_back(0xc0);
+    const auto stored = db.store().get(kNodes, slot12);
+    ASSERT_TRUE(stored && *stored);
+    ASSERT_TRUE(db.store().put(kNodes, slot12, Bytes{0x02, 0xff}, false));
+
+    std::vector<TreeUpdate> everywhere;
+    auto changed = model;
+    for (auto& [key, value] : changed) {
+        if (rng() % 3 == 0) {
+            value = randomValue(rng);
+            everywhere.push_back(TreeUpdate{key, value});
+        }
+    }
+    {
+        auto batch = db.store().batch();
+        EXPECT_EQ(db.tree().apply(3, everywhere, batch).error().code, ErrorCode::kCorrupt);
+        EXPECT_EQ(batch.count(), 0U);
+    }
+    ASSERT_TRUE(db.store().put(kNodes, slot12, **stored, false));
+    EXPECT_EQ(db.commit(3, everywhere), referenceRoot(changed));
+    expectProvesModel(db.tree(), 3, changed);
 }
 
 TEST(StateTree, ANodeChangedInAFewSlotsIsStoredAsThoseSlotsOnItsLastFullNode) {
