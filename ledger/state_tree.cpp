@@ -90,8 +90,8 @@ std::array<std::span<const Op>, tree::kRadix> splitByNibble(std::span<const Op> 
 
 /**
  * Where the root's slots are split between two threads: the first slot of the second thread's
- * side, so that each side holds as near half of the ops as whole slots allow, and some of them;
- * kRadix when one slot holds them all.
+ * side (never 0), chosen so that each side holds some of the ops and as near half of them as
+ * whole slots allow; kRadix when one slot holds them all.
  */
 std::size_t middleSlot(const std::array<std::span<const Op>, tree::kRadix>& ranges) {
     std::size_t total = 0;
@@ -289,37 +289,37 @@ class Updater {
         std::array<Result<Subtree>, tree::kRadix> updated;
         const std::size_t split =
             helper_ != nullptr && path.size() == 0 ? middleSlot(ranges) : tree::kRadix;
-        if (split > 0 && split < tree::kRadix) {
-            // The root's children are independent subtrees: the helper takes those from the
-            // middle of the ops on, on a second thread, joined when this block ends.
-            std::jthread second;
+        // The root's children are independent subtrees: the helper takes those from the middle of
+        // the ops on, on a second thread.
+        std::uint16_t upperChanged = 0;
+        std::jthread second;
+        if (split < tree::kRadix) {
             try {
                 second = std::jthread([&] {
-                    helper_->updateChildren(*base.entry, path, ranges, split, tree::kRadix,
-                                            updated);
+                    upperChanged = helper_->updateChildren(*base.entry, path, ranges, split,
+                                                           tree::kRadix, updated);
                 });
             } catch (const std::system_error&) {
                 // No thread to be had: this one does the helper's part too.
-                helper_->updateChildren(*base.entry, path, ranges, split, tree::kRadix, updated);
+                upperChanged = helper_->updateChildren(*base.entry, path, ranges, split,
+                                                       tree::kRadix, updated);
             }
-            updateChildren(*base.entry, path, ranges, 0, split, updated);
-        } else {
-            updateChildren(*base.entry, path, ranges, 0, tree::kRadix, updated);
         }
+        const std::uint16_t lowerChanged =
+            updateChildren(*base.entry, path, ranges, 0, split, updated);
+        if (second.joinable()) {
+            second.join();
+        }
+        const auto changed = static_cast<std::uint16_t>(lowerChanged | upperChanged);
         // Most slots of a deep node are reached by no update: assemble takes them from the base.
         std::array<Subtree, tree::kRadix> children;
         std::uint16_t touched = 0;
-        std::uint16_t changed = 0;
         for (std::size_t slot = 0; slot < tree::kRadix; ++slot) {
             if (ranges[slot].empty()) {
                 continue;
             }
-            const auto bit = static_cast<std::uint16_t>(1U << slot);
-            touched = static_cast<std::uint16_t>(touched | bit);
+            touched = static_cast<std::uint16_t>(touched | (1U << slot));
             GL_ASSIGN_OR_RETURN(after, std::move(updated[slot]));
-            if (!after.sameAs(childOf(*base.entry, slot))) {
-                changed = static_cast<std::uint16_t>(changed | bit);
-            }
             children[slot] = after;
         }
         if (changed == 0) {
@@ -328,17 +328,27 @@ class Updater {
         return assemble(path, children, touched, base, changed);
     }
 
-    /** Updates the children in slots [from, to) of `base`, at `path`, into `updated`. */
-    void updateChildren(const NodeCache::Entry& base, const NibblePath& path,
-                        const std::array<std::span<const Op>, tree::kRadix>& ranges,
-                        std::size_t from, std::size_t to,
-                        std::array<Result<Subtree>, tree::kRadix>& updated) {
+    /**
+     * Updates the children in slots [from, to) of `base`, at `path`, into `updated`; returns the
+     * slots whose child the update changed.
+     */
+    std::uint16_t updateChildren(const NodeCache::Entry& base, const NibblePath& path,
+                                 const std::array<std::span<const Op>, tree::kRadix>& ranges,
+                                 std::size_t from, std::size_t to,
+                                 std::array<Result<Subtree>, tree::kRadix>& updated) {
+        std::uint16_t changed = 0;
         for (std::size_t slot = from; slot < to; ++slot) {
-            if (!ranges[slot].empty()) {
-                updated[slot] = update(childOf(base, slot),
-                                       path.child(static_cast<std::uint8_t>(slot)), ranges[slot]);
+            if (ranges[slot].empty()) {
+                continue;
+            }
+            const Subtree before = childOf(base, slot);
+            updated[slot] =
+                update(before, path.child(static_cast<std::uint8_t>(slot)), ranges[slot]);
+            if (updated[slot] && !updated[slot]->sameAs(before)) {
+                changed = static_cast<std::uint16_t>(changed | (1U << slot));
             }
         }
+        return changed;
     }
 
     /**

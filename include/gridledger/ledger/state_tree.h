@@ -110,9 +110,9 @@ struct StateRange {
  * the internal nodes it read and wrote in memory (up to kApplyCacheBytes of them, with the hashes
  * inside each node and the keys and value hashes of their leaves), so that a version costs no
  * read of what earlier applies of this tree wrote, and a node whose children changed in one slot
- * costs 4 hashes instead of 15. An apply of kSharedApplyOps updates or more updates the root's
- * children on two threads, each taking about half of the updates; the nodes, the batch and the
- * root are those one thread makes.
+ * costs 4 hashes instead of 15. An apply of kSharedApplyOps distinct keys or more updates the
+ * root's children on two threads, each taking about half of the keys; the nodes, the batch and
+ * the root are those one thread makes.
  */
 class StateTree {
   public:
@@ -122,10 +122,7 @@ class StateTree {
     /** The memory the latest values may take: the accounts of a 1M-account state fit. */
     static constexpr std::size_t kLatestValueBytes = std::size_t{256} << 20U;
 
-    /**
-     * Applies of at least this many distinct keys share the work between two threads: about
-     * a millisecond of it on a 1M-key tree, against tens of microseconds to start a thread.
-     */
+    /** Applies of at least this many distinct keys share their work between two threads. */
     static constexpr std::size_t kSharedApplyOps = 512;
 
     /**
