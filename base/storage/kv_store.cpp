@@ -8,13 +8,14 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
-#include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include <gridledger/storage/kv_store.h>
+
+#include "hashed_memtable.h"
 
 namespace gridledger::storage {
 namespace {
@@ -35,45 +36,6 @@ constexpr double kMemtablePrefixBloomRatio = 0.1;
 Error storageError(const rocksdb::Status& status) {
     return Error{ErrorCode::kStorage, "rocksdb: " + status.ToString()};
 }
-
-/**
- * RocksDB's hash link-list memtables for one column: the first one made, as the store opens,
- * with `openBuckets` buckets, and every later one with `buckets` (KvOptions::openHashedBuckets).
- * A bucket is a list sorted by key, so that a key's newer version, which sorts first (the state
- * values' inverted versions), goes in at its head after one comparison, where a bucket's skip
- * list searched its levels, twice in Debian's RocksDB, whose assertions search before each
- * insert. A bucket of more than kSkipListAfter keys turns into a skip list.
- */
-class HashMemtables final : public rocksdb::MemTableRepFactory {
-  public:
-    HashMemtables(std::size_t openBuckets, std::size_t buckets)
-        : open_(linkLists(openBuckets)), later_(linkLists(buckets)) {}
-
-    using rocksdb::MemTableRepFactory::CreateMemTableRep;
-    rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& compare,
-                                            rocksdb::Allocator* allocator,
-                                            const rocksdb::SliceTransform* transform,
-                                            rocksdb::Logger* logger) override {
-        const bool first = !madeOne_.exchange(true);
-        return (first ? open_ : later_)->CreateMemTableRep(compare, allocator, transform, logger);
-    }
-    [[nodiscard]] const char* Name() const override { return "GridLedgerHashMemtables"; }
-
-  private:
-    static constexpr std::uint32_t kSkipListAfter = 256;
-    /** RocksDB's default: a bucket longer than this is logged. */
-    static constexpr int kLongBucketLog = 4096;
-
-    /** Bucket array from malloc (no huge pages); no log of the bucket lengths at each flush. */
-    static rocksdb::MemTableRepFactory* linkLists(std::size_t buckets) {
-        return rocksdb::NewHashLinkListRepFactory(buckets, 0, kLongBucketLog, false,
-                                                  kSkipListAfter);
-    }
-
-    std::unique_ptr<rocksdb::MemTableRepFactory> open_;
-    std::unique_ptr<rocksdb::MemTableRepFactory> later_;
-    std::atomic<bool> madeOne_{false};
-};
 
 }  // namespace
 
@@ -247,7 +209,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
             // prefixes would save no search, and each new memtable would zero its 6.4 MiB.
             column.memtable_prefix_bloom_size_ratio = 0;
             column.memtable_factory =
-                std::make_shared<HashMemtables>(options.openHashedBuckets, options.hashedBuckets);
+                hashedMemtables(options.openHashedBuckets, options.hashedBuckets);
             // RocksDB inserts into a hash memtable from one thread at a time only.
             dbOptions.allow_concurrent_memtable_write = false;
         }

@@ -91,8 +91,9 @@ struct KvOptions {
      * own, sorted by key (a skip list past 256 keys), so that an insert of a random key searches
      * a short list instead of the whole memtable. Such a column serves get, and a prefixCursor (in
      * a column of prefixColumns with the same N) moved forward by seek and next only: seekForPrev
-     * finds nothing in a memtable holding no key at or after the one sought. A cursor() over it
-     * first copies each memtable into key order. With any hashed column the database inserts a
+     * finds nothing in a memtable holding no key at or after the one sought. A cursor() over it,
+     * and a flush, walk each memtable through a list of its entries sorted for the walk (once,
+     * for a memtable that takes no more writes). With any hashed column the database inserts a
      * write group's batches into memtables one after another, not in parallel.
      */
     std::map<std::string, std::size_t, std::less<>> hashedColumns;

@@ -2,7 +2,9 @@
 // without holds: the reservation changes where the bytes live, never which bytes are written.
 // A column with hashed memtables answers the reads it is made for the way an ordered column
 // does: get, a prefix cursor moved forward, and a whole-column cursor in key order, whether a
-// bucket's list holds one prefix or several, or has turned into a skip list. A database
+// bucket's list holds one prefix or several, or has turned into a skip list; walked both ways and
+// flushed into a table, its memtable gives every key once, in order, with its newest write, even
+// where keys agree in their first eight bytes or differ only in length. A database
 // written with a column the list given to open lacks is refused. The memtables a hashed column
 // makes after the one made at open, with buckets of their own, read as that one does. A disposable
 // store writes no log, syncs nothing, and leaves behind nothing that no flush put in a table. A
@@ -13,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -306,6 +309,95 @@ std::uintmax_t filesBytes(const std::filesystem::path& dir, std::string_view ext
 /** The bytes of the write-ahead log files in `dir`. */
 std::uintmax_t logBytes(const std::filesystem::path& dir) {
     return filesBytes(dir, ".log");
+}
+
+/** Walks the whole column both ways and seeks each key of `model`, the column's expected keys. */
+void expectWalks(const KvStore& store, const std::map<Bytes, Bytes>& model) {
+    std::vector<std::pair<Bytes, Bytes>> forward;
+    auto cursor = store.cursor(0);
+    for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
+        forward.emplace_back(keyAt(cursor), Bytes(cursor.value().begin(), cursor.value().end()));
+    }
+    ASSERT_TRUE(cursor.status());
+    const std::vector<std::pair<Bytes, Bytes>> expected(model.begin(), model.end());
+    EXPECT_EQ(forward, expected);
+    std::vector<Bytes> backward;
+    for (cursor.seekToLast(); cursor.valid(); cursor.prev()) {
+        backward.push_back(keyAt(cursor));
+    }
+    ASSERT_TRUE(cursor.status());
+    std::vector<Bytes> reversed;
+    for (auto it = model.rbegin(); it != model.rend(); ++it) {
+        reversed.push_back(it->first);
+    }
+    EXPECT_EQ(backward, reversed);
+    for (const auto& [key, value] : model) {
+        cursor.seek(key);
+        ASSERT_TRUE(cursor.valid());
+        EXPECT_EQ(keyAt(cursor), key);
+        cursor.seekForPrev(key);
+        ASSERT_TRUE(cursor.valid());
+        EXPECT_EQ(keyAt(cursor), key);
+        const auto read = store.get(0, key);
+        ASSERT_TRUE(read) << read.error().message;
+        EXPECT_EQ(*read, std::optional<Bytes>(value));
+    }
+}
+
+TEST(KvStoreHashedTest, AFlushWritesTheMemtableInKeyOrderWithTheNewestOfEachKey) {
+    gridledger::testing::TempDir dir;
+    std::map<Bytes, Bytes> model;  // ordered as RocksDB's bytewise comparator orders keys
+    std::set<Bytes> erased;
+    // Keys whose first eight bytes are equal (the versions of one prefix, and keys that differ
+    // only past their eighth byte or in length), in three batches that write some keys again and
+    // erase others.
+    std::vector<Bytes> keys;
+    for (std::uint32_t i = 0; i < 64; ++i) {
+        for (std::uint64_t version = 1; version <= 5; ++version) {
+            keys.push_back(versionedKey((i * 37U) % 64U, version));
+        }
+    }
+    for (const std::string_view text :
+         {"ABCD", "ABCDE", "ABCDEFGH", "ABCDEFGHI", "ABCDEFGG", "ABCDEFGHA", "ABCDEFGH0"}) {
+        keys.push_back(bytesOf(text));
+    }
+    keys.push_back(Bytes{'A', 'B', 'C', 'D', 0});
+    keys.push_back(Bytes{'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 0});
+    {
+        auto store = KvStore::open(dir.path(), kColumns, hashedOptions());
+        ASSERT_TRUE(store) << store.error().message;
+        for (std::uint8_t round = 0; round < 3; ++round) {
+            WriteBatch batch = (*store)->batch();
+            for (std::size_t i = round; i < keys.size(); i += round + 1U) {
+                if (round == 2 && i % 5 == 0) {
+                    batch.erase(0, keys[i]);
+                    model.erase(keys[i]);
+                    erased.insert(keys[i]);
+                    continue;
+                }
+                const Bytes value{round, static_cast<std::uint8_t>(i)};
+                batch.put(0, keys[i], value);
+                model[keys[i]] = value;
+                erased.erase(keys[i]);
+            }
+            ASSERT_TRUE((*store)->write(batch, false));
+        }
+        ASSERT_FALSE(erased.empty());
+        SCOPED_TRACE("from the memtable");
+        expectWalks(**store, model);
+    }
+    // Closing flushed the memtable into a table and left nothing in the log to read it from.
+    EXPECT_EQ(logBytes(dir.path()), 0U);
+    EXPECT_GT(filesBytes(dir.path(), ".sst"), 0U);
+    auto store = KvStore::open(dir.path(), kColumns, hashedOptions());
+    ASSERT_TRUE(store) << store.error().message;
+    SCOPED_TRACE("from the table");
+    expectWalks(**store, model);
+    for (const Bytes& key : erased) {
+        const auto read = (*store)->get(0, key);
+        ASSERT_TRUE(read) << read.error().message;
+        EXPECT_EQ(*read, std::nullopt);
+    }
 }
 
 TEST(KvStoreDisposableTest, WritesReadBackWithoutALogAndAreGoneAfterAClose) {
