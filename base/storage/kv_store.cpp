@@ -172,8 +172,9 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
                     "kv store: a hashed column's memtable needs at least one bucket");
     }
     // A database holding a family this list lacks was written in another layout.
-    if (std::vector<std::string> existing;
-        rocksdb::DB::ListColumnFamilies(dbOptions, path.string(), &existing).ok()) {
+    std::vector<std::string> existing;
+    const bool fresh = !rocksdb::DB::ListColumnFamilies(dbOptions, path.string(), &existing).ok();
+    if (!fresh) {
         for (const auto& name : existing) {
             if (name != rocksdb::kDefaultColumnFamilyName &&
                 std::find(columns.begin(), columns.end(), name) == columns.end()) {
@@ -215,13 +216,31 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
         }
         descriptors.emplace_back(name, column);
     }
+    // RocksDB creates each family an open finds missing with a write of its options file, read
+    // back to check it: a new database, opened with the default family alone, creates the others
+    // in one call, which writes that file once.
+    const auto opened = static_cast<std::ptrdiff_t>(fresh ? 1 : descriptors.size());
     rocksdb::DB* raw = nullptr;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    auto status = rocksdb::DB::Open(dbOptions, path.string(), descriptors, &handles, &raw);
+    auto status =
+        rocksdb::DB::Open(dbOptions, path.string(),
+                          {descriptors.begin(), descriptors.begin() + opened}, &handles, &raw);
     if (!status.ok()) {
         return std::unexpected(storageError(status));
     }
     impl->db.reset(raw);
+    if (fresh) {
+        std::vector<rocksdb::ColumnFamilyHandle*> created;
+        status =
+            raw->CreateColumnFamilies({descriptors.begin() + opened, descriptors.end()}, &created);
+        handles.insert(handles.end(), created.begin(), created.end());
+        if (!status.ok()) {
+            for (auto* handle : handles) {
+                raw->DestroyColumnFamilyHandle(handle);
+            }
+            return std::unexpected(storageError(status));
+        }
+    }
     // Handle 0 is RocksDB's default family, which GridLedger does not use.
     impl->db->DestroyColumnFamilyHandle(handles.front());
     impl->handles.assign(handles.begin() + 1, handles.end());
