@@ -61,25 +61,29 @@ class SortedIterator final : public MemTableRep::Iterator {
     void SeekToLast() override { at_ = entries_->empty() ? 0 : entries_->size() - 1; }
 
     void Seek(const rocksdb::Slice& internalKey, const char* memtableKey) override {
-        at_ = firstAbove(internalKey, memtableKey, false);
+        at_ = firstFrom(internalKey, memtableKey, false);
     }
 
     void SeekForPrev(const rocksdb::Slice& internalKey, const char* memtableKey) override {
-        const std::size_t above = firstAbove(internalKey, memtableKey, true);
+        const std::size_t above = firstFrom(internalKey, memtableKey, true);
         at_ = above == 0 ? entries_->size() : above - 1;
     }
 
   private:
-    /** The first entry after `target`, or at it unless `orEqual`; the end when there is none. */
-    [[nodiscard]] std::size_t firstAbove(const rocksdb::Slice& internalKey, const char* memtableKey,
-                                         bool orEqual) const {
+    /**
+     * The index of the first entry at or above the target (the memtable's encoding of it when
+     * given), or strictly above it; the end when there is none.
+     */
+    [[nodiscard]] std::size_t firstFrom(const rocksdb::Slice& internalKey, const char* memtableKey,
+                                        bool strictlyAbove) const {
         const auto order = [&](const char* entry) {
             return memtableKey != nullptr ? compare_(entry, memtableKey)
                                           : compare_(entry, internalKey);
         };
-        const auto found = std::partition_point(
-            entries_->begin(), entries_->end(),
-            [&](const char* entry) { return orEqual ? order(entry) <= 0 : order(entry) < 0; });
+        const auto found =
+            std::partition_point(entries_->begin(), entries_->end(), [&](const char* entry) {
+                return strictlyAbove ? order(entry) <= 0 : order(entry) < 0;
+            });
         return static_cast<std::size_t>(found - entries_->begin());
     }
 
