@@ -1,6 +1,7 @@
 #include "hashed_memtable.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include <rocksdb/slice.h>
+
+#include <gridledger/base/bytes.h>
 
 namespace gridledger::storage {
 namespace {
@@ -29,14 +32,10 @@ std::uint64_t keyPrefix(const char* entry) {
     const rocksdb::Slice internal = rocksdb::GetLengthPrefixedSlice(entry);
     const std::size_t userBytes =
         internal.size() > kKeyTrailerBytes ? internal.size() - kKeyTrailerBytes : 0;
-    std::uint64_t prefix = 0;
-    for (std::size_t i = 0; i < sizeof(prefix); ++i) {
-        prefix <<= 8U;
-        if (i < userBytes) {
-            prefix |= static_cast<std::uint8_t>(internal.data()[i]);
-        }
-    }
-    return prefix;
+    std::array<std::uint8_t, sizeof(std::uint64_t)> head{};
+    std::copy_n(reinterpret_cast<const std::uint8_t*>(internal.data()),
+                std::min(userBytes, head.size()), head.begin());
+    return readU64(head);
 }
 
 using Entries = std::vector<const char*>;
@@ -118,24 +117,22 @@ class HashedMemtable final : public MemTableRep {
     ~HashedMemtable() override = default;
 
     KeyHandle Allocate(const std::size_t len, char** buf) override {
-        KeyHandle handle = lists_->Allocate(len, buf);
-        allocated_.emplace_back(handle, *buf);
-        return handle;
+        allocated_ = lists_->Allocate(len, buf);
+        allocatedEntry_ = *buf;
+        return allocated_;
     }
 
     void Insert(KeyHandle handle) override {
-        const auto made = std::find_if(allocated_.rbegin(), allocated_.rend(),
-                                       [handle](const auto& one) { return one.first == handle; });
-        if (made == allocated_.rend()) {
+        if (handle != allocated_) {
             // Its key is unknown, so the entry could not be walked: a flush would lose it.
-            std::fputs("hashed memtable: an entry inserted that it never allocated\n", stderr);
+            std::fputs("hashed memtable: an entry inserted that it did not just allocate\n",
+                       stderr);
             std::abort();
         }
-        const char* entry = made->second;
-        allocated_.erase(std::next(made).base());
+        allocated_ = nullptr;
         lists_->Insert(handle);
         const std::scoped_lock lock(mutex_);
-        entries_.push_back(entry);
+        entries_.push_back(allocatedEntry_);
     }
 
     [[nodiscard]] bool Contains(const char* key) const override { return lists_->Contains(key); }
@@ -241,8 +238,9 @@ class HashedMemtable final : public MemTableRep {
 
     std::unique_ptr<MemTableRep> lists_;
     const KeyComparator& compare_;
-    /** Entries allocated and not yet inserted: the writer's alone. */
-    std::vector<std::pair<KeyHandle, const char*>> allocated_;
+    /** The entry allocated last and not yet inserted, and where its key is: the writer's alone. */
+    KeyHandle allocated_ = nullptr;
+    const char* allocatedEntry_ = nullptr;
     std::mutex mutex_;
     Entries entries_;
     bool readOnly_ = false;
