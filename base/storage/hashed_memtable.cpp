@@ -4,14 +4,14 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <new>
+#include <random>
 #include <utility>
 #include <vector>
 
 #include <rocksdb/slice.h>
+#include <rocksdb/slice_transform.h>
 
 #include <gridledger/base/bytes.h>
 
@@ -24,14 +24,18 @@ using rocksdb::MemTableRep;
 /** The sequence number and type that end every internal key. */
 constexpr std::size_t kKeyTrailerBytes = 8;
 
+/** The length of an internal key's user key, the key before its trailer. */
+std::size_t userKeyBytes(const rocksdb::Slice& internalKey) {
+    return internalKey.size() > kKeyTrailerBytes ? internalKey.size() - kKeyTrailerBytes : 0;
+}
+
 /**
  * The first eight bytes of an entry's user key as a big-endian number, zero past the key's end:
  * for keys ordered bytewise, a smaller number is a smaller key, and equal numbers tell nothing.
  */
 std::uint64_t keyPrefix(const char* entry) {
     const rocksdb::Slice internal = rocksdb::GetLengthPrefixedSlice(entry);
-    const std::size_t userBytes =
-        internal.size() > kKeyTrailerBytes ? internal.size() - kKeyTrailerBytes : 0;
+    const std::size_t userBytes = userKeyBytes(internal);
     std::array<std::uint8_t, sizeof(std::uint64_t)> head{};
     std::copy_n(reinterpret_cast<const std::uint8_t*>(internal.data()),
                 std::min(userBytes, head.size()), head.begin());
@@ -40,17 +44,90 @@ std::uint64_t keyPrefix(const char* entry) {
 
 using Entries = std::vector<const char*>;
 
+/**
+ * Room for one iterator that RocksDB asks for in its arena (an allocator it keeps private): RocksDB
+ * destroys such an iterator in place and never frees it. Each thread keeps rooms for the
+ * iterators it makes; a room goes back to the thread that destroyed its iterator, which takes it
+ * again only after that destructor returned.
+ */
+class Rooms {
+  public:
+    static constexpr std::size_t kBytes = 64;
+
+    Rooms() = default;
+    Rooms(const Rooms&) = delete;
+    Rooms& operator=(const Rooms&) = delete;
+    Rooms(Rooms&&) = delete;
+    Rooms& operator=(Rooms&&) = delete;
+    ~Rooms() {
+        for (Room* room : free_) {
+            delete room;
+        }
+    }
+
+    /** This thread's rooms. */
+    static Rooms& here() {
+        thread_local Rooms rooms;
+        return rooms;
+    }
+
+    void* take() {
+        if (free_.empty()) {
+            return new Room;
+        }
+        Room* room = free_.back();
+        free_.pop_back();
+        return room;
+    }
+
+    /**
+     * Takes back the room of an iterator being destroyed. Past kKept it frees the room given back
+     * longest ago, whose destructor has returned, never this one.
+     */
+    void give(void* at) {
+        free_.push_back(static_cast<Room*>(at));
+        if (free_.size() > kKept) {
+            delete free_.front();
+            free_.erase(free_.begin());
+        }
+    }
+
+  private:
+    static constexpr std::size_t kKept = 64;
+    struct Room {
+        alignas(std::max_align_t) std::byte bytes[kBytes];
+    };
+    std::vector<Room*> free_;
+};
+
+/**
+ * An iterator made in one of this thread's rooms when RocksDB gives an arena, or on the heap when
+ * it does not (RocksDB then deletes it). Its first argument says which.
+ */
+template <typename It, typename... Args>
+MemTableRep::Iterator* makeIterator(rocksdb::Arena* arena, Args&&... args) {
+    static_assert(sizeof(It) <= Rooms::kBytes && alignof(It) <= alignof(std::max_align_t));
+    if (arena == nullptr) {
+        return new It(false, std::forward<Args>(args)...);
+    }
+    return new (Rooms::here().take()) It(true, std::forward<Args>(args)...);
+}
+
 /** An iterator over a memtable's entries, sorted before it was made. */
 class SortedIterator final : public MemTableRep::Iterator {
   public:
-    SortedIterator(std::shared_ptr<const Entries> entries,
+    SortedIterator(bool roomed, std::shared_ptr<const Entries> entries,
                    const MemTableRep::KeyComparator& compare)
-        : entries_(std::move(entries)), compare_(compare), at_(entries_->size()) {}
+        : roomed_(roomed), entries_(std::move(entries)), compare_(compare), at_(entries_->size()) {}
     SortedIterator(const SortedIterator&) = delete;
     SortedIterator& operator=(const SortedIterator&) = delete;
     SortedIterator(SortedIterator&&) = delete;
     SortedIterator& operator=(SortedIterator&&) = delete;
-    ~SortedIterator() override = default;
+    ~SortedIterator() override {
+        if (roomed_) {
+            Rooms::here().give(this);
+        }
+    }
 
     [[nodiscard]] bool Valid() const override { return at_ < entries_->size(); }
     [[nodiscard]] const char* key() const override { return (*entries_)[at_]; }
@@ -86,74 +163,139 @@ class SortedIterator final : public MemTableRep::Iterator {
         return static_cast<std::size_t>(found - entries_->begin());
     }
 
+    bool roomed_;
     std::shared_ptr<const Entries> entries_;
     const MemTableRep::KeyComparator& compare_;
     std::size_t at_;
 };
 
 /**
- * Room for an iterator RocksDB asks for in its arena, which only its own memtables can allocate
- * from: RocksDB destroys such an iterator in place and never frees it, so the memtable keeps the
- * room until it goes. It is asked for by a flush, and by a whole-column cursor, which no
- * GridLedger store opens over a hashed column outside its tests.
+ * One entry of a bucket's list: the link to the next, then the entry RocksDB encodes (its
+ * length-prefixed internal key and value). The writer links a node in with a release store once
+ * it is whole, and readers follow the links with acquire loads, so they never wait for it.
  */
-struct IteratorShell {
-    alignas(SortedIterator) std::byte room[sizeof(SortedIterator)];
+struct Node {
+    Node* next;
+
+    [[nodiscard]] char* entry() { return reinterpret_cast<char*>(this) + sizeof(Node); }
+};
+
+Node* loadAcquire(Node*& link) {
+    return std::atomic_ref<Node*>(link).load(std::memory_order_acquire);
+}
+
+void storeRelease(Node*& link, Node* node) {
+    std::atomic_ref<Node*>(link).store(node, std::memory_order_release);
+}
+
+class HashedMemtable;
+
+/**
+ * The entries of the bucket a seek's key falls in, from the first at or above it: the keys of its
+ * prefix, in order, among those of other prefixes that share the bucket. Like RocksDB's own hash
+ * memtables, it has no order across buckets, so it does not step back or seek from either end.
+ */
+class BucketIterator final : public MemTableRep::Iterator {
+  public:
+    BucketIterator(bool roomed, const HashedMemtable& memtable)
+        : roomed_(roomed), memtable_(memtable) {}
+    BucketIterator(const BucketIterator&) = delete;
+    BucketIterator& operator=(const BucketIterator&) = delete;
+    BucketIterator(BucketIterator&&) = delete;
+    BucketIterator& operator=(BucketIterator&&) = delete;
+    ~BucketIterator() override {
+        if (roomed_) {
+            Rooms::here().give(this);
+        }
+    }
+
+    [[nodiscard]] bool Valid() const override { return at_ != nullptr; }
+    [[nodiscard]] const char* key() const override { return at_->entry(); }
+    void Next() override { at_ = loadAcquire(at_->next); }
+    void Prev() override { at_ = nullptr; }
+    void Seek(const rocksdb::Slice& internalKey, const char* memtableKey) override;
+    void SeekForPrev(const rocksdb::Slice& /*internalKey*/, const char* /*memtableKey*/) override {
+        at_ = nullptr;
+    }
+    void SeekToFirst() override { at_ = nullptr; }
+    void SeekToLast() override { at_ = nullptr; }
+
+  private:
+    bool roomed_;
+    const HashedMemtable& memtable_;
+    Node* at_ = nullptr;
 };
 
 /**
- * RocksDB's hash link-list memtable, with the list of its entries kept on the side: walked in
- * order (a flush, a whole-column cursor), it sorts that list instead of building a skip list.
- * RocksDB inserts into it from one thread at a time, each entry right after allocating it.
+ * A memtable that hashes each key's prefix (the column's prefix extractor; the whole user key
+ * outside its domain) to a bucket holding a list sorted by RocksDB's comparator, and keeps the
+ * list of its entries on the side: walked in order (a flush, a whole-column cursor), it sorts
+ * that list instead of building a skip list. RocksDB inserts into it from one thread at a time,
+ * while any number read.
+ *
+ * The buckets are placed by a hash keyed with a secret drawn when the node starts, so that keys
+ * chosen to share one bucket (a sender grinding addresses) cannot be found without it: every key
+ * in a bucket is passed by an insert or a read that lands after it.
  */
 class HashedMemtable final : public MemTableRep {
   public:
-    HashedMemtable(std::unique_ptr<MemTableRep> lists, const KeyComparator& compare)
-        : MemTableRep(nullptr), lists_(std::move(lists)), compare_(compare) {}
+    HashedMemtable(const KeyComparator& compare, rocksdb::Allocator* allocator,
+                   const rocksdb::SliceTransform* transform, std::size_t buckets,
+                   std::uint64_t secret)
+        : MemTableRep(allocator),
+          compare_(compare),
+          transform_(transform),
+          bucketCount_(buckets),
+          secret_(secret),
+          buckets_(std::make_unique<Node*[]>(buckets)) {}
     HashedMemtable(const HashedMemtable&) = delete;
     HashedMemtable& operator=(const HashedMemtable&) = delete;
     HashedMemtable(HashedMemtable&&) = delete;
     HashedMemtable& operator=(HashedMemtable&&) = delete;
     ~HashedMemtable() override = default;
 
+    /** A node from the memtable's arena, which RocksDB gives out unaligned (MemTableRep::Allocate).
+     */
     KeyHandle Allocate(const std::size_t len, char** buf) override {
-        allocated_ = lists_->Allocate(len, buf);
-        allocatedEntry_ = *buf;
-        return allocated_;
+        char* room = nullptr;
+        MemTableRep::Allocate(sizeof(Node) + alignof(Node) - 1 + len, &room);
+        void* at = room;
+        std::size_t space = sizeof(Node) + alignof(Node) - 1 + len;
+        auto* node = new (std::align(alignof(Node), sizeof(Node) + len, at, space)) Node{nullptr};
+        *buf = node->entry();
+        return node;
     }
 
     void Insert(KeyHandle handle) override {
-        if (handle != allocated_) {
-            // Its key is unknown, so the entry could not be walked: a flush would lose it.
-            std::fputs("hashed memtable: an entry inserted that it did not just allocate\n",
-                       stderr);
-            std::abort();
+        auto* node = static_cast<Node*>(handle);
+        const char* entry = node->entry();
+        const rocksdb::Slice internalKey = rocksdb::GetLengthPrefixedSlice(entry);
+        Node** link = &bucketOf(internalKey);
+        // The writer is alone: it reads the links it wrote itself without ordering.
+        while (*link != nullptr && compare_((*link)->entry(), entry) < 0) {
+            link = &(*link)->next;
         }
-        allocated_ = nullptr;
-        lists_->Insert(handle);
+        node->next = *link;
+        storeRelease(*link, node);
         const std::scoped_lock lock(mutex_);
-        entries_.push_back(allocatedEntry_);
+        entries_.push_back(entry);
     }
 
-    [[nodiscard]] bool Contains(const char* key) const override { return lists_->Contains(key); }
+    [[nodiscard]] bool Contains(const char* key) const override {
+        const rocksdb::Slice internalKey = rocksdb::GetLengthPrefixedSlice(key);
+        Node* found = firstAtOrAbove(internalKey, key);
+        return found != nullptr && compare_(found->entry(), key) == 0;
+    }
 
     void MarkReadOnly() override {
-        lists_->MarkReadOnly();
         const std::scoped_lock lock(mutex_);
         readOnly_ = true;
         frozenBytes_ = bytesUsed();
     }
 
-    void MarkFlushed() override { lists_->MarkFlushed(); }
-
-    void Get(const rocksdb::LookupKey& key, void* callbackArgs,
-             bool (*callback)(void* arg, const char* entry)) override {
-        lists_->Get(key, callbackArgs, callback);
-    }
-
-    std::uint64_t ApproximateNumEntries(const rocksdb::Slice& startKey,
-                                        const rocksdb::Slice& endKey) override {
-        return lists_->ApproximateNumEntries(startKey, endKey);
+    std::uint64_t ApproximateNumEntries(const rocksdb::Slice& /*startKey*/,
+                                        const rocksdb::Slice& /*endKey*/) override {
+        return 0;  // unknown, as for RocksDB's own hash memtables
     }
 
     /**
@@ -166,23 +308,27 @@ class HashedMemtable final : public MemTableRep {
     }
 
     Iterator* GetIterator(rocksdb::Arena* arena) override {
-        auto entries = inOrder();
-        if (arena == nullptr) {
-            return new SortedIterator(std::move(entries), compare_);
-        }
-        IteratorShell& shell = newShell();
-        return new (shell.room) SortedIterator(std::move(entries), compare_);
+        return makeIterator<SortedIterator>(arena, inOrder(), compare_);
     }
 
+    /** Also what RocksDB's get from a memtable seeks with (MemTableRep::Get). */
     Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
-        return lists_->GetDynamicPrefixIterator(arena);
+        return makeIterator<BucketIterator>(arena, *this);
     }
 
-    [[nodiscard]] bool IsMergeOperatorSupported() const override {
-        return lists_->IsMergeOperatorSupported();
-    }
-    [[nodiscard]] bool IsSnapshotSupported() const override {
-        return lists_->IsSnapshotSupported();
+    /**
+     * The first node of a key's bucket at or above it (compared as the memtable's encoding of the
+     * key when given), or none.
+     */
+    [[nodiscard]] Node* firstAtOrAbove(const rocksdb::Slice& internalKey,
+                                       const char* memtableKey) const {
+        Node* node = loadAcquire(bucketOf(internalKey));
+        while (node != nullptr &&
+               (memtableKey != nullptr ? compare_(node->entry(), memtableKey) < 0
+                                       : compare_(node->entry(), internalKey) < 0)) {
+            node = loadAcquire(node->next);
+        }
+        return node;
     }
 
   private:
@@ -190,6 +336,34 @@ class HashedMemtable final : public MemTableRep {
         std::uint64_t prefix;
         const char* entry;
     };
+
+    /** The bucket of an internal key's prefix. */
+    [[nodiscard]] Node*& bucketOf(const rocksdb::Slice& internalKey) const {
+        const rocksdb::Slice user(internalKey.data(), userKeyBytes(internalKey));
+        const rocksdb::Slice prefix = transform_ != nullptr && transform_->InDomain(user)
+                                          ? transform_->Transform(user)
+                                          : user;
+        return buckets_[keyedHash(prefix) % bucketCount_];
+    }
+
+    /** The bytes' hash keyed with the secret, eight at a time, each step a full 64-bit mix. */
+    [[nodiscard]] std::uint64_t keyedHash(const rocksdb::Slice& bytes) const {
+        std::uint64_t hash = secret_ ^ bytes.size();
+        for (std::size_t at = 0; at < bytes.size(); at += sizeof(std::uint64_t)) {
+            std::array<std::uint8_t, sizeof(std::uint64_t)> chunk{};
+            std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes.data()) + at,
+                        std::min(chunk.size(), bytes.size() - at), chunk.begin());
+            hash = mix(hash ^ readU64(chunk));
+        }
+        return hash;
+    }
+
+    /** A bijective 64-bit finaliser: every input bit moves every output bit. */
+    static std::uint64_t mix(std::uint64_t x) {
+        x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
+        return x ^ (x >> 31U);
+    }
 
     /**
      * The entries in key order: once the memtable takes no more writes, sorted once and shared by
@@ -227,64 +401,50 @@ class HashedMemtable final : public MemTableRep {
 
     /** Memory beside the arena's; with the mutex held. */
     [[nodiscard]] std::size_t bytesUsed() const {
-        return lists_->ApproximateMemoryUsage() + entries_.capacity() * sizeof(const char*) +
-               shells_.size() * sizeof(IteratorShell);
+        return bucketCount_ * sizeof(Node*) + entries_.capacity() * sizeof(const char*);
     }
 
-    IteratorShell& newShell() {
-        const std::scoped_lock lock(mutex_);
-        return *shells_.emplace_back(std::make_unique<IteratorShell>());
-    }
-
-    std::unique_ptr<MemTableRep> lists_;
     const KeyComparator& compare_;
-    /** The entry allocated last and not yet inserted, and where its key is: the writer's alone. */
-    KeyHandle allocated_ = nullptr;
-    const char* allocatedEntry_ = nullptr;
+    const rocksdb::SliceTransform* transform_;
+    std::size_t bucketCount_;
+    std::uint64_t secret_;
+    std::unique_ptr<Node*[]> buckets_;
     std::mutex mutex_;
     Entries entries_;
     bool readOnly_ = false;
     std::size_t frozenBytes_ = 0;
     std::shared_ptr<const Entries> sorted_;
-    std::vector<std::unique_ptr<IteratorShell>> shells_;
 };
+
+void BucketIterator::Seek(const rocksdb::Slice& internalKey, const char* memtableKey) {
+    at_ = memtable_.firstAtOrAbove(internalKey, memtableKey);
+}
 
 class HashedMemtables final : public rocksdb::MemTableRepFactory {
   public:
     HashedMemtables(std::size_t openBuckets, std::size_t buckets)
-        : open_(linkLists(openBuckets)), later_(linkLists(buckets)) {}
+        : openBuckets_(openBuckets), buckets_(buckets), secret_(drawSecret()) {}
 
     using rocksdb::MemTableRepFactory::CreateMemTableRep;
     MemTableRep* CreateMemTableRep(const MemTableRep::KeyComparator& compare,
                                    rocksdb::Allocator* allocator,
                                    const rocksdb::SliceTransform* transform,
-                                   rocksdb::Logger* logger) override {
+                                   rocksdb::Logger* /*logger*/) override {
         const bool first = !madeOne_.exchange(true);
-        std::unique_ptr<MemTableRep> lists(
-            (first ? open_ : later_)->CreateMemTableRep(compare, allocator, transform, logger));
-        return new HashedMemtable(std::move(lists), compare);
+        return new HashedMemtable(compare, allocator, transform, first ? openBuckets_ : buckets_,
+                                  secret_);
     }
     [[nodiscard]] const char* Name() const override { return "GridLedgerHashMemtables"; }
 
   private:
-    /**
-     * A bucket is a list sorted by key, so that a key's newer version, which sorts first (the
-     * state values' inverted versions), goes in at its head after one comparison, where a
-     * bucket's skip list searched its levels, twice in Debian's RocksDB, whose assertions search
-     * before each insert. A bucket of more than kSkipListAfter keys turns into a skip list.
-     */
-    static constexpr std::uint32_t kSkipListAfter = 256;
-    /** RocksDB's default: a bucket longer than this is logged. */
-    static constexpr int kLongBucketLog = 4096;
-
-    /** Bucket array from malloc (no huge pages); no log of the bucket lengths at each flush. */
-    static rocksdb::MemTableRepFactory* linkLists(std::size_t buckets) {
-        return rocksdb::NewHashLinkListRepFactory(buckets, 0, kLongBucketLog, false,
-                                                  kSkipListAfter);
+    static std::uint64_t drawSecret() {
+        std::random_device device;
+        return (std::uint64_t{device()} << 32U) | device();
     }
 
-    std::unique_ptr<rocksdb::MemTableRepFactory> open_;
-    std::unique_ptr<rocksdb::MemTableRepFactory> later_;
+    std::size_t openBuckets_;
+    std::size_t buckets_;
+    std::uint64_t secret_;
     std::atomic<bool> madeOne_{false};
 };
 

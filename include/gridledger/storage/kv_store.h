@@ -88,8 +88,8 @@ struct KvOptions {
     std::map<std::string, std::size_t, std::less<>> sequentialColumns;
     /**
      * Columns whose memtables hash each key's first N bytes (column name → N) to a list of their
-     * own, sorted by key (a skip list past 256 keys), so that an insert of a random key searches
-     * a short list instead of the whole memtable. Such a column serves get, and a prefixCursor (in
+     * own, sorted by key, so that an insert of a random key searches a short list instead of the
+     * whole memtable (storage::hashedMemtables). Such a column serves get, and a prefixCursor (in
      * a column of prefixColumns with the same N) moved forward by seek and next only: seekForPrev
      * finds nothing in a memtable holding no key at or after the one sought. A cursor() over it,
      * and a flush, walk each memtable through a list of its entries sorted for the walk (once,

@@ -11,6 +11,7 @@
 // kept store closed cleanly leaves its writes in tables and an empty log, so that the next open
 // replays nothing. An in-memory store creates no file and keeps nothing once closed.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -166,7 +167,7 @@ TEST(KvStoreHashedTest, ReadsAsAnOrderedColumnDoes) {
 
 TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
     // 16 buckets: the 64 prefixes share lists, at least four in one. One bucket: all 640 keys in
-    // one list, which turns into a skip list past its 256th key.
+    // one list.
     for (const std::size_t buckets : {std::size_t{16}, std::size_t{1}}) {
         SCOPED_TRACE(std::to_string(buckets) + " buckets");
         gridledger::testing::TempDir dir;
@@ -204,6 +205,82 @@ TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
         ASSERT_FALSE(refused) << (atOpen ? "no bucket at open" : "no bucket later");
         EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
     }
+}
+
+TEST(KvStoreHashedTest, ReadersWhileOneWritesSeeEachKeyWholeOrNotYet) {
+    gridledger::testing::TempDir dir;
+    KvOptions options = hashedOptions();
+    options.openHashedBuckets = 4;  // lists of about 100 keys each by the end
+    auto store = KvStore::open(dir.path(), kColumns, options);
+    ASSERT_TRUE(store) << store.error().message;
+    constexpr std::uint64_t kVersions = 6;
+    constexpr std::uint32_t kPrefixes = 64;
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> wrong{0};
+    std::atomic<std::uint64_t> seen{0};
+    std::atomic<int> reading{0};
+    const auto read = [&](std::uint32_t salt) {
+        std::uint32_t turn = salt;
+        ++reading;
+        while (!done.load()) {
+            turn = (turn * 1103515245U) + 12345U;
+            const std::uint32_t prefix = (turn >> 8U) % kPrefixes;
+            const std::uint64_t version = 1 + ((turn >> 20U) % kVersions);
+            const Bytes key = versionedKey(prefix, version);
+            const auto value = (*store)->get(0, key);
+            if (!value || (value->has_value() && **value != Bytes(8, key.back()))) {
+                ++wrong;
+            }
+            // The prefix's keys written so far, from its first, in order, each with its value.
+            auto cursor = (*store)->prefixCursor(0);
+            std::uint64_t last = 0;
+            for (cursor.seek(versionedKey(prefix, 0)); cursor.valid(); cursor.next()) {
+                const Bytes at = keyAt(cursor);
+                const std::uint64_t atVersion = readU64(ByteView(at).subspan(4));
+                const ByteView valueAt = cursor.value();
+                if (atVersion <= last ||
+                    Bytes(valueAt.begin(), valueAt.end()) != Bytes(8, at.back())) {
+                    ++wrong;
+                }
+                last = atVersion;
+                ++seen;
+            }
+        }
+    };
+    std::thread first(read, 1U);
+    std::thread second(read, 2U);
+    while (reading.load() < 2) {
+        std::this_thread::yield();
+    }
+    for (std::uint64_t version = 1; version <= kVersions; ++version) {
+        for (std::uint32_t i = 0; i < kPrefixes; ++i) {
+            WriteBatch batch = (*store)->batch();
+            const Bytes key = versionedKey((i * 37U) % kPrefixes, version);
+            batch.put(0, key, Bytes(8, key.back()));
+            EXPECT_TRUE((*store)->write(batch, false));
+        }
+    }
+    done = true;
+    first.join();
+    second.join();
+    EXPECT_EQ(wrong.load(), 0U);
+    EXPECT_GT(seen.load(), 0U);
+    // Afterwards every key reads back, and the column walks them all in order.
+    std::vector<Bytes> written;
+    for (std::uint32_t prefix = 0; prefix < kPrefixes; ++prefix) {
+        for (std::uint64_t version = 1; version <= kVersions; ++version) {
+            written.push_back(versionedKey(prefix, version));
+            const auto value = (*store)->get(0, written.back());
+            ASSERT_TRUE(value && value->has_value());
+            EXPECT_EQ(**value, Bytes(8, written.back().back()));
+        }
+    }
+    std::vector<Bytes> walked;
+    auto cursor = (*store)->cursor(0);
+    for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
+        walked.push_back(keyAt(cursor));
+    }
+    EXPECT_EQ(walked, written);
 }
 
 TEST(KvStoreHashedTest, MemtablesAfterTheOneMadeAtOpenReadTheSameWithTheirOwnBuckets) {
