@@ -4,6 +4,9 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <random>
@@ -40,6 +43,31 @@ std::uint64_t keyPrefix(const char* entry) {
     std::copy_n(reinterpret_cast<const std::uint8_t*>(internal.data()),
                 std::min(userBytes, head.size()), head.begin());
     return readU64(head);
+}
+
+/**
+ * The memtable's encoding of the key a get looks for: its length, then the internal key.
+ *
+ * RocksDB hands it over in a LookupKey, a class its public headers only declare, and its default
+ * get (MemTableRep::Get, in the RocksDB 7.8 GridLedger builds with) never frees the iterator it
+ * makes, so a memtable of GridLedger's own reads the key itself. The class begins with three
+ * pointers: to that encoding, to the internal key within it, and to the end of both. The encoding
+ * must agree with the other two, or the build's RocksDB lays the class out otherwise and the
+ * process stops before it reads a wrong key.
+ */
+const char* lookedUp(const rocksdb::LookupKey& key) {
+    std::array<const char*, 3> parts{};
+    std::memcpy(parts.data(), &key, sizeof(parts));
+    const auto [encoded, internal, end] = parts;
+    const rocksdb::Slice decoded =
+        encoded != nullptr ? rocksdb::GetLengthPrefixedSlice(encoded) : rocksdb::Slice();
+    if (encoded == nullptr || decoded.data() != internal ||
+        decoded.data() + decoded.size() != end) {
+        std::fputs("hashed memtable: RocksDB's LookupKey is not laid out as this build expects\n",
+                   stderr);
+        std::abort();
+    }
+    return encoded;
 }
 
 using Entries = std::vector<const char*>;
@@ -293,6 +321,17 @@ class HashedMemtable final : public MemTableRep {
         frozenBytes_ = bytesUsed();
     }
 
+    /** Hands the entries of the key's bucket, from the first at or above it, to the callback until
+     * it stops. */
+    void Get(const rocksdb::LookupKey& key, void* callbackArgs,
+             bool (*callback)(void* arg, const char* entry)) override {
+        const char* encoded = lookedUp(key);
+        for (Node* node = firstAtOrAbove(rocksdb::GetLengthPrefixedSlice(encoded), encoded);
+             node != nullptr && callback(callbackArgs, node->entry());
+             node = loadAcquire(node->next)) {
+        }
+    }
+
     std::uint64_t ApproximateNumEntries(const rocksdb::Slice& /*startKey*/,
                                         const rocksdb::Slice& /*endKey*/) override {
         return 0;  // unknown, as for RocksDB's own hash memtables
@@ -311,7 +350,6 @@ class HashedMemtable final : public MemTableRep {
         return makeIterator<SortedIterator>(arena, inOrder(), compare_);
     }
 
-    /** Also what RocksDB's get from a memtable seeks with (MemTableRep::Get). */
     Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
         return makeIterator<BucketIterator>(arena, *this);
     }
