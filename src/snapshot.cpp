@@ -29,17 +29,6 @@ Error malformed(const std::string& message) {
     return Error{ErrorCode::kMalformed, "snapshot manifest: " + message};
 }
 
-/**
- * The ledger's store options for a store open for a moment (a snapshot's import, the scratch
- * ledger of a genesis block): 2^16 buckets in every hashed memtable, the ones after the first
- * too, instead of the node's 2^20, whose 8 MiB per hashed column each new memtable zeroes.
- */
-storage::KvOptions momentaryStoreOptions() {
-    storage::KvOptions options;
-    options.hashedBuckets = std::size_t{1} << 16U;
-    return ledger::storeOptions(options);
-}
-
 /** Reads the manifest's fields in order; each take fails once the bytes run out. */
 class Reader {
   public:
@@ -561,7 +550,7 @@ Result<GenesisLedger> openGenesisLedger(const fs::path& dir, const storage::KvOp
 /** importSnapshot's work once `chainDir` is created; the caller removes it on error. */
 Result<SnapshotSummary> importInto(const fs::path& file, const contracts::Genesis& genesis,
                                    const fs::path& chainDir) {
-    GL_ASSIGN_OR_RETURN(chain, openGenesisLedger(chainDir, momentaryStoreOptions(), genesis));
+    GL_ASSIGN_OR_RETURN(chain, openGenesisLedger(chainDir, ledger::storeOptions(), genesis));
     ledger::StateTree& tree = *chain.tree;
     ledger::BlockStore& blocks = *chain.blocks;
     std::optional<SnapshotManifest> manifest;
@@ -638,7 +627,7 @@ Result<SnapshotSummary> importSnapshot(const fs::path& file, const contracts::Ge
 
 Result<codec::Block> computeGenesisBlock(const contracts::Genesis& genesis) {
     // A scratch ledger in memory: creating one on disk synced a file for each of its columns.
-    storage::KvOptions options = momentaryStoreOptions();
+    storage::KvOptions options = ledger::storeOptions();
     options.inMemory = true;
     GL_ASSIGN_OR_RETURN(chain, openGenesisLedger("/gridledger-genesis", options, genesis));
     return std::move(chain.genesisBlock);

@@ -166,8 +166,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
     rocksdb::ColumnFamilyOptions cfOptions;
     cfOptions.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
 
-    if (!options.hashedColumns.empty() &&
-        (options.hashedBuckets == 0 || options.openHashedBuckets == 0)) {
+    if (!options.hashedColumns.empty() && options.hashedBuckets == 0) {
         return fail(ErrorCode::kInvalidArgument,
                     "kv store: a hashed column's memtable needs at least one bucket");
     }
@@ -209,8 +208,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(const std::filesystem::path& path
             // The memtable finds a prefix's keys in one bucket already: a Bloom filter of the
             // prefixes would save no search, and each new memtable would zero its 6.4 MiB.
             column.memtable_prefix_bloom_size_ratio = 0;
-            column.memtable_factory =
-                hashedMemtables(options.openHashedBuckets, options.hashedBuckets);
+            column.memtable_factory = hashedMemtables(options.hashedBuckets);
             // RocksDB inserts into a hash memtable from one thread at a time only.
             dbOptions.allow_concurrent_memtable_write = false;
         }

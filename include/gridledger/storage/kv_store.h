@@ -100,19 +100,12 @@ struct KvOptions {
     /**
      * Buckets of each hashed column's memtable, at least 1. A full memtable (64 MiB) holds about
      * 600,000 state value or transaction index records: with 2^20 buckets most hold one key, so
-     * an insert or a read compares against one key instead of searching a list. Each memtable
-     * made (one per hashed column after each flush) zeroes 8 bytes per bucket, 8 MiB at 2^20: a
-     * store opened for a moment (a scratch ledger, a snapshot's import) takes fewer.
+     * an insert or a read compares against one key instead of searching a list. The buckets take
+     * 8 bytes each (8 MiB at 2^20, counted toward the memtable's size), in a mapping whose pages
+     * the kernel zeroes as keys first land in them: a new memtable, at a node's start or after a
+     * flush, clears nothing.
      */
     std::size_t hashedBuckets = std::size_t{1} << 20U;
-    /**
-     * Buckets of the memtable each hashed column gets as the store opens, at least 1: the
-     * memtables after it, made when one fills up under a write load, take hashedBuckets. Every
-     * start of a node makes these first ones, and zeroing 8 MiB for each, page by page, was most
-     * of a node's start; 2^16 buckets (512 KiB) still hold a memtable of 600,000 records at about
-     * ten keys a bucket.
-     */
-    std::size_t openHashedBuckets = std::size_t{1} << 16U;
     /**
      * A store thrown away after use, or after a crash (a replay's scratch ledger): writes skip
      * the write-ahead log and closing does not flush the memtables, so whatever no background

@@ -174,7 +174,6 @@ TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
         std::set<Bytes> written;
         {
             KvOptions few = hashedOptions();
-            few.openHashedBuckets = buckets;
             few.hashedBuckets = buckets;
             auto store = KvStore::open(dir.path(), kColumns, few);
             ASSERT_TRUE(store) << store.error().message;
@@ -197,20 +196,18 @@ TEST(KvStoreHashedTest, AnyNumberOfBucketsReadsTheSameAndReopensWithAnother) {
         expectReads(**store, written);
     }
 
-    for (const bool atOpen : {false, true}) {
-        KvOptions none = hashedOptions();
-        (atOpen ? none.openHashedBuckets : none.hashedBuckets) = 0;
-        gridledger::testing::TempDir other;
-        const auto refused = KvStore::open(other.path(), kColumns, none);
-        ASSERT_FALSE(refused) << (atOpen ? "no bucket at open" : "no bucket later");
-        EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
-    }
+    KvOptions none = hashedOptions();
+    none.hashedBuckets = 0;
+    gridledger::testing::TempDir other;
+    const auto refused = KvStore::open(other.path(), kColumns, none);
+    ASSERT_FALSE(refused) << "no bucket";
+    EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
 }
 
 TEST(KvStoreHashedTest, ReadersWhileOneWritesSeeEachKeyWholeOrNotYet) {
     gridledger::testing::TempDir dir;
     KvOptions options = hashedOptions();
-    options.openHashedBuckets = 4;  // lists of about 100 keys each by the end
+    options.hashedBuckets = 4;  // lists of about 100 keys each by the end
     auto store = KvStore::open(dir.path(), kColumns, options);
     ASSERT_TRUE(store) << store.error().message;
     constexpr std::uint64_t kVersions = 6;
@@ -283,15 +280,14 @@ TEST(KvStoreHashedTest, ReadersWhileOneWritesSeeEachKeyWholeOrNotYet) {
     EXPECT_EQ(walked, written);
 }
 
-TEST(KvStoreHashedTest, MemtablesAfterTheOneMadeAtOpenReadTheSameWithTheirOwnBuckets) {
+TEST(KvStoreHashedTest, AFullMemtableReadsTheSameFromItsTableBesideTheNextMemtable) {
     gridledger::testing::TempDir dir;
     KvOptions options = hashedOptions();
-    options.openHashedBuckets = 1;
     options.hashedBuckets = 1024;
     auto store = KvStore::open(dir.path(), kColumns, options);
     ASSERT_TRUE(store) << store.error().message;
     // 1,300 values of 64 KiB, 81 MiB, fill the 64 MiB memtable made at open: RocksDB flushes it
-    // to a table and goes on in a memtable of the later kind.
+    // to a table and goes on in a new memtable.
     constexpr std::uint32_t kWrites = 1300;
     constexpr std::size_t kValueBytes = std::size_t{64} << 10U;
     const auto valueOf = [](std::uint32_t i) {
