@@ -300,7 +300,7 @@ class BucketIterator final : public MemTableRep::Iterator {
  * that list instead of building a skip list. RocksDB inserts into it from one thread at a time,
  * while any number read.
  *
- * The buckets are placed by a hash keyed with a secret drawn when the node starts, so that keys
+ * The buckets are placed by a hash keyed with a secret drawn when the store opens, so that keys
  * chosen to share one bucket (a sender grinding addresses) cannot be found without it: every key
  * in a bucket is passed by an insert or a read that lands after it.
  */
