@@ -50,7 +50,7 @@ std::uint64_t keyPrefix(const char* entry) {
  * The memtable's encoding of the key a get looks for: its length, then the internal key.
  *
  * RocksDB hands it over in a LookupKey, a class its public headers only declare, and its default
- * get (MemTableRep::Get, in the RocksDB 7.8 GridLedger builds with) never frees the iterator it
+ * get (MemTableRep::Get, in RocksDB 7.8, which GridLedger builds with) never frees the iterator it
  * makes, so a memtable of GridLedger's own reads the key itself. The class begins with three
  * pointers: to that encoding, to the internal key within it, and to the end of both. The encoding
  * must agree with the other two, or the build's RocksDB lays the class out otherwise and the
@@ -320,13 +320,15 @@ class HashedMemtable final : public MemTableRep {
     HashedMemtable& operator=(HashedMemtable&&) = delete;
     ~HashedMemtable() override = default;
 
-    /** A node from the memtable's arena, which RocksDB gives out unaligned (MemTableRep::Allocate).
+    /**
+     * A node and its entry from the memtable's arena, which gives out bytes unaligned
+     * (MemTableRep::Allocate): the node starts at the first aligned byte.
      */
     KeyHandle Allocate(const std::size_t len, char** buf) override {
-        char* room = nullptr;
-        MemTableRep::Allocate(sizeof(Node) + alignof(Node) - 1 + len, &room);
-        void* at = room;
         std::size_t space = sizeof(Node) + alignof(Node) - 1 + len;
+        char* room = nullptr;
+        MemTableRep::Allocate(space, &room);
+        void* at = room;
         auto* node = new (std::align(alignof(Node), sizeof(Node) + len, at, space)) Node{nullptr};
         *buf = node->entry();
         return node;
@@ -359,8 +361,10 @@ class HashedMemtable final : public MemTableRep {
         frozenBytes_ = bytesUsed();
     }
 
-    /** Hands the entries of the key's bucket, from the first at or above it, to the callback until
-     * it stops. */
+    /**
+     * Hands the entries of the key's bucket, from the first at or above it, to the callback until
+     * the callback stops.
+     */
     void Get(const rocksdb::LookupKey& key, void* callbackArgs,
              bool (*callback)(void* arg, const char* entry)) override {
         const char* encoded = lookedUp(key);

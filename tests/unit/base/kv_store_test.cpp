@@ -215,10 +215,9 @@ TEST(KvStoreHashedTest, ReadersWhileOneWritesSeeEachKeyWholeOrNotYet) {
     std::atomic<bool> done{false};
     std::atomic<std::uint64_t> wrong{0};
     std::atomic<std::uint64_t> seen{0};
-    std::atomic<int> reading{0};
+    std::atomic<std::uint64_t> passes{0};
     const auto read = [&](std::uint32_t salt) {
         std::uint32_t turn = salt;
-        ++reading;
         while (!done.load()) {
             turn = (turn * 1103515245U) + 12345U;
             const std::uint32_t prefix = (turn >> 8U) % kPrefixes;
@@ -242,21 +241,31 @@ TEST(KvStoreHashedTest, ReadersWhileOneWritesSeeEachKeyWholeOrNotYet) {
                 last = atVersion;
                 ++seen;
             }
+            ++passes;
         }
     };
     std::thread first(read, 1U);
     std::thread second(read, 2U);
-    while (reading.load() < 2) {
-        std::this_thread::yield();
-    }
+    // Every eight writes the writer waits for two more passes of the readers, so that they read
+    // while the lists grow however the threads are scheduled.
+    const auto awaitPasses = [&passes] {
+        const std::uint64_t from = passes.load();
+        while (passes.load() < from + 2) {
+            std::this_thread::yield();
+        }
+    };
     for (std::uint64_t version = 1; version <= kVersions; ++version) {
         for (std::uint32_t i = 0; i < kPrefixes; ++i) {
+            if (i % 8 == 0) {
+                awaitPasses();
+            }
             WriteBatch batch = (*store)->batch();
             const Bytes key = versionedKey((i * 37U) % kPrefixes, version);
             batch.put(0, key, Bytes(8, key.back()));
             EXPECT_TRUE((*store)->write(batch, false));
         }
     }
+    awaitPasses();
     done = true;
     first.join();
     second.join();
