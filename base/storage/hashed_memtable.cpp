@@ -33,21 +33,31 @@ std::size_t userKeyBytes(const rocksdb::Slice& internalKey) {
     return internalKey.size() > kKeyTrailerBytes ? internalKey.size() - kKeyTrailerBytes : 0;
 }
 
+/** Up to eight bytes as a big-endian number, zero-padded past `count`. */
+std::uint64_t paddedU64(const char* bytes, std::size_t count) {
+    std::array<std::uint8_t, sizeof(std::uint64_t)> head{};
+    std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes), std::min(count, head.size()),
+                head.begin());
+    return readU64(head);
+}
+
 /**
  * The first eight bytes of an entry's user key as a big-endian number, zero past the key's end:
  * for keys ordered bytewise, a smaller number is a smaller key, and equal numbers tell nothing.
  */
 std::uint64_t keyPrefix(const char* entry) {
     const rocksdb::Slice internal = rocksdb::GetLengthPrefixedSlice(entry);
-    const std::size_t userBytes = userKeyBytes(internal);
-    std::array<std::uint8_t, sizeof(std::uint64_t)> head{};
-    std::copy_n(reinterpret_cast<const std::uint8_t*>(internal.data()),
-                std::min(userBytes, head.size()), head.begin());
-    return readU64(head);
+    return paddedU64(internal.data(), userKeyBytes(internal));
 }
 
+/** A get's key, as the memtable encodes it (its length, then the internal key) and as decoded. */
+struct LookedUp {
+    const char* encoded;
+    rocksdb::Slice internal;
+};
+
 /**
- * The memtable's encoding of the key a get looks for: its length, then the internal key.
+ * The key a get looks for.
  *
  * RocksDB hands it over in a LookupKey, a class its public headers only declare, and its default
  * get (MemTableRep::Get, in RocksDB 7.8, which GridLedger builds with) never frees the iterator it
@@ -56,7 +66,7 @@ std::uint64_t keyPrefix(const char* entry) {
  * must agree with the other two, or the build's RocksDB lays the class out otherwise and the
  * process stops before it reads a wrong key.
  */
-const char* lookedUp(const rocksdb::LookupKey& key) {
+LookedUp lookedUp(const rocksdb::LookupKey& key) {
     std::array<const char*, 3> parts{};
     std::memcpy(parts.data(), &key, sizeof(parts));
     const auto [encoded, internal, end] = parts;
@@ -68,7 +78,7 @@ const char* lookedUp(const rocksdb::LookupKey& key) {
                    stderr);
         std::abort();
     }
-    return encoded;
+    return {encoded, decoded};
 }
 
 using Entries = std::vector<const char*>;
@@ -227,16 +237,15 @@ void storeRelease(Node*& link, Node* node) {
  */
 class Buckets {
   public:
-    explicit Buckets(std::size_t count)
-        : count_(count), bytes_(count * sizeof(Node*)), heads_(map(bytes_)) {}
+    explicit Buckets(std::size_t count) : count_(count), heads_(map(bytes())) {}
     Buckets(const Buckets&) = delete;
     Buckets& operator=(const Buckets&) = delete;
     Buckets(Buckets&&) = delete;
     Buckets& operator=(Buckets&&) = delete;
-    ~Buckets() { ::munmap(heads_, bytes_); }
+    ~Buckets() { ::munmap(heads_, bytes()); }
 
     [[nodiscard]] std::size_t count() const { return count_; }
-    [[nodiscard]] std::size_t bytes() const { return bytes_; }
+    [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(Node*); }
     [[nodiscard]] Node*& operator[](std::size_t at) const { return heads_[at]; }
 
   private:
@@ -251,7 +260,6 @@ class Buckets {
     }
 
     std::size_t count_;
-    std::size_t bytes_;
     Node** heads_;
 };
 
@@ -367,8 +375,8 @@ class HashedMemtable final : public MemTableRep {
      */
     void Get(const rocksdb::LookupKey& key, void* callbackArgs,
              bool (*callback)(void* arg, const char* entry)) override {
-        const char* encoded = lookedUp(key);
-        for (Node* node = firstAtOrAbove(rocksdb::GetLengthPrefixedSlice(encoded), encoded);
+        const auto [encoded, internal] = lookedUp(key);
+        for (Node* node = firstAtOrAbove(internal, encoded);
              node != nullptr && callback(callbackArgs, node->entry());
              node = loadAcquire(node->next)) {
         }
@@ -430,10 +438,7 @@ class HashedMemtable final : public MemTableRep {
     [[nodiscard]] std::uint64_t keyedHash(const rocksdb::Slice& bytes) const {
         std::uint64_t hash = secret_ ^ bytes.size();
         for (std::size_t at = 0; at < bytes.size(); at += sizeof(std::uint64_t)) {
-            std::array<std::uint8_t, sizeof(std::uint64_t)> chunk{};
-            std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes.data()) + at,
-                        std::min(chunk.size(), bytes.size() - at), chunk.begin());
-            hash = mix(hash ^ readU64(chunk));
+            hash = mix(hash ^ paddedU64(bytes.data() + at, bytes.size() - at));
         }
         return hash;
     }

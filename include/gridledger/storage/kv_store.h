@@ -90,8 +90,8 @@ struct KvOptions {
      * Columns whose memtables hash each key's first N bytes (column name → N) to a list of their
      * own, sorted by key, so that an insert of a random key searches a short list instead of the
      * whole memtable (storage::hashedMemtables). Such a column serves get, and a prefixCursor (in
-     * a column of prefixColumns with the same N) moved forward by seek and next only: seekForPrev
-     * finds nothing in a memtable holding no key at or after the one sought. A cursor() over it,
+     * a column of prefixColumns with the same N) moved forward by seek and next only: a memtable's
+     * keys are found by seek alone, so seekForPrev finds none of them. A cursor() over it,
      * and a flush, walk each memtable through a list of its entries sorted for the walk (once,
      * for a memtable that takes no more writes). With any hashed column the database inserts a
      * write group's batches into memtables one after another, not in parallel.
