@@ -86,6 +86,17 @@ constexpr std::size_t kReadMarginSeconds = 5;
 enum class Mode : std::uint8_t { kThroughput, kCrashOne, kReads };
 /** The genesis default leader reputation window, in blocks (docs/protocol.md §1). */
 constexpr std::uint32_t kLeaderReputationWindow = 20;
+/**
+ * The crash run's phases are chunks of kTxsPerSender / 2 nonces per sender, each committed
+ * before the next is sent: kNoFaultChunks with every validator up, then, with leader reputation
+ * on, as many as it takes with one member crashed to span kCrashedPeriods periods of open rounds
+ * (W · n rounds each, docs/protocol.md §1). The crashed member leads the open round of a period
+ * with chance 1 / n, each time a round timeout, so a phase shorter than a few periods measures
+ * its luck. At most kCrashedChunks chunks are signed for that phase.
+ */
+constexpr std::size_t kNoFaultChunks = 4;
+constexpr std::uint64_t kCrashedPeriods = 4;
+constexpr std::size_t kCrashedChunks = 24;
 
 /** Commit latency at a steady offered load. */
 struct Latency {
@@ -512,23 +523,50 @@ std::uint64_t headOf(Connection& rpc) {
     return *parseU64(rpc.call("chain_getHead", {}).at("result").at("height").as_string());
 }
 
+/** The round of the block at `height`. */
+std::uint64_t roundAt(Connection& rpc, std::uint64_t height) {
+    const json::value block = rpc.call("block_get", {json::string(std::to_string(height))});
+    return *parseU64(block.at("result").at("header").at("round").as_string());
+}
+
+/** How many of the blocks at heights (from, to] carry a TC: each follows a round that timed out. */
+std::uint64_t blocksAfterATimeout(Connection& rpc, std::uint64_t from, std::uint64_t to) {
+    std::uint64_t count = 0;
+    for (std::uint64_t height = from + 1; height <= to; ++height) {
+        const json::value block = rpc.call("block_get", {json::string(std::to_string(height))});
+        if (block.at("result").at("header").as_object().contains("tc")) {
+            ++count;
+        }
+    }
+    return count;
+}
+
 /**
- * The crash run (`--crash-one`): half of the load with every validator up, then the last
+ * The crash run (`--crash-one`): kNoFaultChunks of the load with every validator up, then the last
  * validator is killed, the chain runs on until the crashed member has left the leader schedule
- * (2 × the leader reputation window of blocks), and the other half of the load goes to the
- * live validators. Reports both rates and their ratio, then replays node 0's chain.
+ * (2 × the leader reputation window of blocks), and chunks of the load go to the live validators
+ * until they span `crashedRounds` rounds (one chunk when 0). Reports both rates and their ratio,
+ * then replays node 0's chain.
  */
 int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
-                  const std::vector<std::vector<Bytes>>& work, double perCore, unsigned cores,
-                  Clock::time_point deadline) {
+                  const std::vector<std::vector<Bytes>>& work, std::uint64_t crashedRounds,
+                  double perCore, unsigned cores, Clock::time_point deadline) {
     std::atomic<std::size_t> refused{0};
-    const std::size_t half = kTxsPerSender / 2;
-    const double phaseTxs = static_cast<double>(senders.size() * half);
+    const std::size_t chunk = kTxsPerSender / 2;
+    const double chunkTxs = static_cast<double>(senders.size() * chunk);
+    const auto submitChunk = [&](std::size_t index) {
+        return submitAndCommit(nodes, senders, work, index * chunk, (index + 1) * chunk, deadline,
+                               refused, Submit::kRaw)
+            .has_value();
+    };
     auto start = Clock::now();
-    if (!submitAndCommit(nodes, senders, work, 0, half, deadline, refused, Submit::kRaw)) {
-        return 1;
+    for (std::size_t index = 0; index < kNoFaultChunks; ++index) {
+        if (!submitChunk(index)) {
+            return 1;
+        }
     }
-    const double noFault = phaseTxs / std::chrono::duration<double>(Clock::now() - start).count();
+    const double noFault = chunkTxs * static_cast<double>(kNoFaultChunks) /
+                           std::chrono::duration<double>(Clock::now() - start).count();
     const std::size_t validators = nodes.ports().size();
     nodes.crash(validators - 1);
     Connection rpc(nodes.ports().front());
@@ -540,16 +578,30 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
         return 1;
     }
     const double settleSeconds = std::chrono::duration<double>(Clock::now() - crashed).count();
+    const std::uint64_t fromHeight = headOf(rpc);
+    const std::uint64_t fromRound = roundAt(rpc, fromHeight);
+    std::uint64_t toHeight = 0;
+    std::size_t chunks = 0;
     start = Clock::now();
-    if (!submitAndCommit(nodes, senders, work, half, kTxsPerSender, deadline, refused,
-                         Submit::kRaw)) {
-        return 1;
-    }
-    const double oneCrashed =
-        phaseTxs / std::chrono::duration<double>(Clock::now() - start).count();
+    do {
+        if ((kNoFaultChunks + chunks + 1) * chunk > work.front().size()) {
+            std::cerr << "the crashed phase ran out of signed chunks before it spanned "
+                      << crashedRounds << " rounds\n";
+            return 1;
+        }
+        if (!submitChunk(kNoFaultChunks + chunks)) {
+            return 1;
+        }
+        ++chunks;
+        toHeight = headOf(rpc);
+    } while (roundAt(rpc, toHeight) - fromRound < crashedRounds);
+    const double oneCrashed = chunkTxs * static_cast<double>(chunks) /
+                              std::chrono::duration<double>(Clock::now() - start).count();
+    const std::uint64_t toRound = roundAt(rpc, toHeight);
     const double ceiling = perCore * cores / static_cast<double>(validators);
-    std::cout << "validators=" << validators << " txs_per_phase=" << phaseTxs
-              << " refused_retries=" << refused.load() << "\n"
+    std::cout << "validators=" << validators << " txs_per_chunk=" << chunkTxs
+              << " no_fault_chunks=" << kNoFaultChunks << " refused_retries=" << refused.load()
+              << "\n"
               << "verify_rate_per_core=" << perCore << " cores=" << cores << " ceiling=" << ceiling
               << "\n"
               << "committed_tx_per_s_no_fault=" << noFault
@@ -557,7 +609,10 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
               << "crash_height=" << crashHeight << " blocks_until_settled=" << settled - crashHeight
               << " settle_seconds=" << settleSeconds << "\n"
               << "committed_tx_per_s_one_crashed=" << oneCrashed
-              << " one_crashed_to_no_fault=" << oneCrashed / noFault << std::endl;
+              << " one_crashed_to_no_fault=" << oneCrashed / noFault << "\n"
+              << "one_crashed_chunks=" << chunks << " one_crashed_first_round=" << fromRound + 1
+              << " one_crashed_last_round=" << toRound << " one_crashed_blocks_after_a_timeout="
+              << blocksAfterATimeout(rpc, fromHeight, toHeight) << std::endl;
     nodes.stop();
     return reportReplay(nodes.home(), perCore) ? 0 : 1;
 }
@@ -689,20 +744,38 @@ int run(std::size_t validators, Mode mode, std::optional<std::uint32_t> reputati
         return 1;
     }
 
+    // With leader reputation on, the crashed phase spans kCrashedPeriods periods of open rounds.
+    const std::uint64_t crashedRounds =
+        mode == Mode::kCrashOne ? kCrashedPeriods * reputationWindow.value_or(0) * validators : 0;
+    const std::size_t noncesPerSender =
+        mode == Mode::kCrashOne
+            ? kTxsPerSender / 2 * (kNoFaultChunks + (crashedRounds > 0 ? kCrashedChunks : 1))
+            : kTxsPerSender;
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
     std::vector<std::vector<Bytes>> work(kSenders);
     Address sink;
     sink[0] = 0x5e;
-    for (std::size_t s = 0; s < kSenders; ++s) {
-        for (std::size_t n = 0; n < kTxsPerSender; ++n) {
-            work[s].push_back(transfer(chainId, nodes.domain(), senders[s], sink, n, u128{1}));
+    {
+        std::vector<std::thread> signers;
+        for (unsigned t = 0; t < cores; ++t) {
+            signers.emplace_back([&, t] {
+                for (std::size_t s = t; s < kSenders; s += cores) {
+                    for (std::size_t n = 0; n < noncesPerSender; ++n) {
+                        work[s].push_back(
+                            transfer(chainId, nodes.domain(), senders[s], sink, n, u128{1}));
+                    }
+                }
+            });
+        }
+        for (auto& signer : signers) {
+            signer.join();
         }
     }
     const double perCoreBefore = verifyRatePerCore(1.0);
-    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
 
     std::atomic<std::size_t> refused{0};
     if (mode == Mode::kCrashOne) {
-        return runWithACrash(nodes, senders, work, perCoreBefore, cores, deadline);
+        return runWithACrash(nodes, senders, work, crashedRounds, perCoreBefore, cores, deadline);
     }
     const auto verifiedBefore = nodes.signaturesVerified();
     const auto start = Clock::now();
