@@ -40,7 +40,9 @@ localnet: build
 ## (733 s of CPU in 611 s of wall on two); at -j 4 the run took 499 s. The sanitizer build's
 ## tests use their core to the full and run at -j $(JOBS). Tests running side by side never share
 ## a port: each test process claims blocks of ports with a file lock under the temporary
-## directory (tests/support/process.h, freePortRange), held until it ends.
+## directory (tests/support/process.h, freePortRange), held until it ends. Every node a test or
+## a benchmark starts dies with the process that started it, even when that process crashes, so
+## that none is left holding its ports and a share of the cores (tests/support/process.cpp).
 LINE_TABLES = "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 UNITY = -DGRIDLEDGER_UNITY_BUILD=ON
 TEST_JOBS ?= $(shell echo $$(( 2 * $(JOBS) )))

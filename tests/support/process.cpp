@@ -1,11 +1,16 @@
 #include "support/process.h"
 
+#include <condition_variable>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -13,6 +18,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,8 +41,9 @@ bool bindPort(std::uint16_t port, int& fd) {
     return bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
 }
 
-pid_t spawn(const std::string& program, const std::vector<std::string>& args,
-            const std::filesystem::path& logFile) {
+/** Forks and executes `program args...` with its output appended to `logFile`. */
+pid_t forkAndExec(const std::string& program, const std::vector<std::string>& args,
+                  const std::filesystem::path& logFile) {
     std::vector<std::string> argvStrings;
     argvStrings.push_back(program);
     argvStrings.insert(argvStrings.end(), args.begin(), args.end());
@@ -46,11 +53,19 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args,
         argv.push_back(s.data());
     }
     argv.push_back(nullptr);
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
         throw std::runtime_error("fork failed");
     }
     if (pid == 0) {
+        // The child dies with the thread that forked it, which lives as long as the process
+        // (Spawner): a test or a benchmark that crashes, so that no destructor runs, would
+        // otherwise leave its nodes running, holding their ports and the cores, beside every run
+        // after it. A parent that died before this call is already gone: the child ends too.
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+            _exit(127);
+        }
         const int fd = open(logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
@@ -69,6 +84,80 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args,
         _exit(127);
     }
     return pid;
+}
+
+/**
+ * The one thread that forks every child. Linux sends a parent-death signal when the thread that
+ * forked the child ends, not its process: a node restarted from a test's worker thread would be
+ * killed as that thread returned. This thread is never joined and ends only with the process.
+ */
+class Spawner {
+  public:
+    static Spawner& instance() {
+        static auto* const spawner = new Spawner();  // never destroyed: its thread never ends
+        return *spawner;
+    }
+
+    /** Runs forkAndExec on the spawner's thread; rethrows what it threw. */
+    pid_t spawn(const std::string& program, const std::vector<std::string>& args,
+                const std::filesystem::path& logFile) {
+        const std::lock_guard caller(callerMutex_);
+        std::unique_lock lock(mutex_);
+        job_ = [&] { return forkAndExec(program, args, logFile); };
+        done_ = false;
+        changed_.notify_all();
+        changed_.wait(lock, [this] { return done_; });
+        job_ = nullptr;
+        if (error_) {
+            std::rethrow_exception(std::exchange(error_, nullptr));
+        }
+        return pid_;
+    }
+
+    /** The process that made the spawner and its thread. */
+    [[nodiscard]] pid_t owner() const { return owner_; }
+
+    Spawner(const Spawner&) = delete;
+    Spawner& operator=(const Spawner&) = delete;
+
+  private:
+    Spawner() : owner_(getpid()) {
+        std::thread([this] { run(); }).detach();
+    }
+
+    [[noreturn]] void run() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            changed_.wait(lock, [this] { return job_ && !done_; });
+            try {
+                pid_ = job_();
+            } catch (...) {
+                error_ = std::current_exception();
+            }
+            done_ = true;
+            changed_.notify_all();
+        }
+    }
+
+    const pid_t owner_;
+    std::mutex callerMutex_;  // one spawn at a time
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::function<pid_t()> job_;
+    bool done_ = true;
+    pid_t pid_ = -1;
+    std::exception_ptr error_;
+};
+
+pid_t spawn(const std::string& program, const std::vector<std::string>& args,
+            const std::filesystem::path& logFile) {
+    Spawner& spawner = Spawner::instance();
+    if (spawner.owner() != getpid()) {
+        // A process forked from the one that made the spawner holds the object but not its
+        // thread; its one thread lives as long as it does.
+        return forkAndExec(program, args, logFile);
+    }
+    return spawner.spawn(program, args, logFile);
 }
 
 }  // namespace

@@ -13,7 +13,11 @@
 
 namespace gridledger::testing {
 
-/** A child process running `program args...`, its output appended to `logFile`. */
+/**
+ * A child process running `program args...`, its output appended to `logFile`. It is killed
+ * (SIGKILL) when the process that made it ends, even by a crash, so that no node outlives the
+ * test or benchmark that started it.
+ */
 class Process {
   public:
     Process(const std::string& program, const std::vector<std::string>& args,
