@@ -275,6 +275,23 @@ bool reportSync(Nodes& nodes, double perCore, unsigned cores, Clock::time_point 
     return true;
 }
 
+/** Runs `work(i)` for every i in [0, count), the indices shared out over one thread per core. */
+template <typename Work>
+void onEveryCore(std::size_t count, const Work& work) {
+    const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
+    std::vector<std::thread> workers;
+    for (std::size_t first = 0; first < threads; ++first) {
+        workers.emplace_back([&, first] {
+            for (std::size_t i = first; i < count; i += threads) {
+                work(i);
+            }
+        });
+    }
+    for (auto& worker : workers) {
+        worker.join();
+    }
+}
+
 /** Transfers signed ahead for a steady load: the `POST /txs` body of each kLatencyTickMs. */
 struct SteadyLoad {
     std::vector<std::vector<Bytes>> batches;
@@ -309,18 +326,7 @@ SteadyLoad signSteadyLoad(const Nodes& nodes, const std::vector<crypto::SecretKe
             load.hashes[t].push_back(tx.hash);
         }
     };
-    const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
-    std::vector<std::thread> signers;
-    for (std::size_t first = 0; first < threads; ++first) {
-        signers.emplace_back([&, first] {
-            for (std::size_t t = first; t < ticks; t += threads) {
-                sign(t);
-            }
-        });
-    }
-    for (auto& signer : signers) {
-        signer.join();
-    }
+    onEveryCore(ticks, sign);
     return load;
 }
 
@@ -523,18 +529,22 @@ std::uint64_t headOf(Connection& rpc) {
     return *parseU64(rpc.call("chain_getHead", {}).at("result").at("height").as_string());
 }
 
+/** The header of the block at `height`. */
+json::object headerAt(Connection& rpc, std::uint64_t height) {
+    const json::value block = rpc.call("block_get", {json::string(std::to_string(height))});
+    return block.at("result").at("header").as_object();
+}
+
 /** The round of the block at `height`. */
 std::uint64_t roundAt(Connection& rpc, std::uint64_t height) {
-    const json::value block = rpc.call("block_get", {json::string(std::to_string(height))});
-    return *parseU64(block.at("result").at("header").at("round").as_string());
+    return *parseU64(headerAt(rpc, height).at("round").as_string());
 }
 
 /** How many of the blocks at heights (from, to] carry a TC: each follows a round that timed out. */
 std::uint64_t blocksAfterATimeout(Connection& rpc, std::uint64_t from, std::uint64_t to) {
     std::uint64_t count = 0;
     for (std::uint64_t height = from + 1; height <= to; ++height) {
-        const json::value block = rpc.call("block_get", {json::string(std::to_string(height))});
-        if (block.at("result").at("header").as_object().contains("tc")) {
+        if (headerAt(rpc, height).contains("tc")) {
             ++count;
         }
     }
@@ -581,6 +591,7 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
     const std::uint64_t fromHeight = headOf(rpc);
     const std::uint64_t fromRound = roundAt(rpc, fromHeight);
     std::uint64_t toHeight = 0;
+    std::uint64_t toRound = 0;
     std::size_t chunks = 0;
     start = Clock::now();
     do {
@@ -594,10 +605,10 @@ int runWithACrash(Nodes& nodes, const std::vector<crypto::SecretKey>& senders,
         }
         ++chunks;
         toHeight = headOf(rpc);
-    } while (roundAt(rpc, toHeight) - fromRound < crashedRounds);
+        toRound = roundAt(rpc, toHeight);
+    } while (toRound - fromRound < crashedRounds);
     const double oneCrashed = chunkTxs * static_cast<double>(chunks) /
                               std::chrono::duration<double>(Clock::now() - start).count();
-    const std::uint64_t toRound = roundAt(rpc, toHeight);
     const double ceiling = perCore * cores / static_cast<double>(validators);
     std::cout << "validators=" << validators << " txs_per_chunk=" << chunkTxs
               << " no_fault_chunks=" << kNoFaultChunks << " refused_retries=" << refused.load()
@@ -751,27 +762,16 @@ int run(std::size_t validators, Mode mode, std::optional<std::uint32_t> reputati
         mode == Mode::kCrashOne
             ? kTxsPerSender / 2 * (kNoFaultChunks + (crashedRounds > 0 ? kCrashedChunks : 1))
             : kTxsPerSender;
-    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
     std::vector<std::vector<Bytes>> work(kSenders);
     Address sink;
     sink[0] = 0x5e;
-    {
-        std::vector<std::thread> signers;
-        for (unsigned t = 0; t < cores; ++t) {
-            signers.emplace_back([&, t] {
-                for (std::size_t s = t; s < kSenders; s += cores) {
-                    for (std::size_t n = 0; n < noncesPerSender; ++n) {
-                        work[s].push_back(
-                            transfer(chainId, nodes.domain(), senders[s], sink, n, u128{1}));
-                    }
-                }
-            });
+    onEveryCore(kSenders, [&](std::size_t s) {
+        for (std::size_t n = 0; n < noncesPerSender; ++n) {
+            work[s].push_back(transfer(chainId, nodes.domain(), senders[s], sink, n, u128{1}));
         }
-        for (auto& signer : signers) {
-            signer.join();
-        }
-    }
+    });
     const double perCoreBefore = verifyRatePerCore(1.0);
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
 
     std::atomic<std::size_t> refused{0};
     if (mode == Mode::kCrashOne) {
