@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -147,6 +148,70 @@ void mempoolAdmissionBookkeepingOnly(benchmark::State& state) {
 BENCHMARK(mempoolAdmissionBookkeepingOnly)
     ->Arg(0)
     ->Iterations(5)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+/**
+ * Admission in batches, as a node admits a `POST /txs` body, a peer's gossip or a member's
+ * batch (Mempool::submitBatch): two submitters (the RPC threads) of `range(0)` transactions
+ * each, with a verifier that accepts all, so that the figure is the bookkeeping per transaction.
+ */
+void mempoolBatchAdmissionBookkeepingOnly(benchmark::State& state) {
+    const auto& txs = workload();
+    const auto batchSize = static_cast<std::size_t>(state.range(0));
+    constexpr std::size_t kSubmitters = 2;
+    std::vector<ByteView> raws;
+    raws.reserve(txs.size());
+    for (const auto& tx : txs) {
+        raws.emplace_back(tx.raw);
+    }
+    double admittingSeconds = 0;
+    std::size_t admitted = 0;
+    for ([[maybe_unused]] auto _ : state) {
+        state.PauseTiming();
+        ledger::MempoolOptions options;
+        options.chainId = std::string(kChain);
+        options.signingDomain = domain();
+        options.verifier = [](const codec::SignedTx&) { return true; };
+        ledger::Mempool pool(options, [](const Address&) {
+            return Result<ledger::AccountView>(ledger::AccountView{});
+        });
+        state.ResumeTiming();
+
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < kSubmitters; ++t) {
+            // Submitter t takes every other batch, so that each sender's nonces arrive in order.
+            workers.emplace_back([&raws, &pool, t, batchSize] {
+                for (std::size_t first = t * batchSize; first < raws.size();
+                     first += kSubmitters * batchSize) {
+                    const std::size_t count = std::min(batchSize, raws.size() - first);
+                    const auto outcomes =
+                        pool.submitBatch(std::span<const ByteView>(raws).subspan(first, count));
+                    benchmark::DoNotOptimize(outcomes);
+                }
+            });
+        }
+        for (auto& worker : workers) {
+            worker.join();
+        }
+        admittingSeconds += secondsSince(start);
+
+        state.PauseTiming();
+        admitted += pool.size();
+        if (pool.size() != txs.size()) {
+            state.SkipWithError("not every transaction was admitted");
+        }
+        state.ResumeTiming();
+    }
+    const double rate = static_cast<double>(admitted) / admittingSeconds;
+    state.SetItemsProcessed(static_cast<std::int64_t>(admitted));
+    state.counters["admitted_per_s"] = rate;
+    state.counters["us_per_tx"] = 1e6 / rate;
+}
+BENCHMARK(mempoolBatchAdmissionBookkeepingOnly)
+    ->Arg(256)
+    ->Iterations(20)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -6,6 +6,21 @@
 #include <gridledger/ledger/mempool.h>
 
 namespace gridledger::ledger {
+
+void PendingVerdicts::settle(std::vector<Status> verdicts) {
+    {
+        const std::lock_guard lock(mutex_);
+        verdicts_ = std::move(verdicts);
+        settled_ = true;
+    }
+    settledCv_.notify_all();
+}
+
+Status PendingVerdicts::wait(std::size_t index) const {
+    std::unique_lock lock(mutex_);
+    settledCv_.wait(lock, [this] { return settled_; });
+    return verdicts_.at(index);
+}
 namespace {
 
 VerifyPoolOptions poolOptions(const MempoolOptions& options) {
@@ -54,45 +69,65 @@ Result<Hash256> Mempool::submit(ByteView raw) {
 std::vector<Result<Hash256>> Mempool::submitBatch(std::span<const ByteView> raws) {
     std::vector<Result<Decoded>> decoded;
     decoded.reserve(raws.size());
+    for (const ByteView raw : raws) {
+        decoded.push_back(decode(raw));
+    }
     // One verification per (sender, nonce): a second transaction for a nonce of the batch is
     // refused as taken when its turn comes, before any verification, as submit() would.
     std::vector<codec::SignedTx> unjudged;
-    // The verdict of each one of unjudged, which another admission of the same transaction
-    // meanwhile (the same gossip from another peer) waits for instead of verifying it again.
-    std::vector<std::promise<Status>> verdicts;
+    // The verdicts on unjudged, which another admission of one of them meanwhile (the same
+    // gossip from another peer) waits for instead of verifying it again.
+    const auto verdicts = std::make_shared<PendingVerdicts>();
     std::set<std::pair<Address, std::uint64_t>> listed;
-    for (const ByteView raw : raws) {
-        decoded.push_back(decode(raw));
-        if (!decoded.back()) {
-            continue;
-        }
-        const Decoded& d = *decoded.back();
+    {
         const std::lock_guard lock(mutex_);
-        if (!verdicts_.contains(d.tx->hash) && !verifying_.contains(d.tx->hash) &&
-            checkAdmissibleLocked(*d.tx, d.account) &&
-            listed.emplace(d.tx->sender, d.tx->body.nonce).second) {
-            unjudged.push_back(*d.tx);
-            verifying_.emplace(d.tx->hash, verdicts.emplace_back().get_future().share());
+        for (const auto& d : decoded) {
+            if (d && !verdicts_.contains(d->tx->hash) && !verifying_.contains(d->tx->hash) &&
+                checkAdmissibleLocked(*d->tx, d->account) &&
+                listed.emplace(d->tx->sender, d->tx->body.nonce).second) {
+                verifying_.emplace(d->tx->hash, PendingVerdict{verdicts, unjudged.size()});
+                unjudged.push_back(*d->tx);
+            }
         }
     }
+    std::vector<bool> valid;
     if (!unjudged.empty()) {
-        const std::vector<bool> valid = pool_.verifyBatch(unjudged);
-        {
-            const std::lock_guard lock(mutex_);
+        valid = pool_.verifyBatch(unjudged);
+    }
+    std::vector<Result<Hash256>> out;
+    out.reserve(raws.size());
+    {
+        std::unique_lock lock(mutex_);
+        if (!unjudged.empty()) {
+            std::vector<Status> given;
+            given.reserve(unjudged.size());
             for (std::size_t i = 0; i < unjudged.size(); ++i) {
                 rememberVerdictLocked(unjudged[i].hash, valid[i]);
                 verifying_.erase(unjudged[i].hash);
+                given.push_back(valid[i] ? Status{} : Status{std::unexpected(badSignature())});
             }
+            // Before the admissions below, so that whoever waits for one of them goes on as
+            // soon as it can take the lock.
+            verdicts->settle(std::move(given));
         }
-        for (std::size_t i = 0; i < unjudged.size(); ++i) {
-            verdicts[i].set_value(valid[i] ? Status{} : Status{std::unexpected(badSignature())});
+        // Each is now admitted with its verdict known, in order (a sender's nonces in a row),
+        // under this one hold of the lock; one that another admission is still verifying waits
+        // for that verdict without it.
+        for (auto& d : decoded) {
+            if (!d) {
+                out.push_back(counted(std::unexpected(d.error())));
+                continue;
+            }
+            const Result<bool> admitted = admitIfJudgedLocked(lock, *d);
+            if (admitted && !*admitted) {
+                lock.unlock();
+                out.push_back(counted(admitDecoded(std::move(*d))));
+                lock.lock();
+                continue;
+            }
+            out.push_back(counted(admitted ? Result<Hash256>(d->tx->hash)
+                                           : std::unexpected(admitted.error())));
         }
-    }
-    // Each is now admitted with its verdict known, in order (a sender's nonces in a row).
-    std::vector<Result<Hash256>> out;
-    out.reserve(raws.size());
-    for (auto& d : decoded) {
-        out.push_back(counted(d ? admitDecoded(std::move(*d)) : std::unexpected(d.error())));
     }
     return out;
 }
@@ -134,45 +169,57 @@ Result<Hash256> Mempool::admit(ByteView raw) {
     return admitDecoded(std::move(decoded));
 }
 
-Result<Hash256> Mempool::admitDecoded(Decoded decoded) {
-    const TxPtr tx = std::move(decoded.tx);
-    std::uint64_t generation = decoded.generation;
-    AccountView account = decoded.account;
+Result<std::vector<Hash256>> Mempool::admissibleLocked(std::unique_lock<std::mutex>& lock,
+                                                       Decoded& decoded) {
+    GL_TRY(refreshAccountLocked(lock, decoded.tx->sender, decoded.generation, decoded.account));
+    GL_TRY(checkAdmissibleLocked(*decoded.tx, decoded.account));
+    return planRoomLocked(*decoded.tx);
+}
+
+Result<bool> Mempool::admitIfJudgedLocked(std::unique_lock<std::mutex>& lock, Decoded& decoded) {
     // Cheap checks first, so that a doomed transaction costs no signature verification.
-    std::shared_ptr<std::promise<Status>> promise;  // set iff this call runs the verification
-    std::shared_future<Status> verdict;
+    GL_ASSIGN_OR_RETURN(victims, admissibleLocked(lock, decoded));
+    const auto cached = verdicts_.find(decoded.tx->hash);
+    if (cached == verdicts_.end()) {
+        return false;
+    }
+    if (!cached->second) {
+        return std::unexpected(badSignature());
+    }
+    evictLocked(victims);
+    insertLocked(decoded.tx, decoded.account.nonce);
+    return true;
+}
+
+Result<Hash256> Mempool::admitDecoded(Decoded decoded) {
+    const TxPtr tx = decoded.tx;
+    std::shared_ptr<PendingVerdicts> own;  // set iff this call runs the verification
+    PendingVerdict verdict;
     {
         std::unique_lock lock(mutex_);
-        GL_TRY(refreshAccountLocked(lock, tx->sender, generation, account));
-        GL_TRY(checkAdmissibleLocked(*tx, account));
-        GL_ASSIGN_OR_RETURN(victims, planRoomLocked(*tx));
-        if (const auto cached = verdicts_.find(tx->hash); cached != verdicts_.end()) {
-            if (!cached->second) {
-                return std::unexpected(badSignature());
-            }
-            evictLocked(victims);
-            insertLocked(tx, account.nonce);
+        GL_ASSIGN_OR_RETURN(admitted, admitIfJudgedLocked(lock, decoded));
+        if (admitted) {
             return tx->hash;
         }
         if (const auto running = verifying_.find(tx->hash); running != verifying_.end()) {
             verdict = running->second;
         } else {
-            promise = std::make_shared<std::promise<Status>>();
-            verdict = promise->get_future().share();
+            own = std::make_shared<PendingVerdicts>();
+            verdict = PendingVerdict{own, 0};
             verifying_.emplace(tx->hash, verdict);
         }
     }
-    if (promise) {
+    if (own) {
         const Status queued =
-            pool_.submit(tx, [promise](Status status) { promise->set_value(std::move(status)); });
+            pool_.submit(tx, [own](Status status) { own->settle({std::move(status)}); });
         if (!queued) {
-            promise->set_value(queued);
+            own->settle({queued});
         }
     }
-    const Status outcome = verdict.get();
+    const Status outcome = verdict.wait();
 
     std::unique_lock lock(mutex_);
-    if (promise) {
+    if (own) {
         verifying_.erase(tx->hash);
         if (outcome || outcome.error().code == ErrorCode::kBadSignature) {
             rememberVerdictLocked(tx->hash, outcome.has_value());
@@ -182,11 +229,9 @@ Result<Hash256> Mempool::admitDecoded(Decoded decoded) {
         return std::unexpected(outcome.error());
     }
     // The mempool may have changed while the signature was checked: decide again.
-    GL_TRY(refreshAccountLocked(lock, tx->sender, generation, account));
-    GL_TRY(checkAdmissibleLocked(*tx, account));
-    GL_ASSIGN_OR_RETURN(victims, planRoomLocked(*tx));
+    GL_ASSIGN_OR_RETURN(victims, admissibleLocked(lock, decoded));
     evictLocked(victims);
-    insertLocked(tx, account.nonce);
+    insertLocked(tx, decoded.account.nonce);
     return tx->hash;
 }
 
@@ -557,14 +602,14 @@ Mempool::Unjudged Mempool::unjudged(std::span<const Bytes> txs) const {
     return out;
 }
 
-void Mempool::rememberVerdicts(
-    std::span<const codec::SignedTx> unjudged, const std::vector<bool>& valid,
-    std::span<const std::pair<Hash256, std::shared_future<Status>>> awaited) {
+void Mempool::rememberVerdicts(std::span<const codec::SignedTx> unjudged,
+                               const std::vector<bool>& valid,
+                               std::span<const std::pair<Hash256, PendingVerdict>> awaited) {
     // The admission that verifies an awaited transaction remembers its verdict too, once it
     // takes the lock again: whichever comes first remembers it.
     std::vector<std::pair<Hash256, bool>> found;
     for (const auto& [hash, verdict] : awaited) {
-        const Status& status = verdict.get();
+        const Status status = verdict.wait();
         if (status || status.error().code == ErrorCode::kBadSignature) {
             found.emplace_back(hash, status.has_value());
         }

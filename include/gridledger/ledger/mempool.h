@@ -2,12 +2,13 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -110,6 +111,36 @@ struct MempoolCounters {
         const auto slot = static_cast<std::size_t>(code);
         return slot < kCodeSlots ? slot : static_cast<std::size_t>(ErrorCode::kInternal);
     }
+};
+
+/**
+ * The verdicts on the signatures that one admission is checking (a batch's, or a single
+ * transaction's), given all at once. Another admission, or a block's check, that meets one of
+ * those transactions meanwhile waits here for its verdict instead of checking it again. Settling
+ * while nobody waits makes no system call, so an admission makes none per transaction (a
+ * std::promise's set_value wakes its futex through std::call_once whether or not anybody waits).
+ */
+class PendingVerdicts {
+  public:
+    /** Gives the verdicts, in the order of the indexes handed out, and wakes those who wait. */
+    void settle(std::vector<Status> verdicts);
+    /** Waits until settled; then the verdict at `index`, which must be below settle's count. */
+    [[nodiscard]] Status wait(std::size_t index) const;
+
+  private:
+    mutable std::mutex mutex_;
+    mutable std::condition_variable settledCv_;
+    bool settled_ = false;
+    std::vector<Status> verdicts_;
+};
+
+/** Where the verdict on one transaction being checked will be given. */
+struct PendingVerdict {
+    std::shared_ptr<PendingVerdicts> verdicts;
+    std::size_t index = 0;
+
+    /** Waits for the verdict. */
+    [[nodiscard]] Status wait() const { return verdicts->wait(index); }
 };
 
 /**
@@ -251,7 +282,7 @@ class Mempool {
       private:
         friend class Mempool;
         std::vector<codec::SignedTx> txs_;
-        std::vector<std::pair<Hash256, std::shared_future<Status>>> awaited_;
+        std::vector<std::pair<Hash256, PendingVerdict>> awaited_;
         // Reads txs_ on the workers: declared after it, it is destroyed (and withdrawn) first.
         VerifyPool::PendingBatch pending_;
     };
@@ -302,6 +333,17 @@ class Mempool {
     Result<Decoded> decode(ByteView raw) const;
     /** The rest of admit(): the mempool checks, the verdict (verifying if needed), insertion. */
     Result<Hash256> admitDecoded(Decoded decoded);
+    /**
+     * The checks of admission under the lock, on the account read again if a block was committed
+     * since (which releases the lock meanwhile): the pending transactions to evict to make room.
+     */
+    Result<std::vector<Hash256>> admissibleLocked(std::unique_lock<std::mutex>& lock,
+                                                  Decoded& decoded);
+    /**
+     * admissibleLocked, then the admission itself if the signature's verdict is known: true once
+     * admitted, false (nothing changed) if no verdict is known yet, an error if refused.
+     */
+    Result<bool> admitIfJudgedLocked(std::unique_lock<std::mutex>& lock, Decoded& decoded);
     /** Counts an admission's outcome (MempoolCounters) and returns it. */
     Result<Hash256> counted(Result<Hash256> result);
     Result<AccountView> readAccount(const Address& sender) const;
@@ -331,7 +373,7 @@ class Mempool {
         /** Without a verdict and not being verified, decoded (undecodable ones left out). */
         std::vector<codec::SignedTx> txs;
         /** Those an admission is verifying now: the verdict it will give. */
-        std::vector<std::pair<Hash256, std::shared_future<Status>>> awaited;
+        std::vector<std::pair<Hash256, PendingVerdict>> awaited;
     };
     /** What of `txs` has no verdict yet; held transactions are left out. */
     [[nodiscard]] Unjudged unjudged(std::span<const Bytes> txs) const;
@@ -340,7 +382,7 @@ class Mempool {
      * awaited verdicts to remember them too (those a verification reached).
      */
     void rememberVerdicts(std::span<const codec::SignedTx> unjudged, const std::vector<bool>& valid,
-                          std::span<const std::pair<Hash256, std::shared_future<Status>>> awaited);
+                          std::span<const std::pair<Hash256, PendingVerdict>> awaited);
     void setProposed(std::span<const Hash256> hashes, bool proposed);
 
     const MempoolOptions options_;
@@ -359,7 +401,7 @@ class Mempool {
     std::uint64_t nextArrival_ = 0;
     std::unordered_map<Hash256, bool, DigestKey> verdicts_;  // hash -> signature valid
     std::deque<Hash256> verdictOrder_;                       // oldest verdict first
-    std::unordered_map<Hash256, std::shared_future<Status>, DigestKey> verifying_;
+    std::unordered_map<Hash256, PendingVerdict, DigestKey> verifying_;
     bool holdAdmissions_ = false;
 
     VerifyPool pool_;  // declared last: its workers stop before the state above goes away

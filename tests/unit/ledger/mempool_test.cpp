@@ -3,10 +3,12 @@
 #include <future>
 #include <latch>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -803,6 +805,126 @@ TEST_F(MempoolTest, ASecondBatchOfATxThatABatchIsVerifyingWaitsForThatVerdict) {
     EXPECT_NE(a[0].has_value(), b[0].has_value()) << "admitted once";
     EXPECT_EQ(codeOf(a[0] ? b[0] : a[0]), ErrorCode::kDuplicateTx);
     EXPECT_EQ(verifier_.calls(), 1);
+}
+
+/**
+ * A verifier that holds back each check of a transaction the test arms, until the test opens it;
+ * an armed check may throw instead of judging, so that the pool gives kInternal and the mempool
+ * remembers no verdict.
+ */
+class GatedVerifier {
+  public:
+    TxVerifier fn() {
+        return [this](const codec::SignedTx& tx) {
+            calls_.fetch_add(1);
+            std::shared_ptr<Gate> gate;
+            {
+                const std::lock_guard lock(mutex_);
+                if (const auto armed = gates_.find(tx.hash); armed != gates_.end()) {
+                    gate = armed->second;
+                    gates_.erase(armed);
+                }
+            }
+            if (gate) {
+                gate->entered.set_value();
+                gate->opened.wait();
+                if (gate->throws) {
+                    throw std::runtime_error("held check fails");
+                }
+            }
+            return codec::verifyTxSignature(tx, kDomain);
+        };
+    }
+    /** Holds back the next check of `hash`; the future is ready once that check has begun. */
+    std::future<void> hold(const Hash256& hash, bool throws = false) {
+        auto gate = std::make_shared<Gate>();
+        gate->throws = throws;
+        gate->opened = gate->open.get_future().share();
+        std::future<void> entered = gate->entered.get_future();
+        const std::lock_guard lock(mutex_);
+        gates_[hash] = gate;
+        held_.push_back(gate);
+        return entered;
+    }
+    int calls() const { return calls_.load(); }
+    /** Lets the held check of the gate armed `index`-th (from 0) go on. */
+    void open(std::size_t index) {
+        const std::lock_guard lock(mutex_);
+        openLocked(*held_.at(index));
+    }
+    ~GatedVerifier() {
+        const std::lock_guard lock(mutex_);
+        for (const auto& gate : held_) {
+            openLocked(*gate);
+        }
+    }
+    GatedVerifier() = default;
+    GatedVerifier(const GatedVerifier&) = delete;
+    GatedVerifier& operator=(const GatedVerifier&) = delete;
+
+  private:
+    struct Gate {
+        bool throws = false;
+        bool isOpen = false;
+        std::promise<void> entered;
+        std::promise<void> open;
+        std::shared_future<void> opened;
+    };
+    static void openLocked(Gate& gate) {
+        if (!gate.isOpen) {
+            gate.isOpen = true;
+            gate.open.set_value();
+        }
+    }
+    std::atomic<int> calls_{0};
+    std::mutex mutex_;
+    std::map<Hash256, std::shared_ptr<Gate>> gates_;
+    std::vector<std::shared_ptr<Gate>> held_;
+};
+
+TEST_F(MempoolTest, TwoBatchesThatEachVerifyATxOfTheOtherShareTheirVerdicts) {
+    GatedVerifier verifier;  // declared before the pool, so that it opens its gates after
+    MempoolOptions opts = options();
+    opts.verifier = verifier.fn();
+    auto pool = make(std::move(opts));
+    const auto x = withNonce(alice_, 0);
+    const auto y = withNonce(bob_, 0);
+    // A single admission of x is under way while batch B lists its transactions, so B verifies
+    // y alone; that check of x then fails without a verdict to remember.
+    std::future<void> enteredX = verifier.hold(x.hash, true);
+    auto single = std::async(std::launch::async, [&] { return pool->submit(x.raw); });
+    enteredX.wait();
+    std::future<void> enteredY = verifier.hold(y.hash);
+    auto batchB = std::async(std::launch::async, [&] {
+        const std::vector<ByteView> raws{ByteView(y.raw), ByteView(x.raw)};
+        return pool->submitBatch(raws);
+    });
+    enteredY.wait();  // B is verifying y
+    verifier.open(0);
+    EXPECT_EQ(codeOf(single.get()), ErrorCode::kInternal);
+    // Batch A comes while B verifies y: A verifies x alone and waits for B's verdict on y.
+    enteredX = verifier.hold(x.hash);
+    auto batchA = std::async(std::launch::async, [&] {
+        const std::vector<ByteView> raws{ByteView(x.raw), ByteView(y.raw)};
+        return pool->submitBatch(raws);
+    });
+    enteredX.wait();  // A is verifying x
+    // B finishes y and goes on to x, which A is verifying, while A is still held.
+    verifier.open(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    verifier.open(2);
+    ASSERT_EQ(batchA.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+        << "A waits for B's verdict on y while B waits for A's on x";
+    ASSERT_EQ(batchB.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    const auto a = batchA.get();
+    const auto b = batchB.get();
+    ASSERT_EQ(a.size(), 2U);
+    ASSERT_EQ(b.size(), 2U);
+    EXPECT_TRUE(a[0]) << "A admits x";
+    EXPECT_EQ(codeOf(a[1]), ErrorCode::kDuplicateTx) << "B admitted y";
+    EXPECT_TRUE(b[0]) << "B admits y";
+    EXPECT_EQ(codeOf(b[1]), ErrorCode::kDuplicateTx) << "A admitted x";
+    EXPECT_EQ(verifier.calls(), 3) << "x checked by the single admission and by A, y by B";
 }
 
 TEST_F(MempoolTest, ConcurrentSubmittersAdmitEveryTxExactlyOnce) {
