@@ -70,6 +70,56 @@ double verifyRatePerCore(const std::vector<codec::SignedTx>& txs) {
 }
 
 /**
+ * Runs the benchmark's iterations, each into a fresh mempool made with `options`: `submitters`
+ * threads each call `submit(pool, t)` (t = 0 .. submitters - 1), which must admit the whole
+ * workload between them. Returns the transactions admitted per second of that admitting.
+ */
+template <typename Submit>
+double admissionRate(benchmark::State& state, const ledger::MempoolOptions& options,
+                     std::size_t submitters, const Submit& submit) {
+    double admittingSeconds = 0;
+    std::size_t admitted = 0;
+    for ([[maybe_unused]] auto _ : state) {
+        state.PauseTiming();
+        ledger::Mempool pool(options, [](const Address&) {
+            return Result<ledger::AccountView>(ledger::AccountView{});
+        });
+        state.ResumeTiming();
+
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < submitters; ++t) {
+            workers.emplace_back([&pool, &submit, t] { submit(pool, t); });
+        }
+        for (auto& worker : workers) {
+            worker.join();
+        }
+        admittingSeconds += secondsSince(start);
+
+        state.PauseTiming();
+        admitted += pool.size();
+        if (pool.size() != workload().size()) {
+            state.SkipWithError("not every transaction was admitted");
+        }
+        state.ResumeTiming();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(admitted));
+    return static_cast<double>(admitted) / admittingSeconds;
+}
+
+/** A mempool of the bench chain; without `verifySignatures`, every signature is taken as valid. */
+ledger::MempoolOptions mempoolOptions(std::size_t verifierThreads, bool verifySignatures) {
+    ledger::MempoolOptions options;
+    options.chainId = std::string(kChain);
+    options.signingDomain = domain();
+    options.verifierThreads = verifierThreads;
+    if (!verifySignatures) {
+        options.verifier = [](const codec::SignedTx&) { return true; };
+    }
+    return options;
+}
+
+/**
  * Admits the whole workload into a fresh mempool from several submitting threads (submit is
  * synchronous, so it takes more submitters than verifier threads to keep the pool busy).
  * state.range(0) = verifier threads, 0 meaning one per hardware thread.
@@ -82,46 +132,13 @@ void admit(benchmark::State& state, bool verifySignatures) {
     const std::size_t submitters = threads * 4;
     const double perCore = verifyRatePerCore(txs);
 
-    double admittingSeconds = 0;
-    std::size_t admitted = 0;
-    for ([[maybe_unused]] auto _ : state) {
-        state.PauseTiming();
-        ledger::MempoolOptions options;
-        options.chainId = std::string(kChain);
-        options.signingDomain = domain();
-        options.verifierThreads = threads;
-        if (!verifySignatures) {
-            options.verifier = [](const codec::SignedTx&) { return true; };
-        }
-        ledger::Mempool pool(options, [](const Address&) {
-            return Result<ledger::AccountView>(ledger::AccountView{});
-        });
-        state.ResumeTiming();
-
-        const auto start = std::chrono::steady_clock::now();
-        std::vector<std::thread> workers;
-        for (std::size_t t = 0; t < submitters; ++t) {
-            workers.emplace_back([&txs, &pool, t, submitters] {
-                for (std::size_t i = t; i < txs.size(); i += submitters) {
-                    const auto hash = pool.submit(txs[i].raw);
-                    benchmark::DoNotOptimize(hash);
-                }
-            });
-        }
-        for (auto& worker : workers) {
-            worker.join();
-        }
-        admittingSeconds += secondsSince(start);
-
-        state.PauseTiming();
-        admitted += pool.size();
-        if (pool.size() != txs.size()) {
-            state.SkipWithError("not every transaction was admitted");
-        }
-        state.ResumeTiming();
-    }
-    const double rate = static_cast<double>(admitted) / admittingSeconds;
-    state.SetItemsProcessed(static_cast<std::int64_t>(admitted));
+    const double rate = admissionRate(state, mempoolOptions(threads, verifySignatures), submitters,
+                                      [&txs, submitters](ledger::Mempool& pool, std::size_t t) {
+                                          for (std::size_t i = t; i < txs.size(); i += submitters) {
+                                              const auto hash = pool.submit(txs[i].raw);
+                                              benchmark::DoNotOptimize(hash);
+                                          }
+                                      });
     state.counters["cores"] = static_cast<double>(cores);
     state.counters["verifier_threads"] = static_cast<double>(threads);
     state.counters["verify_per_core_per_s"] = perCore;
@@ -157,55 +174,25 @@ BENCHMARK(mempoolAdmissionBookkeepingOnly)
  * each, with a verifier that accepts all, so that the figure is the bookkeeping per transaction.
  */
 void mempoolBatchAdmissionBookkeepingOnly(benchmark::State& state) {
-    const auto& txs = workload();
     const auto batchSize = static_cast<std::size_t>(state.range(0));
     constexpr std::size_t kSubmitters = 2;
     std::vector<ByteView> raws;
-    raws.reserve(txs.size());
-    for (const auto& tx : txs) {
+    raws.reserve(workload().size());
+    for (const auto& tx : workload()) {
         raws.emplace_back(tx.raw);
     }
-    double admittingSeconds = 0;
-    std::size_t admitted = 0;
-    for ([[maybe_unused]] auto _ : state) {
-        state.PauseTiming();
-        ledger::MempoolOptions options;
-        options.chainId = std::string(kChain);
-        options.signingDomain = domain();
-        options.verifier = [](const codec::SignedTx&) { return true; };
-        ledger::Mempool pool(options, [](const Address&) {
-            return Result<ledger::AccountView>(ledger::AccountView{});
+    // Submitter t takes every other batch, so that each sender's nonces arrive in order.
+    const double rate = admissionRate(
+        state, mempoolOptions(0, false), kSubmitters,
+        [&raws, batchSize](ledger::Mempool& pool, std::size_t t) {
+            for (std::size_t first = t * batchSize; first < raws.size();
+                 first += kSubmitters * batchSize) {
+                const std::size_t count = std::min(batchSize, raws.size() - first);
+                const auto outcomes =
+                    pool.submitBatch(std::span<const ByteView>(raws).subspan(first, count));
+                benchmark::DoNotOptimize(outcomes);
+            }
         });
-        state.ResumeTiming();
-
-        const auto start = std::chrono::steady_clock::now();
-        std::vector<std::thread> workers;
-        for (std::size_t t = 0; t < kSubmitters; ++t) {
-            // Submitter t takes every other batch, so that each sender's nonces arrive in order.
-            workers.emplace_back([&raws, &pool, t, batchSize] {
-                for (std::size_t first = t * batchSize; first < raws.size();
-                     first += kSubmitters * batchSize) {
-                    const std::size_t count = std::min(batchSize, raws.size() - first);
-                    const auto outcomes =
-                        pool.submitBatch(std::span<const ByteView>(raws).subspan(first, count));
-                    benchmark::DoNotOptimize(outcomes);
-                }
-            });
-        }
-        for (auto& worker : workers) {
-            worker.join();
-        }
-        admittingSeconds += secondsSince(start);
-
-        state.PauseTiming();
-        admitted += pool.size();
-        if (pool.size() != txs.size()) {
-            state.SkipWithError("not every transaction was admitted");
-        }
-        state.ResumeTiming();
-    }
-    const double rate = static_cast<double>(admitted) / admittingSeconds;
-    state.SetItemsProcessed(static_cast<std::int64_t>(admitted));
     state.counters["admitted_per_s"] = rate;
     state.counters["us_per_tx"] = 1e6 / rate;
 }
