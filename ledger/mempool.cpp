@@ -21,6 +21,7 @@ Status PendingVerdicts::wait(std::size_t index) const {
     settledCv_.wait(lock, [this] { return settled_; });
     return verdicts_.at(index);
 }
+
 namespace {
 
 VerifyPoolOptions poolOptions(const MempoolOptions& options) {
@@ -192,7 +193,7 @@ Result<bool> Mempool::admitIfJudgedLocked(std::unique_lock<std::mutex>& lock, De
 }
 
 Result<Hash256> Mempool::admitDecoded(Decoded decoded) {
-    const TxPtr tx = decoded.tx;
+    const TxPtr& tx = decoded.tx;
     std::shared_ptr<PendingVerdicts> own;  // set iff this call runs the verification
     PendingVerdict verdict;
     {
