@@ -5,11 +5,11 @@
 #include <span>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include <gridledger/ledger/state_tree.h>
 
+#include "apply_worker.h"
 #include "state_tree_cache.h"
 #include "state_tree_latest.h"
 #include "state_tree_node.h"
@@ -164,10 +164,14 @@ class Updater {
 
     /**
      * Lets `helper`, an Updater of the same version, update the root's children from the middle
-     * of the ops on, on a second thread, while this one updates the others. Each keeps its own
-     * writes and cache entries; no path is touched by both.
+     * of the ops on, on `worker` (or on this thread, after its own part, without one), while this
+     * one updates the others. Each keeps its own writes and cache entries; no path is touched by
+     * both.
      */
-    void share(Updater& helper) { helper_ = &helper; }
+    void share(Updater& helper, tree::ApplyWorker* worker) {
+        helper_ = &helper;
+        worker_ = worker;
+    }
 
     Result<Subtree> update(const Subtree& old, const NibblePath& path, std::span<const Op> ops) {
         if (ops.empty()) {
@@ -290,25 +294,22 @@ class Updater {
         const std::size_t split =
             helper_ != nullptr && path.size() == 0 ? middleSlot(ranges) : tree::kRadix;
         // The root's children are independent subtrees: the helper takes those from the middle of
-        // the ops on, on a second thread.
+        // the ops on, on the worker.
         std::uint16_t upperChanged = 0;
-        std::jthread second;
-        if (split < tree::kRadix) {
-            try {
-                second = std::jthread([&] {
-                    upperChanged = helper_->updateChildren(*base.entry, path, ranges, split,
-                                                           tree::kRadix, updated);
-                });
-            } catch (const std::system_error&) {
-                // No thread to be had: this one does the helper's part too.
-                upperChanged = helper_->updateChildren(*base.entry, path, ranges, split,
-                                                       tree::kRadix, updated);
-            }
+        const auto upper = [&] {
+            upperChanged =
+                helper_->updateChildren(*base.entry, path, ranges, split, tree::kRadix, updated);
+        };
+        std::optional<tree::ApplyWorker::Task> second;
+        if (split < tree::kRadix && worker_ != nullptr) {
+            second.emplace(*worker_, upper);
         }
         const std::uint16_t lowerChanged =
             updateChildren(*base.entry, path, ranges, 0, split, updated);
-        if (second.joinable()) {
-            second.join();
+        if (second) {
+            second->finish();
+        } else if (split < tree::kRadix) {
+            upper();
         }
         const auto changed = static_cast<std::uint16_t>(lowerChanged | upperChanged);
         // Most slots of a deep node are reached by no update: assemble takes them from the base.
@@ -490,6 +491,7 @@ class Updater {
     std::vector<NodeCache::Entry*> rewritten_;
     NodeCache::Rewrites rewrites_;
     Updater* helper_ = nullptr;
+    tree::ApplyWorker* worker_ = nullptr;
     bool succeeded_ = false;
 };
 
@@ -625,7 +627,15 @@ Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpda
     std::vector<Updater*> updaters{&updater};
     if (shared) {
         helper.emplace(store_, nodes_, *cache_, version, ops.size() / 2);
-        updater.share(*helper);
+        if (!worker_) {
+            try {
+                worker_ = std::make_unique<tree::ApplyWorker>();
+            } catch (const std::system_error&) {
+                // No thread to be had: the updater does the helper's part too, and the next
+                // shared apply asks again.
+            }
+        }
+        updater.share(*helper, worker_.get());
         updaters.push_back(&*helper);
     }
     GL_ASSIGN_OR_RETURN(root, updater.update(fromRoot(base), NibblePath{}, ops));

@@ -97,12 +97,6 @@ std::uint8_t* putHash(std::uint8_t* out, const Hash256& hash) {
     return out + Hash256::size();
 }
 
-Hash256 readHash(ByteView in) {
-    Hash256 out;
-    std::memcpy(out.data(), in.data(), Hash256::size());
-    return out;
-}
-
 Error corrupt(std::string message) {
     return Error{ErrorCode::kCorrupt, "state tree: " + std::move(message)};
 }

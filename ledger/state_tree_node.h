@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <variant>
 #include <vector>
@@ -27,6 +28,13 @@ inline constexpr std::size_t kMaxBits = 256;
 [[nodiscard]] inline bool bitAt(const Hash256& key, std::size_t index) {
     const unsigned byte = key[index / 8];
     return ((byte >> (7U - index % 8)) & 1U) != 0;
+}
+
+/** The hash in the first 32 bytes of `in`, which holds at least that many. */
+[[nodiscard]] inline Hash256 readHash(ByteView in) {
+    Hash256 out;
+    std::memcpy(out.data(), in.data(), Hash256::size());
+    return out;
 }
 
 /** Whether bit `slot` (slot i of a node) is set in a 16-slot `map`. */

@@ -1,6 +1,5 @@
 // Proofs of the state tree: verification, which needs no store, and the byte format.
 
-#include <cstring>
 #include <string>
 
 #include <gridledger/ledger/state_tree.h>
@@ -9,6 +8,8 @@
 
 namespace gridledger::ledger {
 namespace {
+
+using tree::readHash;
 
 constexpr std::uint8_t kProofFormat = 0x01;
 constexpr std::uint8_t kNoLeaf = 0x00;
@@ -47,14 +48,8 @@ std::optional<Hash256> pathEnd(const Hash256& key, const std::optional<Bytes>& v
     return tree::hashLeaf(tree::LeafNode{proof.leaf->key, proof.leaf->valueHash});
 }
 
-Error malformed(std::string message) {
+Error malformedProof(std::string message) {
     return Error{ErrorCode::kMalformed, "state proof: " + std::move(message)};
-}
-
-Hash256 readHash(ByteView in) {
-    Hash256 out;
-    std::memcpy(out.data(), in.data(), Hash256::size());
-    return out;
 }
 
 }  // namespace
@@ -101,19 +96,19 @@ Bytes encodeProof(const StateProof& proof) {
 
 Result<StateProof> decodeProof(ByteView bytes) {
     if (bytes.size() < kHeaderSize + kCountSize) {
-        return std::unexpected(malformed("too short"));
+        return std::unexpected(malformedProof("too short"));
     }
     if (bytes[0] != kProofFormat) {
-        return std::unexpected(malformed("unknown format " + std::to_string(bytes[0])));
+        return std::unexpected(malformedProof("unknown format " + std::to_string(bytes[0])));
     }
     if (bytes[1] != kNoLeaf && bytes[1] != kHasLeaf) {
-        return std::unexpected(malformed("bad leaf flag"));
+        return std::unexpected(malformedProof("bad leaf flag"));
     }
     StateProof proof;
     std::size_t offset = kHeaderSize;
     if (bytes[1] == kHasLeaf) {
         if (bytes.size() < offset + kLeafSize + kCountSize) {
-            return std::unexpected(malformed("truncated leaf"));
+            return std::unexpected(malformedProof("truncated leaf"));
         }
         proof.leaf =
             ProofLeaf{readHash(bytes.subspan(offset)), readHash(bytes.subspan(offset + 32))};
@@ -122,10 +117,10 @@ Result<StateProof> decodeProof(ByteView bytes) {
     const std::size_t count = (std::size_t{bytes[offset]} << 8) | bytes[offset + 1];
     offset += kCountSize;
     if (count > tree::kMaxBits) {
-        return std::unexpected(malformed("more than 256 siblings"));
+        return std::unexpected(malformedProof("more than 256 siblings"));
     }
     if (bytes.size() - offset != count * Hash256::size()) {
-        return std::unexpected(malformed("sibling bytes do not match the count"));
+        return std::unexpected(malformedProof("sibling bytes do not match the count"));
     }
     proof.siblings.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {

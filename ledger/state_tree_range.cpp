@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -19,6 +18,7 @@ using tree::InnerHashes;
 using tree::InternalNode;
 using tree::LeafNode;
 using tree::NibblePath;
+using tree::readHash;
 
 constexpr std::uint8_t kRangeFormat = 0x01;
 constexpr std::size_t kHash = Hash256::size();
@@ -309,14 +309,8 @@ class RangeVerifier {
     std::size_t next_ = 0;
 };
 
-Error malformed(const std::string& message) {
+Error malformedRange(const std::string& message) {
     return Error{ErrorCode::kMalformed, "state range: " + message};
-}
-
-Hash256 readHash(ByteView in) {
-    Hash256 out;
-    std::memcpy(out.data(), in.data(), kHash);
-    return out;
 }
 
 }  // namespace
@@ -417,15 +411,15 @@ Result<StateRange> decodeRange(ByteView bytes) {
     };
     const auto format = take(1);
     if (!format) {
-        return std::unexpected(malformed("empty"));
+        return std::unexpected(malformedRange("empty"));
     }
     if ((*format)[0] != kRangeFormat) {
-        return std::unexpected(malformed("unknown format " + std::to_string((*format)[0])));
+        return std::unexpected(malformedRange("unknown format " + std::to_string((*format)[0])));
     }
     const auto bounds = take(2 * kHash);
     const auto entryCount = take(4);
     if (!bounds || !entryCount) {
-        return std::unexpected(malformed("truncated header"));
+        return std::unexpected(malformedRange("truncated header"));
     }
     StateRange range;
     range.start = readHash(*bounds);
@@ -433,33 +427,33 @@ Result<StateRange> decodeRange(ByteView bytes) {
     const std::uint32_t entries = readU32(*entryCount);
     // Each entry takes at least 36 bytes: a count beyond the input is refused before any work.
     if (entries > (bytes.size() - offset) / (kHash + 4)) {
-        return std::unexpected(malformed("more entries than bytes"));
+        return std::unexpected(malformedRange("more entries than bytes"));
     }
     range.entries.reserve(entries);
     for (std::uint32_t i = 0; i < entries; ++i) {
         const auto head = take(kHash + 4);
         if (!head) {
-            return std::unexpected(malformed("truncated entry"));
+            return std::unexpected(malformedRange("truncated entry"));
         }
         const auto value = take(readU32(head->subspan(kHash)));
         if (!value) {
-            return std::unexpected(malformed("truncated value"));
+            return std::unexpected(malformedRange("truncated value"));
         }
         range.entries.push_back(StateEntry{readHash(*head), Bytes(value->begin(), value->end())});
     }
     const auto itemCount = take(4);
     if (!itemCount) {
-        return std::unexpected(malformed("truncated item count"));
+        return std::unexpected(malformedRange("truncated item count"));
     }
     const std::uint32_t items = readU32(*itemCount);
     if (items > bytes.size() - offset) {
-        return std::unexpected(malformed("more items than bytes"));
+        return std::unexpected(malformedRange("more items than bytes"));
     }
     range.items.reserve(items);
     for (std::uint32_t i = 0; i < items; ++i) {
         const auto kind = take(1);
         if (!kind) {
-            return std::unexpected(malformed("truncated item"));
+            return std::unexpected(malformedRange("truncated item"));
         }
         RangeProofItem item;
         switch ((*kind)[0]) {
@@ -470,7 +464,7 @@ Result<StateRange> decodeRange(ByteView bytes) {
             case static_cast<std::uint8_t>(Kind::kLeaf): {
                 const auto leaf = take(2 * kHash);
                 if (!leaf) {
-                    return std::unexpected(malformed("truncated leaf item"));
+                    return std::unexpected(malformedRange("truncated leaf item"));
                 }
                 item = RangeProofItem{Kind::kLeaf, readHash(*leaf), readHash(leaf->subspan(kHash))};
                 break;
@@ -478,19 +472,19 @@ Result<StateRange> decodeRange(ByteView bytes) {
             case static_cast<std::uint8_t>(Kind::kNode): {
                 const auto hash = take(kHash);
                 if (!hash) {
-                    return std::unexpected(malformed("truncated node item"));
+                    return std::unexpected(malformedRange("truncated node item"));
                 }
                 item = RangeProofItem{Kind::kNode, {}, readHash(*hash)};
                 break;
             }
             default:
                 return std::unexpected(
-                    malformed("unknown item kind " + std::to_string((*kind)[0])));
+                    malformedRange("unknown item kind " + std::to_string((*kind)[0])));
         }
         range.items.push_back(item);
     }
     if (offset != bytes.size()) {
-        return std::unexpected(malformed("trailing bytes"));
+        return std::unexpected(malformedRange("trailing bytes"));
     }
     return range;
 }

@@ -24,6 +24,7 @@
 namespace gridledger::ledger {
 
 namespace tree {
+class ApplyWorker;
 class LatestValues;
 class NodeCache;
 }  // namespace tree
@@ -222,6 +223,8 @@ class StateTree {
     std::unique_ptr<tree::NodeCache> cache_;
     std::unique_ptr<tree::LatestValues> latest_;
     std::size_t sharedApplyOps_ = kSharedApplyOps;
+    /** The second thread of shared applies, made at the first of them. */
+    std::unique_ptr<tree::ApplyWorker> worker_;
     /**
      * The last apply's version, its writes (each key once) and whether the store held no version
      * before it, until committed.
