@@ -192,11 +192,8 @@ class Bench {
         return codec::makeBlock(header, std::move(txs));
     }
 
-    /** Commits `state` as the next version; the batch reserves the previous one's size, as the
-     * executor's does. */
-    void commit(const contracts::StateLayer& state) {
-        lastBatchBytes_ = ledger_.commitState(state, ++version_, lastBatchBytes_);
-    }
+    /** Commits `state` as the next version. */
+    void commit(const contracts::StateLayer& state) { ledger_.commitState(state, ++version_); }
 
     bench::LedgerFixture ledger_{kChain, domain()};
     std::vector<crypto::SecretKey> senders_;
@@ -204,7 +201,6 @@ class Bench {
     std::uint64_t fee_ = 0;
     std::size_t accounts_ = 0;
     std::uint64_t version_ = 0;
-    std::size_t lastBatchBytes_ = 0;
     std::mt19937_64 rng_{7};
 };
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,20 +35,21 @@ struct LedgerFixture {
     }
 
     /**
-     * Applies and writes `state` as `version` in one unsynced batch that reserves `reserveBytes`,
-     * and tells the tree, as the executor does after a block, so that later reads come from the
-     * latest values as in a node; returns the batch's size. Exits on failure.
+     * Applies and writes `state` as `version` in one unsynced batch, the same one emptied for each
+     * version as the executor's is, and tells the tree, as the executor does after a block, so
+     * that later reads come from the latest values as in a node. Exits on failure.
      */
-    std::size_t commitState(const contracts::StateLayer& state, std::uint64_t version,
-                            std::size_t reserveBytes = 0) {
-        auto batch = store->batch(reserveBytes);
+    void commitState(const contracts::StateLayer& state, std::uint64_t version) {
+        if (!batch) {
+            batch = store->batch();
+        }
+        batch->clear();
         const auto updates = state.updates();
-        if (!tree->apply(version, updates, batch) || !store->write(batch, false)) {
+        if (!tree->apply(version, updates, *batch) || !store->write(*batch, false)) {
             std::fprintf(stderr, "commit failed\n");
             std::exit(1);
         }
         tree->committed(version);
-        return batch.byteSize();
     }
 
     testing::TempDir dir;
@@ -55,6 +57,7 @@ struct LedgerFixture {
     std::unique_ptr<ledger::StateTree> tree;
     std::unique_ptr<ledger::BlockStore> blocks;
     std::unique_ptr<contracts::Executor> executor;
+    std::optional<storage::WriteBatch> batch;
 };
 
 }  // namespace gridledger::bench

@@ -323,7 +323,11 @@ Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
 Result<ExecutedBlock> Executor::commit(const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
                                        const StateLayer& state, ExecutedBlock executed) {
-    auto batch = store_.batch(lastBatchBytes_);
+    if (!batch_) {
+        batch_ = store_.batch();
+    }
+    storage::WriteBatch& batch = *batch_;
+    batch.clear();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));
     // Each receipt is encoded once, for the results root and for the store.
@@ -340,7 +344,6 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
         blocks_.stageRoots(batch, block.header.height, executed.roots);
     }
     GL_TRY(store_.write(batch, syncedWrites_));
-    lastBatchBytes_ = batch.byteSize();
     tree_.committed(block.header.height);
     return executed;
 }

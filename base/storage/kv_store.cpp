@@ -40,7 +40,6 @@ Error storageError(const rocksdb::Status& status) {
 }  // namespace
 
 struct WriteBatch::Impl {
-    explicit Impl(std::size_t reserveBytes) : batch(reserveBytes) {}
     rocksdb::WriteBatch batch;
     const std::vector<rocksdb::ColumnFamilyHandle*>* handles = nullptr;
 };
@@ -97,6 +96,9 @@ std::size_t WriteBatch::count() const {
 }
 std::size_t WriteBatch::byteSize() const {
     return impl_->batch.GetDataSize();
+}
+void WriteBatch::clear() {
+    impl_->batch.Clear();
 }
 
 Cursor::Cursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -302,8 +304,8 @@ Status KvStore::put(Column column, ByteView key, ByteView value, bool sync) {
     return write(writes, sync);
 }
 
-WriteBatch KvStore::batch(std::size_t reserveBytes) const {
-    auto impl = std::make_unique<WriteBatch::Impl>(reserveBytes);
+WriteBatch KvStore::batch() const {
+    auto impl = std::make_unique<WriteBatch::Impl>();
     impl->handles = &impl_->handles;
     return WriteBatch(std::move(impl));
 }

@@ -122,8 +122,12 @@ class Executor {
     std::string signingDomain_;
     bool syncedWrites_ = true;
     bool keepsBlocks_ = true;
-    /** The size of the last block's batch: the room the next one reserves. */
-    std::size_t lastBatchBytes_ = 0;
+    /**
+     * The batch of the last block, emptied and filled again by the next: its memory, grown to a
+     * block's writes, stays the executor's, so that a block neither takes fresh pages for its
+     * batch (page faults, dear on a virtual machine) nor copies it as it grows.
+     */
+    std::optional<storage::WriteBatch> batch_;
 };
 
 }  // namespace gridledger::contracts

@@ -32,6 +32,11 @@ class WriteBatch {
     void eraseRange(Column column, ByteView begin, ByteView end);
     [[nodiscard]] std::size_t count() const;
     [[nodiscard]] std::size_t byteSize() const;
+    /**
+     * Empties the batch and keeps its memory: a writer that fills one batch after another through
+     * it takes no new pages and makes no copies once the batch has reached their size.
+     */
+    void clear();
 
   private:
     friend class KvStore;
@@ -156,11 +161,8 @@ class KvStore {
     [[nodiscard]] Status syncWal();
     /** How many times this store fsynced its WAL (synced writes and syncWal calls). */
     [[nodiscard]] std::uint64_t walSyncs() const;
-    /**
-     * An empty batch for this store, with room for `reserveBytes` of writes, so that a batch whose
-     * size the caller can foresee is not copied as it grows.
-     */
-    [[nodiscard]] WriteBatch batch(std::size_t reserveBytes = 0) const;
+    /** An empty batch for this store. */
+    [[nodiscard]] WriteBatch batch() const;
     /** A cursor over the whole column, in key order. */
     [[nodiscard]] Cursor cursor(Column column) const;
     /**

@@ -1,5 +1,5 @@
-// A batch made with room reserved for its writes holds and writes exactly what a batch made
-// without holds: the reservation changes where the bytes live, never which bytes are written.
+// A batch cleared after a write holds and writes exactly what a new batch holds: nothing of what
+// it held before is written again.
 // A column with hashed memtables answers the reads it is made for the way an ordered column
 // does: get, a prefix cursor moved forward, and a whole-column cursor in key order, whether a
 // bucket's list holds one prefix or several, or has turned into a skip list; walked both ways and
@@ -48,25 +48,27 @@ void fill(WriteBatch& batch) {
     batch.erase(0, bytesOf("key7"));
 }
 
-TEST(KvStoreBatchTest, ReservedRoomChangesNothingWritten) {
+TEST(KvStoreBatchTest, AClearedBatchWritesWhatANewOneWrites) {
     gridledger::testing::TempDir dir;
     auto store = KvStore::open(dir.path(), kColumns, KvOptions{});
     ASSERT_TRUE(store) << store.error().message;
 
-    WriteBatch plain = (*store)->batch();
-    WriteBatch small = (*store)->batch(64);         // less than the writes: it grows as needed
-    WriteBatch large = (*store)->batch(1U << 20U);  // more than the writes
-    EXPECT_EQ(large.count(), 0U);
-    EXPECT_EQ(large.byteSize(), plain.byteSize());
-    fill(plain);
-    fill(small);
-    fill(large);
-    EXPECT_EQ(small.count(), plain.count());
-    EXPECT_EQ(large.count(), plain.count());
-    EXPECT_EQ(small.byteSize(), plain.byteSize());
-    EXPECT_EQ(large.byteSize(), plain.byteSize());
+    WriteBatch reused = (*store)->batch();
+    reused.put(0, bytesOf("key7"), bytesOf("before"));
+    reused.put(0, bytesOf("gone"), bytesOf("never written"));
+    reused.put(1, bytesOf("other"), bytesOf("before"));
+    reused.clear();
+    const WriteBatch empty = (*store)->batch();
+    EXPECT_EQ(reused.count(), 0U);
+    EXPECT_EQ(reused.byteSize(), empty.byteSize());
 
-    ASSERT_TRUE((*store)->write(large, true));
+    WriteBatch fresh = (*store)->batch();
+    fill(reused);
+    fill(fresh);
+    EXPECT_EQ(reused.count(), fresh.count());
+    EXPECT_EQ(reused.byteSize(), fresh.byteSize());
+
+    ASSERT_TRUE((*store)->write(reused, true));
     for (int i = 0; i < 100; ++i) {
         const auto value = (*store)->get(0, bytesOf("key" + std::to_string(i)));
         ASSERT_TRUE(value) << value.error().message;
@@ -76,9 +78,23 @@ TEST(KvStoreBatchTest, ReservedRoomChangesNothingWritten) {
             EXPECT_EQ(*value, Bytes(300, static_cast<std::uint8_t>(i))) << "key" << i;
         }
     }
+    const auto gone = (*store)->get(0, bytesOf("gone"));
+    ASSERT_TRUE(gone) << gone.error().message;
+    EXPECT_EQ(*gone, std::nullopt);
     const auto other = (*store)->get(1, bytesOf("other"));
     ASSERT_TRUE(other) << other.error().message;
     EXPECT_EQ(*other, bytesOf("value"));
+
+    // Cleared after its write, it writes the next batch's writes alone.
+    reused.clear();
+    reused.put(0, bytesOf("next"), bytesOf("value"));
+    ASSERT_TRUE((*store)->write(reused, true));
+    const auto next = (*store)->get(0, bytesOf("next"));
+    ASSERT_TRUE(next) << next.error().message;
+    EXPECT_EQ(*next, bytesOf("value"));
+    const auto first = (*store)->get(0, bytesOf("key1"));
+    ASSERT_TRUE(first) << first.error().message;
+    EXPECT_EQ(*first, Bytes(300, std::uint8_t{1}));
 }
 
 /** A 4-byte prefix ‖ a big-endian version, the shape of a state value key. */
