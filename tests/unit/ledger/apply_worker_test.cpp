@@ -1,8 +1,9 @@
-// The state tree's apply worker: every task runs on one thread, the same for all of them and not
-// the caller's; finish returns once the task is done and rethrows what it threw; a task dropped
-// without finish is still waited for; the worker takes tasks after one threw.
+// The state tree's apply worker: every task runs on one thread, named gl-apply, the same for all
+// of them and not the caller's; finish returns once the task is done and rethrows what it threw;
+// a task dropped without finish is still waited for; the worker takes tasks after one threw.
 #include "../../../ledger/apply_worker.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 namespace gridledger::ledger::apply_worker_test {
 namespace {
@@ -19,12 +21,17 @@ using tree::ApplyWorker;
 TEST(ApplyWorkerTest, EveryTaskRunsOnTheSameThreadThatIsNotTheCallers) {
     ApplyWorker worker;
     std::vector<std::thread::id> ran;
+    std::array<char, 16> name{};
     for (int i = 0; i < 5; ++i) {
         std::thread::id here;
-        ApplyWorker::Task task(worker, [&here] { here = std::this_thread::get_id(); });
+        ApplyWorker::Task task(worker, [&here, &name] {
+            here = std::this_thread::get_id();
+            ::pthread_getname_np(::pthread_self(), name.data(), name.size());
+        });
         task.finish();
         ran.push_back(here);
     }
+    EXPECT_STREQ(name.data(), "gl-apply");  // as top -H shows it
     EXPECT_NE(ran.front(), std::this_thread::get_id());
     EXPECT_NE(ran.front(), std::thread::id{});
     for (const std::thread::id id : ran) {
