@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,7 +29,8 @@ struct LedgerFixture {
                                                    ledger::kStateValuesColumn)),
           blocks(std::make_unique<ledger::BlockStore>(*store)),
           executor(std::make_unique<contracts::Executor>(*store, *tree, *blocks,
-                                                         std::string(chainId), signingDomain)) {
+                                                         std::string(chainId), signingDomain)),
+          batch(store->batch()) {
         executor->setSyncedWrites(false);
     }
 
@@ -40,12 +40,9 @@ struct LedgerFixture {
      * that later reads come from the latest values as in a node. Exits on failure.
      */
     void commitState(const contracts::StateLayer& state, std::uint64_t version) {
-        if (!batch) {
-            batch = store->batch();
-        }
-        batch->clear();
+        batch.clear();
         const auto updates = state.updates();
-        if (!tree->apply(version, updates, *batch) || !store->write(*batch, false)) {
+        if (!tree->apply(version, updates, batch) || !store->write(batch, false)) {
             std::fprintf(stderr, "commit failed\n");
             std::exit(1);
         }
@@ -57,7 +54,7 @@ struct LedgerFixture {
     std::unique_ptr<ledger::StateTree> tree;
     std::unique_ptr<ledger::BlockStore> blocks;
     std::unique_ptr<contracts::Executor> executor;
-    std::optional<storage::WriteBatch> batch;
+    storage::WriteBatch batch;
 };
 
 }  // namespace gridledger::bench

@@ -152,7 +152,8 @@ Executor::Executor(storage::KvStore& store, ledger::StateTree& tree,
       tree_(tree),
       blocks_(blocks),
       chainId_(std::move(chainId)),
-      signingDomain_(std::move(signingDomain)) {}
+      signingDomain_(std::move(signingDomain)),
+      batch_(store.batch()) {}
 
 Hash256 Executor::resultsRoot(const std::vector<codec::Receipt>& receipts) {
     return resultsRoot(std::nullopt, receipts);
@@ -323,10 +324,7 @@ Result<ExecutedBlock> Executor::executeAndCommit(const codec::Block& block,
 Result<ExecutedBlock> Executor::commit(const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
                                        const StateLayer& state, ExecutedBlock executed) {
-    if (!batch_) {
-        batch_ = store_.batch();
-    }
-    storage::WriteBatch& batch = *batch_;
+    storage::WriteBatch& batch = batch_;
     batch.clear();
     const auto updates = state.updates();
     GL_ASSIGN_OR_RETURN(stateRoot, tree_.apply(block.header.height, updates, batch));

@@ -127,7 +127,7 @@ class Executor {
      * block's writes, stays the executor's, so that a block neither takes fresh pages for its
      * batch (page faults, dear on a virtual machine) nor copies it as it grows.
      */
-    std::optional<storage::WriteBatch> batch_;
+    storage::WriteBatch batch_;
 };
 
 }  // namespace gridledger::contracts
