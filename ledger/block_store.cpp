@@ -151,7 +151,10 @@ Status BlockStore::stageExecuted(storage::WriteBatch& batch, const codec::Block&
         }
     }
     const std::uint64_t height = block.header.height;
-    batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
+    GL_ASSIGN_OR_RETURN(proposed, store_.read(kBlocksColumn, block.id.view(), [](ByteView) {}));
+    if (!proposed) {
+        batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
+    }
     batch.put(kHeightsColumn, heightKey(height), block.id.view());
     batch.put(kCertsColumn, heightKey(height), codec::encodeQc(certifyingQc));
     batch.put(kReceiptsColumn, heightKey(height), blockReceipts(encodedReceipts));
@@ -218,16 +221,40 @@ Result<std::uint64_t> BlockStore::firstHeight() const {
 }
 
 Result<std::optional<codec::Block>> BlockStore::blockById(const Hash256& id) const {
+    GL_ASSIGN_OR_RETURN(block, storedBlock(id));
+    if (!block) {
+        return std::optional<codec::Block>();
+    }
+    GL_ASSIGN_OR_RETURN(committed, idAt(block->header.height));
+    if (committed != id) {
+        return std::optional<codec::Block>();
+    }
+    return block;
+}
+
+Result<std::optional<Hash256>> BlockStore::idAt(std::uint64_t height) const {
+    return readDecoded(store_, kHeightsColumn, heightKey(height), "height index",
+                       Hash256::fromBytes);
+}
+
+void BlockStore::stageProposed(storage::WriteBatch& batch, const codec::Block& block) const {
+    batch.put(kBlocksColumn, block.id.view(), codec::encodeBlock(block));
+}
+
+void BlockStore::stageDropProposed(storage::WriteBatch& batch, const Hash256& id) const {
+    batch.erase(kBlocksColumn, id.view());
+}
+
+Result<std::optional<codec::Block>> BlockStore::storedBlock(const Hash256& id) const {
     return readDecoded(store_, kBlocksColumn, id.view(), "block", codec::decodeBlock);
 }
 
 Result<std::optional<codec::Block>> BlockStore::blockAt(std::uint64_t height) const {
-    GL_ASSIGN_OR_RETURN(id, readDecoded(store_, kHeightsColumn, heightKey(height), "height index",
-                                        Hash256::fromBytes));
+    GL_ASSIGN_OR_RETURN(id, idAt(height));
     if (!id) {
         return std::optional<codec::Block>();
     }
-    return blockById(*id);
+    return storedBlock(*id);
 }
 
 Result<std::optional<codec::QuorumCert>> BlockStore::certAt(std::uint64_t height) const {
@@ -235,8 +262,7 @@ Result<std::optional<codec::QuorumCert>> BlockStore::certAt(std::uint64_t height
 }
 
 Result<std::optional<Bytes>> BlockStore::rawBlockAt(std::uint64_t height) const {
-    GL_ASSIGN_OR_RETURN(id, readDecoded(store_, kHeightsColumn, heightKey(height), "height index",
-                                        Hash256::fromBytes));
+    GL_ASSIGN_OR_RETURN(id, idAt(height));
     if (!id) {
         return std::optional<Bytes>();
     }

@@ -11,8 +11,10 @@ namespace {
 constexpr storage::Column kColumn = ledger::kConsensusColumn;
 constexpr std::string_view kSafetyKey = "safety";
 constexpr std::string_view kTcKey = "tc";
-constexpr std::string_view kBlockPrefix = "block/";  // ‖ u64 height ‖ id
-constexpr std::string_view kQcPrefix = "qc/";        // ‖ u64 round ‖ block id
+// ‖ u64 height ‖ id → nothing: the block is in the blocks column (BlockStore::stageProposed).
+// A database written before held the encoded block here, which still reads.
+constexpr std::string_view kBlockPrefix = "block/";
+constexpr std::string_view kQcPrefix = "qc/";  // ‖ u64 round ‖ block id
 
 Bytes prefixed(std::string_view prefix, std::uint64_t number, const Hash256& id) {
     Bytes key(prefix.begin(), prefix.end());
@@ -53,6 +55,15 @@ Error corrupt(std::string_view what) {
     return Error{ErrorCode::kCorrupt, "stored consensus " + std::string(what) + " is corrupt"};
 }
 
+/** The height and id of a block's record, from its key. */
+Result<std::pair<std::uint64_t, Hash256>> blockKeyParts(ByteView key) {
+    if (key.size() != kBlockPrefix.size() + 8 + Hash256::size()) {
+        return std::unexpected(corrupt("block key"));
+    }
+    GL_ASSIGN_OR_RETURN(id, Hash256::fromBytes(key.subspan(kBlockPrefix.size() + 8)));
+    return std::pair{readU64(key.subspan(kBlockPrefix.size())), id};
+}
+
 }  // namespace
 
 Status ConsensusStore::saveSafety(const consensus::SafetyData& data) {
@@ -64,8 +75,22 @@ Status ConsensusStore::saveSafety(const consensus::SafetyData& data) {
 }
 
 Status ConsensusStore::saveBlock(const codec::Block& block) {
-    return store_.put(kColumn, prefixed(kBlockPrefix, block.header.height, block.id),
-                      codec::encodeBlock(block), false);
+    auto batch = store_.batch();
+    blocks_.stageProposed(batch, block);
+    batch.put(kColumn, prefixed(kBlockPrefix, block.header.height, block.id), {});
+    return store_.write(batch, false);
+}
+
+Result<std::optional<codec::Block>> ConsensusStore::readBlock(ByteView key, ByteView value) const {
+    if (!value.empty()) {  // written before blocks went into the blocks column
+        auto block = codec::decodeBlock(value);
+        if (!block) {
+            return std::unexpected(corrupt("block"));
+        }
+        return std::optional<codec::Block>(std::move(*block));
+    }
+    GL_ASSIGN_OR_RETURN(parts, blockKeyParts(key));
+    return blocks_.storedBlock(parts.second);
 }
 
 Status ConsensusStore::saveQc(const codec::QuorumCert& qc) {
@@ -105,10 +130,10 @@ Result<StoredConsensus> ConsensusStore::load() const {
         }
         out.highestTc = std::move(*decoded);
     }
-    GL_TRY(forEach(store_, kBlockPrefix, 0, [&out](ByteView, ByteView value) -> Status {
-        auto block = codec::decodeBlock(value);
+    GL_TRY(forEach(store_, kBlockPrefix, 0, [&](ByteView key, ByteView value) -> Status {
+        GL_ASSIGN_OR_RETURN(block, readBlock(key, value));
         if (!block) {
-            return std::unexpected(corrupt("block"));
+            return std::unexpected(corrupt("block (missing from the blocks column)"));
         }
         out.blocks.push_back(std::move(*block));
         return {};
@@ -133,11 +158,9 @@ Result<std::optional<codec::Block>> ConsensusStore::blockById(const Hash256& id)
                                                 id.view().end())) {
                            return {};
                        }
-                       auto block = codec::decodeBlock(value);
-                       if (!block) {
-                           return std::unexpected(corrupt("block"));
-                       }
-                       found = std::move(*block);
+                       // nullopt when a prune dropped the block since the cursor saw its key
+                       GL_ASSIGN_OR_RETURN(block, readBlock(key, value));
+                       found = std::move(block);
                        return {};
                    }));
     return found;
@@ -149,9 +172,22 @@ Status ConsensusStore::prune(std::uint64_t height, std::uint64_t round) {
         batch.erase(kColumn, key);
         return {};
     };
+    // A committed block's bytes stay in the blocks column, where the ledger reads them; those of
+    // a block that was not committed at its height go.
+    const auto eraseBlock = [&](ByteView key, ByteView value) -> Status {
+        batch.erase(kColumn, key);
+        if (value.empty()) {
+            GL_ASSIGN_OR_RETURN(parts, blockKeyParts(key));
+            GL_ASSIGN_OR_RETURN(committed, blocks_.idAt(parts.first));
+            if (committed != parts.second) {
+                blocks_.stageDropProposed(batch, parts.second);
+            }
+        }
+        return {};
+    };
     const std::uint64_t fromHeight = prunedHeight_.load(std::memory_order_relaxed);
     const std::uint64_t fromRound = prunedRound_.load(std::memory_order_relaxed);
-    GL_TRY(forEach(store_, kBlockPrefix, fromHeight, erase, height + 1));
+    GL_TRY(forEach(store_, kBlockPrefix, fromHeight, eraseBlock, height + 1));
     GL_TRY(forEach(store_, kQcPrefix, fromRound, erase, round));
     GL_TRY(store_.write(batch, false));
     prunedHeight_.store(std::max(fromHeight, height + 1), std::memory_order_relaxed);

@@ -1,7 +1,8 @@
 #pragma once
 
 // Persistence of the consensus core's state in the node's database (the consensus column family):
-// safety data, blocks and certificates above the committed root, the highest TC.
+// safety data, blocks and certificates above the committed root, the highest TC. A block's bytes
+// go into the ledger's blocks column, where its commit finds them, so that a block is written once.
 
 #include <atomic>
 #include <optional>
@@ -9,6 +10,7 @@
 
 #include <gridledger/codec/block.h>
 #include <gridledger/consensus/safety_rules.h>
+#include <gridledger/ledger/block_store.h>
 #include <gridledger/storage/kv_store.h>
 
 namespace gridledger::node {
@@ -23,7 +25,9 @@ struct StoredConsensus {
 
 class ConsensusStore {
   public:
-    explicit ConsensusStore(storage::KvStore& store) : store_(store) {}
+    /** `blocks` is the ledger's block store over the same `store`. */
+    ConsensusStore(storage::KvStore& store, const ledger::BlockStore& blocks)
+        : store_(store), blocks_(blocks) {}
 
     /** Persists safety data and fsyncs the WAL, which also makes every earlier write durable. */
     [[nodiscard]] Status saveSafety(const consensus::SafetyData& data);
@@ -40,14 +44,19 @@ class ConsensusStore {
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
 
     /**
-     * Drops blocks at or below `height` and QCs below `round` (they are in the ledger now). Each
-     * call scans only the records above what earlier calls pruned, so its cost does not grow
-     * with the chain.
+     * Drops blocks at or below `height` and QCs below `round` (they are in the ledger now, which
+     * must have executed up to `height`): the bytes of a block stay if the ledger committed it,
+     * and go if it did not. Each call scans only the records above what earlier calls pruned, so
+     * its cost does not grow with the chain.
      */
     [[nodiscard]] Status prune(std::uint64_t height, std::uint64_t round);
 
   private:
+    /** The block of the record `key` ‖ `value` under kBlockPrefix; nullopt if pruned meanwhile. */
+    [[nodiscard]] Result<std::optional<codec::Block>> readBlock(ByteView key, ByteView value) const;
+
     storage::KvStore& store_;
+    const ledger::BlockStore& blocks_;
     /**
      * Every block below this height and QC below this round was pruned by this store. Only prune
      * writes them (on the consensus thread); blockById reads the height on the threads that serve

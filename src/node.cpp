@@ -66,7 +66,7 @@ Status NodeImpl::openLedger(const Home& home) {
     blocks_ = std::make_unique<ledger::BlockStore>(*store_);
     executor_ = std::make_unique<contracts::Executor>(*store_, *tree_, *blocks_, genesis_.chainId,
                                                       signingDomain_);
-    consensusStore_ = std::make_unique<ConsensusStore>(*store_);
+    consensusStore_ = std::make_unique<ConsensusStore>(*store_, *blocks_);
     barrier_ = std::make_unique<SendBarrier>(*store_);
     GL_ASSIGN_OR_RETURN(first, blocks_->firstHeight());
     firstHeight_ = first;

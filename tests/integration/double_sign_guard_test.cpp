@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <gridledger/base/amount.h>
+#include <gridledger/ledger/block_store.h>
 #include <gridledger/ledger/columns.h>
 #include <gridledger/storage/kv_store.h>
 
@@ -23,7 +24,8 @@ consensus::SafetyData swapSafetyData(const testing::NodeProcess& node,
                                      const consensus::SafetyData& data) {
     auto store = storage::KvStore::open(node.home() / "data" / "chain", ledger::columnNames());
     EXPECT_TRUE(store) << store.error().message;
-    node::ConsensusStore consensus(**store);
+    const ledger::BlockStore blocks(**store);
+    node::ConsensusStore consensus(**store, blocks);
     auto stored = consensus.load();
     EXPECT_TRUE(stored && stored->safety);
     EXPECT_TRUE(consensus.saveSafety(data));

@@ -61,7 +61,8 @@ class BlockStore final : public ChainReader {
      * also hashes it into the results root. A receipt with a fee paid is indexed without reading
      * the index: its transaction spent its nonce in this block, so no earlier place of it can have
      * been indexed. kInvalidArgument when the two lists differ in length or a receipt is out of
-     * order; kStorage when the index cannot be read; the batch may then hold part of the block.
+     * order; kStorage when the index or the blocks cannot be read; the batch may then hold part
+     * of the block. A block already stored under its id (stageProposed) is not written again.
      */
     [[nodiscard]] Status stageExecuted(storage::WriteBatch& batch, const codec::Block& block,
                                        const codec::QuorumCert& certifyingQc,
@@ -100,7 +101,20 @@ class BlockStore final : public ChainReader {
 
     [[nodiscard]] Result<std::optional<std::uint64_t>> executedHeight() const override;
     [[nodiscard]] Result<std::optional<codec::Block>> blockAt(std::uint64_t height) const override;
+    /** The committed block `id`; std::nullopt for one only proposed (stageProposed). */
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
+    /** The id of the committed block at `height`; std::nullopt when none is stored there. */
+    [[nodiscard]] Result<std::optional<Hash256>> idAt(std::uint64_t height) const;
+    /**
+     * Stages `block` under its id before it is committed (a proposed block that the consensus
+     * store keeps), so that a block is written once: stageExecuted finds it there and does not
+     * write it again. Until it is committed, blockById and blockAt do not give it.
+     */
+    void stageProposed(storage::WriteBatch& batch, const codec::Block& block) const;
+    /** Stages the removal of a proposed block that was not committed (stageProposed). */
+    void stageDropProposed(storage::WriteBatch& batch, const Hash256& id) const;
+    /** The block stored under `id`, committed or only proposed. */
+    [[nodiscard]] Result<std::optional<codec::Block>> storedBlock(const Hash256& id) const;
     [[nodiscard]] Result<std::optional<codec::QuorumCert>> certAt(std::uint64_t height) const;
     /**
      * The stored bytes of the block at `height` and of its certifying QC, exactly as written

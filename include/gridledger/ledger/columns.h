@@ -10,14 +10,14 @@ namespace gridledger::ledger {
 /** The column families of a node's database, in the order given to storage::KvStore::open. */
 enum Columns : storage::Column {
     kMetaColumn = 0,     // executed height, roots and commit proofs per height, chain identity
-    kBlocksColumn,       // block id → encoded committed block
+    kBlocksColumn,       // block id → encoded block: committed, or proposed and not yet pruned
     kHeightsColumn,      // u64 height → block id
     kCertsColumn,        // u64 height → encoded QC certifying the committed block at that height
     kTxIndexColumn,      // tx hash → u64 height ‖ u32 index
     kReceiptsColumn,     // u64 height → tx receipts; height ‖ u32 index → one receipt
     kStateNodesColumn,   // Merkle tree nodes
     kStateValuesColumn,  // raw state key ‖ inverted version → value
-    kConsensusColumn,    // safety data, uncommitted blocks and certificates
+    kConsensusColumn,    // safety data, the heights and ids of uncommitted blocks, certificates
     kColumnCount,
 };
 
