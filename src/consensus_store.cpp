@@ -150,15 +150,21 @@ Result<StoredConsensus> ConsensusStore::load() const {
 }
 
 Result<std::optional<codec::Block>> ConsensusStore::blockById(const Hash256& id) const {
+    // One read: a held block's bytes are in the blocks column under its id.
+    GL_ASSIGN_OR_RETURN(stored, blocks_.storedBlock(id));
+    if (stored) {
+        return stored;
+    }
+    // Only a record written before that holds its block itself: those are found by a scan.
     std::optional<codec::Block> found;
     GL_TRY(forEach(store_, kBlockPrefix, prunedHeight_.load(std::memory_order_relaxed),
                    [&](ByteView key, ByteView value) -> Status {
                        const ByteView keyId = key.subspan(kBlockPrefix.size() + 8);
-                       if (found || !std::equal(keyId.begin(), keyId.end(), id.view().begin(),
-                                                id.view().end())) {
+                       if (found || value.empty() ||
+                           !std::equal(keyId.begin(), keyId.end(), id.view().begin(),
+                                       id.view().end())) {
                            return {};
                        }
-                       // nullopt when a prune dropped the block since the cursor saw its key
                        GL_ASSIGN_OR_RETURN(block, readBlock(key, value));
                        found = std::move(block);
                        return {};

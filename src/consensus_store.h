@@ -40,7 +40,10 @@ class ConsensusStore {
     /** Everything persisted; stored records that do not decode are reported as kCorrupt. */
     [[nodiscard]] Result<StoredConsensus> load() const;
 
-    /** A persisted block by id, if held. Safe to call from any thread, also during prune. */
+    /**
+     * A block by id: one held (above the pruned height), or one the ledger committed. Safe to
+     * call from any thread, also during prune.
+     */
     [[nodiscard]] Result<std::optional<codec::Block>> blockById(const Hash256& id) const;
 
     /**
