@@ -347,17 +347,20 @@ void Mempool::insertLocked(const TxPtr& tx, std::uint64_t accountNonce) {
     queue.committedNonce = std::max(queue.committedNonce, accountNonce);
     queue.nonces.emplace(tx->body.nonce, tx->hash);
     queue.pendingFees += tx->body.fee;
-    byFee_.emplace(tx->body.fee, ~nextArrival_, tx->hash);
-    entries_.emplace(tx->hash, Entry{tx, nextArrival_++, false, holdAdmissions_});
-    byExpiry_.emplace(tx->body.validUntilHeight, tx->hash);
+    const auto byFee = byFee_.emplace(tx->body.fee, ~nextArrival_, tx->hash).first;
+    const auto byExpiry =
+        byExpiry_.emplace(tx->body.validUntilHeight, nextArrival_, tx->hash).first;
+    entries_.emplace(tx->hash, Entry{tx, nextArrival_++, false, holdAdmissions_, byFee, byExpiry});
     bytes_ += tx->raw.size();
 }
 
 void Mempool::removeLocked(const Hash256& hash) {
-    const auto entry = entries_.find(hash);
-    if (entry == entries_.end()) {
-        return;
+    if (const auto entry = entries_.find(hash); entry != entries_.end()) {
+        removeLocked(entry);
     }
+}
+
+void Mempool::removeLocked(Entries::iterator entry) {
     const codec::SignedTx& tx = *entry->second.tx;
     if (const auto queue = senders_.find(tx.sender); queue != senders_.end()) {
         queue->second.nonces.erase(tx.body.nonce);
@@ -366,8 +369,8 @@ void Mempool::removeLocked(const Hash256& hash) {
             senders_.erase(queue);
         }
     }
-    byExpiry_.erase({tx.body.validUntilHeight, hash});
-    byFee_.erase({tx.body.fee, ~entry->second.arrival, hash});
+    byExpiry_.erase(entry->second.byExpiry);
+    byFee_.erase(entry->second.byFee);
     bytes_ -= tx.raw.size();
     entries_.erase(entry);
 }
@@ -392,9 +395,9 @@ void Mempool::raiseCommittedNonceLocked(const Address& sender, std::uint64_t acc
 
 void Mempool::evictExpiredLocked() {
     std::vector<Hash256> expired;
-    for (auto it = byExpiry_.begin(); it != byExpiry_.end() && it->first < rules_.nextHeight;
+    for (auto it = byExpiry_.begin(); it != byExpiry_.end() && std::get<0>(*it) < rules_.nextHeight;
          ++it) {
-        expired.push_back(it->second);
+        expired.push_back(std::get<2>(*it));
     }
     for (const Hash256& hash : expired) {
         removeLocked(hash);
@@ -525,7 +528,7 @@ void Mempool::onCommitted(std::span<const Hash256> committedHashes, std::uint64_
         for (const Hash256& hash : committedHashes) {
             if (const auto entry = entries_.find(hash); entry != entries_.end()) {
                 touched.push_back(entry->second.tx->sender);
-                removeLocked(hash);
+                removeLocked(entry);
                 ++removed;
             }
         }

@@ -306,20 +306,30 @@ class Mempool {
     [[nodiscard]] VerifyPool& verifyPool() { return pool_; }
 
   private:
+    /** Eviction order: lowest fee first, among equal fees the latest arrival first. */
+    using FeeKey = std::tuple<std::uint64_t, std::uint64_t, Hash256>;  // fee, ~arrival, hash
+    /**
+     * Expiry order: the last valid height, then arrival. Arrival is unique, so the hash is never
+     * compared, and the transactions of one height (most of a client's, often) go in at the end
+     * of their run instead of at a random place among them.
+     */
+    using ExpiryKey = std::tuple<std::uint64_t, std::uint64_t, Hash256>;  // height, arrival, hash
     struct Entry {
         TxPtr tx;
         std::uint64_t arrival = 0;
         bool proposed = false;
         /** Held back from collect() until ready() (holdAdmissions). */
         bool held = false;
+        /** The entry's keys in byFee_ and byExpiry_: its removal searches neither set. */
+        std::set<FeeKey>::const_iterator byFee;
+        std::set<ExpiryKey>::const_iterator byExpiry;
     };
+    using Entries = std::unordered_map<Hash256, Entry, DigestKey>;
     struct SenderQueue {
         PendingNonces nonces;
         std::uint64_t committedNonce = 0;  // the highest value the account reader gave
         u128 pendingFees = 0;              // sum of the fees of `nonces`
     };
-    /** Eviction order: lowest fee first, among equal fees the latest arrival first. */
-    using FeeKey = std::tuple<std::uint64_t, std::uint64_t, Hash256>;  // fee, ~arrival, hash
 
     /** A transaction decoded for admission, with its sender's account as read then. */
     struct Decoded {
@@ -365,6 +375,7 @@ class Mempool {
     void evictLocked(std::span<const Hash256> victims);
     void insertLocked(const TxPtr& tx, std::uint64_t accountNonce);
     void removeLocked(const Hash256& hash);
+    void removeLocked(Entries::iterator entry);
     void raiseCommittedNonceLocked(const Address& sender, std::uint64_t accountNonce);
     void evictExpiredLocked();
     void rememberVerdictLocked(const Hash256& hash, bool valid);
@@ -393,9 +404,9 @@ class Mempool {
     /** Counts onCommitted calls; changed under mutex_, read without it before a nonce read. */
     std::atomic<std::uint64_t> commits_{0};
     TxRules rules_;  // nextHeight changes with onCommitted
-    std::unordered_map<Hash256, Entry, DigestKey> entries_;
+    Entries entries_;
     std::map<Address, SenderQueue> senders_;
-    std::set<std::pair<std::uint64_t, Hash256>> byExpiry_;  // (validUntilHeight, hash)
+    std::set<ExpiryKey> byExpiry_;
     std::set<FeeKey> byFee_;
     std::size_t bytes_ = 0;
     std::uint64_t nextArrival_ = 0;

@@ -564,6 +564,72 @@ TEST_F(MempoolTest, OnCommittedRemovesCommittedDropsStaleAndEvictsExpired) {
     expectCheapRefusal(*pool, a1.raw, ErrorCode::kNonceTooLow);
 }
 
+TEST_F(MempoolTest, EveryKindOfRemovalLeavesTheFeeAndExpiryOrdersWhole) {
+    MempoolOptions opts = options();
+    opts.maxTxs = 7;
+    auto pool = make(opts);
+    const auto carol = crypto::SecretKey::generate();
+    setBalance(alice_, 1'000);
+    setBalance(bob_, 1'000);
+    setBalance(carol, 1'000);
+    // Most of them share one last valid height, as a client's transactions often do.
+    const auto spec = [](std::uint64_t nonce, std::uint64_t fee, std::uint64_t validUntil) {
+        TransferSpec out;
+        out.nonce = nonce;
+        out.fee = fee;
+        out.validUntil = validUntil;
+        return out;
+    };
+    std::vector<codec::SignedTx> alice;
+    for (std::uint64_t nonce = 0; nonce < 4; ++nonce) {
+        alice.push_back(signedTransfer(alice_, spec(nonce, 5, 30)));
+    }
+    const auto b0 = signedTransfer(bob_, spec(0, 3, 30));
+    const auto b1 = signedTransfer(bob_, spec(1, 2, 30));  // the cheapest, and bob's last
+    const auto c0 = signedTransfer(carol, spec(0, 4, 60));
+    for (const auto& tx : alice) {
+        ASSERT_TRUE(pool->submit(tx.raw));
+    }
+    for (const auto* tx : {&b0, &b1, &c0}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    ASSERT_EQ(pool->size(), 7U);
+
+    // Committed: alice's nonce 0; stale: her nonce 1, taken by another node's transaction.
+    setCommittedNonce(alice_, 2);
+    pool->onCommitted(std::vector<Hash256>{alice[0].hash, withNonce(alice_, 1).hash}, 10);
+    EXPECT_EQ(pool->counters().committed.load(), 1U);
+    EXPECT_EQ(pool->counters().stale.load(), 1U);
+    // Evicted: two newcomers fill the room the removals made, and a third outbids bob's last.
+    const auto dave = crypto::SecretKey::generate();
+    const auto erin = crypto::SecretKey::generate();
+    const auto frank = crypto::SecretKey::generate();
+    for (const auto* key : {&dave, &erin, &frank}) {
+        setBalance(*key, 1'000);
+    }
+    const auto d0 = signedTransfer(dave, spec(0, 6, 30));
+    const auto e0 = signedTransfer(erin, spec(0, 6, 60));
+    const auto f0 = signedTransfer(frank, spec(0, 7, 30));
+    for (const auto* tx : {&d0, &e0, &f0}) {
+        ASSERT_TRUE(pool->submit(tx->raw));
+    }
+    EXPECT_FALSE(pool->contains(b1.hash));
+    EXPECT_EQ(pool->counters().evicted.load(), 1U);
+    ASSERT_EQ(pool->size(), 7U);
+
+    // Expired: every transaction valid until 30, whatever its arrival; those valid until 60 stay.
+    pool->onCommitted({}, 30);
+    EXPECT_EQ(pool->counters().expired.load(), 5U) << "alice's 2 and 3, b0, d0 and f0";
+    EXPECT_EQ(pool->size(), 2U);
+    EXPECT_EQ(pool->bytes(), c0.raw.size() + e0.raw.size());
+    EXPECT_EQ(hashesOf(pool->collect(100, 1 << 20)), (std::vector<Hash256>{e0.hash, c0.hash}))
+        << "the higher fee first";
+    pool->onCommitted({}, 60);
+    EXPECT_EQ(pool->size(), 0U);
+    EXPECT_EQ(pool->bytes(), 0U);
+    EXPECT_EQ(pool->counters().expired.load(), 7U);
+}
+
 // ---- verification once ----
 
 TEST_F(MempoolTest, ABadSignatureIsVerifiedOnceAndItsVerdictRemembered) {
