@@ -1,4 +1,7 @@
+#include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -6,6 +9,7 @@
 #include <gridledger/codec/receipt.h>
 #include <gridledger/codec/tx.h>
 #include <gridledger/crypto/sha256.h>
+#include <gridledger/proto/chain.pb.h>
 
 #include "../../../base/codec/tx_body.h"
 
@@ -223,6 +227,76 @@ TEST(ReceiptCodec, RoundTripsEvents) {
     auto decoded = decodeReceipt(encodeReceipt(receipt));
     ASSERT_TRUE(decoded);
     EXPECT_EQ(*decoded, receipt);
+}
+
+/** proto::Receipt's own encoding of `receipt`, made by libprotobuf. */
+std::string throughProtobuf(const Receipt& receipt) {
+    proto::Receipt pb;
+    pb.set_tx_hash(toString(receipt.txHash.view()));
+    pb.set_height(receipt.height);
+    pb.set_index(receipt.index);
+    pb.set_code(static_cast<std::uint32_t>(receipt.code));
+    pb.set_fee(receipt.fee);
+    for (const auto& event : receipt.events) {
+        auto* e = pb.add_events();
+        e->set_kind(event.kind);
+        for (const auto& [key, value] : event.attributes) {
+            e->add_keys(key);
+            e->add_values(value);
+        }
+    }
+    std::string out;
+    EXPECT_TRUE(pb.SerializeToString(&out));
+    return out;
+}
+
+TEST(ReceiptCodec, WritesTheBytesLibprotobufWritesForTheSameMessage) {
+    std::vector<Receipt> receipts;
+    receipts.emplace_back();  // every scalar zero, no event
+    Receipt edges;
+    edges.txHash = crypto::sha256(asBytes("edges"));
+    edges.height = std::numeric_limits<std::uint64_t>::max();
+    edges.index = std::numeric_limits<std::uint32_t>::max();
+    edges.code = ErrorCode::kInsufficientBalance;
+    edges.fee = 300;
+    edges.events.emplace_back();                               // an event with nothing in it
+    edges.events.push_back(Event{"", {{"", ""}, {"k", ""}}});  // no kind, empty attributes
+    edges.events.push_back(Event{"long", {{"a", std::string(200, 'x')}}});      // 2-byte lengths
+    edges.events.push_back(Event{"longer", {{"b", std::string(20000, 'y')}}});  // 3-byte lengths
+    receipts.push_back(edges);
+
+    std::mt19937_64 rng(11);
+    const auto text = [&rng](std::size_t maxLength) {
+        std::string out(rng() % (maxLength + 1), ' ');
+        for (char& c : out) {
+            c = static_cast<char>(' ' + rng() % 95);  // printable ASCII, so that it decodes
+        }
+        return out;
+    };
+    for (int i = 0; i < 500; ++i) {
+        Receipt receipt;
+        receipt.txHash = crypto::sha256(asBytes(text(8)));
+        receipt.height = rng() >> (rng() % 64);
+        receipt.index = static_cast<std::uint32_t>(rng() >> (32 + rng() % 33));
+        receipt.code = static_cast<ErrorCode>(rng() % 3 == 0 ? 0 : rng() % 0x10000);
+        receipt.fee = rng() % 2 == 0 ? 0 : rng() >> (rng() % 64);
+        for (std::size_t e = rng() % 4; e > 0; --e) {
+            Event event{text(12), {}};
+            for (std::size_t a = rng() % 5; a > 0; --a) {
+                event.attributes.emplace_back(text(10), text(rng() % 8 == 0 ? 300 : 70));
+            }
+            receipt.events.push_back(std::move(event));
+        }
+        receipts.push_back(std::move(receipt));
+    }
+
+    for (const auto& receipt : receipts) {
+        const Bytes encoded = encodeReceipt(receipt);
+        ASSERT_EQ(toString(encoded), throughProtobuf(receipt)) << receipt.height;
+        auto decoded = decodeReceipt(encoded);
+        ASSERT_TRUE(decoded) << decoded.error().message;
+        EXPECT_EQ(*decoded, receipt);
+    }
 }
 
 TEST(VoteCodec, RoundTrips) {
