@@ -11,51 +11,11 @@ namespace gridledger::codec {
 
 namespace {
 
-// A receipt is written straight into its bytes, in the encoding protobuf gives proto::Receipt
-// (fields in number order, zero scalars and an empty kind left out, every event and attribute
-// written, lengths and integers as shortest varints): a block's receipts are encoded once each at
-// its commit, and through a proto::Receipt each one cost a message, a string per attribute and
-// their frees. Every field number here is below 16, so a tag is one byte.
-constexpr std::uint8_t kLengthDelimited = 2;
-/** A tag and the longest varint, 10 bytes: the most a scalar field takes. */
-constexpr std::size_t kMaxScalarBytes = 1 + 10;
-
-constexpr std::uint8_t tag(std::uint8_t field, std::uint8_t wireType) {
-    return static_cast<std::uint8_t>(field << 3U | wireType);
-}
-
-std::size_t varintSize(std::uint64_t value) {
-    std::size_t size = 1;
-    for (; value >= 0x80; value >>= 7U) {
-        ++size;
-    }
-    return size;
-}
-
-void putVarint(Bytes& out, std::uint64_t value) {
-    for (; value >= 0x80; value >>= 7U) {
-        out.push_back(static_cast<std::uint8_t>(value | 0x80U));
-    }
-    out.push_back(static_cast<std::uint8_t>(value));
-}
-
-/** A varint field, left out when zero (proto3). */
-void putScalar(Bytes& out, std::uint8_t field, std::uint64_t value) {
-    if (value != 0) {
-        out.push_back(tag(field, 0));
-        putVarint(out, value);
-    }
-}
-
-std::size_t fieldSize(std::size_t length) {
-    return 1 + varintSize(length) + length;
-}
-
-void putBytes(Bytes& out, std::uint8_t field, ByteView bytes) {
-    out.push_back(tag(field, kLengthDelimited));
-    putVarint(out, bytes.size());
-    out.insert(out.end(), bytes.begin(), bytes.end());
-}
+using detail::fieldSize;
+using detail::putBytes;
+using detail::putScalar;
+using detail::putVarint;
+using detail::tag;
 
 /** The size of proto::Event's encoding, without its own tag and length. */
 std::size_t eventSize(const Event& event) {
@@ -71,8 +31,9 @@ std::size_t eventSize(const Event& event) {
 Bytes encodeReceipt(const Receipt& receipt) {
     std::vector<std::size_t> eventSizes;
     eventSizes.reserve(receipt.events.size());
-    // The hash and the four scalars (height, index, code, fee), then the events.
-    std::size_t size = fieldSize(Hash256::size()) + 4 * kMaxScalarBytes;
+    // Written straight into its bytes (pb_util.h): a block's receipts are encoded once each at
+    // its commit. The hash and the four scalars (height, index, code, fee), then the events.
+    std::size_t size = fieldSize(Hash256::size()) + 4 * detail::kMaxScalarBytes;
     for (const auto& event : receipt.events) {
         eventSizes.push_back(eventSize(event));
         size += fieldSize(eventSizes.back());
@@ -85,7 +46,7 @@ Bytes encodeReceipt(const Receipt& receipt) {
     putScalar(out, 4, static_cast<std::uint32_t>(receipt.code));
     for (std::size_t i = 0; i < receipt.events.size(); ++i) {
         const Event& event = receipt.events[i];
-        out.push_back(tag(5, kLengthDelimited));
+        out.push_back(tag(5, detail::kLengthDelimitedType));
         putVarint(out, eventSizes[i]);
         if (!event.kind.empty()) {
             putBytes(out, 1, asBytes(event.kind));

@@ -206,6 +206,47 @@ TEST(BlockCodec, RoundTripsAndTheIdCoversTheHeader) {
     EXPECT_EQ(decodeBlock(encodeBlock(block)).error().code, ErrorCode::kInvalidBlock);
 }
 
+TEST(BlockCodec, WritesTheBytesLibprotobufWritesForTheSameMessage) {
+    const auto throughProtobuf = [](const Block& block) {
+        proto::Block pb;
+        pb.set_header(toString(block.headerBytes));
+        for (const auto& tx : block.txs) {
+            pb.add_txs(toString(tx));
+        }
+        pb.set_signature(toString(block.signature.view()));
+        std::string out;
+        EXPECT_TRUE(pb.SerializeToString(&out));
+        return out;
+    };
+    std::mt19937_64 rng(5);
+    const auto bytes = [&rng](std::size_t length) {
+        Bytes out(length);
+        for (auto& b : out) {
+            b = static_cast<std::uint8_t>(rng());
+        }
+        return out;
+    };
+    std::vector<Block> blocks;
+    blocks.emplace_back();  // no header bytes, no transaction, a zero signature
+    Block edges;
+    edges.headerBytes = bytes(90);
+    edges.txs = {Bytes{}, bytes(1), bytes(127), bytes(128), bytes(16383), bytes(16384)};
+    edges.signature[0] = 1;
+    blocks.push_back(edges);
+    for (int i = 0; i < 50; ++i) {
+        Block block;
+        block.headerBytes = bytes(rng() % 300);
+        for (std::size_t t = rng() % 200; t > 0; --t) {
+            block.txs.push_back(bytes(rng() % 400));
+        }
+        block.signature[rng() % Signature::size()] = static_cast<std::uint8_t>(rng());
+        blocks.push_back(std::move(block));
+    }
+    for (const auto& block : blocks) {
+        ASSERT_EQ(toString(encodeBlock(block)), throughProtobuf(block)) << block.txs.size();
+    }
+}
+
 TEST(MerkleRoot, DependsOnEveryLeafAndItsPosition) {
     const Hash256 a = crypto::sha256(asBytes("a"));
     const Hash256 b = crypto::sha256(asBytes("b"));
