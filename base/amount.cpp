@@ -1,19 +1,34 @@
 #include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
 
 #include <gridledger/base/amount.h>
 
 namespace gridledger {
 
 std::string toDecimal(u128 value) {
-    if (value == 0) {
-        return "0";
+    if (value <= std::numeric_limits<std::uint64_t>::max()) {
+        return std::to_string(static_cast<std::uint64_t>(value));
     }
-    std::string out;
+    // Nineteen digits at a time: dividing a u128 is a library call, where the digits of a u64
+    // are the processor's own divisions. A u128 is below 10^39, so it has at most three parts.
+    constexpr std::uint64_t kPart = 10'000'000'000'000'000'000ULL;  // 10^19
+    constexpr std::size_t kPartDigits = 19;
+    std::array<std::uint64_t, 3> parts{};  // least significant first
+    std::size_t count = 0;
     while (value != 0) {
-        out += static_cast<char>('0' + static_cast<int>(value % 10));
-        value /= 10;
+        parts.at(count++) = static_cast<std::uint64_t>(value % kPart);
+        value /= kPart;
     }
-    std::reverse(out.begin(), out.end());
+    std::string out = std::to_string(parts.at(count - 1));
+    for (std::size_t i = count - 1; i-- > 0;) {
+        const std::string digits = std::to_string(parts.at(i));
+        out.append(kPartDigits - digits.size(), '0');
+        out += digits;
+    }
     return out;
 }
 

@@ -21,12 +21,12 @@ int nibble(char c) {
 }  // namespace
 
 std::string toHex(ByteView bytes) {
-    std::string out;
-    out.reserve(2 + bytes.size() * 2);
-    out += "0x";
-    for (std::uint8_t b : bytes) {
-        out += kDigits[b >> 4];
-        out += kDigits[b & 0x0f];
+    std::string out(2 + bytes.size() * 2, '0');
+    out[1] = 'x';
+    char* digit = out.data() + 2;
+    for (const std::uint8_t b : bytes) {
+        *digit++ = kDigits[b >> 4U];
+        *digit++ = kDigits[b & 0x0fU];
     }
     return out;
 }

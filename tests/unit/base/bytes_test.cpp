@@ -1,3 +1,8 @@
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <gridledger/base/amount.h>
@@ -32,6 +37,28 @@ TEST(Amount, DecimalRoundTripsAtTheLimits) {
     EXPECT_EQ(parseU128("01").error().code, ErrorCode::kInvalidArgument);
     EXPECT_EQ(parseU128("-1").error().code, ErrorCode::kInvalidArgument);
     EXPECT_EQ(parseU64("18446744073709551616").error().code, ErrorCode::kOverflow);
+}
+
+TEST(Amount, DecimalIsRightAcrossTheSixtyFourBitAndNineteenDigitBoundaries) {
+    const u128 u64Max = std::numeric_limits<std::uint64_t>::max();
+    const u128 tenTo19 = u128{10'000'000'000'000'000'000ULL};
+    EXPECT_EQ(toDecimal(0), "0");
+    EXPECT_EQ(toDecimal(tenTo19 - 1), "9999999999999999999");
+    EXPECT_EQ(toDecimal(tenTo19), "10000000000000000000");
+    EXPECT_EQ(toDecimal(tenTo19 + 1), "10000000000000000001");
+    EXPECT_EQ(toDecimal(u64Max), "18446744073709551615");
+    EXPECT_EQ(toDecimal(u64Max + 1), "18446744073709551616");
+    EXPECT_EQ(toDecimal(tenTo19 * tenTo19), "1" + std::string(38, '0'));
+    EXPECT_EQ(toDecimal(tenTo19 * tenTo19 - 1), std::string(38, '9'));
+    EXPECT_EQ(toDecimal(tenTo19 * tenTo19 + 7), "1" + std::string(37, '0') + "7");
+    // Values of every size read back as themselves.
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 2000; ++i) {
+        const u128 value = ((u128{rng()} << 64U) | rng()) >> (rng() % 128);
+        const auto parsed = parseU128(toDecimal(value));
+        ASSERT_TRUE(parsed) << toDecimal(value);
+        EXPECT_TRUE(*parsed == value) << toDecimal(value);
+    }
 }
 
 TEST(Amount, CheckedArithmeticRefusesToWrap) {
