@@ -135,6 +135,12 @@ class MempoolTest : public ::testing::Test {
         });
     }
     std::unique_ptr<Mempool> make() { return make(options()); }
+    /** A mempool that holds at most `maxTxs` transactions. */
+    std::unique_ptr<Mempool> holding(std::size_t maxTxs) {
+        MempoolOptions opts = options();
+        opts.maxTxs = maxTxs;
+        return make(std::move(opts));
+    }
     void setCommittedNonce(const crypto::SecretKey& key, std::uint64_t nonce) {
         const std::lock_guard lock(noncesMutex_);
         nonces_[crypto::addressOf(key.publicKey())] = nonce;
@@ -142,6 +148,12 @@ class MempoolTest : public ::testing::Test {
     void setBalance(const crypto::SecretKey& key, u128 balance) {
         const std::lock_guard lock(noncesMutex_);
         balances_[crypto::addressOf(key.publicKey())] = balance;
+    }
+    /** A new key whose account holds 1,000. */
+    crypto::SecretKey fundedKey() {
+        auto key = crypto::SecretKey::generate();
+        setBalance(key, 1'000);
+        return key;
     }
     /** Submits `tx`, expects refusal with `code`, counted once, and no signature verified. */
     void expectCheapRefusal(Mempool& pool, const Bytes& raw, ErrorCode code) {
@@ -258,9 +270,7 @@ TEST_F(MempoolTest, RefusesAPendingTxWithDuplicateTx) {
 }
 
 TEST_F(MempoolTest, RefusesBeyondTheCountBoundWithMempoolFull) {
-    MempoolOptions opts = options();
-    opts.maxTxs = 2;
-    auto pool = make(opts);
+    auto pool = holding(2);
     ASSERT_TRUE(pool->submit(withNonce(alice_, 0).raw));
     ASSERT_TRUE(pool->submit(withNonce(alice_, 1).raw));
     expectCheapRefusal(*pool, withNonce(bob_, 0).raw, ErrorCode::kMempoolFull);
@@ -369,9 +379,7 @@ TEST_F(MempoolTest, TheSendersPendingFeesCountAgainstItsBalance) {
 }
 
 TEST_F(MempoolTest, WhenFullAHigherFeeEvictsTheCheapestSendersLastTransaction) {
-    MempoolOptions opts = options();
-    opts.maxTxs = 3;
-    auto pool = make(opts);
+    auto pool = holding(3);
     const auto carol = crypto::SecretKey::generate();
     setBalance(alice_, 1'000);
     setBalance(bob_, 1'000);
@@ -397,9 +405,7 @@ TEST_F(MempoolTest, WhenFullAHigherFeeEvictsTheCheapestSendersLastTransaction) {
 }
 
 TEST_F(MempoolTest, EvictionNeverLeavesAGapInASendersRunAndSparesProposedTransactions) {
-    MempoolOptions opts = options();
-    opts.maxTxs = 3;
-    auto pool = make(opts);
+    auto pool = holding(3);
     setBalance(alice_, 1'000);
     setBalance(bob_, 1'000);
     const auto a0 = paying(alice_, 0, 1);
@@ -565,13 +571,10 @@ TEST_F(MempoolTest, OnCommittedRemovesCommittedDropsStaleAndEvictsExpired) {
 }
 
 TEST_F(MempoolTest, EveryKindOfRemovalLeavesTheFeeAndExpiryOrdersWhole) {
-    MempoolOptions opts = options();
-    opts.maxTxs = 7;
-    auto pool = make(opts);
-    const auto carol = crypto::SecretKey::generate();
+    auto pool = holding(7);
     setBalance(alice_, 1'000);
     setBalance(bob_, 1'000);
-    setBalance(carol, 1'000);
+    const auto carol = fundedKey();
     // Most of them share one last valid height, as a client's transactions often do.
     const auto spec = [](std::uint64_t nonce, std::uint64_t fee, std::uint64_t validUntil) {
         TransferSpec out;
@@ -601,12 +604,9 @@ TEST_F(MempoolTest, EveryKindOfRemovalLeavesTheFeeAndExpiryOrdersWhole) {
     EXPECT_EQ(pool->counters().committed.load(), 1U);
     EXPECT_EQ(pool->counters().stale.load(), 1U);
     // Evicted: two newcomers fill the room the removals made, and a third outbids bob's last.
-    const auto dave = crypto::SecretKey::generate();
-    const auto erin = crypto::SecretKey::generate();
-    const auto frank = crypto::SecretKey::generate();
-    for (const auto* key : {&dave, &erin, &frank}) {
-        setBalance(*key, 1'000);
-    }
+    const auto dave = fundedKey();
+    const auto erin = fundedKey();
+    const auto frank = fundedKey();
     const auto d0 = signedTransfer(dave, spec(0, 6, 30));
     const auto e0 = signedTransfer(erin, spec(0, 6, 60));
     const auto f0 = signedTransfer(frank, spec(0, 7, 30));
