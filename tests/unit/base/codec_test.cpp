@@ -318,7 +318,7 @@ TEST(ReceiptCodec, WritesTheBytesLibprotobufWritesForTheSameMessage) {
         Receipt receipt;
         receipt.txHash = crypto::sha256(asBytes(text(8)));
         receipt.height = rng() >> (rng() % 64);
-        receipt.index = static_cast<std::uint32_t>(rng() >> (32 + rng() % 33));
+        receipt.index = static_cast<std::uint32_t>(rng() >> (32 + rng() % 32));
         receipt.code = static_cast<ErrorCode>(rng() % 3 == 0 ? 0 : rng() % 0x10000);
         receipt.fee = rng() % 2 == 0 ? 0 : rng() >> (rng() % 64);
         for (std::size_t e = rng() % 4; e > 0; --e) {
