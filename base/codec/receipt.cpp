@@ -1,6 +1,5 @@
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include <gridledger/codec/receipt.h>
 #include <gridledger/proto/chain.pb.h>
@@ -29,14 +28,11 @@ std::size_t eventSize(const Event& event) {
 }  // namespace
 
 Bytes encodeReceipt(const Receipt& receipt) {
-    std::vector<std::size_t> eventSizes;
-    eventSizes.reserve(receipt.events.size());
     // Written straight into its bytes (pb_util.h): a block's receipts are encoded once each at
     // its commit. The hash and the four scalars (height, index, code, fee), then the events.
     std::size_t size = fieldSize(Hash256::size()) + 4 * detail::kMaxScalarBytes;
     for (const auto& event : receipt.events) {
-        eventSizes.push_back(eventSize(event));
-        size += fieldSize(eventSizes.back());
+        size += fieldSize(eventSize(event));
     }
     Bytes out;
     out.reserve(size);
@@ -44,10 +40,9 @@ Bytes encodeReceipt(const Receipt& receipt) {
     putScalar(out, 2, receipt.height);
     putScalar(out, 3, receipt.index);
     putScalar(out, 4, static_cast<std::uint32_t>(receipt.code));
-    for (std::size_t i = 0; i < receipt.events.size(); ++i) {
-        const Event& event = receipt.events[i];
+    for (const auto& event : receipt.events) {
         out.push_back(tag(5, detail::kLengthDelimitedType));
-        putVarint(out, eventSizes[i]);
+        putVarint(out, eventSize(event));
         if (!event.kind.empty()) {
             putBytes(out, 1, asBytes(event.kind));
         }
