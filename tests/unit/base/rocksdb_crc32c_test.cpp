@@ -40,8 +40,7 @@ std::uint32_t gridledgerHardwareCrc32cExtend(
 namespace gridledger::storage::rocksdb_crc32c_test {
 namespace {
 
-/** CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) one bit at a time, continued from `crc`.
- */
+/** CRC-32C (reflected polynomial 0x82F63B78) one bit at a time, continued from `crc`. */
 std::uint32_t bitwiseCrc32c(std::uint32_t crc, const char* data, std::size_t size) {
     std::uint32_t state = ~crc;
     for (std::size_t i = 0; i < size; ++i) {
