@@ -17,15 +17,7 @@
 
 #include <nmmintrin.h>
 
-/** RocksDB's own CRC-32C extension: `crc`, continued over `size` bytes at `data`. */
-std::uint32_t gridledgerRocksdbCrc32cExtend(
-    std::uint32_t crc, const char* data,
-    std::size_t size) asm("__real__ZN7rocksdb6crc32c6ExtendEjPKcm");
-
-/** What RocksDB calls instead: the same function, on the crc32 instruction where the CPU has it. */
-std::uint32_t gridledgerHardwareCrc32cExtend(
-    std::uint32_t crc, const char* data,
-    std::size_t size) asm("__wrap__ZN7rocksdb6crc32c6ExtendEjPKcm");
+#include <gridledger/storage/rocksdb_crc32c.h>
 
 namespace {
 

@@ -18,6 +18,9 @@
 #include <gtest/gtest.h>
 
 #include <gridledger/storage/kv_store.h>
+#ifdef GRIDLEDGER_ROCKSDB_CRC32C_LINKED
+#include <gridledger/storage/rocksdb_crc32c.h>
+#endif
 
 #include "support/temp_dir.h"
 
@@ -27,15 +30,6 @@ namespace rocksdb::crc32c {
 std::uint32_t Extend(std::uint32_t crc, const char* data,  // NOLINT(readability-identifier-naming)
                      std::size_t size);
 }  // namespace rocksdb::crc32c
-
-#ifdef GRIDLEDGER_ROCKSDB_CRC32C_LINKED
-std::uint32_t gridledgerRocksdbCrc32cExtend(
-    std::uint32_t crc, const char* data,
-    std::size_t size) asm("__real__ZN7rocksdb6crc32c6ExtendEjPKcm");
-std::uint32_t gridledgerHardwareCrc32cExtend(
-    std::uint32_t crc, const char* data,
-    std::size_t size) asm("__wrap__ZN7rocksdb6crc32c6ExtendEjPKcm");
-#endif
 
 namespace gridledger::storage::rocksdb_crc32c_test {
 namespace {
