@@ -8,9 +8,10 @@
 // RocksDB's own stays reachable as the linker's `__real_` name, for a CPU without SSE4.2.
 //
 // This file is compiled into each program that links the storage library, as the allocator's
-// settings are, and kept out of the library's own sources (a folder its glob does not reach): a
-// definition in the library's archive would be left out of a program, since the calls that need
-// it are found only in RocksDB's archive, which the linker reads after it.
+// settings are, and into no library (base/storage/CMakeLists.txt): a definition in a library's
+// archive would be left out of a program, since the calls that need it are found only in
+// RocksDB's archive, which the linker reads after it, and one in a library's unity-built object
+// would be defined twice.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
