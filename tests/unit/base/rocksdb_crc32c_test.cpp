@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <gridledger/base/bytes.h>
 #include <gridledger/storage/kv_store.h>
 #ifdef GRIDLEDGER_ROCKSDB_CRC32C_LINKED
 #include <gridledger/storage/rocksdb_crc32c.h>
@@ -46,6 +47,15 @@ std::uint32_t bitwiseCrc32c(std::uint32_t crc, const char* data, std::size_t siz
     return ~state;
 }
 
+/** `size` bytes drawn from `random`. */
+std::vector<char> randomBuffer(std::size_t size, std::mt19937_64& random) {
+    std::vector<char> buffer(size);
+    for (char& byte : buffer) {
+        byte = static_cast<char>(random());
+    }
+    return buffer;
+}
+
 std::uint32_t crcOf(std::string_view text) {
     return rocksdb::crc32c::Extend(0, text.data(), text.size());
 }
@@ -65,10 +75,7 @@ TEST(RocksdbCrc32c, GivesTheStandardCheckValues) {
 
 TEST(RocksdbCrc32c, AgreesWithABitwiseCrcAtEveryLengthAlignmentAndStart) {
     std::mt19937_64 random(7);
-    std::vector<char> buffer(600);
-    for (char& byte : buffer) {
-        byte = static_cast<char>(random());
-    }
+    const std::vector<char> buffer = randomBuffer(600, random);
     for (std::size_t offset = 0; offset < 8; ++offset) {
         for (std::size_t size = 0; size + offset <= buffer.size(); size += 1 + size / 16) {
             const auto start = static_cast<std::uint32_t>(random());
@@ -92,10 +99,7 @@ TEST(RocksdbCrc32c, RocksdbsCallsGoToTheNodesFunctionWhichAgreesWithRocksdbsOwn)
     EXPECT_EQ(&rocksdb::crc32c::Extend, &gridledgerHardwareCrc32cExtend);
     EXPECT_NE(&rocksdb::crc32c::Extend, &gridledgerRocksdbCrc32cExtend);
     std::mt19937_64 random(11);
-    std::vector<char> buffer(70'000);
-    for (char& byte : buffer) {
-        byte = static_cast<char>(random());
-    }
+    const std::vector<char> buffer = randomBuffer(70'000, random);
     for (int i = 0; i < 2'000; ++i) {
         const std::size_t offset = random() % 64;
         const std::size_t size = random() % (i % 10 == 0 ? buffer.size() - offset : 300);
@@ -109,10 +113,6 @@ TEST(RocksdbCrc32c, RocksdbsCallsGoToTheNodesFunctionWhichAgreesWithRocksdbsOwn)
 #endif
 
 const std::vector<std::string> kColumns{"only"};
-
-Bytes bytesOf(std::string_view text) {
-    return {text.begin(), text.end()};
-}
 
 /** The path of the one non-empty write-ahead log file in `dir`. */
 std::filesystem::path logFile(const std::filesystem::path& dir) {
@@ -130,7 +130,7 @@ TEST(RocksdbCrc32c, ALoggedRecordReplaysAtOpenAndOneChangedInTheLogDoesNot) {
     gridledger::testing::TempDir written;
     auto store = KvStore::open(written.path(), kColumns);
     ASSERT_TRUE(store) << store.error().message;
-    ASSERT_TRUE((*store)->put(0, bytesOf("key"), value, true));
+    ASSERT_TRUE((*store)->put(0, asBytes("key"), value, true));
     const std::array<bool, 2> damaged{false, true};
     for (const bool damage : damaged) {
         // A copy of the open store's files is what a crash right after the write leaves: the
@@ -149,7 +149,7 @@ TEST(RocksdbCrc32c, ALoggedRecordReplaysAtOpenAndOneChangedInTheLogDoesNot) {
         }
         auto replayed = KvStore::open(crashed.path(), kColumns);
         ASSERT_TRUE(replayed) << replayed.error().message;
-        const auto read = (*replayed)->get(0, bytesOf("key"));
+        const auto read = (*replayed)->get(0, asBytes("key"));
         ASSERT_TRUE(read) << read.error().message;
         if (damage) {
             EXPECT_FALSE(read->has_value()) << "a record with a changed byte was replayed";
