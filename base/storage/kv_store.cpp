@@ -2,7 +2,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
@@ -16,6 +18,7 @@
 #include <gridledger/storage/kv_store.h>
 
 #include "hashed_memtable.h"
+#include "write_behind.h"
 
 namespace gridledger::storage {
 namespace {
@@ -55,8 +58,26 @@ struct KvStore::Impl {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     std::atomic<std::uint64_t> walSyncs{0};
     bool disposable = false;
+    /** The thread of writeBehind, once it was first called (made by one thread, read by any). */
+    std::unique_ptr<WriteBehind> writer;
+    std::atomic<WriteBehind*> behindWriter{nullptr};
+    /** The batch handed to the writer last, whose memory the caller gets back at the next one. */
+    std::optional<WriteBatch> behind;
+
+    /** Waits for the batch handed last (KvStore::writeBehind) to land. */
+    [[nodiscard]] Status settle() const {
+        WriteBehind* at = behindWriter.load(std::memory_order_acquire);
+        if (at == nullptr) {
+            return {};
+        }
+        if (auto status = at->settle(); !status.ok()) {
+            return std::unexpected(storageError(status));
+        }
+        return {};
+    }
 
     ~Impl() {
+        writer.reset();  // lands what was handed, and stops
         if (db && !disposable) {
             // An open replays the write-ahead log into memtables, inserting every record again
             // (a node's 96 MB log took 1.3 s of its start): written into tables at close, the
@@ -255,6 +276,18 @@ Result<std::optional<Bytes>> KvStore::get(Column column, ByteView key) const {
 
 Result<bool> KvStore::read(Column column, ByteView key,
                            const std::function<void(ByteView)>& use) const {
+    if (WriteBehind* writer = impl_->behindWriter.load(std::memory_order_acquire)) {
+        InFlight answer = InFlight::kUntouched;
+        bool found = false;
+        const auto status = writer->read(impl_->handles.at(column)->GetID(),
+                                         slice(key).ToStringView(), answer, found, use);
+        if (!status.ok()) {
+            return std::unexpected(storageError(status));
+        }
+        if (answer == InFlight::kAnswered) {
+            return found;
+        }
+    }
     rocksdb::PinnableSlice value;
     const auto status =
         impl_->db->Get(rocksdb::ReadOptions(), impl_->handles.at(column), slice(key), &value);
@@ -269,6 +302,7 @@ Result<bool> KvStore::read(Column column, ByteView key,
 }
 
 Status KvStore::write(WriteBatch& batch, bool sync) {
+    GL_TRY(impl_->settle());
     rocksdb::WriteOptions writeOptions;
     writeOptions.sync = sync && !impl_->disposable;
     writeOptions.disableWAL = impl_->disposable;
@@ -282,7 +316,29 @@ Status KvStore::write(WriteBatch& batch, bool sync) {
     return {};
 }
 
+Status KvStore::writeBehind(WriteBatch& batch) {
+    GL_TRY(impl_->settle());
+    WriteBehind* writer = impl_->behindWriter.load(std::memory_order_relaxed);
+    if (writer == nullptr) {
+        impl_->writer = std::make_unique<WriteBehind>(*impl_->db);
+        writer = impl_->writer.get();
+        impl_->behindWriter.store(writer, std::memory_order_release);
+        impl_->behind = this->batch();
+    }
+    std::swap(batch.impl_, impl_->behind->impl_);
+    batch.clear();
+    rocksdb::WriteOptions writeOptions;
+    writeOptions.disableWAL = impl_->disposable;
+    writer->hand(impl_->behind->impl_->batch, writeOptions);
+    return {};
+}
+
+Status KvStore::settle() const {
+    return impl_->settle();
+}
+
 Status KvStore::syncWal() {
+    GL_TRY(impl_->settle());
     if (impl_->disposable) {
         return {};
     }
@@ -311,6 +367,7 @@ WriteBatch KvStore::batch() const {
 }
 
 Cursor KvStore::cursor(Column column) const {
+    static_cast<void>(impl_->settle());  // a failed write fails the next get or write instead
     auto impl = std::make_unique<Cursor::Impl>();
     rocksdb::ReadOptions read;
     read.total_order_seek = true;  // whole-column order even in a column with a prefix filter
@@ -319,6 +376,7 @@ Cursor KvStore::cursor(Column column) const {
 }
 
 Cursor KvStore::prefixCursor(Column column) const {
+    static_cast<void>(impl_->settle());  // as in cursor
     auto impl = std::make_unique<Cursor::Impl>();
     rocksdb::ReadOptions read;
     read.prefix_same_as_start = true;

@@ -156,6 +156,22 @@ class KvStore {
                                     const std::function<void(ByteView)>& use) const;
     /** Applies the batch atomically; with `sync` the WAL is fsynced before returning. */
     [[nodiscard]] Status write(WriteBatch& batch, bool sync);
+    /**
+     * Applies the batch atomically and unsynced, as write(batch, false) does, on the store's
+     * writer thread: returns once the batch is handed over, with `batch` emptied (its memory that
+     * of a batch handed before, so that a caller filling one batch after another takes no new
+     * pages). Every later call on the store, from any thread, sees the store as if the write had
+     * returned here: a get or read of a key the batch writes is answered from the batch, of any
+     * other key from the database, waiting only for the writer to index the batch (or, when it
+     * erases a range, to land it); a cursor, write, put, writeBehind, syncWal and settle wait
+     * until it has landed. A batch that fails to land fails every later call that returns a
+     * status with its error. Lets a caller go on with work that needs no
+     * store, such as executing the next block from memory, while RocksDB inserts the batch. One
+     * thread at a time.
+     */
+    [[nodiscard]] Status writeBehind(WriteBatch& batch);
+    /** Waits until a batch handed to writeBehind has landed; its error if it failed. */
+    [[nodiscard]] Status settle() const;
     [[nodiscard]] Status put(Column column, ByteView key, ByteView value, bool sync);
     /** Fsyncs the write-ahead log: every write made before the call is durable after it. */
     [[nodiscard]] Status syncWal();
