@@ -597,7 +597,20 @@ Result<std::optional<std::uint64_t>> StateTree::latestVersion() const {
 
 Result<Hash256> StateTree::apply(std::uint64_t version, std::span<const TreeUpdate> updates,
                                  storage::WriteBatch& batch) {
-    GL_ASSIGN_OR_RETURN(latest, latestVersion());
+    // The version committed last, without a cursor that would wait for its batch to land
+    // (storage::KvStore::writeBehind) when this tree was told of it right after its own apply,
+    // unless another writer has taken `version` since.
+    std::optional<std::uint64_t> latest = std::exchange(reportedLatest_, std::nullopt);
+    if (latest) {
+        GL_ASSIGN_OR_RETURN(taken, store_.get(nodes_, tree::rootKey(version)));
+        if (taken) {
+            latest.reset();
+        }
+    }
+    if (!latest) {
+        GL_ASSIGN_OR_RETURN(stored, latestVersion());
+        latest = stored;
+    }
     RootRecord base;
     if (latest) {
         if (*latest >= version) {
@@ -671,6 +684,7 @@ void StateTree::committed(std::uint64_t version) {
         return;
     }
     latest_->advance(version, pending_, pendingFromEmpty_);
+    reportedLatest_ = version;
     pendingVersion_.reset();
     pending_.clear();
 }

@@ -232,6 +232,11 @@ class StateTree {
     std::optional<std::uint64_t> pendingVersion_;
     std::vector<TreeUpdate> pending_;
     bool pendingFromEmpty_ = false;
+    /**
+     * The latest version when committed reported this tree's last apply, until the next apply:
+     * that apply then reads no cursor to learn it. Any other case reads the store.
+     */
+    std::optional<std::uint64_t> reportedLatest_;
 };
 
 /**

@@ -470,6 +470,22 @@ TEST(StateTree, EmptyVersionKeepsTheRootAndVersionsMustIncrease) {
     EXPECT_EQ(batch.count(), 0U);
 }
 
+TEST(StateTree, AVersionAnotherTreeWroteIsRefusedAfterThisTreesOwnCommit) {
+    std::mt19937_64 rng(33);
+    TestDb db;
+    db.commit(1, asUpdates(randomContents(rng, 20)));
+    StateTree other(db.store(), kNodes, kValues);
+    db.commitTo(other, 2, asUpdates(randomContents(rng, 20)));
+    auto batch = db.store().batch();
+    EXPECT_EQ(db.tree().apply(2, {}, batch).error().code, ErrorCode::kInvalidArgument);
+    // A version written and never reported is refused as well.
+    ASSERT_TRUE(db.tree().apply(3, asUpdates(randomContents(rng, 5)), batch));
+    ASSERT_TRUE(db.store().write(batch, false));
+    batch.clear();
+    EXPECT_EQ(db.tree().apply(3, {}, batch).error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(batch.count(), 0U);
+}
+
 TEST(StateTree, AnUncommittedBatchCanBeDroppedAndTheVersionRedone) {
     std::mt19937_64 rng(37);
     const auto first = randomContents(rng, 50);
