@@ -37,7 +37,9 @@ struct LedgerFixture {
     /**
      * Applies and writes `state` as `version` in one unsynced batch, the same one emptied for each
      * version as the executor's is, and tells the tree, as the executor does after a block, so
-     * that later reads come from the latest values as in a node. Exits on failure.
+     * that later reads come from the latest values as in a node. The batch is written in place,
+     * not behind (KvStore::writeBehind), so that a version's time holds its whole write. Exits on
+     * failure.
      */
     void commitState(const contracts::StateLayer& state, std::uint64_t version) {
         batch.clear();

@@ -341,7 +341,11 @@ Result<ExecutedBlock> Executor::commit(const codec::Block& block,
     } else {
         blocks_.stageRoots(batch, block.header.height, executed.roots);
     }
-    GL_TRY(store_.write(batch, syncedWrites_));
+    if (syncedWrites_) {
+        GL_TRY(store_.write(batch, true));
+    } else {
+        GL_TRY(store_.writeBehind(batch));
+    }
     tree_.committed(block.header.height);
     return executed;
 }

@@ -66,6 +66,9 @@ class Executor {
      * Whether each commit fsyncs the write-ahead log before it returns (the default). A database
      * may do without when a crash that loses commits loses nothing else it cannot redo: replay's
      * scratch copy, and the node, whose consensus store keeps a block until after its execution.
+     * Without, a commit hands its batch to the store's writer thread (KvStore::writeBehind) and
+     * returns: the next block executes from the tree's memory while RocksDB inserts the batch,
+     * and every later call on the store sees the block as written.
      */
     void setSyncedWrites(bool synced) { syncedWrites_ = synced; }
 
@@ -123,9 +126,10 @@ class Executor {
     bool syncedWrites_ = true;
     bool keepsBlocks_ = true;
     /**
-     * The batch of the last block, emptied and filled again by the next: its memory, grown to a
-     * block's writes, stays the executor's, so that a block neither takes fresh pages for its
-     * batch (page faults, dear on a virtual machine) nor copies it as it grows.
+     * The batch the next block fills, emptied: its memory, grown to a block's writes, stays the
+     * executor's (or, written behind, passes between it and the store), so that a block neither
+     * takes fresh pages for its batch (page faults, dear on a virtual machine) nor copies it as
+     * it grows.
      */
     storage::WriteBatch batch_;
 };
