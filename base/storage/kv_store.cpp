@@ -320,16 +320,16 @@ Status KvStore::writeBehind(WriteBatch& batch) {
     GL_TRY(impl_->settle());
     WriteBehind* writer = impl_->behindWriter.load(std::memory_order_relaxed);
     if (writer == nullptr) {
-        impl_->writer = std::make_unique<WriteBehind>(*impl_->db);
+        rocksdb::WriteOptions writeOptions;
+        writeOptions.disableWAL = impl_->disposable;
+        impl_->writer = std::make_unique<WriteBehind>(*impl_->db, writeOptions);
         writer = impl_->writer.get();
         impl_->behindWriter.store(writer, std::memory_order_release);
         impl_->behind = this->batch();
     }
     std::swap(batch.impl_, impl_->behind->impl_);
     batch.clear();
-    rocksdb::WriteOptions writeOptions;
-    writeOptions.disableWAL = impl_->disposable;
-    writer->hand(impl_->behind->impl_->batch, writeOptions);
+    writer->hand(impl_->behind->impl_->batch);
     return {};
 }
 

@@ -54,7 +54,8 @@ class BatchIndex final : public rocksdb::WriteBatch::Handler {
     bool ranges_ = false;
 };
 
-WriteBehind::WriteBehind(rocksdb::DB& db) : db_(db), thread_([this] { run(); }) {}
+WriteBehind::WriteBehind(rocksdb::DB& db, const rocksdb::WriteOptions& options)
+    : db_(db), options_(options), thread_([this] { run(); }) {}
 
 WriteBehind::~WriteBehind() {
     {
@@ -65,11 +66,10 @@ WriteBehind::~WriteBehind() {
     thread_.join();
 }
 
-void WriteBehind::hand(rocksdb::WriteBatch& batch, const rocksdb::WriteOptions& options) {
+void WriteBehind::hand(rocksdb::WriteBatch& batch) {
     {
         const std::scoped_lock lock(mutex_);
         handed_ = &batch;
-        options_ = options;
         busy_.store(true, std::memory_order_relaxed);
     }
     changed_.notify_all();
@@ -141,9 +141,8 @@ void WriteBehind::run() {
 }
 
 void WriteBehind::land(rocksdb::WriteBatch& batch, std::unique_lock<std::mutex>& lock) {
-    const rocksdb::WriteOptions options = options_;
     lock.unlock();
-    const rocksdb::Status written = db_.Write(options, &batch);
+    const rocksdb::Status written = db_.Write(options_, &batch);
     lock.lock();
     if (!written.ok() && failure_.ok()) {
         failure_ = written;

@@ -33,7 +33,8 @@ enum class InFlight : std::uint8_t {
  */
 class WriteBehind {
   public:
-    explicit WriteBehind(rocksdb::DB& db);
+    /** Writes every batch into `db` with `options`. */
+    WriteBehind(rocksdb::DB& db, const rocksdb::WriteOptions& options);
     WriteBehind(const WriteBehind&) = delete;
     WriteBehind& operator=(const WriteBehind&) = delete;
     WriteBehind(WriteBehind&&) = delete;
@@ -45,7 +46,7 @@ class WriteBehind {
      * Starts landing `batch`, which must stay untouched until the next settle returns; the batch
      * handed before must have landed (settle). One thread at a time.
      */
-    void hand(rocksdb::WriteBatch& batch, const rocksdb::WriteOptions& options);
+    void hand(rocksdb::WriteBatch& batch);
 
     /**
      * Waits until the batch handed last has landed, writing it on the calling thread when the
@@ -71,11 +72,11 @@ class WriteBehind {
     [[nodiscard]] bool idle() const;
 
     rocksdb::DB& db_;
+    const rocksdb::WriteOptions options_;
     std::mutex mutex_;
     std::condition_variable changed_;
     /** The batch handed and not yet taken to be written (by the thread or by settle). */
     rocksdb::WriteBatch* handed_ = nullptr;
-    rocksdb::WriteOptions options_;
     /** The keys of the batch in flight, once indexed; null while it is being indexed. */
     std::unique_ptr<BatchIndex> index_;
     /** A batch was handed and has not landed yet; read without the mutex by the fast paths. */
